@@ -1,0 +1,50 @@
+# labelaudit: `make demo` and `make test` work from a clean clone on a fresh machine.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export TOKENIZERS_PARALLELISM := false
+
+.PHONY: install demo test test-all bench lint clean browser
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	# torch first, pinned: the CPU wheel; anything else pulls CUDA packages.
+	$(BIN)/pip install -q torch==2.13.0
+	$(BIN)/pip install -q -e ".[dev]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+# Debian's Chromium for the review app's end-to-end browser test (skipped when absent).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+	      || echo "warning: could not install chromium; the browser test will be skipped" >&2; \
+	  else echo "warning: chromium missing and not root; the browser test will be skipped" >&2; fi; }
+
+demo: $(STAMP)
+	$(BIN)/python examples/make_demo_data.py --check
+	$(BIN)/labelaudit scan examples/news_headlines.csv --text text --label label \
+	    --out examples/out/issues.csv --top 60
+	$(BIN)/python examples/demo_report.py examples/out/issues.csv examples/news_headlines_truth.csv
+
+test: $(STAMP) browser
+	$(BIN)/python -m pytest -q -p no:cacheprovider
+
+test-all: $(STAMP) browser
+	$(BIN)/python -m pytest -q -p no:cacheprovider -m ""
+
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/mypy
+
+clean:
+	rm -rf $(VENV) build *.egg-info src/*.egg-info

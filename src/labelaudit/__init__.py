@@ -1,0 +1,41 @@
+"""labelaudit: find, measure and fix label errors in NLP datasets.
+
+>>> import labelaudit
+>>> labelaudit.InvalidInputError.__mro__[1].__name__
+'LabelAuditError'
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from labelaudit._errors import (
+    InvalidInputError,
+    InvalidParameterError,
+    LabelAuditError,
+    MissingExtraError,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "InvalidInputError",
+    "InvalidParameterError",
+    "LabelAuditError",
+    "MissingExtraError",
+    "ScanResult",
+    "scan",
+    "__version__",
+]
+
+if TYPE_CHECKING:  # pragma: no cover
+    from labelaudit._scan import ScanResult, scan
+
+
+def __getattr__(name: str) -> object:
+    # scan pulls in scikit-learn and cleanlab; import it on first use so the CLI starts fast.
+    if name in ("scan", "ScanResult"):
+        from labelaudit import _scan
+
+        return getattr(_scan, name)
+    raise AttributeError(f"module 'labelaudit' has no attribute {name!r}")

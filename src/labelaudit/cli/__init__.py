@@ -1,0 +1,66 @@
+"""The ``labelaudit`` command line: a thin layer over the library.
+
+Each subcommand lives in its own private module in this package (``_scan.py``,
+``_evaluate.py``...) that defines ``add_parser(subparsers)`` and ``run(args)``.
+Modules are discovered here, so adding a command never edits this file. Command
+modules import heavy dependencies inside ``run`` so that ``--help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from collections.abc import Sequence
+
+from labelaudit._errors import LabelAuditError
+
+__all__ = ["main", "build_parser"]
+
+
+def _command_modules() -> list:
+    modules = []
+    for info in pkgutil.iter_modules(__path__):
+        if info.name.startswith("_") and not info.name.startswith("__"):
+            module = importlib.import_module(f"{__name__}.{info.name}")
+            if hasattr(module, "add_parser") and hasattr(module, "run"):
+                modules.append(module)
+    return sorted(modules, key=lambda m: (getattr(m, "ORDER", 50), m.__name__))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Build the top-level parser with every discovered subcommand."""
+    from labelaudit import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="labelaudit",
+        description="Find, measure and fix label errors in NLP datasets.",
+    )
+    parser.add_argument("--version", action="version", version=f"labelaudit {__version__}")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    common.add_argument("--quiet", "-q", action="store_true", help="no progress bars or summary")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module in _command_modules():
+        module.add_parser(sub, parents=[common])
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the process exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "handler", None):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(args.handler(args) or 0)
+    except LabelAuditError as exc:
+        if getattr(args, "debug", False):
+            raise
+        print(f"labelaudit {args.command}: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("labelaudit: interrupted", file=sys.stderr)
+        return 130

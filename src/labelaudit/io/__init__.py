@@ -1,0 +1,15 @@
+"""Readers, writers and validation of the tables labelaudit works on."""
+
+from labelaudit.io._dataset import TextDataset, encode_labels, prepare_text_dataset
+from labelaudit.io._read import read_table
+from labelaudit.io._write import atomic_path, write_json, write_table
+
+__all__ = [
+    "TextDataset",
+    "atomic_path",
+    "encode_labels",
+    "prepare_text_dataset",
+    "read_table",
+    "write_json",
+    "write_table",
+]
