@@ -29,7 +29,7 @@ browser:
 
 demo: $(STAMP)
 	$(BIN)/python examples/make_demo_data.py --check
-	$(BIN)/labelaudit scan examples/news_headlines.csv --text text --label label \
+	$(BIN)/labelaudit scan examples/news_headlines.csv --text text --label label --id id \
 	    --out examples/out/issues.csv --top 60
 	$(BIN)/python examples/demo_report.py examples/out/issues.csv examples/news_headlines_truth.csv
 

@@ -17,3 +17,8 @@ __all__ = [
     "per_item_loss",
     "suggest_labels",
 ]
+
+from labelaudit.detect._confident import ConfidentLearning, confident_learning  # noqa: E402
+from labelaudit.detect._ensemble import Ensemble, ensemble_pred_probs  # noqa: E402
+
+__all__ += ["ConfidentLearning", "Ensemble", "confident_learning", "ensemble_pred_probs"]

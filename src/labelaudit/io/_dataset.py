@@ -120,9 +120,11 @@ def _ids(frame: pd.DataFrame, id_column: str | None) -> np.ndarray:
         )
     duplicated = ids.duplicated(keep=False).to_numpy()
     if duplicated.any():
+        values = pd.unique(ids[duplicated])
+        shown = ", ".join(map(repr, values[:5])) + (" ..." if len(values) > 5 else "")
         raise InvalidInputError(
-            f"column {id_column!r} has duplicate ids: "
-            f"{format_rows(pd.unique(ids[duplicated]))}; ids must be unique"
+            f"column {id_column!r} has duplicate ids {shown} in "
+            f"{format_rows(np.flatnonzero(duplicated))}; ids must be unique"
         )
     return ids.to_numpy()
 

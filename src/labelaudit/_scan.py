@@ -1,0 +1,313 @@
+"""``scan``: rank every item of a text dataset by how likely its label is wrong."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from labelaudit._errors import InvalidParameterError
+from labelaudit.io import TextDataset, prepare_text_dataset, read_table
+
+__all__ = ["METHODS", "DEFAULT_METHOD", "ScanResult", "scan"]
+
+Method = Literal["loss", "ensemble", "self_confidence", "margin", "entropy", "max_prob",
+                 "confident_learning"]
+METHODS: tuple[str, ...] = ("loss", "ensemble", "self_confidence", "margin", "entropy",
+                            "max_prob", "confident_learning")
+DEFAULT_METHOD = "ensemble"
+
+
+@dataclass(frozen=True)
+class ScanResult:
+    """The outcome of :func:`scan`: out-of-sample probabilities and every method's scores.
+
+    Attributes
+    ----------
+    ids, texts, text_pairs : the scored items (``text_pairs`` None for single texts).
+    labels : ndarray of int, shape (n_samples,)
+        Given labels as indices into ``classes``.
+    classes : ndarray of shape (n_classes,)
+        The user's label values.
+    pred_probs : ndarray of shape (n_samples, n_classes)
+        Out-of-sample probabilities of the ensemble of all members.
+    member_probs : dict of str to ndarray (n_samples, n_classes)
+        Each member's out-of-sample probabilities (scorer name, ``#seed`` for repeats).
+    weights : dict of str to float
+        The ensemble weight of each member.
+    scores : dict of str to ndarray (n_samples,)
+        Label-quality score of every method asked for; lower = more suspect.
+    rank_by : str
+        The method that orders the output.
+    flagged : ndarray of bool, shape (n_samples,)
+    flag_rule : str
+        How ``flagged`` was decided.
+    n_issues_estimate : int
+        cleanlab's estimate of the number of label errors.
+    seconds : float
+        Wall time of the scan.
+    """
+
+    ids: np.ndarray
+    texts: list[str]
+    text_pairs: list[str] | None
+    labels: np.ndarray
+    classes: np.ndarray
+    pred_probs: np.ndarray
+    member_probs: dict[str, np.ndarray]
+    weights: dict[str, float]
+    scores: dict[str, np.ndarray]
+    rank_by: str
+    flagged: np.ndarray
+    flag_rule: str
+    n_issues_estimate: int
+    seconds: float
+    mode: str = field(default="cross-fit")
+
+    @property
+    def accuracy(self) -> float:
+        """Out-of-sample accuracy of ``pred_probs`` against the given labels."""
+        return float((self.pred_probs.argmax(axis=1) == self.labels).mean())
+
+    @property
+    def order(self) -> np.ndarray:
+        """Item positions, most suspect first (stable for ties)."""
+        return np.argsort(self.scores[self.rank_by], kind="stable")
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per item, most suspect first.
+
+        Columns: ``id, text, [text_pair,] label, suggested_label, suggested_prob,
+        given_prob, loss, rank, score_<method>..., flagged``; labels use the user's values.
+        """
+        from labelaudit.detect import per_item_loss, suggest_labels
+
+        suggested, suggested_prob = suggest_labels(self.labels, self.pred_probs)
+        columns: dict[str, Any] = {"id": self.ids, "text": self.texts}
+        if self.text_pairs is not None:
+            columns["text_pair"] = self.text_pairs
+        columns.update(
+            label=self.classes[self.labels],
+            suggested_label=self.classes[suggested],
+            suggested_prob=suggested_prob,
+            given_prob=self.pred_probs[np.arange(len(self.labels)), self.labels],
+            loss=per_item_loss(self.labels, self.pred_probs),
+        )
+        frame = pd.DataFrame(columns)
+        order = self.order
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[order] = np.arange(1, len(order) + 1)
+        frame["rank"] = rank
+        for method, values in self.scores.items():
+            frame[f"score_{method}"] = values
+        frame["flagged"] = self.flagged
+        return frame.iloc[order].reset_index(drop=True)
+
+    def summary(self) -> str:
+        """A few lines for a person: items, classes, estimated errors, accuracy, time."""
+        weights = ", ".join(f"{k} {v:.2f}" for k, v in self.weights.items())
+        return (
+            f"items: {len(self.labels)}  classes: {len(self.classes)}  mode: {self.mode}\n"
+            f"estimated label errors (cleanlab): {self.n_issues_estimate} "
+            f"({self.n_issues_estimate / max(len(self.labels), 1):.1%})\n"
+            f"flagged: {int(self.flagged.sum())} ({self.flag_rule})  ranked by: {self.rank_by}\n"
+            f"out-of-sample accuracy: {self.accuracy:.3f}  ensemble weights: {weights}\n"
+            f"time: {self.seconds:.1f}s"
+        )
+
+
+def _as_frame(data: pd.DataFrame | str | Path) -> pd.DataFrame:
+    return data if isinstance(data, pd.DataFrame) else read_table(data)
+
+
+def _check_options(methods: Sequence[str], rank_by: str, top: int | None,
+                   threshold: float | None, n_seeds: int) -> None:
+    unknown = [m for m in methods if m not in METHODS]
+    if unknown:
+        raise InvalidParameterError(
+            f"unknown method{'s' if len(unknown) > 1 else ''} {unknown}; "
+            f"choose from {', '.join(METHODS)}")
+    if rank_by not in METHODS:
+        raise InvalidParameterError(f"rank_by must be one of {', '.join(METHODS)}; got {rank_by!r}")
+    if top is not None and threshold is not None:
+        raise InvalidParameterError("give at most one of top and threshold")
+    if top is not None and (not isinstance(top, (int, np.integer)) or top < 0):
+        raise InvalidParameterError(f"top must be a non-negative integer; got {top!r}")
+    if threshold is not None and not 0.0 <= threshold <= 1.0:
+        raise InvalidParameterError(f"threshold must be a probability in [0, 1]; got {threshold!r}")
+    if not isinstance(n_seeds, (int, np.integer)) or n_seeds < 1:
+        raise InvalidParameterError(f"n_seeds must be a positive integer; got {n_seeds!r}")
+
+
+def _member_probs(
+    train: TextDataset, target: TextDataset | None, *, scorers: Sequence[str], n_folds: int,
+    n_seeds: int, random_state: int | None, progress: bool, options: dict[str, Any],
+) -> dict[str, np.ndarray]:
+    from labelaudit.models import (
+        crossfit_pred_probs,
+        fit_score_pred_probs,
+        make_folds,
+        make_scorer,
+    )
+
+    n_classes = len(train.classes)
+    assert train.labels is not None
+    members: dict[str, np.ndarray] = {}
+    for name in scorers:
+        scorer = make_scorer(name, **options)
+        train_features = scorer.prepare(train, progress=progress)
+        if target is not None:
+            members[name] = fit_score_pred_probs(
+                scorer, train_features, train.labels, scorer.prepare(target, progress=progress),
+                n_classes=n_classes)
+            continue
+        for seed in range(n_seeds):
+            state = None if random_state is None else random_state + seed
+            folds = make_folds(train.labels, n_folds=n_folds, random_state=state,
+                               classes=train.classes)
+            seeded = make_scorer(name, **{**options, "random_state": state})
+            key = name if seed == 0 else f"{name}#{seed}"
+            members[key] = crossfit_pred_probs(seeded, train_features, train.labels, folds,
+                                               n_classes=n_classes, progress=progress)
+    return members
+
+
+def scan(
+    data: pd.DataFrame | str | Path,
+    *,
+    text: str = "text",
+    label: str = "label",
+    text_pair: str | None = None,
+    id: str | None = None,  # noqa: A002 - mirrors the CLI flag
+    score: pd.DataFrame | str | Path | None = None,
+    scorers: Sequence[str] = ("tfidf", "embed"),
+    methods: Sequence[str] = METHODS,
+    rank_by: str = DEFAULT_METHOD,
+    weights: Literal["auto", "equal"] | Sequence[float] = "auto",
+    n_folds: int = 5,
+    n_seeds: int = 1,
+    random_state: int | None = 0,
+    top: int | None = None,
+    threshold: float | None = None,
+    model: str | None = None,
+    pair_mode: Literal["features", "joint"] | None = None,
+    cache_dir: str | Path | None = None,
+    progress: bool = False,
+) -> ScanResult:
+    """Rank every item by how likely its given label is wrong.
+
+    Each scorer produces out-of-sample probabilities: stratified k-fold cross-fitting, so
+    no item is scored by a model that saw it, or, with ``score``, a model fitted on
+    ``data`` scores the ``score`` split (the test-set audit of Northcutt et al. 2021).
+    The members are averaged with weights fitted to their out-of-sample log loss, and
+    every ranking method is computed.
+
+    Parameters
+    ----------
+    data : DataFrame or path
+        The labelled table (training split when ``score`` is given).
+    text, label, text_pair, id : str
+        Column names; ``id`` defaults to the row number.
+    score : DataFrame or path, optional
+        A second split to rank with models fitted on all of ``data``.
+    scorers : sequence of {"tfidf", "embed", "finetune"}
+        The ensemble's members; the first is the single model behind ``loss``.
+    methods : sequence of str
+        Any of ``loss`` (FML, loss under the first scorer), ``ensemble`` (FME, loss under
+        the weighted average of all members), ``self_confidence``, ``margin``,
+        ``entropy``, ``max_prob`` (under the ensemble) and ``confident_learning``
+        (cleanlab's ``find_label_issues`` on the ensemble).
+    rank_by : str
+        The method that orders the output (default ``ensemble``).
+    weights : "auto", "equal" or numbers
+        Ensemble weights (see :func:`labelaudit.detect.ensemble_pred_probs`).
+    n_folds, n_seeds, random_state : int
+        Folds of the cross-fitting; repeats with different folds/seeds (FME members).
+    top, threshold : optional
+        Flag the ``top`` most suspect items, or those whose given label has ensemble
+        probability below ``threshold``; by default, as many as cleanlab estimates.
+    model, pair_mode, cache_dir : options of the ``embed``/``finetune`` scorers.
+    progress : bool
+        Progress bars on stderr.
+
+    Returns
+    -------
+    ScanResult
+
+    References
+    ----------
+    Chong, Hong & Manning (2022), Detecting Label Errors by using Pre-Trained Language
+    Models (FML, FME). Northcutt, Athalye & Mueller (2021), Pervasive Label Errors in Test
+    Sets Destabilize Machine Learning Benchmarks.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> words = {"sport": "match goal team", "food": "pasta sauce cook"}
+    >>> rows = [(f"{words[c]} {rng.integers(100)}", c) for c in ["sport", "food"] * 20]
+    >>> frame = pd.DataFrame(rows, columns=["text", "label"])
+    >>> frame.loc[0, "label"] = "food"          # a planted error
+    >>> result = scan(frame, scorers=["tfidf"])
+    >>> int(result.to_frame()["id"].iloc[0])
+    0
+    """
+    from labelaudit.detect import (
+        confident_learning,
+        ensemble_pred_probs,
+        label_quality_scores,
+    )
+
+    started = time.perf_counter()
+    _check_options(methods, rank_by, top, threshold, n_seeds)
+    if not scorers:
+        raise InvalidParameterError("give at least one scorer")
+    train = prepare_text_dataset(_as_frame(data), text=text, label=label, text_pair=text_pair,
+                                 id=id)
+    target = None
+    if score is not None:
+        target = prepare_text_dataset(_as_frame(score), text=text, label=label,
+                                      text_pair=text_pair, id=id, classes=train.classes,
+                                      min_classes=1)
+    scored = target if target is not None else train
+    assert scored.labels is not None
+    options = {"model": model, "pair_mode": pair_mode, "cache_dir": cache_dir}
+    members = _member_probs(train, target, scorers=list(scorers), n_folds=n_folds,
+                            n_seeds=n_seeds, random_state=random_state, progress=progress,
+                            options=options)
+    ensemble = ensemble_pred_probs(list(members.values()), scored.labels, weights=weights)
+    pred_probs = ensemble.pred_probs
+    wanted = list(dict.fromkeys([*methods, rank_by]))
+    scores: dict[str, np.ndarray] = {}
+    cl = confident_learning(scored.labels, pred_probs)
+    for method in wanted:
+        if method == "loss":
+            scores[method] = label_quality_scores(scored.labels, next(iter(members.values())))
+        elif method == "ensemble":
+            scores[method] = label_quality_scores(scored.labels, pred_probs, method="loss")
+        elif method == "confident_learning":
+            scores[method] = cl.scores
+        else:
+            scores[method] = label_quality_scores(scored.labels, pred_probs,
+                                                  method=method)  # type: ignore[arg-type]
+    order = np.argsort(scores[rank_by], kind="stable")
+    flagged = np.zeros(len(scored), dtype=bool)
+    if threshold is not None:
+        flagged = pred_probs[np.arange(len(scored)), scored.labels] < threshold
+        rule = f"given-label probability < {threshold}"
+    else:
+        count = cl.n_issues if top is None else min(top, len(scored))
+        flagged[order[:count]] = True
+        rule = f"top {count}" + (" (cleanlab's estimated count)" if top is None else "")
+    return ScanResult(
+        ids=scored.ids, texts=scored.texts, text_pairs=scored.text_pairs, labels=scored.labels,
+        classes=train.classes, pred_probs=pred_probs, member_probs=members,
+        weights=dict(zip(members, ensemble.weights.tolist())), scores=scores, rank_by=rank_by,
+        flagged=flagged, flag_rule=rule, n_issues_estimate=cl.n_issues,
+        seconds=time.perf_counter() - started,
+        mode="fit-on-train, score-on-test" if target is not None else f"{n_folds}-fold cross-fit",
+    )

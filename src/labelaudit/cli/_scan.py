@@ -1,0 +1,105 @@
+"""``labelaudit scan``: rank a text dataset's items by how likely their label is wrong."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from labelaudit.cli._common import print_table, show_progress, warnings_to_stderr
+
+ORDER = 10
+
+_EPILOG = """examples:
+  labelaudit scan reviews.csv --text text --label label --out issues.csv
+  labelaudit scan nli.jsonl --text premise --text-pair hypothesis --label gold --out issues.parquet
+  labelaudit scan train.csv --score test.csv --text text --label label --out test_issues.csv
+"""
+
+
+def add_parser(subparsers, parents) -> None:
+    p = subparsers.add_parser(
+        "scan", parents=parents, help="find label errors in a text classification dataset",
+        description="Rank every item by the out-of-sample loss of its given label "
+        "(cross-fitted, or fitted on a training file with --score) and suggest a label.",
+        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("data", help="CSV, TSV, JSONL, JSON, Parquet or a datasets folder "
+                   "(the training split with --score)")
+    p.add_argument("--text", default="text", help="text column (default: text)")
+    p.add_argument("--text-pair", help="second text column for sentence pairs (NLI)")
+    p.add_argument("--label", default="label", help="label column (default: label)")
+    p.add_argument("--id", help="id column (default: the row number)")
+    p.add_argument("--score", metavar="FILE",
+                   help="rank this file's items with models fitted on DATA (test-set audit)")
+    p.add_argument("--out", "-o", help="output file; .csv .tsv .jsonl .json or .parquet "
+                   "(default: a table of the top items on stdout)")
+    p.add_argument("--scorers", default="tfidf,embed",
+                   help="comma-separated members: tfidf, embed, finetune (default: tfidf,embed)")
+    p.add_argument("--methods", default="all",
+                   help="comma-separated ranking methods, or 'all' (default)")
+    p.add_argument("--rank-by", default="ensemble", help="method that orders the output "
+                   "(default: ensemble)")
+    p.add_argument("--weights", default="auto",
+                   help="ensemble weights: auto (fitted to out-of-sample loss), equal, "
+                   "or comma-separated numbers")
+    p.add_argument("--model", help="encoder for embed/finetune: a Hugging Face id or a local "
+                   "folder (default: the packaged all-MiniLM-L6-v2)")
+    p.add_argument("--pair-mode", choices=["features", "joint"],
+                   help="how embed encodes sentence pairs (default: features)")
+    p.add_argument("--folds", type=int, default=5, help="cross-fitting folds (default: 5)")
+    p.add_argument("--seeds", type=int, default=1,
+                   help="repeat cross-fitting with this many fold seeds (default: 1)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    flag = p.add_mutually_exclusive_group()
+    flag.add_argument("--top", type=int, help="flag the K most suspect items "
+                      "(default: as many as cleanlab estimates)")
+    flag.add_argument("--threshold", type=float,
+                      help="flag items whose given label has probability below this")
+    p.add_argument("--cache-dir", help="embedding cache (default: ~/.cache/labelaudit)")
+    p.add_argument("--format", choices=["table", "csv", "jsonl"], default="table",
+                   help="stdout format when --out is not given (default: table)")
+    p.add_argument("--show", type=int, default=20, help="rows printed without --out")
+    p.set_defaults(handler=run)
+
+
+def _list(value: str) -> list[str]:
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def run(args: argparse.Namespace) -> int:
+    from labelaudit._errors import InvalidParameterError
+    from labelaudit._scan import METHODS, scan
+    from labelaudit.io import write_table
+
+    methods = list(METHODS) if args.methods == "all" else _list(args.methods)
+    weights: object = args.weights
+    if args.weights not in ("auto", "equal"):
+        try:
+            weights = [float(w) for w in _list(args.weights)]
+        except ValueError:
+            raise InvalidParameterError(
+                f"--weights must be auto, equal or numbers; got {args.weights!r}") from None
+    with warnings_to_stderr(args):
+        result = scan(
+            args.data, text=args.text, label=args.label, text_pair=args.text_pair, id=args.id,
+            score=args.score, scorers=_list(args.scorers), methods=methods,
+            rank_by=args.rank_by, weights=weights, n_folds=args.folds, n_seeds=args.seeds,
+            random_state=args.seed, top=args.top, threshold=args.threshold, model=args.model,
+            pair_mode=args.pair_mode, cache_dir=args.cache_dir, progress=show_progress(args),
+        )
+    frame = result.to_frame()
+    if args.out:
+        write_table(frame, args.out)
+    elif args.format == "table":
+        shown = frame.head(args.show)[["rank", "id", "label", "suggested_label",
+                                       "suggested_prob", "loss", "flagged", "text"]]
+        print_table(shown, max_colwidth=70)
+    elif args.format == "csv":
+        frame.to_csv(sys.stdout, index=False)
+    else:
+        frame.to_json(sys.stdout, orient="records", lines=True, force_ascii=False)
+    if not args.quiet:
+        print(result.summary(), file=sys.stderr)
+        if args.out:
+            print(f"wrote {len(frame)} rows to {args.out}", file=sys.stderr)
+    return 0

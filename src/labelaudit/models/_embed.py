@@ -1,0 +1,120 @@
+"""Frozen sentence embeddings from a pre-trained encoder + a logistic-regression head."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from labelaudit._errors import InvalidParameterError
+from labelaudit.io import TextDataset
+from labelaudit.models._base import Scorer, full_proba
+from labelaudit.models._encoder import (
+    EmbeddingCache,
+    bf16_supported,
+    default_cache_dir,
+    load_sentence_encoder,
+    resolve_model_path,
+)
+
+__all__ = ["EmbedScorer", "encode_texts"]
+
+PairMode = Literal["features", "joint"]
+
+
+def encode_texts(
+    texts: list[str] | list[tuple[str, str]],
+    *,
+    model: str | None = None,
+    batch_size: int = 32,
+    max_length: int = 256,
+    cache_dir: str | Path | None | Literal[False] = None,
+    progress: bool = False,
+    encoder: Any = None,
+) -> np.ndarray:
+    """Sentence embeddings, shape (n_samples, dim), L2-normalised, cached on disk.
+
+    ``texts`` may hold pairs ``(a, b)``: they are encoded jointly, as the tokenizer's
+    text pair (``[CLS] a [SEP] b [SEP]``). ``cache_dir=False`` turns the cache off.
+    """
+    path = resolve_model_path(model)
+    joint = bool(texts) and isinstance(texts[0], (tuple, list))
+    keys = [a + "\x1f[SEP]\x1f" + b for a, b in texts] if joint else list(texts)
+    root = None if cache_dir is False else Path(cache_dir or default_cache_dir() / "embeddings")
+    cache = EmbeddingCache(root, f"{path}|max_length={max_length}|pairs={joint}")
+
+    def compute(batch_keys: list[str]) -> np.ndarray:
+        import torch
+
+        st = encoder if encoder is not None else load_sentence_encoder(path)
+        st.max_seq_length = max_length
+        inputs = [tuple(k.split("\x1f[SEP]\x1f", 1)) for k in batch_keys] if joint else batch_keys
+        use_bf16 = st.device.type == "cpu" and bf16_supported()
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=use_bf16):
+            vectors = st.encode(
+                [list(x) for x in inputs] if joint else inputs,
+                batch_size=batch_size, show_progress_bar=progress,
+                convert_to_numpy=True, normalize_embeddings=True,
+            )
+        return np.asarray(vectors, dtype=np.float32)
+
+    return cache.get_or_compute(keys, compute)
+
+
+class EmbedScorer(Scorer):
+    """Frozen sentence embeddings (default all-MiniLM-L6-v2) + logistic regression.
+
+    Parameters
+    ----------
+    model : str or None
+        A sentence-transformers / Hugging Face id or a local folder; None is the packaged
+        all-MiniLM-L6-v2, which loads offline.
+    pair_mode : {"features", "joint"}
+        How sentence pairs are encoded: ``"features"`` embeds each side and combines them
+        as ``[u, v, |u - v|, u * v]`` (Conneau et al. 2017); ``"joint"`` encodes the pair
+        together as one tokenizer text pair.
+    C : float
+        Inverse regularisation strength of the head.
+    """
+
+    name = "embed"
+
+    def __init__(self, *, model: str | None = None, pair_mode: PairMode = "features",
+                 C: float = 1.0, batch_size: int = 32, max_length: int = 256,
+                 cache_dir: str | Path | None = None) -> None:
+        self.model = model
+        self.pair_mode = pair_mode
+        self.C = C
+        self.batch_size = batch_size
+        self.max_length = max_length
+        self.cache_dir = cache_dir
+
+    def prepare(self, data: TextDataset, *, progress: bool = False) -> Any:
+        options = dict(model=self.model, batch_size=self.batch_size,
+                       max_length=self.max_length, cache_dir=self.cache_dir, progress=progress)
+        if data.text_pairs is None:
+            return encode_texts(data.texts, **options)
+        if self.pair_mode == "joint":
+            return encode_texts(list(zip(data.texts, data.text_pairs)), **options)
+        if self.pair_mode != "features":
+            raise InvalidParameterError(
+                f"pair_mode must be 'features' or 'joint'; got {self.pair_mode!r}")
+        both = encode_texts(list(data.texts) + list(data.text_pairs), **options)
+        u, v = both[: len(data)], both[len(data):]
+        return np.hstack([u, v, np.abs(u - v), u * v])
+
+    def fit(self, features: Any, labels: np.ndarray, *, n_classes: int) -> EmbedScorer:
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.pipeline import make_pipeline
+        from sklearn.preprocessing import StandardScaler
+
+        self.n_classes_ = n_classes
+        self.model_ = make_pipeline(
+            StandardScaler(), LogisticRegression(C=self.C, max_iter=2000)
+        ).fit(features, labels)
+        return self
+
+    def predict_proba(self, features: Any) -> np.ndarray:
+        proba = self.model_.predict_proba(features)
+        return full_proba(proba, self.model_.classes_, self.n_classes_)

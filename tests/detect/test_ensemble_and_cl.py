@@ -1,0 +1,51 @@
+import numpy as np
+import pytest
+
+from labelaudit import InvalidParameterError
+from labelaudit.detect import confident_learning, ensemble_pred_probs
+
+
+def test_equal_weights_is_plain_average():
+    a = np.array([[0.8, 0.2], [0.4, 0.6]])
+    b = np.array([[0.6, 0.4], [0.2, 0.8]])
+    out = ensemble_pred_probs([a, b], weights="equal")
+    np.testing.assert_allclose(out.pred_probs, (a + b) / 2)
+    np.testing.assert_allclose(out.weights, [0.5, 0.5])
+
+
+def test_auto_weights_prefer_the_member_that_predicts_better():
+    rng = np.random.default_rng(0)
+    labels = rng.integers(3, size=200)
+    good = np.full((200, 3), 0.1)
+    good[np.arange(200), labels] = 0.8
+    noise = rng.dirichlet(np.ones(3), size=200)
+    out = ensemble_pred_probs([noise, good], labels)
+    assert out.weights[1] > 0.9
+    assert out.weights.sum() == pytest.approx(1.0)
+
+
+def test_explicit_weights_are_normalised_and_checked():
+    a, b = np.eye(2), np.full((2, 2), 0.5)
+    np.testing.assert_allclose(ensemble_pred_probs([a, b], weights=[3, 1]).weights, [0.75, 0.25])
+    with pytest.raises(InvalidParameterError):
+        ensemble_pred_probs([a, b], weights=[1.0])
+    with pytest.raises(InvalidParameterError):
+        ensemble_pred_probs([a, b], weights="auto")  # needs labels
+    with pytest.raises(InvalidParameterError):
+        ensemble_pred_probs([])
+
+
+def test_confident_learning_flags_and_ranks_flagged_first():
+    probs = np.array([[0.9, 0.1]] * 8 + [[0.1, 0.9]] * 8)
+    labels = np.array([0] * 7 + [1] + [1] * 6 + [0, 0])
+    cl = confident_learning(labels, probs)
+    assert set(np.flatnonzero(cl.is_issue)) == {7, 14, 15}
+    assert cl.n_issues == 3
+    # every flagged item scores below every unflagged one
+    assert cl.scores[cl.is_issue].max() < cl.scores[~cl.is_issue].min()
+
+
+def test_confident_learning_perfect_model_flags_nothing():
+    labels = np.array([0, 1] * 10)
+    probs = np.eye(2)[labels] * 0.98 + 0.01
+    assert not confident_learning(labels, probs).is_issue.any()

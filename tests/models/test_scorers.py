@@ -1,0 +1,95 @@
+import numpy as np
+import pytest
+
+from labelaudit.io import prepare_text_dataset
+from labelaudit.models import (
+    EmbeddingCache,
+    EmbedScorer,
+    FinetuneScorer,
+    TfidfScorer,
+    cross_val_pred_probs,
+    encode_texts,
+    make_scorer,
+)
+from tests.conftest import make_topic_frame
+
+
+@pytest.fixture
+def clean_data():
+    frame = make_topic_frame(12)
+    return prepare_text_dataset(frame, text="text", label="label", id="id")
+
+
+def test_tfidf_learns_topics(clean_data):
+    probs = cross_val_pred_probs(clean_data, scorers=["tfidf"], n_folds=3)
+    assert (probs.argmax(1) == clean_data.labels).mean() > 0.9
+
+
+def test_tfidf_pairs_stack_two_vectorisers():
+    frame = make_topic_frame(6)
+    frame["pair"] = frame["text"].str.split().str[0]
+    data = prepare_text_dataset(frame, text="text", label="label", text_pair="pair")
+    scorer = TfidfScorer()
+    features = scorer.prepare(data)
+    assert features.shape == (len(frame), 2)
+    fitted = scorer.fit(features, data.labels, n_classes=3)
+    assert len(fitted.vectorizers_) == 2
+    assert fitted.predict_proba(features).shape == (len(frame), 3)
+
+
+def test_embed_scorer_with_a_local_encoder_and_cache(clean_data, tiny_st_dir, tmp_path):
+    scorer = EmbedScorer(model=str(tiny_st_dir), cache_dir=tmp_path)
+    features = scorer.prepare(clean_data)
+    assert features.shape == (len(clean_data), 32)
+    np.testing.assert_allclose(np.linalg.norm(features, axis=1), 1.0, rtol=1e-4)
+    assert list(tmp_path.rglob("*.npz"))  # cached on disk
+    again = scorer.prepare(clean_data)
+    np.testing.assert_allclose(again, features)
+
+
+def test_second_encoding_of_same_texts_computes_nothing(tmp_path):
+    calls = []
+
+    def compute(texts):
+        calls.append(list(texts))
+        return np.array([[len(t), 1.0] for t in texts])
+
+    cache = EmbeddingCache(tmp_path, "model-a")
+    first = cache.get_or_compute(["a", "bb", "a"], compute)
+    assert calls == [["a", "bb"]]  # duplicates encoded once
+    second = EmbeddingCache(tmp_path, "model-a").get_or_compute(["bb", "a", "ccc"], compute)
+    assert calls[-1] == ["ccc"]
+    np.testing.assert_allclose(second[:2], first[[1, 0]])
+    EmbeddingCache(tmp_path, "model-b").get_or_compute(["a"], compute)
+    assert calls[-1] == ["a"]  # another model has its own cache
+
+
+def test_embed_pair_modes(tiny_st_dir, tmp_path):
+    frame = make_topic_frame(4)
+    frame["pair"] = frame["text"].str.split().str[0]
+    data = prepare_text_dataset(frame, text="text", label="label", text_pair="pair")
+    features = EmbedScorer(model=str(tiny_st_dir), cache_dir=tmp_path).prepare(data)
+    assert features.shape == (len(frame), 4 * 32)  # [u, v, |u-v|, u*v]
+    joint = EmbedScorer(model=str(tiny_st_dir), cache_dir=tmp_path,
+                        pair_mode="joint").prepare(data)
+    assert joint.shape == (len(frame), 32)
+    alone = encode_texts(list(frame["text"]), model=str(tiny_st_dir), cache_dir=False)
+    assert not np.allclose(joint, alone)  # the pair is really encoded together
+
+
+def test_finetune_runs_on_cpu_with_a_tiny_model(tiny_bert_dir):
+    frame = make_topic_frame(5)
+    data = prepare_text_dataset(frame, text="text", label="label")
+    scorer = FinetuneScorer(model=str(tiny_bert_dir), epochs=1, batch_size=8, max_length=16)
+    features = scorer.prepare(data)
+    probs = scorer.fit(features, data.labels, n_classes=3).predict_proba(features[:4])
+    assert probs.shape == (4, 3)
+    np.testing.assert_allclose(probs.sum(axis=1), 1.0, rtol=1e-5)
+    assert scorer.device_ == "cpu"
+
+
+def test_make_scorer_ignores_options_a_scorer_does_not_take():
+    assert make_scorer("tfidf", model="x", pair_mode="joint").name == "tfidf"
+    assert make_scorer("embed", model="x").model == "x"
+    with pytest.raises(ValueError, match="unknown scorer"):
+        make_scorer("bm25")

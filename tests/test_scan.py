@@ -1,0 +1,93 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+from labelaudit import InvalidParameterError, ScanResult, scan
+from labelaudit._scan import METHODS
+from tests.conftest import make_topic_frame
+
+
+def test_scan_finds_planted_errors_and_suggests_true_labels(topic_frame):
+    result = scan(topic_frame, text="text", label="label", id="id", scorers=["tfidf"])
+    assert isinstance(result, ScanResult)
+    frame = result.to_frame()
+    errors = set(topic_frame.loc[topic_frame["is_error"], "id"])
+    top = frame.head(len(errors))
+    assert set(top["id"]) == errors
+    truth = topic_frame.set_index("id")["true_label"]
+    assert (top["suggested_label"] == top["id"].map(truth)).all()
+    assert frame["rank"].tolist() == list(range(1, len(frame) + 1))
+    assert set(frame["label"]) <= {"sport", "food", "tech"}  # the user's label values
+    assert {f"score_{m}" for m in METHODS} <= set(frame.columns)
+    assert frame["flagged"].sum() == result.n_issues_estimate
+
+
+def test_ensemble_members_and_weights(topic_frame, tiny_st_dir, tmp_path):
+    result = scan(topic_frame, scorers=["tfidf", "embed"], model=str(tiny_st_dir),
+                  cache_dir=tmp_path, id="id")
+    assert set(result.member_probs) == {"tfidf", "embed"}
+    assert sum(result.weights.values()) == pytest.approx(1.0)
+    expected = sum(result.weights[k] * result.member_probs[k] for k in result.member_probs)
+    np.testing.assert_allclose(result.pred_probs, expected)
+    # loss is the first member's (FML); ensemble is the weighted average's (FME)
+    np.testing.assert_allclose(result.scores["loss"],
+                               np.log(np.clip(result.member_probs["tfidf"][
+                                   np.arange(len(topic_frame)), result.labels], 1e-12, 1)))
+
+
+def test_same_seed_same_result_and_seeds_repeat_members(topic_frame):
+    a = scan(topic_frame, scorers=["tfidf"], random_state=7).to_frame()
+    b = scan(topic_frame, scorers=["tfidf"], random_state=7).to_frame()
+    pd.testing.assert_frame_equal(a, b)
+    repeated = scan(topic_frame, scorers=["tfidf"], n_seeds=3)
+    assert list(repeated.member_probs) == ["tfidf", "tfidf#1", "tfidf#2"]
+
+
+def test_row_order_does_not_change_scores(topic_frame):
+    base = scan(topic_frame, scorers=["tfidf"], id="id").to_frame().set_index("id")
+    shuffled = topic_frame.sample(frac=1.0, random_state=1)
+    other = scan(shuffled, scorers=["tfidf"], id="id").to_frame().set_index("id")
+    # folds differ with the order, but the planted errors stay on top
+    errors = set(topic_frame.loc[topic_frame["is_error"], "id"])
+    assert set(other.index[:len(errors)]) == set(base.index[:len(errors)]) == errors
+
+
+def test_fit_on_train_score_on_test():
+    train = make_topic_frame(20, seed=1)
+    test = make_topic_frame(8, seed=2, n_errors=3)
+    result = scan(train, score=test, scorers=["tfidf"], id="id")
+    frame = result.to_frame()
+    assert len(frame) == len(test) and result.mode.startswith("fit-on-train")
+    assert set(frame.head(3)["id"]) == set(test.loc[test["is_error"], "id"])
+
+
+def test_flag_rules(topic_frame):
+    top = scan(topic_frame, scorers=["tfidf"], top=5).to_frame()
+    assert top["flagged"].tolist() == [True] * 5 + [False] * (len(top) - 5)
+    low = scan(topic_frame, scorers=["tfidf"], threshold=0.2)
+    given = low.pred_probs[np.arange(len(low.labels)), low.labels]
+    assert (low.flagged == (given < 0.2)).all()
+
+
+def test_integer_labels_come_back_as_integers():
+    frame = make_topic_frame(10)
+    frame["label"] = frame["label"].map({"sport": 10, "food": 20, "tech": 30})
+    out = scan(frame, scorers=["tfidf"]).to_frame()
+    assert set(out["label"]) == {10, 20, 30} and out["suggested_label"].dtype.kind == "i"
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"methods": ["nope"]}, {"rank_by": "nope"}, {"top": 3, "threshold": 0.1},
+    {"threshold": 2.0}, {"top": -1}, {"n_seeds": 0}, {"scorers": []}, {"scorers": ["bm25"]},
+])
+def test_bad_options(topic_frame, kwargs):
+    with pytest.raises(InvalidParameterError):
+        scan(topic_frame, **kwargs)
+
+
+@pytest.mark.slow
+def test_real_minilm_on_a_few_hundred_items():
+    frame = make_topic_frame(70, n_errors=10)
+    result = scan(frame, id="id")  # defaults: tfidf + embed with the packaged MiniLM
+    errors = set(frame.loc[frame["is_error"], "id"])
+    assert len(set(result.to_frame().head(20)["id"]) & errors) >= 8
