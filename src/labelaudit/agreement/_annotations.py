@@ -1,0 +1,368 @@
+"""Normalise crowd annotations to one long table and to per-item category counts.
+
+Two input shapes are accepted everywhere in :mod:`labelaudit.agreement`:
+
+* long format, one row per (item, annotator, label), as in crowd-kit. Column names are
+  given explicitly or found among the usual aliases (``item``/``item_id``/``task``,
+  ``annotator``/``annotator_id``/``worker``, ``label``);
+* nested format, one row per item with a list column holding either plain labels
+  (``["yes", "no", "yes"]``, annotators unknown) or ``{"worker": id, "label": value}``
+  objects.
+
+Missing annotations (``None``/``NaN`` labels) are dropped. Labels must all be strings or all be
+numbers; the categories are their sorted distinct values.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import numbers
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows
+
+__all__ = ["Annotations", "annotation_counts", "format_items", "nested_to_long", "to_annotations"]
+
+ITEM_ALIASES = ("item", "item_id", "task", "task_id", "id")
+ANNOTATOR_ALIASES = ("annotator", "annotator_id", "worker", "worker_id", "rater")
+LABEL_ALIASES = ("label",)
+_WORKER_KEYS = ("worker", "annotator", "worker_id", "annotator_id", "rater")
+_LABEL_KEYS = ("label", "value", "answer")
+
+
+@dataclass(frozen=True)
+class Annotations:
+    """Annotations in canonical long form, with integer codes.
+
+    Attributes
+    ----------
+    items : ndarray of shape (n_items,)
+        Item ids in order of first appearance.
+    classes : tuple
+        The sorted distinct labels (user values).
+    annotators : ndarray of shape (n_annotators,) or None
+        Annotator ids in order of first appearance; None when the input had none.
+    item_codes, annotator_codes, label_codes : ndarray of shape (n_annotations,)
+        Index of each annotation's item, annotator (-1 when unknown) and label.
+    """
+
+    items: np.ndarray
+    classes: tuple
+    annotators: np.ndarray | None
+    item_codes: np.ndarray
+    annotator_codes: np.ndarray
+    label_codes: np.ndarray
+
+    @property
+    def n_items(self) -> int:
+        return len(self.items)
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.classes)
+
+    def counts(self) -> np.ndarray:
+        """Category counts of shape (n_items, n_classes)."""
+        out = np.zeros((self.n_items, self.n_classes), dtype=np.int64)
+        np.add.at(out, (self.item_codes, self.label_codes), 1)
+        return out
+
+    def to_frame(self) -> pd.DataFrame:
+        """The long table with columns ``item, annotator, label``."""
+        annot = (
+            self.annotators[self.annotator_codes]
+            if self.annotators is not None
+            else np.full(len(self.item_codes), None, dtype=object)
+        )
+        return pd.DataFrame(
+            {
+                "item": self.items[self.item_codes],
+                "annotator": annot,
+                "label": np.asarray(self.classes, dtype=object)[self.label_codes],
+            }
+        )
+
+
+def format_items(items: Sequence[object], *, limit: int = 5) -> str:
+    """Name the first few offending items: ``"items 'a', 'b'"``, ``"item 3"``.
+
+    Examples
+    --------
+    >>> format_items(["a", "b"])
+    "items 'a', 'b'"
+    """
+    return "item" + format_rows(items, limit=limit)[3:]
+
+
+def _pick(columns: Sequence[str], given: str | None, aliases: tuple, what: str) -> str | None:
+    if given is not None:
+        if given not in columns:
+            raise InvalidInputError(
+                f"no {what} column {given!r} in the annotations; columns are {list(columns)}"
+            )
+        return given
+    for name in aliases:
+        if name in columns:
+            return name
+    return None
+
+
+def _is_missing(value: object) -> bool:
+    if value is None or value is pd.NA or value is pd.NaT:
+        return True
+    return isinstance(value, float) and math.isnan(value)
+
+
+def _clean_label(value: object) -> object:
+    """Turn numpy scalars into Python values and integral floats into ints."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def _label_kind(value: object) -> str:
+    if isinstance(value, str):
+        return "str"
+    if isinstance(value, numbers.Number):
+        return "number"
+    return type(value).__name__
+
+
+def _parse_cell(cell: object, row: object) -> list[tuple[object, object]]:
+    """(annotator, label) pairs of one nested cell; annotator is None when not given."""
+    if isinstance(cell, str):
+        text = cell.strip()
+        if text.startswith("["):
+            try:
+                cell = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise InvalidInputError(
+                    f"the annotations of row {row!r} are not a valid JSON list: {exc}"
+                ) from exc
+        else:
+            raise InvalidInputError(
+                f"the annotations of row {row!r} are a string, not a list; expected a list of "
+                "labels or of {'worker': id, 'label': value} objects"
+            )
+    if _is_missing(cell):
+        return []
+    if isinstance(cell, np.ndarray):
+        cell = cell.tolist()
+    if not isinstance(cell, (list, tuple)):
+        raise InvalidInputError(
+            f"the annotations of row {row!r} are a {type(cell).__name__}, not a list; expected "
+            "a list of labels or of {'worker': id, 'label': value} objects"
+        )
+    pairs = []
+    for entry in cell:
+        if isinstance(entry, dict):
+            worker = next((entry[k] for k in _WORKER_KEYS if k in entry), None)
+            key = next((k for k in _LABEL_KEYS if k in entry), None)
+            if key is None:
+                raise InvalidInputError(
+                    f"an annotation of row {row!r} has no label key: {entry!r}; expected one "
+                    f"of {list(_LABEL_KEYS)}"
+                )
+            pairs.append((worker, entry[key]))
+        else:
+            pairs.append((None, entry))
+    return pairs
+
+
+def nested_to_long(frame: pd.DataFrame, *, item: str, annotations: str) -> pd.DataFrame:
+    """Explode a per-item list column into a long table ``item, annotator, label``.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        One row per item.
+    item : str
+        The item-id column.
+    annotations : str
+        The list column: plain labels, or ``{"worker": id, "label": value}`` objects (JSON
+        text is parsed). Annotators are None when the list holds plain labels.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"id": [1, 2], "votes": [["a", "b"], [{"worker": "w1", "label": "a"}]]})
+    >>> nested_to_long(df, item="id", annotations="votes").values.tolist()
+    [[1, None, 'a'], [1, None, 'b'], [2, 'w1', 'a']]
+    """
+    for col in (item, annotations):
+        if col not in frame.columns:
+            raise InvalidInputError(
+                f"no column {col!r} in the input; columns are {list(frame.columns)}"
+            )
+    items, workers, labels = [], [], []
+    for item_id, cell in zip(frame[item].tolist(), frame[annotations].tolist(), strict=True):
+        for worker, value in _parse_cell(cell, item_id):
+            items.append(item_id)
+            workers.append(worker)
+            labels.append(value)
+    return pd.DataFrame({"item": items, "annotator": workers, "label": labels}, dtype=object)
+
+
+def to_annotations(
+    annotations: pd.DataFrame | Annotations,
+    *,
+    item: str | None = None,
+    annotator: str | None = None,
+    label: str | None = None,
+) -> Annotations:
+    """Validate a long annotation table and encode it.
+
+    Parameters
+    ----------
+    annotations : DataFrame or Annotations
+        Long format, one row per annotation. An :class:`Annotations` is returned unchanged.
+    item, annotator, label : str, optional
+        Column names; found among the usual aliases when not given (``item``, ``item_id``,
+        ``task``; ``annotator``, ``annotator_id``, ``worker``; ``label``). The annotator column
+        is optional.
+
+    Returns
+    -------
+    Annotations
+
+    Raises
+    ------
+    InvalidInputError
+        Empty table, missing columns, labels of mixed types, or an annotator labelling the same
+        item twice.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"task": ["a", "a", "b"], "worker": [1, 2, 1], "label": ["x", "y", "x"]})
+    >>> ann = to_annotations(df)
+    >>> ann.classes, ann.counts().tolist()
+    (('x', 'y'), [[1, 1], [1, 0]])
+    """
+    if isinstance(annotations, Annotations):
+        return annotations
+    if not isinstance(annotations, pd.DataFrame):
+        raise InvalidParameterError(
+            f"annotations must be a pandas DataFrame, got {type(annotations).__name__}"
+        )
+    cols = list(annotations.columns)
+    item_col = _pick(cols, item, ITEM_ALIASES, "item")
+    label_col = _pick(cols, label, LABEL_ALIASES, "label")
+    if item_col is None or label_col is None:
+        raise InvalidInputError(
+            f"cannot find the item and label columns among {cols}; name them with "
+            "item=... and label=... (the long format is one row per item, annotator, label)"
+        )
+    annot_col = _pick(cols, annotator, ANNOTATOR_ALIASES, "annotator")
+    if len(annotations) == 0:
+        raise InvalidInputError("the annotation table is empty: there is nothing to measure")
+
+    item_values = annotations[item_col].to_numpy(dtype=object)
+    raw_labels = annotations[label_col].to_numpy(dtype=object)
+    missing_item = [i for i, v in enumerate(item_values) if _is_missing(v)]
+    if missing_item:
+        raise InvalidInputError(
+            f"the item column {item_col!r} is empty in {format_rows(missing_item)}; "
+            "every annotation needs an item id"
+        )
+    keep = np.array([not _is_missing(v) for v in raw_labels], dtype=bool)
+    if not keep.any():
+        raise InvalidInputError(
+            f"every value of the label column {label_col!r} is missing: there is nothing to measure"
+        )
+    positions = np.flatnonzero(keep)
+    labels = [_clean_label(v) for v in raw_labels[keep]]
+    kinds = [_label_kind(v) for v in labels]
+    first_kind = kinds[0]
+    odd = [int(positions[i]) for i, k in enumerate(kinds) if k != first_kind]
+    if odd or first_kind not in ("str", "number"):
+        bad = odd or [int(positions[0])]
+        raise InvalidInputError(
+            f"labels of mixed or unsupported types in column {label_col!r}: row "
+            f"{positions[0]} is {first_kind}, {format_rows(bad)} differ; labels must be all "
+            "strings or all numbers (convert the column to one type)"
+        )
+    classes = tuple(sorted(set(labels)))  # type: ignore[type-var]  # one kind, checked above
+    class_index = {c: i for i, c in enumerate(classes)}
+    label_codes = np.array([class_index[v] for v in labels], dtype=np.int64)
+
+    item_codes_all, item_uniques = pd.factorize(pd.Series(item_values, dtype=object), sort=False)
+    # items whose every annotation is missing still appear, with no annotations
+    items = np.asarray(item_uniques, dtype=object)
+    item_codes = item_codes_all[keep].astype(np.int64)
+
+    if annot_col is not None:
+        annot_values = annotations[annot_col].to_numpy(dtype=object)[keep]
+        known = np.array([not _is_missing(v) for v in annot_values], dtype=bool)
+        if known.all():
+            annot_codes, annot_uniques = pd.factorize(
+                pd.Series(annot_values, dtype=object), sort=False
+            )
+            annotators: np.ndarray | None = np.asarray(annot_uniques, dtype=object)
+            annotator_codes = annot_codes.astype(np.int64)
+            pair = pd.Series(item_codes * (len(annot_uniques) + 1) + annotator_codes)
+            dup = np.flatnonzero(pair.duplicated().to_numpy())
+            if len(dup):
+                raise InvalidInputError(
+                    f"an annotator labels the same item more than once in "
+                    f"{format_rows(positions[dup].tolist())}; keep one label per "
+                    "(item, annotator) pair"
+                )
+        elif known.any():
+            raise InvalidInputError(
+                f"the annotator column {annot_col!r} is empty in "
+                f"{format_rows(positions[~known].tolist())}; give every annotation an "
+                "annotator id or none at all"
+            )
+        else:
+            annotators, annotator_codes = None, np.full(len(labels), -1, dtype=np.int64)
+    else:
+        annotators, annotator_codes = None, np.full(len(labels), -1, dtype=np.int64)
+    return Annotations(
+        items=items,
+        classes=classes,
+        annotators=annotators,
+        item_codes=item_codes,
+        annotator_codes=annotator_codes,
+        label_codes=label_codes,
+    )
+
+
+def annotation_counts(
+    annotations: pd.DataFrame | Annotations,
+    *,
+    item: str | None = None,
+    annotator: str | None = None,
+    label: str | None = None,
+) -> pd.DataFrame:
+    """Count how many annotators put each item in each category.
+
+    Parameters
+    ----------
+    annotations : DataFrame
+        Long format (see :func:`to_annotations`).
+    item, annotator, label : str, optional
+        Column names (found among the usual aliases when not given).
+
+    Returns
+    -------
+    DataFrame of shape (n_items, n_classes)
+        Indexed by item id, one column per category; the input of :func:`fleiss_kappa`.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"item": [1, 1, 1, 2, 2, 2], "label": list("aabbbb")})
+    >>> counts = annotation_counts(df)
+    >>> counts.columns.tolist(), counts.index.tolist(), counts.to_numpy().tolist()
+    (['a', 'b'], [1, 2], [[2, 1], [0, 3]])
+    """
+    ann = to_annotations(annotations, item=item, annotator=annotator, label=label)
+    frame = pd.DataFrame(ann.counts(), columns=list(ann.classes))
+    frame.index = pd.Index(ann.items, name="item")
+    frame.columns.name = None
+    return frame

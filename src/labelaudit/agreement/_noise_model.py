@@ -1,0 +1,369 @@
+"""The easy/hard annotation noise model of Beigman Klebanov & Beigman (2009).
+
+Annotators agree on easy items and flip independent coins on hard ones, so some hard items
+surface as agreements. From the number ``d`` of disagreed items among ``n`` and the chance
+``p`` that the coins agree on a hard item, equation 1 of the paper bounds, at confidence
+``alpha``, the share ``gamma`` of hard (noise) items hidden in the agreed subset. Section 4.1
+turns a noise level into the difference between two systems that chance alone can explain.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import special, stats
+
+from labelaudit._errors import InvalidParameterError
+
+__all__ = [
+    "ChanceDifference",
+    "NoiseBound",
+    "chance_difference",
+    "noise_bound",
+    "tolerable_disagreements",
+]
+
+
+@dataclass(frozen=True)
+class NoiseBound:
+    """Upper bound on the noise level of the agreed subset.
+
+    Attributes
+    ----------
+    n_items : int
+        ``n``, all annotated items.
+    n_disagreed : int
+        ``d``, items the annotators disagreed on (all hard).
+    p_chance : float
+        ``p``, probability that the annotators agree on a hard item by chance.
+    confidence : float
+        ``alpha``.
+    max_hard : int
+        ``t0``, the smallest ``t`` with ``P(X > t | A_d) < 1 - alpha``: at most this many hard
+        items in all, with confidence ``alpha``.
+    hidden_hard : int
+        ``t0 - d``, hard items that may hide among the agreed ones.
+    gamma : float
+        ``(t0 - d) / (n - d)``, the noise level of the agreed subset (NaN when nothing was
+        agreed on).
+    """
+
+    n_items: int
+    n_disagreed: int
+    p_chance: float
+    confidence: float
+    max_hard: int
+    hidden_hard: int
+    gamma: float
+
+    @property
+    def n_agreed(self) -> int:
+        return self.n_items - self.n_disagreed
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "n_agreed": self.n_agreed}
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row with every field."""
+        return pd.DataFrame([self.to_dict()])
+
+
+def _check_prob(value: float, name: str, *, open_right: bool = False) -> float:
+    try:
+        value = float(value)
+    except (TypeError, ValueError) as exc:
+        raise InvalidParameterError(f"{name} must be a number, got {value!r}") from exc
+    if not (0.0 <= value <= 1.0) or (open_right and value >= 1.0) or math.isnan(value):
+        upper = "1)" if open_right else "1]"
+        raise InvalidParameterError(f"{name} must be in [0, {upper}, got {value}")
+    return value
+
+
+def _check_count(value: object, name: str, *, minimum: int = 0) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        if isinstance(value, float) and not isinstance(value, bool) and value.is_integer():
+            value = int(value)
+        else:
+            raise InvalidParameterError(f"{name} must be a whole number, got {value!r}")
+    if value < minimum:
+        raise InvalidParameterError(f"{name} must be at least {minimum}, got {value}")
+    return int(value)
+
+
+def _log_posterior_tail(n: int, d: int, p: float) -> tuple[np.ndarray, float]:
+    """``log sum_{i=t+1}^n w_i`` for t = d..n and ``log sum_{i=d}^n w_i``.
+
+    ``w_i = C(i, d) p^(i-d)`` is the unnormalised posterior of ``i`` hard items given ``d``
+    disagreements under a uniform prior (equation 1).
+    """
+    i = np.arange(d, n + 1, dtype=np.float64)
+    log_binom = special.gammaln(i + 1) - special.gammaln(d + 1) - special.gammaln(i - d + 1)
+    if p == 0.0:
+        log_p_term = np.where(i == d, 0.0, -np.inf)
+    else:
+        log_p_term = (i - d) * math.log(p)
+    log_w = log_binom + log_p_term
+    # tail[k] = log sum_{i >= d + k} w_i ; tail of t is tail[t - d + 1]
+    rev = np.logaddexp.accumulate(log_w[::-1])[::-1]
+    total = float(rev[0])
+    tails = np.append(rev[1:], -np.inf)  # for t = d..n: log sum_{i > t}
+    return tails, total
+
+
+def noise_bound(
+    n_items: int, n_disagreed: int, p_chance: float, *, confidence: float = 0.95
+) -> NoiseBound:
+    """Upper bound ``gamma`` on the share of hard items among the agreed ones (equation 1).
+
+    With a uniform prior over the number of hard items (the paper's footnote 5),
+
+    .. math::
+
+        P(X > t \\mid A_d) = \\frac{\\sum_{i=t+1}^{n} \\binom{i}{d} p^{i-d}}
+                                  {\\sum_{i=d}^{n} \\binom{i}{d} p^{i-d}}
+
+    ``t0`` is the smallest integer with :math:`P(X > t_0 \\mid A_d) < 1 - \\alpha`, and
+    :math:`\\gamma = (t_0 - d)/(n - d)`. The sums are computed in log space
+    (``gammaln``/``logaddexp``), so ``n`` up to 10^6 and beyond is exact and fast.
+
+    Parameters
+    ----------
+    n_items : int
+        ``n``, the number of annotated items.
+    n_disagreed : int
+        ``d``, items the annotators did not all agree on.
+    p_chance : float
+        ``p``, probability that the annotators agree on a hard item by chance: for ``k``
+        annotators flipping coins with per-annotator probabilities ``q_jc``,
+        :math:`p = \\sum_c \\prod_j q_{jc}` (``0.5`` for two annotators and two equiprobable
+        categories, ``0.0625`` for five); see :func:`chance_agreement`.
+    confidence : float, default 0.95
+        ``alpha``.
+
+    Returns
+    -------
+    NoiseBound
+
+    References
+    ----------
+    Beigman Klebanov, B. and Beigman, E. (2009). From Annotator Agreement to Noise Models.
+    Computational Linguistics 35(4), section 2, equation 1.
+
+    Examples
+    --------
+    The paper's section 3.1: 1,000 items, 100 disagreements, two annotators, ``p = 0.5``;
+    up to 125 of the 900 agreements may be coin flips, gamma = 13.8%:
+
+    >>> bound = noise_bound(1000, 100, 0.5, confidence=0.95)
+    >>> bound.hidden_hard, round(bound.gamma, 3)
+    (125, 0.139)
+    """
+    n = _check_count(n_items, "n_items", minimum=1)
+    d = _check_count(n_disagreed, "n_disagreed")
+    if d > n:
+        raise InvalidParameterError(f"n_disagreed ({d}) cannot exceed n_items ({n})")
+    p = _check_prob(p_chance, "p_chance")
+    alpha = _check_prob(confidence, "confidence", open_right=True)
+    tails, total = _log_posterior_tail(n, d, p)
+    log_threshold = math.log1p(-alpha) if alpha < 1 else -math.inf
+    below = np.flatnonzero(tails - total < log_threshold)
+    t0 = d + int(below[0])  # tails[-1] = -inf, so there is always one
+    gamma = (t0 - d) / (n - d) if n > d else float("nan")
+    return NoiseBound(
+        n_items=n,
+        n_disagreed=d,
+        p_chance=p,
+        confidence=alpha,
+        max_hard=t0,
+        hidden_hard=t0 - d,
+        gamma=gamma,
+    )
+
+
+def tolerable_disagreements(
+    n_items: int, p_chance: float, *, gamma: float = 0.05, confidence: float = 0.95
+) -> int:
+    """Most disagreements ``d`` that keep the agreed subset's noise bound at or below ``gamma``.
+
+    The inverse of :func:`noise_bound`: the largest ``d`` with
+    ``noise_bound(n_items, d, p_chance, confidence=confidence).gamma <= gamma``, found by
+    bisection (the bound grows with ``d``). Returns -1 when even ``d = 0`` exceeds ``gamma``.
+
+    Examples
+    --------
+    The paper's section 3.1: two annotators, 1,000 items, 95% noise-free with 95%
+    confidence tolerates only 33 disagreements:
+
+    >>> tolerable_disagreements(1000, 0.5, gamma=0.05, confidence=0.95)
+    33
+    """
+    n = _check_count(n_items, "n_items", minimum=1)
+    target = _check_prob(gamma, "gamma")
+    p = _check_prob(p_chance, "p_chance")
+    alpha = _check_prob(confidence, "confidence", open_right=True)
+
+    def ok(d: int) -> bool:
+        return noise_bound(n, d, p, confidence=alpha).gamma <= target
+
+    if not ok(0):
+        return -1
+    lo, hi = 0, n - 1  # ok(lo) holds; d = n leaves nothing agreed
+    if ok(hi):
+        return hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if ok(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+@dataclass(frozen=True)
+class ChanceDifference:
+    """How large a difference between two systems chance alone can produce (section 4.1).
+
+    Two systems equally good on easy items, guessing on the ``n_noise`` hard ones: the
+    difference ``S`` in correct answers sums ``R`` independent steps of -1, 0, +1 with
+    probabilities 1/4, 1/2, 1/4, so ``mu_S = 0`` and ``sigma_S = sqrt(R / 2)``.
+
+    Attributes
+    ----------
+    n_items, n_noise : int
+        ``L`` and ``R``.
+    confidence : float
+    sigma : float
+        ``sqrt(R / 2)``.
+    chebyshev_bound : float
+        ``sigma / sqrt(1 - confidence)``: ``P(|S| > bound) <= 1 - confidence`` for any
+        distribution (Chebyshev; 4.47 sigma at 95%).
+    normal_bound : float
+        ``z * sigma`` with the two-sided normal quantile (1.96 sigma at 95%; the paper's
+        footnote 9 rounds it to 2 sigma).
+    delta : int or None
+        The observed difference, when given.
+    p_exact : float or None
+        ``P(|S| >= delta)`` under the model, exactly: ``S + R`` is Binomial(2R, 1/2).
+    """
+
+    n_items: int
+    n_noise: int
+    confidence: float
+    sigma: float
+    chebyshev_bound: float
+    normal_bound: float
+    delta: int | None = None
+    p_exact: float | None = None
+
+    @property
+    def noise_rate(self) -> float:
+        return self.n_noise / self.n_items
+
+    @property
+    def can_be_chance(self) -> bool | None:
+        """Whether ``delta`` is within the Chebyshev bound (None without a delta)."""
+        if self.delta is None:
+            return None
+        return abs(self.delta) <= self.chebyshev_bound
+
+    @property
+    def can_be_chance_exact(self) -> bool | None:
+        """Whether ``P(|S| >= delta)`` under the model is at least ``1 - confidence``.
+
+        The model fixes the distribution of ``S``, so this test is much tighter than the
+        distribution-free Chebyshev bound the paper uses (None without a delta).
+        """
+        if self.p_exact is None:
+            return None
+        return self.p_exact >= 1 - self.confidence
+
+    def to_dict(self) -> dict:
+        return {
+            **asdict(self),
+            "noise_rate": self.noise_rate,
+            "can_be_chance": self.can_be_chance,
+            "can_be_chance_exact": self.can_be_chance_exact,
+        }
+
+    def to_frame(self) -> pd.DataFrame:
+        return pd.DataFrame([self.to_dict()])
+
+
+def chance_difference(
+    n_items: int,
+    *,
+    n_noise: int | None = None,
+    noise_rate: float | None = None,
+    delta: int | None = None,
+    confidence: float = 0.95,
+) -> ChanceDifference:
+    """The difference between two systems that noise in the gold standard can explain.
+
+    Section 4.1 of the paper: on a gold standard of ``L`` items of which up to ``R`` are
+    noise, :math:`S = \\sum_{i=1}^R X_i` with :math:`X_i \\in \\{-1, 0, 1\\}` of probability
+    1/4, 1/2, 1/4, :math:`\\sigma_S = \\sqrt{R/2}`, and by Chebyshev
+    :math:`\\Pr(|S| > k\\sigma) \\le 1/k^2`.
+
+    Parameters
+    ----------
+    n_items : int
+        ``L``.
+    n_noise : int, optional
+        ``R``; or give ``noise_rate`` (``gamma``), and ``R = round(gamma * L)``.
+    noise_rate : float, optional
+    delta : int, optional
+        An observed difference in correct answers, to test against chance.
+    confidence : float, default 0.95
+
+    Returns
+    -------
+    ChanceDifference
+
+    Examples
+    --------
+    The paper's example: L = 900, R = 125; a difference of up to 35 correct answers (3.9%
+    of the gold standard) can be attributed to chance:
+
+    >>> res = chance_difference(900, n_noise=125)
+    >>> int(res.chebyshev_bound), round(res.chebyshev_bound / 900, 3)
+    (35, 0.039)
+    """
+    big_l = _check_count(n_items, "n_items", minimum=1)
+    if (n_noise is None) == (noise_rate is None):
+        raise InvalidParameterError("give exactly one of n_noise and noise_rate")
+    if n_noise is None:
+        rate = _check_prob(noise_rate, "noise_rate")  # type: ignore[arg-type]
+        r = int(round(rate * big_l))
+    else:
+        r = _check_count(n_noise, "n_noise")
+    if r > big_l:
+        raise InvalidParameterError(f"n_noise ({r}) cannot exceed n_items ({big_l})")
+    alpha = _check_prob(confidence, "confidence", open_right=True)
+    if alpha <= 0:
+        raise InvalidParameterError(f"confidence must be in (0, 1), got {alpha}")
+    sigma = math.sqrt(r / 2)
+    cheb = sigma / math.sqrt(1 - alpha)
+    normal = float(stats.norm.ppf(0.5 + alpha / 2)) * sigma
+    p_exact = None
+    if delta is not None:
+        if isinstance(delta, (int, np.integer)) and not isinstance(delta, bool):
+            delta = abs(int(delta))  # the sign only says which system is ahead
+        delta = _check_count(delta, "delta")
+        if delta == 0:
+            p_exact = 1.0
+        else:
+            # S + R ~ Binomial(2R, 1/2); P(|S| >= delta) = 2 P(B >= R + delta)
+            p_exact = float(min(1.0, 2 * stats.binom.sf(r + delta - 1, 2 * r, 0.5)))
+    return ChanceDifference(
+        n_items=big_l,
+        n_noise=r,
+        confidence=alpha,
+        sigma=sigma,
+        chebyshev_bound=cheb,
+        normal_bound=normal,
+        delta=delta,
+        p_exact=p_exact,
+    )
