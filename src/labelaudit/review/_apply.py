@@ -1,0 +1,178 @@
+"""Write a corrected copy of a dataset from review verdicts."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows
+from labelaudit.review._protocol import (
+    CORRECTABLE,
+    NON_AGREEMENT,
+    NONE_OF_THESE,
+    PENDING,
+    VERDICTS,
+)
+
+__all__ = ["apply_verdicts"]
+
+PROVENANCE_COLUMNS = ["review_original_label", "review_verdict", "review_votes", "review_action"]
+
+
+def _coerce(value: Any, column: pd.Series) -> Any:
+    """Give a majority label the type of the dataset's label column."""
+    if pd.api.types.is_integer_dtype(column.dtype) or pd.api.types.is_float_dtype(column.dtype):
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise InvalidInputError(
+                f"the verdicts relabel an item to {value!r}, but the dataset's labels are numbers"
+            ) from None
+        return int(number) if pd.api.types.is_integer_dtype(column.dtype) else number
+    if pd.api.types.is_bool_dtype(column.dtype):
+        return str(value).strip().lower() in ("true", "1")
+    return value if isinstance(value, str) else str(value)
+
+
+def _key(values: pd.Series) -> pd.Series:
+    """Ids compared by their text, with whole floats read back as integers (``3.0`` -> ``3``)."""
+    def one(v: Any) -> str:
+        if isinstance(v, (float, np.floating)) and float(v).is_integer():
+            return str(int(v))
+        return str(v)
+    return values.map(one)
+
+
+def apply_verdicts(
+    data: pd.DataFrame,
+    verdicts: pd.DataFrame,
+    *,
+    label: str = "label",
+    id: str | None = "id",  # noqa: A002 - mirrors the CLI flag
+    non_agreement: Literal["flag", "drop", "keep"] = "flag",
+) -> pd.DataFrame:
+    """Return a corrected copy of ``data``: Correctable items relabelled, with provenance.
+
+    Parameters
+    ----------
+    data : DataFrame
+        The dataset that was scanned.
+    verdicts : DataFrame
+        The output of ``review results``: ``id, verdict, majority_label`` (and ``votes``).
+    label : str, default="label"
+        The label column of ``data``.
+    id : str or None, default="id"
+        The id column of ``data``; None when the scan used row numbers (0-based) as ids.
+    non_agreement : {"flag", "drop", "keep"}, default="flag"
+        What to do with Non-Agreement items (and Correctable items whose majority is
+        ``none of these``, which have no label to take): keep them with
+        ``review_action="flagged"``, drop them, or keep them silently
+        (``review_action="kept"``).
+
+    Returns
+    -------
+    DataFrame
+        ``data`` with the label column corrected and four provenance columns:
+        ``review_original_label``, ``review_verdict`` (empty for unreviewed rows),
+        ``review_votes`` and ``review_action`` (``relabelled``, ``flagged``, ``kept``,
+        ``confirmed`` for Non-Errors, ``pending``; empty for unreviewed rows). Dropped rows
+        are left out. ``data`` itself is not changed.
+
+    Examples
+    --------
+    >>> data = pd.DataFrame({"id": [1, 2, 3], "text": ["x", "y", "z"], "label": ["a", "a", "b"]})
+    >>> verdicts = pd.DataFrame({"id": [1, 2, 3], "verdict": ["Correctable", "Non-Error",
+    ...     "Non-Agreement"], "majority_label": ["b", "a", None], "votes": ["b:3", "a:5", ""]})
+    >>> out = apply_verdicts(data, verdicts, non_agreement="drop")
+    >>> out[["id", "label", "review_original_label", "review_action"]].to_dict("list")
+    ... # doctest: +NORMALIZE_WHITESPACE
+    {'id': [1, 2], 'label': ['b', 'a'], 'review_original_label': ['a', 'a'],
+     'review_action': ['relabelled', 'confirmed']}
+    """
+    if non_agreement not in ("flag", "drop", "keep"):
+        raise InvalidParameterError(
+            f"non_agreement must be 'flag', 'drop' or 'keep', got {non_agreement!r}"
+        )
+    missing = [c for c in ("id", "verdict", "majority_label") if c not in verdicts.columns]
+    if missing:
+        raise InvalidInputError(
+            f"the verdicts file lacks {missing}; use the output of `labelaudit review results`"
+        )
+    needed = [label] + ([id] if id is not None else [])
+    absent = [c for c in needed if c not in data.columns]
+    if absent:
+        raise InvalidInputError(
+            f"the dataset lacks column{'s' if len(absent) > 1 else ''} {absent}; it has "
+            f"{list(map(str, data.columns[:12]))}" + ("" if id is None or id in data.columns
+                                                      else "; pass --id or --no-id"))
+    clash = [c for c in PROVENANCE_COLUMNS if c in data.columns]
+    if clash:
+        raise InvalidInputError(
+            f"the dataset already has {clash}: it looks corrected already; apply to the original"
+        )
+    bad = ~verdicts["verdict"].isin([*VERDICTS, PENDING])
+    if bad.any():
+        raise InvalidInputError(
+            f"unknown verdicts {sorted(set(verdicts['verdict'][bad].astype(str)))} in "
+            f"{format_rows(verdicts['id'][bad].tolist())}"
+        )
+    data_keys = _key(data[id]) if id is not None else pd.Series(
+        [str(i) for i in range(len(data))], index=data.index)
+    if data_keys.duplicated().any():
+        raise InvalidInputError(
+            f"the dataset has duplicate ids: {format_rows(data_keys[data_keys.duplicated()])}"
+        )
+    verdict_keys = _key(verdicts["id"])
+    if verdict_keys.duplicated().any():
+        raise InvalidInputError(
+            f"the verdicts file has duplicate ids: "
+            f"{format_rows(verdict_keys[verdict_keys.duplicated()].tolist())}"
+        )
+    unknown = ~verdict_keys.isin(set(data_keys))
+    if unknown.any():
+        raise InvalidInputError(
+            f"the verdicts name ids the dataset does not have: "
+            f"{format_rows(verdict_keys[unknown].tolist())}; is this the dataset that was "
+            "scanned, with the same --id?"
+        )
+    by_key = verdicts.assign(_key=verdict_keys.to_numpy()).set_index("_key")
+    out = data.copy()
+    original = out[label].copy()
+    labels = out[label].astype(object).copy()
+    verdict_col = pd.Series("", index=out.index, dtype=object)
+    votes_col = pd.Series("", index=out.index, dtype=object)
+    action = pd.Series("", index=out.index, dtype=object)
+    drop = np.zeros(len(out), dtype=bool)
+    for position, (row_index, key) in enumerate(data_keys.items()):
+        if key not in by_key.index:
+            continue
+        row = by_key.loc[key]
+        verdict = row["verdict"]
+        verdict_col[row_index] = verdict
+        votes = row.get("votes", "")
+        votes_col[row_index] = "" if pd.isna(votes) else str(votes)
+        majority = row["majority_label"]
+        if verdict == CORRECTABLE and not pd.isna(majority) and str(majority) != NONE_OF_THESE:
+            labels[row_index] = _coerce(majority, original)
+            action[row_index] = "relabelled"
+        elif verdict in (NON_AGREEMENT, CORRECTABLE):
+            if non_agreement == "drop":
+                drop[position] = True
+            action[row_index] = "flagged" if non_agreement == "flag" else (
+                "dropped" if non_agreement == "drop" else "kept")
+        elif verdict == PENDING:
+            action[row_index] = "pending"
+        else:
+            action[row_index] = "confirmed"
+    out[label] = labels
+    try:
+        out[label] = out[label].astype(original.dtype)
+    except (TypeError, ValueError):
+        pass
+    out["review_original_label"] = original
+    out["review_verdict"] = verdict_col
+    out["review_votes"] = votes_col
+    out["review_action"] = action
+    return out.loc[~drop].reset_index(drop=True)

@@ -1,0 +1,350 @@
+"""Export review items to Label Studio, Argilla or CSV, and import the answers back.
+
+* **Label Studio**: a JSON list of tasks, ``data`` holding ``item_id, kind, text,
+  [text_pair,] given_label``, with ``predictions`` carrying the detector's suggestion
+  (``score`` = its probability). :func:`label_studio_config` writes the matching
+  labeling config. For blind review, do not let Label Studio pre-fill answers from the
+  predictions. The import reads Label Studio's JSON export (tasks with
+  ``annotations``) and its JSON-MIN export.
+* **Argilla** (2.x): a JSON list of records in ``rg.Record.from_dict`` form: ``fields``,
+  ``metadata`` and ``suggestions`` keyed by the question name ``label``. The import
+  reads the same form with ``responses``.
+* **CSV**: one row per item; the import reads long-format votes ``item_id, reviewer,
+  answer`` (or ``item_id, annotator_id, label``), with optional ``kind`` and ``seconds``.
+
+Imported reviewers are named ``<tool>:<user>``, join as active reviewers (the other tool
+ran its own quality control) and their answers go through the same checks as web answers:
+one per reviewer and item, at most ``n_reviewers`` per item, sentinels scored.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+from xml.sax.saxutils import quoteattr
+
+import pandas as pd
+
+from labelaudit._errors import InvalidInputError, InvalidParameterError
+from labelaudit.io import read_table, write_json, write_table
+from labelaudit.review._queue import record_answer
+from labelaudit.review._store import ReviewStore
+
+__all__ = ["ImportReport", "export_items", "import_answers", "label_studio_config"]
+
+ExportFormat = Literal["label-studio", "argilla", "csv"]
+QUESTION = "label"
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """Counts of what an import did with each answer it found."""
+
+    n_recorded: int
+    n_duplicate: int
+    n_item_full: int
+    n_invalid: int
+    n_unknown_item: int
+    n_reviewers: int
+
+    def __str__(self) -> str:
+        return (f"{self.n_recorded} answers recorded from {self.n_reviewers} reviewers; skipped "
+                f"{self.n_duplicate} repeated, {self.n_item_full} beyond the reviewers needed, "
+                f"{self.n_invalid} not a label option, {self.n_unknown_item} for unknown items")
+
+
+def _items(store: ReviewStore, kinds: Iterable[str]) -> list[dict[str, Any]]:
+    frame = store.items_frame()
+    frame = frame[frame["kind"].isin(list(kinds))]
+    order = {"review": 0, "sentinel": 1, "qualification": 2}
+    frame = frame.assign(_o=frame["kind"].map(order)).sort_values(["_o", "position"])
+    records = []
+    for row in frame.drop(columns="_o").to_dict("records"):
+        clean = {k: (None if isinstance(v, float) and math.isnan(v) else v)
+                 for k, v in row.items()}
+        if clean["rank"] is not None:
+            clean["rank"] = int(clean["rank"])
+        records.append(clean)
+    return records
+
+
+def label_studio_config(store: ReviewStore) -> str:
+    """The Label Studio labeling config (XML) for a project's items.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from labelaudit.review import init_review
+    >>> scan = pd.DataFrame({"id": [1, 2], "text": ["a", "b"], "label": ["x", "y"]})
+    >>> db = pathlib.Path(tempfile.mkdtemp()) / "r.sqlite"
+    >>> print(label_studio_config(init_review(scan, db, top=2)))  # doctest: +ELLIPSIS
+    <View>
+      <Text name="text" value="$text"/>
+      <Choices name="label" toName="text" choice="single" showInline="true">
+        <Choice value="x" hotkey="1"/>
+    ...
+    """
+    config = store.config
+    has_pair = any(r["text_pair"] is not None for r in _items(store, ["review"])[:1])
+    lines = ["<View>", '  <Text name="text" value="$text"/>']
+    if has_pair:
+        lines.append('  <Text name="text_pair" value="$text_pair"/>')
+    if config.show_label:
+        lines.append('  <Header value="Given label: $given_label"/>')
+    lines.append('  <Choices name="label" toName="text" choice="single" showInline="true">')
+    for number, option in enumerate(config.options, start=1):
+        hotkey = f' hotkey="{number}"' if number <= 9 else ""
+        lines.append(f"    <Choice value={quoteattr(option)}{hotkey}/>")
+    lines += ["  </Choices>", "</View>"]
+    return "\n".join(lines)
+
+
+def export_items(store: ReviewStore, path: str | Path, *, to: ExportFormat = "label-studio",
+                 kinds: Iterable[str] = ("review", "sentinel")) -> Path:
+    """Write the project's items for another annotation tool.
+
+    Parameters
+    ----------
+    store : ReviewStore
+    path : path
+        Output file (JSON for Label Studio and Argilla; any table suffix for CSV).
+    to : {"label-studio", "argilla", "csv"}
+    kinds : iterable of str
+        Which items: ``review``, ``sentinel``, ``qualification``.
+
+    Returns
+    -------
+    Path
+    """
+    items = _items(store, kinds)
+    if to == "label-studio":
+        tasks = []
+        for item in items:
+            data = {"item_id": item["item_id"], "kind": item["kind"], "text": item["text"],
+                    "given_label": item["given_label"]}
+            if item["text_pair"] is not None:
+                data["text_pair"] = item["text_pair"]
+            task: dict[str, Any] = {"data": data}
+            if item["kind"] == "review" and item["suggested_label"] is not None:
+                task["predictions"] = [{
+                    "model_version": "labelaudit",
+                    "score": item["suggested_prob"],
+                    "result": [{"from_name": QUESTION, "to_name": "text", "type": "choices",
+                                "value": {"choices": [item["suggested_label"]]}}],
+                }]
+            task["meta"] = {"rank": item["rank"], "label_quality_score": item["score"]}
+            tasks.append(task)
+        return write_json(tasks, path)
+    if to == "argilla":
+        records = []
+        for item in items:
+            fields = {"text": item["text"]}
+            if item["text_pair"] is not None:
+                fields["text_pair"] = item["text_pair"]
+            record: dict[str, Any] = {
+                "id": f"{item['kind']}-{item['item_id']}",
+                "fields": fields,
+                "metadata": {"item_id": item["item_id"], "kind": item["kind"],
+                             "given_label": item["given_label"], "rank": item["rank"],
+                             "label_quality_score": item["score"]},
+                "suggestions": {},
+                "responses": {},
+            }
+            if item["kind"] == "review" and item["suggested_label"] is not None:
+                record["suggestions"][QUESTION] = {"value": item["suggested_label"],
+                                                   "score": item["suggested_prob"],
+                                                   "agent": "labelaudit"}
+            records.append(record)
+        return write_json(records, path)
+    if to == "csv":
+        columns = ["kind", "item_id", "text", "text_pair", "given_label", "suggested_label",
+                   "suggested_prob", "score", "rank"]
+        frame = pd.DataFrame(items, columns=columns)
+        if frame["text_pair"].isna().all():
+            frame = frame.drop(columns="text_pair")
+        return write_table(frame, path)
+    raise InvalidParameterError(f"unknown export format {to!r}; use label-studio, argilla or csv")
+
+
+# -- import -------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Vote:
+    kind: str
+    item_id: str
+    reviewer: str
+    answer: str
+    answered_at: float | None
+    seconds: float | None
+
+
+def _timestamp(value: Any) -> float | None:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    try:
+        return datetime.fromisoformat(str(value).replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+def _number(value: Any) -> float | None:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(number) else number
+
+
+def _load_json(path: Path) -> list[dict[str, Any]]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InvalidInputError(f"{path}: not a readable JSON file ({exc})") from None
+    if isinstance(data, dict):
+        data = data.get("records", data.get("tasks", [data]))
+    if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
+        raise InvalidInputError(f"{path}: expected a JSON list of tasks or records")
+    return data
+
+
+def _user(value: Any) -> str:
+    if isinstance(value, dict):
+        value = value.get("email") or value.get("username") or value.get("id")
+    return str(value)
+
+
+def _label_studio_votes(tasks: list[dict[str, Any]]) -> Iterator[_Vote]:
+    for task in tasks:
+        data = task.get("data", task)
+        if "item_id" not in data:
+            raise InvalidInputError(
+                "a Label Studio task has no data.item_id: import tasks exported by "
+                "`labelaudit review export --to label-studio`"
+            )
+        kind = str(data.get("kind", "review"))
+        if "annotations" in task:
+            for annotation in task["annotations"] or []:
+                if annotation.get("was_cancelled"):
+                    continue
+                choices = [r.get("value", {}).get("choices", []) for r in
+                           annotation.get("result", []) if r.get("from_name") == QUESTION]
+                flat = [c for group in choices for c in group]
+                if len(flat) != 1:
+                    continue
+                yield _Vote(kind, str(data["item_id"]),
+                            f"label-studio:{_user(annotation.get('completed_by'))}", str(flat[0]),
+                            _timestamp(annotation.get("created_at")),
+                            _number(annotation.get("lead_time")))
+        elif QUESTION in task:  # JSON-MIN: one row per annotation
+            value = task[QUESTION]
+            if isinstance(value, list):
+                if len(value) != 1:
+                    continue
+                value = value[0]
+            yield _Vote(kind, str(data["item_id"]), f"label-studio:{_user(task.get('annotator'))}",
+                        str(value), _timestamp(task.get("created_at")),
+                        _number(task.get("lead_time")))
+
+
+def _argilla_votes(records: list[dict[str, Any]]) -> Iterator[_Vote]:
+    for record in records:
+        metadata = record.get("metadata") or {}
+        if "item_id" not in metadata:
+            raise InvalidInputError(
+                "an Argilla record has no metadata.item_id: import records exported by "
+                "`labelaudit review export --to argilla`"
+            )
+        kind = str(metadata.get("kind", "review"))
+        responses = record.get("responses") or {}
+        if isinstance(responses, dict):
+            found = [(r, r.get("value")) for r in responses.get(QUESTION, [])]
+        else:
+            found = [(r, r.get("value")) for r in responses if r.get("question_name") == QUESTION]
+        for response, value in found:
+            if response.get("status", "submitted") != "submitted" or value is None:
+                continue
+            yield _Vote(kind, str(metadata["item_id"]), f"argilla:{_user(response.get('user_id'))}",
+                        str(value), _timestamp(record.get("updated_at")), None)
+
+
+def _csv_votes(frame: pd.DataFrame) -> Iterator[_Vote]:
+    frame = frame.rename(columns={"annotator_id": "reviewer", "label": "answer"})
+    missing = [c for c in ("item_id", "reviewer", "answer") if c not in frame.columns]
+    if missing:
+        raise InvalidInputError(
+            f"the answers table lacks {missing}; expected long format item_id, reviewer, answer"
+        )
+    for row in frame.to_dict("records"):
+        if pd.isna(row["answer"]) or pd.isna(row["reviewer"]):
+            continue
+        item_id = row["item_id"]
+        if isinstance(item_id, float) and item_id.is_integer():
+            item_id = int(item_id)
+        yield _Vote(str(row.get("kind", "review") or "review"), str(item_id),
+                    f"csv:{row['reviewer']}", str(row["answer"]),
+                    _timestamp(row.get("answered_at")), _number(row.get("seconds")))
+
+
+def import_answers(store: ReviewStore, path: str | Path,
+                   *, source: Literal["label-studio", "argilla", "csv"] | None = None,
+                   ) -> ImportReport:
+    """Import answers given in another tool; each is recorded in its own transaction.
+
+    ``source`` defaults to guessing: ``.json`` files with ``annotations`` or ``data`` are
+    Label Studio, with ``fields`` or ``responses`` Argilla; other tables are CSV.
+    """
+    path = Path(path)
+    if source is None:
+        if path.suffix.lower() == ".json":
+            records = _load_json(path)
+            first = records[0] if records else {}
+            source = "argilla" if ("fields" in first or "responses" in first) else "label-studio"
+        else:
+            source = "csv"
+    if source == "label-studio":
+        votes = list(_label_studio_votes(_load_json(path)))
+    elif source == "argilla":
+        votes = list(_argilla_votes(_load_json(path)))
+    elif source == "csv":
+        votes = list(_csv_votes(read_table(path)))
+    else:
+        raise InvalidParameterError(f"unknown import source {source!r}")
+    if not votes:
+        raise InvalidInputError(f"{path}: no answers found to import")
+    config = store.config
+    items = store.items_frame()
+    pk_of = {(k, i): int(pk) for k, i, pk in zip(items["kind"], items["item_id"],
+                                                 items["item_pk"], strict=True)}
+    counts = dict.fromkeys(["recorded", "duplicate", "item_full", "invalid_answer",
+                            "unknown_item"], 0)
+    reviewers: dict[str, int] = {}
+    conn = store.connect()
+    try:
+        for vote in votes:
+            item_pk = pk_of.get((vote.kind, vote.item_id))
+            if item_pk is None:
+                counts["unknown_item"] += 1
+                continue
+            answer = vote.answer
+            if answer not in config.options:
+                counts["invalid_answer"] += 1
+                continue
+            if vote.reviewer not in reviewers:
+                with store.transaction(conn) as db:
+                    reviewers[vote.reviewer] = store.external_reviewer(db, vote.reviewer)
+            outcome = record_answer(store, reviewers[vote.reviewer], item_pk, answer,
+                                    source="import", now=vote.answered_at, seconds=vote.seconds,
+                                    conn=conn)
+            key = outcome.status if outcome.status in counts else "invalid_answer"
+            counts[key] += 1
+    finally:
+        conn.close()
+    return ImportReport(n_recorded=counts["recorded"], n_duplicate=counts["duplicate"],
+                        n_item_full=counts["item_full"], n_invalid=counts["invalid_answer"],
+                        n_unknown_item=counts["unknown_item"], n_reviewers=len(reviewers))

@@ -1,0 +1,309 @@
+"""Create a review project from a scan output: what to review, and the known-answer items.
+
+The known-answer items (qualification test and sentinels) come from one of two places:
+
+* a file the user gives (``sentinels``: columns ``id, text, [text_pair,] label``), whose
+  labels are taken as correct. This is the better choice: the papers use hand-picked,
+  unambiguous items (Chong et al. 2022, appendix C: "a qualification test of four
+  unambiguous questions");
+* otherwise the **least suspect items of the scan** (the bottom of its ranking), whose
+  given label is treated as known-correct. The detector trusts these labels most, so
+  they are the likeliest to be right, but they are not checked by a person: a wrong one
+  costs honest reviewers sentinel accuracy. This only makes sense when the scan file
+  holds the whole ranking (scan without ``--top``); a candidate the scan itself flagged
+  is refused.
+
+The qualification items are the first ``n_qualification`` known items, the sentinels the
+next ``n_sentinels``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows
+from labelaudit.io import encode_labels
+from labelaudit.review._protocol import check_majority
+from labelaudit.review._store import ProjectConfig, ReviewStore
+
+__all__ = ["init_review"]
+
+
+def _count(value: object, name: str, *, minimum: int = 0) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise InvalidParameterError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def _require(frame: pd.DataFrame, columns: Sequence[str], what: str) -> None:
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise InvalidInputError(
+            f"the {what} lacks column{'s' if len(missing) > 1 else ''} "
+            f"{', '.join(map(repr, missing))}; it has {', '.join(map(repr, frame.columns[:12]))}"
+        )
+
+
+def _check_texts(frame: pd.DataFrame, columns: Sequence[str], what: str) -> None:
+    for column in columns:
+        values = frame[column]
+        empty = values.isna().to_numpy() | (values.astype(str).str.strip() == "").to_numpy()
+        if empty.any():
+            raise InvalidInputError(
+                f"the {what} has empty {column!r} in {format_rows(frame['id'][empty].tolist())}"
+            )
+
+
+def _ranked(scan: pd.DataFrame) -> pd.DataFrame:
+    _require(scan, ["id", "text", "label"], "scan file")
+    if len(scan) == 0:
+        raise InvalidInputError("the scan file has no rows")
+    ids = scan["id"].astype(str)
+    if ids.duplicated().any():
+        raise InvalidInputError(
+            f"the scan file has duplicate ids: {format_rows(ids[ids.duplicated()].unique())}"
+        )
+    frame = scan.copy()
+    if "rank" in frame.columns:
+        if frame["rank"].isna().any():
+            raise InvalidInputError("the scan file's 'rank' column has missing values")
+        frame = frame.sort_values("rank", kind="stable")
+    else:
+        frame["rank"] = np.arange(1, len(frame) + 1)
+    if "flagged" in frame.columns:
+        frame["flagged"] = frame["flagged"].map(
+            lambda v: str(v).strip().lower() in ("true", "1", "yes", "1.0")
+        )
+    return frame.reset_index(drop=True)
+
+
+def _score_column(frame: pd.DataFrame, score_column: str | None) -> str | None:
+    if score_column is not None:
+        _require(frame, [score_column], "scan file")
+        return score_column
+    candidates = [c for c in frame.columns if str(c).startswith("score_")]
+    # prefer the score that produced the ranking (non-decreasing down the ranked rows)
+    for column in candidates:
+        values = pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=float)
+        if not np.isnan(values).any() and (np.diff(values) >= 0).all():
+            return column
+    return candidates[0] if candidates else ("loss" if "loss" in frame.columns else None)
+
+
+def init_review(
+    scan: pd.DataFrame,
+    db: str | Path,
+    *,
+    top: int | None = None,
+    select: Literal["top", "random"] = "top",
+    n_reviewers: int = 5,
+    majority: int | None = None,
+    n_sentinels: int = 0,
+    n_qualification: int | None = None,
+    sentinels: pd.DataFrame | None = None,
+    show_label: bool = False,
+    pass_mark: float = 0.75,
+    sentinel_threshold: float = 0.7,
+    min_sentinels: int = 3,
+    sentinel_every: int | None = None,
+    labels: Sequence[Any] | None = None,
+    n_flagged: int | None = None,
+    score_column: str | None = None,
+    title: str = "Label review",
+    instructions: str = "",
+    source: str = "",
+    lease_seconds: float = 600.0,
+    random_state: int | None = 0,
+    overwrite: bool = False,
+) -> ReviewStore:
+    """Create a review project (a SQLite file) from a scan output.
+
+    Parameters
+    ----------
+    scan : DataFrame
+        A scan output: ``id, text, [text_pair,] label``, and optionally ``suggested_label,
+        suggested_prob, rank, score_*, loss, flagged``. Without ``rank``, file order is
+        the ranking (most suspect first).
+    db : path
+        The project file to create.
+    top : int, optional
+        How many items to review. Default: every flagged item (needs ``flagged``).
+    select : {"top", "random"}, default="top"
+        Review the ``top`` most suspect items, or a uniform random sample of ``top``
+        flagged items (then the error estimate over the flagged set is unbiased).
+    n_reviewers, majority : int
+        Reviewers per item and votes needed for a verdict (default 5 and 3).
+    n_sentinels : int, default=0
+        Known-answer items mixed into each reviewer's queue.
+    n_qualification : int, optional
+        Known-answer items every reviewer answers first. Default 4 when known items are
+        available (a ``sentinels`` file or ``n_sentinels > 0``), else 0.
+    sentinels : DataFrame, optional
+        Known items (``id, text, [text_pair,] label``); without it the known items are the
+        scan's least suspect items (see the module notes).
+    show_label : bool, default=False
+        Show reviewers the given label; by default they label blind.
+    pass_mark, sentinel_threshold, min_sentinels, sentinel_every, lease_seconds
+        Protocol settings, see :class:`ProjectConfig`. ``sentinel_every`` defaults to
+        spreading the sentinels evenly over the review items, at least one every 10.
+    labels : sequence, optional
+        The label set; default every label found in the scan (and sentinels).
+    n_flagged : int, optional
+        Items flagged in the whole dataset; default the count of ``flagged``.
+    random_state : int, optional
+        Seed of the random sample (``select="random"``).
+
+    Returns
+    -------
+    ReviewStore
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> scan = pd.DataFrame({"id": range(8), "text": [f"t{i}" for i in range(8)],
+    ...                      "label": ["a", "b"] * 4, "flagged": [True] * 3 + [False] * 5})
+    >>> db = pathlib.Path(tempfile.mkdtemp()) / "review.sqlite"
+    >>> store = init_review(scan, db, n_sentinels=2, n_qualification=1)
+    >>> store.items_frame().groupby("kind").size().to_dict()
+    {'qualification': 1, 'review': 3, 'sentinel': 2}
+    """
+    n_reviewers = _count(n_reviewers, "n_reviewers", minimum=1)
+    majority = check_majority(n_reviewers, majority)
+    n_sentinels = _count(n_sentinels, "n_sentinels")
+    if select not in ("top", "random"):
+        raise InvalidParameterError(f"select must be 'top' or 'random', got {select!r}")
+    frame = _ranked(scan)
+    has_pair = "text_pair" in frame.columns
+    text_columns = ["text", "text_pair"] if has_pair else ["text"]
+    has_flags = "flagged" in frame.columns
+    if top is None:
+        if not has_flags:
+            raise InvalidParameterError(
+                "the scan file has no 'flagged' column: say how many items to review with --top"
+            )
+        top = int(frame["flagged"].sum())
+        if top == 0:
+            raise InvalidInputError("the scan flagged no item; choose items with --top N")
+    top = _count(top, "top", minimum=1)
+    if has_flags and n_flagged is None:
+        n_flagged = int(frame["flagged"].sum())
+    pool = frame[frame["flagged"]] if (select == "random" and has_flags) else frame
+    if top > len(pool):
+        raise InvalidParameterError(
+            f"--top {top} asks for more items than the scan file has "
+            f"({len(pool)}{' flagged' if pool is not frame else ''})"
+        )
+    if select == "random":
+        rng = np.random.default_rng(random_state)
+        chosen = np.sort(rng.choice(pool.index.to_numpy(), size=top, replace=False))
+    else:
+        chosen = frame.index.to_numpy()[:top]
+    review = frame.loc[chosen]
+
+    if n_qualification is None:
+        n_qualification = 4 if (sentinels is not None or n_sentinels > 0) else 0
+    n_qualification = _count(n_qualification, "n_qualification")
+    n_known = n_qualification + n_sentinels
+    if sentinels is not None:
+        _require(sentinels, ["id", "text", "label"] + (["text_pair"] if has_pair else []),
+                 "sentinels file")
+        known = sentinels.reset_index(drop=True).copy()
+        if n_sentinels == 0:
+            n_sentinels = max(len(known) - n_qualification, 0)
+            n_known = n_qualification + n_sentinels
+        if len(known) < n_known or n_known == 0:
+            raise InvalidInputError(
+                f"the sentinels file has {len(known)} items; {n_qualification} qualification "
+                f"and {n_sentinels} sentinel items need {max(n_known, 1)}"
+            )
+        known = known.iloc[:n_known]
+    else:
+        rest = frame.drop(index=chosen)
+        if n_known > len(rest):
+            raise InvalidParameterError(
+                f"{n_qualification} qualification and {n_sentinels} sentinel items need "
+                f"{n_known} unreviewed items from the bottom of the scan, which has only "
+                f"{len(rest)}; lower --top or give --sentinels-file"
+            )
+        known = rest.iloc[len(rest) - n_known:].iloc[::-1] if n_known else rest.iloc[:0]
+        if has_flags and known["flagged"].any():
+            raise InvalidInputError(
+                "the least suspect items of the scan file are flagged themselves "
+                f"({format_rows(known['id'][known['flagged']].tolist())}), so their labels "
+                "cannot serve as known answers: run the scan without --top or give "
+                "--sentinels-file"
+            )
+    known = known.assign(id=known["id"].astype(str))
+    if known["id"].duplicated().any():
+        raise InvalidInputError(
+            f"the sentinels file has duplicate ids: "
+            f"{format_rows(known['id'][known['id'].duplicated()].tolist())}"
+        )
+    _check_texts(review.assign(id=review["id"].astype(str)), text_columns, "scan file")
+    if len(known):
+        _check_texts(known, text_columns, "sentinels file" if sentinels is not None else "scan")
+
+    # the label set, in the user's values
+    label_values = [review["label"], known["label"]]
+    if "suggested_label" in review.columns:
+        label_values.append(review["suggested_label"].dropna())
+    everything = pd.concat(label_values, ignore_index=True)
+    if labels is not None:
+        classes = list(labels)
+        outside = sorted({str(v) for v in everything} - {str(c) for c in classes})
+        if outside:
+            raise InvalidInputError(
+                f"labels {outside} occur in the scan or sentinels but not in --labels {classes}"
+            )
+    else:
+        _, unique = encode_labels(everything, np.arange(len(everything)), column="label")
+        classes = unique.tolist()
+    if sentinel_every is None:
+        sentinel_every = int(np.clip(round(top / (n_sentinels + 1)), 1, 10)) if n_sentinels else 5
+    score = _score_column(frame, score_column)
+    config = ProjectConfig(
+        classes=classes, n_reviewers=n_reviewers, majority=majority, show_label=bool(show_label),
+        pass_mark=float(pass_mark), sentinel_threshold=float(sentinel_threshold),
+        min_sentinels=_count(min_sentinels, "min_sentinels", minimum=1),
+        sentinel_every=_count(sentinel_every, "sentinel_every", minimum=1),
+        lease_seconds=float(lease_seconds), n_flagged=n_flagged, n_rows=len(frame),
+        selection=select, source=source, title=title, instructions=instructions,
+        extra={"score_column": score},
+    )
+    if n_flagged is not None and n_flagged < top and select == "random":
+        raise InvalidParameterError(f"n_flagged ({n_flagged}) is smaller than --top ({top})")
+
+    items = pd.DataFrame({
+        "item_id": review["id"].astype(str).to_numpy(),
+        "kind": "review",
+        "position": np.arange(len(review)),
+        "text": review["text"].astype(str).to_numpy(),
+        "text_pair": review["text_pair"].astype(str).to_numpy() if has_pair else None,
+        "given_label": review["label"].astype(str).to_numpy(),
+        "known_label": None,
+        "suggested_label": (review["suggested_label"].map(
+            lambda v: None if pd.isna(v) else str(v)).to_numpy()
+            if "suggested_label" in review.columns else None),
+        "suggested_prob": (review["suggested_prob"].astype(float).to_numpy()
+                           if "suggested_prob" in review.columns else np.nan),
+        "score": review[score].astype(float).to_numpy() if score else np.nan,
+        "rank": review["rank"].astype(int).to_numpy(),
+    })
+    parts = [items]
+    for kind, block in (("qualification", known.iloc[:n_qualification]),
+                        ("sentinel", known.iloc[n_qualification:])):
+        if len(block):
+            parts.append(pd.DataFrame({
+                "item_id": block["id"].to_numpy(), "kind": kind,
+                "position": np.arange(len(block)), "text": block["text"].astype(str).to_numpy(),
+                "text_pair": block["text_pair"].astype(str).to_numpy() if has_pair else None,
+                "given_label": block["label"].astype(str).to_numpy(),
+                "known_label": block["label"].astype(str).to_numpy(),
+            }))
+    return ReviewStore.create(db, config, pd.concat(parts, ignore_index=True),
+                              overwrite=overwrite)

@@ -1,0 +1,280 @@
+"""The verification protocol: from reviewers' votes to a verdict per item.
+
+Chong, Hong & Manning (2022, section 5) show each flagged item to five crowd workers:
+
+    An example is considered a "Non-Error" if at least three workers agree the original
+    label is correct. Otherwise, we consider the label to be correctly identified as an
+    error. We further categorize label errors as "Correctable" if at least three workers
+    agree on the same replacement label, or "Non-Agreement" if no majority exists.
+
+This module generalises the rule to ``n_reviewers`` votes and a ``majority`` threshold
+(3 of 5 by default, ``n_reviewers // 2 + 1`` in general; any threshold above half the
+votes, so that two labels can never both reach it).
+
+Two answers are not labels: ``unsure`` is a vote for nothing (it fills a reviewer slot but
+supports no label, so it makes a majority harder to reach), and ``none of these`` is a
+replacement label outside the label set, like the "off-topic" answer of the paper's
+sentiment protocol (a ``none of these`` majority is Correctable with that majority label;
+:func:`labelaudit.review.apply_verdicts` cannot relabel such items and treats them like
+Non-Agreement items).
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections import Counter
+from collections.abc import Hashable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Final, Literal
+
+import pandas as pd
+
+from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows
+
+__all__ = [
+    "CORRECTABLE",
+    "NON_AGREEMENT",
+    "NON_ERROR",
+    "NONE_OF_THESE",
+    "PENDING",
+    "UNSURE",
+    "VERDICTS",
+    "ItemVerdict",
+    "check_majority",
+    "classify_votes",
+    "verdicts_from_annotations",
+]
+
+CORRECTABLE: Final = "Correctable"
+NON_AGREEMENT: Final = "Non-Agreement"
+NON_ERROR: Final = "Non-Error"
+PENDING: Final = "Pending"
+VERDICTS = (CORRECTABLE, NON_AGREEMENT, NON_ERROR)
+
+NONE_OF_THESE = "none of these"
+UNSURE = "unsure"
+
+Verdict = Literal["Correctable", "Non-Agreement", "Non-Error", "Pending"]
+
+
+@dataclass(frozen=True)
+class ItemVerdict:
+    """The verdict on one reviewed item.
+
+    Attributes
+    ----------
+    verdict : {"Correctable", "Non-Agreement", "Non-Error", "Pending"}
+        Pending while too few votes are in to decide.
+    majority_label : object or None
+        The label at least ``majority`` reviewers chose (the given label for a Non-Error,
+        the replacement for a Correctable item), None otherwise.
+    n_votes : int
+        Votes counted, ``unsure`` included.
+    n_unsure : int
+    n_given : int
+        Votes confirming the given label.
+    counts : tuple of (label, count)
+        Votes per answer, most frequent first (``unsure`` left out).
+    """
+
+    verdict: Verdict
+    majority_label: Hashable | None
+    n_votes: int
+    n_unsure: int
+    n_given: int
+    counts: tuple[tuple[Hashable, int], ...]
+
+    @property
+    def is_error(self) -> bool | None:
+        """True for Correctable and Non-Agreement, False for Non-Error, None when pending."""
+        if self.verdict == PENDING:
+            return None
+        return self.verdict != NON_ERROR
+
+
+def check_majority(n_reviewers: int, majority: int | None) -> int:
+    """Validate the protocol's size and threshold; return the threshold.
+
+    Examples
+    --------
+    >>> check_majority(5, None), check_majority(3, None), check_majority(4, None)
+    (3, 2, 3)
+    """
+    if isinstance(n_reviewers, bool) or not isinstance(n_reviewers, numbers.Integral):
+        raise InvalidParameterError(f"n_reviewers must be an integer, got {n_reviewers!r}")
+    if n_reviewers < 1:
+        raise InvalidParameterError(f"n_reviewers must be at least 1, got {n_reviewers}")
+    if majority is None:
+        return int(n_reviewers) // 2 + 1
+    if isinstance(majority, bool) or not isinstance(majority, numbers.Integral):
+        raise InvalidParameterError(f"majority must be an integer, got {majority!r}")
+    if not (n_reviewers / 2 < majority <= n_reviewers):
+        raise InvalidParameterError(
+            f"majority must be more than half of n_reviewers and at most n_reviewers "
+            f"({n_reviewers // 2 + 1}..{n_reviewers} for {n_reviewers} reviewers), got {majority}"
+        )
+    return int(majority)
+
+
+def classify_votes(
+    votes: Iterable[Hashable],
+    given_label: Hashable,
+    *,
+    n_reviewers: int = 5,
+    majority: int | None = None,
+    unsure: Hashable = UNSURE,
+) -> ItemVerdict:
+    """Classify one item from its reviewers' votes.
+
+    Parameters
+    ----------
+    votes : iterable of labels
+        One vote per reviewer: a label, ``"none of these"`` or ``"unsure"``.
+    given_label : label
+        The dataset's label for the item.
+    n_reviewers : int, default=5
+        Votes the protocol collects per item.
+    majority : int, optional
+        Votes needed for a decision; default ``n_reviewers // 2 + 1`` (3 of 5).
+    unsure : label, default="unsure"
+        The answer that supports no label.
+
+    Returns
+    -------
+    ItemVerdict
+        Non-Error when ``majority`` votes confirm the given label, Correctable when
+        ``majority`` votes agree on another answer, Non-Agreement when no answer can reach
+        ``majority`` any more, Pending otherwise. A decision can come before all
+        ``n_reviewers`` votes are in: with ``majority > n_reviewers / 2`` later votes
+        cannot change it.
+
+    References
+    ----------
+    .. [1] D. Chong, J. Hong and C. D. Manning, "Detecting Label Errors by using
+       Pre-Trained Language Models", EMNLP 2022, section 5.
+
+    Examples
+    --------
+    >>> classify_votes(["pos", "pos", "pos", "neg", "neg"], "pos").verdict
+    'Non-Error'
+    >>> v = classify_votes(["neg", "neg", "neg", "pos", "unsure"], "pos")
+    >>> v.verdict, v.majority_label, v.n_unsure
+    ('Correctable', 'neg', 1)
+    >>> classify_votes(["pos", "pos", "neg", "neg", "neu"], "pos").verdict
+    'Non-Agreement'
+    >>> classify_votes(["pos", "neg"], "pos").verdict
+    'Pending'
+    """
+    need = check_majority(n_reviewers, majority)
+    votes = list(votes)
+    n_unsure = sum(1 for v in votes if v == unsure)
+    counter = Counter(v for v in votes if v != unsure)
+    counts = tuple(sorted(counter.items(), key=lambda kv: (-kv[1], str(kv[0]))))
+    n_votes = len(votes)
+    n_given = counter.get(given_label, 0)
+    top_label, top = counts[0] if counts else (None, 0)
+    remaining = max(n_reviewers - n_votes, 0)
+    verdict: Verdict
+    label: Hashable | None = None
+    if top >= need:
+        label = top_label
+        verdict = NON_ERROR if top_label == given_label else CORRECTABLE
+    elif top + remaining < need:
+        verdict = NON_AGREEMENT
+    else:
+        verdict = PENDING
+    return ItemVerdict(verdict=verdict, majority_label=label, n_votes=n_votes,
+                       n_unsure=n_unsure, n_given=n_given, counts=counts)
+
+
+def _votes_text(counts: tuple[tuple[Hashable, int], ...], n_unsure: int) -> str:
+    parts = [f"{label}:{count}" for label, count in counts]
+    if n_unsure:
+        parts.append(f"{UNSURE}:{n_unsure}")
+    return "; ".join(parts)
+
+
+def verdicts_from_annotations(
+    annotations: pd.DataFrame,
+    given_labels: Mapping[Hashable, Hashable] | pd.Series,
+    *,
+    n_reviewers: int = 5,
+    majority: int | None = None,
+) -> pd.DataFrame:
+    """Classify every item of a long-format vote table.
+
+    Parameters
+    ----------
+    annotations : DataFrame
+        Columns ``item_id, annotator_id, label``, one row per vote. An annotator votes
+        at most once per item.
+    given_labels : mapping or Series
+        The given label of each item, keyed by ``item_id``. Items without votes come out
+        Pending.
+    n_reviewers, majority : int
+        As in :func:`classify_votes`.
+
+    Returns
+    -------
+    DataFrame
+        One row per item of ``given_labels``, in its order, with columns ``item_id,
+        given_label, verdict, majority_label, is_error, n_votes, n_given, n_unsure, votes``
+        (``votes`` reads ``"neg:3; pos:1; unsure:1"``).
+
+    Examples
+    --------
+    >>> votes = pd.DataFrame({"item_id": [1, 1, 1, 2, 2, 2],
+    ...                       "annotator_id": ["a", "b", "c", "a", "b", "c"],
+    ...                       "label": ["x", "x", "y", "y", "y", "y"]})
+    >>> verdicts_from_annotations(votes, {1: "x", 2: "x"}, n_reviewers=3)[
+    ...     ["item_id", "verdict", "majority_label", "votes"]].to_dict("records")
+    ... # doctest: +NORMALIZE_WHITESPACE
+    [{'item_id': 1, 'verdict': 'Non-Error', 'majority_label': 'x', 'votes': 'x:2; y:1'},
+     {'item_id': 2, 'verdict': 'Correctable', 'majority_label': 'y', 'votes': 'y:3'}]
+    """
+    check_majority(n_reviewers, majority)
+    missing = [c for c in ("item_id", "annotator_id", "label") if c not in annotations.columns]
+    if missing:
+        raise InvalidInputError(
+            f"annotations need the columns item_id, annotator_id, label; missing {missing}"
+        )
+    given = pd.Series(given_labels) if not isinstance(given_labels, pd.Series) else given_labels
+    if given.index.has_duplicates:
+        raise InvalidInputError(
+            f"given_labels has duplicate item ids: "
+            f"{format_rows(given.index[given.index.duplicated()].unique().tolist())}"
+        )
+    twice = annotations.duplicated(["item_id", "annotator_id"], keep=False).to_numpy()
+    if twice.any():
+        raise InvalidInputError(
+            "an annotator voted more than once on the same item in "
+            f"{format_rows(annotations.index[twice].tolist())}; keep one vote per annotator"
+        )
+    unknown = ~annotations["item_id"].isin(given.index).to_numpy()
+    if unknown.any():
+        raise InvalidInputError(
+            "annotations name items without a given label: "
+            f"{format_rows(pd.unique(annotations['item_id'][unknown]).tolist())}"
+        )
+    grouped = annotations.groupby("item_id", sort=False)["label"].apply(list).to_dict()
+    rows = []
+    for item_id, label in given.items():
+        result = classify_votes(grouped.get(item_id, []), label, n_reviewers=n_reviewers,
+                                majority=majority)
+        rows.append({
+            "item_id": item_id,
+            "given_label": label,
+            "verdict": result.verdict,
+            "majority_label": result.majority_label,
+            "is_error": result.is_error,
+            "n_votes": result.n_votes,
+            "n_given": result.n_given,
+            "n_unsure": result.n_unsure,
+            "votes": _votes_text(result.counts, result.n_unsure),
+        })
+    columns = ["item_id", "given_label", "verdict", "majority_label", "is_error", "n_votes",
+               "n_given", "n_unsure", "votes"]
+    frame = pd.DataFrame(rows, columns=columns)
+    for column in ("majority_label", "is_error"):  # keep None, not NaN, for missing values
+        frame[column] = pd.Series([r[column] for r in rows], index=frame.index, dtype=object)
+    return frame

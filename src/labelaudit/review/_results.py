@@ -1,0 +1,257 @@
+"""Results of a review: verdicts per item, reviewer statistics, agreement, precision.
+
+Only answers of reviewers in good standing count (suspended reviewers' answers stay in
+the database, marked ``excluded``). The detector's precision counts an item as a
+confirmed error when it is not a Non-Error: Chong et al. (2022, section 5) "consider the
+label to be correctly identified as an error" unless at least three of five workers
+confirm it; ``count_non_agreement=False`` counts only Correctable items (Northcutt et
+al.'s set C).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from labelaudit.review._protocol import (
+    CORRECTABLE,
+    NON_AGREEMENT,
+    NON_ERROR,
+    PENDING,
+    UNSURE,
+    verdicts_from_annotations,
+)
+from labelaudit.review._store import ReviewStore
+
+__all__ = ["ReviewResults", "review_results"]
+
+_ITEM_COLUMNS = ["id", "text", "text_pair", "label", "suggested_label", "score", "rank",
+                 "verdict", "majority_label", "is_error", "n_votes", "n_given", "n_unsure",
+                 "votes"]
+
+
+@dataclass(frozen=True)
+class ReviewResults:
+    """Everything ``labelaudit review results`` reports.
+
+    Attributes
+    ----------
+    items : DataFrame
+        One row per reviewed item, most suspect first: ``id, text, [text_pair,] label,
+        suggested_label, score, rank, verdict, majority_label, is_error, n_votes,
+        n_given, n_unsure, votes``.
+    reviewers : DataFrame
+        One row per reviewer: ``reviewer, status, status_reason, n_answers,
+        n_excluded, qualification_score, n_sentinels, sentinel_accuracy,
+        agreement_with_majority, median_seconds``.
+    precision_at_k : DataFrame
+        ``k, n_verified, n_confirmed, precision, ci_low, ci_high`` over the ``k`` most
+        suspect reviewed items (items still pending are left out).
+    fleiss_kappa : float
+        Fleiss' kappa over the review items with at least two votes (``unsure`` left
+        out); NaN when there are none.
+    n_kappa_items : int
+    verified : VerifiedPrecision or None
+        Precision over all decided items, its interval, and the errors it implies among
+        the ``n_flagged`` flagged items; None before any item is decided.
+    n_flagged : int or None
+    selection : str
+        ``"top"`` or ``"random"``: with ``"top"`` the error estimate extrapolates the
+        precision of the most suspect items to every flagged item, an upper estimate.
+    """
+
+    items: pd.DataFrame
+    reviewers: pd.DataFrame
+    precision_at_k: pd.DataFrame
+    fleiss_kappa: float
+    n_kappa_items: int
+    verified: Any
+    n_flagged: int | None
+    selection: str
+    confidence: float
+
+    def to_frame(self) -> pd.DataFrame:
+        """The per-item verdict table."""
+        return self.items
+
+    def verdict_counts(self) -> dict[str, int]:
+        """Items per verdict (Correctable, Non-Agreement, Non-Error, Pending)."""
+        counts = self.items["verdict"].value_counts()
+        return {v: int(counts.get(v, 0)) for v in (CORRECTABLE, NON_AGREEMENT, NON_ERROR,
+                                                   PENDING)}
+
+    def summary(self) -> dict[str, Any]:
+        """A JSON-ready summary (reviewer table and precision curve included)."""
+        def clean(value: Any) -> Any:
+            if isinstance(value, float) and math.isnan(value):
+                return None
+            if isinstance(value, np.generic):
+                return clean(value.item())
+            return value
+
+        def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+            return [{k: clean(v) for k, v in r.items()} for r in frame.to_dict("records")]
+
+        return {
+            "n_items": len(self.items),
+            "verdicts": self.verdict_counts(),
+            "fleiss_kappa": clean(self.fleiss_kappa),
+            "n_kappa_items": self.n_kappa_items,
+            "precision": None if self.verified is None else self.verified.to_dict(),
+            "n_flagged": self.n_flagged,
+            "selection": self.selection,
+            "reviewers": records(self.reviewers),
+            "precision_at_k": records(self.precision_at_k),
+        }
+
+
+def _kappa(votes: pd.DataFrame, categories: list[str]) -> tuple[float, int]:
+    from labelaudit.agreement import fleiss_kappa
+
+    counted = votes[votes["answer"] != UNSURE]
+    if counted.empty:
+        return float("nan"), 0
+    table = pd.crosstab(counted["item_pk"], counted["answer"]).reindex(
+        columns=categories, fill_value=0)
+    table = table[table.sum(axis=1) >= 2]
+    if table.empty:
+        return float("nan"), 0
+    return float(fleiss_kappa(table.to_numpy())), len(table)
+
+
+def _reviewer_stats(answers: pd.DataFrame, reviewers: pd.DataFrame,
+                    items: pd.DataFrame, majority: dict[int, str]) -> pd.DataFrame:
+    rows = []
+    known = dict(zip(items["item_pk"], items["known_label"], strict=True))
+    for reviewer in reviewers.itertuples():
+        if reviewer.role != "reviewer":
+            continue
+        mine = answers[answers["reviewer_pk"] == reviewer.reviewer_pk]
+        review = mine[mine["kind"] == "review"]
+        quals = mine[mine["kind"] == "qualification"]
+        sentinels = mine[mine["kind"] == "sentinel"]
+        decided = review[review["item_pk"].isin(list(majority))]
+        agree = (decided["answer"] == decided["item_pk"].map(majority))
+        correct = lambda block: (block["answer"] == block["item_pk"].map(known)).mean()  # noqa
+        rows.append({
+            "reviewer": reviewer.name,
+            "status": reviewer.status,
+            "status_reason": reviewer.status_reason,
+            "source": reviewer.source,
+            "n_answers": len(review),
+            "n_excluded": int(review["excluded"].sum()),
+            "qualification_score": float(correct(quals)) if len(quals) else np.nan,
+            "n_sentinels": len(sentinels),
+            "sentinel_accuracy": float(correct(sentinels)) if len(sentinels) else np.nan,
+            "agreement_with_majority": float(agree.mean()) if len(agree) else np.nan,
+            "median_seconds": float(mine["seconds"].dropna().median())
+            if mine["seconds"].notna().any() else np.nan,
+        })
+    return pd.DataFrame(rows, columns=[
+        "reviewer", "status", "status_reason", "source", "n_answers", "n_excluded",
+        "qualification_score", "n_sentinels", "sentinel_accuracy", "agreement_with_majority",
+        "median_seconds"])
+
+
+def _precision_curve(items: pd.DataFrame, confirmed: pd.Series, confidence: float,
+                     ) -> pd.DataFrame:
+    from labelaudit.metrics import verified_precision
+
+    decided = (items["verdict"] != PENDING).to_numpy()
+    n_verified = np.cumsum(decided)
+    n_confirmed = np.cumsum(decided & confirmed.to_numpy())
+    rows = []
+    for k, (nv, nc) in enumerate(zip(n_verified, n_confirmed, strict=True), start=1):
+        if nv == 0:
+            rows.append((k, 0, 0, np.nan, np.nan, np.nan))
+            continue
+        vp = verified_precision(int(nc), int(nv), confidence=confidence)
+        rows.append((k, int(nv), int(nc), vp.precision, vp.ci_low, vp.ci_high))
+    return pd.DataFrame(rows, columns=["k", "n_verified", "n_confirmed", "precision", "ci_low",
+                                       "ci_high"])
+
+
+def review_results(
+    store: ReviewStore | str | Path,
+    *,
+    confidence: float = 0.95,
+    count_non_agreement: bool = True,
+) -> ReviewResults:
+    """Compute verdicts and statistics from a review project.
+
+    Parameters
+    ----------
+    store : ReviewStore or path
+        The project.
+    confidence : float, default=0.95
+        Level of the Clopper-Pearson intervals.
+    count_non_agreement : bool, default=True
+        Count Non-Agreement items as confirmed errors in the precision (the 2022
+        paper's convention); False counts Correctable items only.
+
+    Returns
+    -------
+    ReviewResults
+    """
+    from labelaudit.metrics import verified_precision
+
+    store = store if isinstance(store, ReviewStore) else ReviewStore.open(store)
+    config = store.config
+    items = store.items_frame()
+    answers = store.answers_frame()
+    reviewers = store.reviewers_frame()
+    review_items = items[items["kind"] == "review"].sort_values("position")
+    counted = answers[(answers["kind"] == "review") & (answers["excluded"] == 0)]
+    annotations = pd.DataFrame({"item_id": counted["item_pk"].to_numpy(),
+                                "annotator_id": counted["reviewer_pk"].to_numpy(),
+                                "label": counted["answer"].to_numpy()})
+    given = pd.Series(review_items["given_label"].to_numpy(),
+                      index=review_items["item_pk"].to_numpy())
+    table = verdicts_from_annotations(annotations, given, n_reviewers=config.n_reviewers,
+                                      majority=config.majority)
+    majority = {int(pk): label for pk, label in
+                zip(table["item_id"], table["majority_label"], strict=True) if label is not None}
+    out = pd.DataFrame({
+        "id": review_items["item_id"].to_numpy(),
+        "text": review_items["text"].to_numpy(),
+        "text_pair": review_items["text_pair"].to_numpy(),
+        "label": None,
+        "suggested_label": None,
+        "score": review_items["score"].to_numpy(dtype=float),
+        "rank": review_items["rank"].astype("int64").to_numpy(),
+        "verdict": table["verdict"].to_numpy(),
+        "majority_label": None,
+        "is_error": table["is_error"].to_numpy(),
+        "n_votes": table["n_votes"].to_numpy(),
+        "n_given": table["n_given"].to_numpy(),
+        "n_unsure": table["n_unsure"].to_numpy(),
+        "votes": table["votes"].to_numpy(),
+    }, columns=_ITEM_COLUMNS)
+    for column, stored in (("label", review_items["given_label"]),
+                           ("suggested_label", review_items["suggested_label"]),
+                           ("majority_label", table["majority_label"])):
+        # labels keep the user's type (integers stay integers next to missing values)
+        out[column] = pd.Series([config.label_value(v) for v in stored], index=out.index,
+                                dtype=object)
+    if out["text_pair"].isna().all():
+        out = out.drop(columns="text_pair")
+    confirmed = (out["verdict"] == CORRECTABLE) | (
+        (out["verdict"] == NON_AGREEMENT) if count_non_agreement else False)
+    curve = _precision_curve(out, confirmed, confidence)
+    n_decided = int((out["verdict"] != PENDING).sum())
+    verified = None
+    if n_decided:
+        n_conf = int((confirmed & (out["verdict"] != PENDING)).sum())
+        n_flagged = config.n_flagged if (config.n_flagged or 0) >= n_decided else None
+        verified = verified_precision(n_conf, n_decided, confidence=confidence,
+                                      n_flagged=n_flagged)
+    kappa, n_kappa = _kappa(counted, [*config.class_keys, "none of these"])
+    stats = _reviewer_stats(answers, reviewers, items, majority)
+    return ReviewResults(items=out, reviewers=stats, precision_at_k=curve, fleiss_kappa=kappa,
+                         n_kappa_items=n_kappa, verified=verified, n_flagged=config.n_flagged,
+                         selection=config.selection, confidence=confidence)
