@@ -80,3 +80,15 @@ def make_topic_frame(n_per_class: int = 20, *, seed: int = 0, n_errors: int = 0,
 @pytest.fixture
 def topic_frame():
     return make_topic_frame(20, n_errors=4)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_embedding_cache(tmp_path_factory):
+    """Keep tests out of the user's embedding cache."""
+    previous = os.environ.get("LABELAUDIT_CACHE")
+    os.environ["LABELAUDIT_CACHE"] = str(tmp_path_factory.mktemp("labelaudit-cache"))
+    yield
+    if previous is None:
+        os.environ.pop("LABELAUDIT_CACHE", None)
+    else:
+        os.environ["LABELAUDIT_CACHE"] = previous

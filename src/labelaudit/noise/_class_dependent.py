@@ -1,0 +1,138 @@
+"""Class-dependent label noise from a row-stochastic noise matrix."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from labelaudit._errors import InvalidParameterError
+from labelaudit.noise._common import Flips, NoiseData, Shortfall, allocate
+
+__all__ = ["check_noise_matrix", "class_dependent_flips", "random_noise_matrix"]
+
+
+def random_noise_matrix(n_classes: int, rate: float, rng: np.random.Generator) -> np.ndarray:
+    """Draw a row-stochastic noise matrix of shape (n_classes, n_classes) with mean rate ``rate``.
+
+    Row ``i`` flips with probability ``p_i = min(1, rate * K * d_i)``, where
+    ``d ~ Dirichlet(1, ..., 1)``, so the classes differ in how noisy they are; its flips
+    go to the other classes in proportions drawn from ``Dirichlet(1, ..., 1)``.
+
+    Examples
+    --------
+    >>> matrix = random_noise_matrix(3, 0.1, np.random.default_rng(0))
+    >>> matrix.shape, bool(np.allclose(matrix.sum(axis=1), 1))
+    ((3, 3), True)
+    """
+    if n_classes < 2:
+        return np.ones((n_classes, n_classes))
+    flip = np.minimum(1.0, rate * n_classes * rng.dirichlet(np.ones(n_classes)))
+    matrix = np.zeros((n_classes, n_classes))
+    for i in range(n_classes):
+        others = [j for j in range(n_classes) if j != i]
+        matrix[i, others] = flip[i] * rng.dirichlet(np.ones(n_classes - 1))
+        matrix[i, i] = 1.0 - flip[i]
+    return matrix
+
+
+def _key(value: object) -> str:
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return str(value)
+
+
+def check_noise_matrix(matrix: np.ndarray | pd.DataFrame, classes: np.ndarray) -> np.ndarray:
+    """Validate a noise matrix ``T[i, j] = P(noisy label j | clean label i)``.
+
+    A DataFrame is aligned by its index (clean classes) and columns (noisy classes) with
+    ``classes``; an array must already be in the order of ``classes``.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame([[0.1, 0.9], [1.0, 0.0]], index=["b", "a"], columns=["a", "b"])
+    >>> check_noise_matrix(frame, np.array(["a", "b"])).tolist()
+    [[1.0, 0.0], [0.1, 0.9]]
+    """
+    n_classes = len(classes)
+    if isinstance(matrix, pd.DataFrame):
+        wanted = [_key(c) for c in np.asarray(classes).tolist()]
+        rows = {_key(r): i for i, r in enumerate(matrix.index.tolist())}
+        cols = {_key(c): j for j, c in enumerate(matrix.columns.tolist())}
+        missing = sorted({w for w in wanted if w not in rows or w not in cols})
+        if missing:
+            raise InvalidParameterError(
+                f"the noise matrix has no row or column for the classes {missing}; it needs "
+                f"one row and one column per class of {wanted} (row = clean, column = noisy)"
+            )
+        extra = sorted((set(rows) | set(cols)) - set(wanted))
+        if extra:
+            raise InvalidParameterError(
+                f"the noise matrix names classes that are not labels of the data: {extra}")
+        values = matrix.to_numpy()
+        try:
+            matrix = np.asarray(values[np.ix_([rows[w] for w in wanted],
+                                              [cols[w] for w in wanted])], dtype=float)
+        except (TypeError, ValueError):
+            raise InvalidParameterError("the noise matrix must hold numbers") from None
+    else:
+        matrix = np.asarray(matrix, dtype=float)
+    if matrix.shape != (n_classes, n_classes):
+        raise InvalidParameterError(
+            f"the noise matrix must have shape ({n_classes}, {n_classes}), one row and column "
+            f"per class; got {matrix.shape}"
+        )
+    if not np.all(np.isfinite(matrix)) or matrix.min(initial=0.0) < 0:
+        raise InvalidParameterError("the noise matrix must hold finite, non-negative numbers")
+    sums = matrix.sum(axis=1)
+    bad = np.flatnonzero(np.abs(sums - 1) > 1e-6)
+    if len(bad):
+        raise InvalidParameterError(
+            "every row of the noise matrix must sum to 1 (row = clean class, column = noisy "
+            f"class); rows {np.asarray(classes)[bad].tolist()} sum to {sums[bad].round(4).tolist()}"
+        )
+    return matrix
+
+
+def class_dependent_flips(data: NoiseData, eligible: np.ndarray, count: int,
+                          rng: np.random.Generator) -> Flips:
+    """Flip exactly ``count`` items following the noise matrix ``T``.
+
+    ``T[i, j] = P(y~ = j | y = i)`` is the class-conditional noise model of Angluin &
+    Laird (1988) and Natarajan et al. (2013), the "class-based noise" of Chong, Hong &
+    Manning (2022, table 5). To hit the count exactly, class ``i`` gets a share of the
+    flips proportional to ``n_i (1 - T[i, i])`` (its expected number of flips under
+    ``T``), and its flips are split among the other classes in proportion to ``T[i, j]``,
+    each by largest-remainder rounding; the items are drawn at random within their class.
+
+    References
+    ----------
+    Chong, Hong & Manning (2022), Detecting Label Errors by using Pre-Trained Language
+    Models, section 4 and appendix B. Natarajan et al. (2013), Learning with Noisy Labels.
+    """
+    matrix = data.noise_matrix
+    if matrix is None:  # pragma: no cover - inject_noise always sets one
+        raise InvalidParameterError("class-dependent noise needs a noise matrix")
+    labels, k = data.labels, data.n_classes
+    sizes = np.bincount(labels[eligible], minlength=k)
+    flip = 1.0 - np.diag(matrix)
+    caps = np.where(flip > 1e-12, sizes, 0)
+    if count > caps.sum():
+        raise Shortfall(int(caps.sum()), "classes the noise matrix never flips are left out")
+    per_class = allocate(count, sizes * flip, caps)
+    items, new = [], []
+    for i in range(k):
+        if per_class[i] == 0:
+            continue
+        pool = np.flatnonzero(eligible & (labels == i))
+        chosen = rng.choice(pool, size=per_class[i], replace=False)
+        others = np.array([j for j in range(k) if j != i])
+        targets = np.repeat(others, allocate(int(per_class[i]), matrix[i, others]))
+        items.append(chosen)
+        new.append(rng.permutation(targets))
+    if not items:
+        return Flips.of(np.zeros(0, np.int64), np.zeros(0, np.int64))
+    items_arr, new_arr = np.concatenate(items), np.concatenate(new)
+    order = np.argsort(items_arr)
+    return Flips.of(items_arr[order], new_arr[order])

@@ -1,0 +1,139 @@
+"""The result of a noise injection: noisy labels, what changed, and achieved rates."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["NoiseResult"]
+
+
+@dataclass(frozen=True)
+class NoiseResult:
+    """Noisy labels and a record of every change.
+
+    Attributes
+    ----------
+    labels : ndarray of shape (n_samples,)
+        The noisy labels, as values of ``classes``.
+    clean_labels : ndarray of shape (n_samples,)
+        The labels before noising.
+    is_noisy : ndarray of bool, shape (n_samples,)
+        Items that were noised (label flipped, or text swapped with ``swap_input``).
+    noise_method : ndarray of object, shape (n_samples,)
+        The method that noised each item; None for clean items.
+    classes : ndarray of shape (n_classes,)
+        The label set.
+    ids : ndarray of shape (n_samples,)
+        Item ids (row numbers unless given).
+    text_source : ndarray of int, shape (n_samples,)
+        Row whose text replaced this item's (``swap_input``); -1 where the text is kept.
+    sources : ndarray of object or None
+        Noise source of each item (from its clean class), when sources were given.
+    split : ndarray or None
+        Split of each item, when given.
+    similarity : ndarray or None
+        Hardness ``s_x`` of every item (instance-dependent noise only).
+    target_matrix : ndarray of shape (n_classes, n_classes) or None
+        The noise matrix class-dependent noise followed (given or drawn).
+    rate : float or None
+        The requested rate (None: crowd-majority with every disagreement).
+    recipe : tuple of (str, float)
+        The methods and their shares of the noised items.
+    random_state : int or None
+    """
+
+    labels: np.ndarray
+    clean_labels: np.ndarray
+    is_noisy: np.ndarray
+    noise_method: np.ndarray
+    classes: np.ndarray
+    ids: np.ndarray
+    text_source: np.ndarray
+    sources: np.ndarray | None
+    split: np.ndarray | None
+    similarity: np.ndarray | None
+    target_matrix: np.ndarray | None
+    rate: float | None
+    recipe: tuple[tuple[str, float], ...]
+    random_state: int | None
+
+    @property
+    def n_noisy(self) -> int:
+        """Number of noised items."""
+        return int(self.is_noisy.sum())
+
+    @property
+    def achieved_rate(self) -> float:
+        """Share of items noised."""
+        return self.n_noisy / len(self.labels) if len(self.labels) else 0.0
+
+    @property
+    def transition_counts(self) -> np.ndarray:
+        """Counts of (clean class, noisy class), shape (n_classes, n_classes)."""
+        index = {v: i for i, v in enumerate(self.classes.tolist())}
+        clean = np.array([index[v] for v in self.clean_labels.tolist()], dtype=np.int64)
+        noisy = np.array([index[v] for v in self.labels.tolist()], dtype=np.int64)
+        counts = np.zeros((len(self.classes), len(self.classes)), dtype=np.int64)
+        np.add.at(counts, (clean, noisy), 1)
+        return counts
+
+    @property
+    def noise_matrix(self) -> np.ndarray:
+        """The achieved noise matrix ``P(noisy = j | clean = i)``, shape (n_classes, n_classes).
+
+        Rows of classes with no items are the identity row.
+        """
+        counts = self.transition_counts.astype(float)
+        totals = counts.sum(axis=1, keepdims=True)
+        empty = totals[:, 0] == 0
+        counts[empty] = np.eye(len(self.classes))[empty]
+        totals[empty] = 1.0
+        return counts / totals
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per item: ``id, label, clean_label, is_noisy, noise_method`` and, when
+        present, ``noise_source``, ``split`` and ``text_from`` (id of the swapped-in text)."""
+        frame = pd.DataFrame({
+            "id": self.ids,
+            "label": self.labels,
+            "clean_label": self.clean_labels,
+            "is_noisy": self.is_noisy,
+            "noise_method": self.noise_method,
+        })
+        if self.sources is not None:
+            frame["noise_source"] = self.sources
+        if self.split is not None:
+            frame["split"] = self.split
+        if (self.text_source >= 0).any():
+            frame["text_from"] = pd.Series(
+                [self.ids[j] if j >= 0 else None for j in self.text_source.tolist()],
+                dtype=object)
+        return frame
+
+    def summary(self) -> pd.DataFrame:
+        """Achieved rates overall, per clean class, per method, per source and per split.
+
+        Columns ``by`` (``overall``, ``class``, ``method``, ``source``, ``split``),
+        ``value``, ``n_items``, ``n_noisy`` and ``rate`` (``n_noisy / n_items``). A method's
+        ``n_items`` is the whole dataset, so its rates add up to the overall rate.
+        """
+        n = len(self.labels)
+        rows: list[tuple[str, object, int, int]] = [("overall", "all", n, self.n_noisy)]
+        for value in self.classes.tolist():
+            members = self.clean_labels == value
+            rows.append(("class", value, int(members.sum()), int(self.is_noisy[members].sum())))
+        for method, _ in self.recipe:
+            rows.append(("method", method, n, int((self.noise_method == method).sum())))
+        for by, groups in (("source", self.sources), ("split", self.split)):
+            if groups is None:
+                continue
+            for value in pd.unique(pd.Series(groups, dtype=object)).tolist():
+                members = np.asarray([g == value for g in groups.tolist()])
+                rows.append((by, value, int(members.sum()), int(self.is_noisy[members].sum())))
+        frame = pd.DataFrame(rows, columns=["by", "value", "n_items", "n_noisy"])
+        frame["value"] = frame["value"].astype(object)
+        frame["rate"] = frame["n_noisy"] / frame["n_items"].where(frame["n_items"] > 0, 1)
+        return frame
