@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
@@ -38,14 +37,12 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     torch.set_num_threads(1)
+    from benchmarks.datasets import read_raw
     from labelaudit.agreement import aggregate, gold_standard, nested_to_long
-    from labelaudit.io import read_table
 
-    path = Path(args.data_root) / "snow2008_rte" / "rte.jsonl"
-    if not path.exists():
-        print(f"missing {path}; nothing to do", file=sys.stderr)
+    frame = read_raw("snow2008_rte", args.data_root)
+    if frame is None:
         return 1
-    frame = read_table(path)
     long = nested_to_long(frame, item="id", annotations="annotator_labels")
     expert = dict(zip(frame["id"], frame["true_label"], strict=True))
 

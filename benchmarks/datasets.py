@@ -6,13 +6,14 @@ root, and a dataset whose file is missing is skipped.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["DatasetSpec", "Dataset", "SPECS", "load", "subsample"]
+__all__ = ["DatasetSpec", "Dataset", "SPECS", "load", "read_raw", "subsample"]
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,17 @@ def load(spec: DatasetSpec, data_root: Path) -> Dataset | None:
     frame = raw[list(columns)].rename(columns=columns).reset_index(drop=True)
     is_error = raw[spec.is_error].fillna(False).astype(bool).to_numpy()
     return Dataset(spec, frame, is_error)
+
+
+def read_raw(name: str, data_root: str | Path) -> pd.DataFrame | None:
+    """Read a dataset's file with all its columns, or say on stderr that it is missing."""
+    from labelaudit.io import read_table
+
+    path = Path(data_root) / SPECS[name].path
+    if not path.exists():
+        print(f"missing {path}; nothing to do", file=sys.stderr)
+        return None
+    return read_table(path)
 
 
 def subsample(data: Dataset, *, size: int, n_folds: int = 5, random_state: int = 0) -> Dataset:

@@ -140,13 +140,12 @@ def main(argv: list[str] | None = None) -> int:
 
     torch.set_num_threads(1)
     import labelaudit
-    from labelaudit.io import read_table, write_json
+    from benchmarks.datasets import read_raw
+    from labelaudit.io import write_json
 
-    path = Path(args.data_root) / "snow2008_rte" / "rte.jsonl"
-    if not path.exists():
-        print(f"missing {path}; nothing to do", file=sys.stderr)
+    data = read_raw("snow2008_rte", args.data_root)
+    if data is None:
         return 1
-    data = read_table(path)
     data["id"] = data["id"].astype(str)
     start = time.perf_counter()
     result = labelaudit.scan(data, text="text_a", text_pair="text_b", label="label_single",

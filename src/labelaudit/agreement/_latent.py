@@ -72,6 +72,25 @@ def _check_items(ann: Annotations) -> None:
         )
 
 
+def _prepare(
+    annotations: pd.DataFrame | Annotations,
+    item: str | None,
+    annotator: str | None,
+    label: str | None,
+):
+    """Validate the annotations for a crowd-kit model; return them and ``crowdkit.aggregation``."""
+    ann = to_annotations(annotations, item=item, annotator=annotator, label=label)
+    _check_items(ann)
+    return ann, _import_crowdkit()
+
+
+def _fit_quietly(model, frame: pd.DataFrame) -> None:
+    """Fit a crowd-kit model without its convergence and pandas warnings."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(frame)
+
+
 def dawid_skene(
     annotations: pd.DataFrame | Annotations,
     *,
@@ -110,13 +129,9 @@ def dawid_skene(
     >>> dawid_skene(df).labels.tolist()
     ['x', 'y']
     """
-    ann = to_annotations(annotations, item=item, annotator=annotator, label=label)
-    _check_items(ann)
-    agg = _import_crowdkit()
+    ann, agg = _prepare(annotations, item, annotator, label)
     model = agg.DawidSkene(n_iter=n_iter, tol=tol)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model.fit(_crowdkit_frame(ann))
+    _fit_quietly(model, _crowdkit_frame(ann))
     errors = model.errors_  # index (worker, observed label), columns true label
     priors = model.priors_
     quality = np.full(len(ann.annotators), np.nan)  # type: ignore[arg-type]
@@ -160,13 +175,9 @@ def glad(
     >>> glad(df).labels.tolist()
     ['x', 'y']
     """
-    ann = to_annotations(annotations, item=item, annotator=annotator, label=label)
-    _check_items(ann)
-    agg = _import_crowdkit()
+    ann, agg = _prepare(annotations, item, annotator, label)
     model = agg.GLAD(n_iter=n_iter, tol=tol)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model.fit(_crowdkit_frame(ann))
+    _fit_quietly(model, _crowdkit_frame(ann))
     alphas = model.alphas_
     quality = np.array(
         [float(alphas.get(w, np.nan)) for w in range(len(ann.annotators))]  # type: ignore[arg-type]
@@ -203,14 +214,10 @@ def mace(
     >>> mace(df, n_restarts=1).labels.tolist()
     ['x', 'y']
     """
-    ann = to_annotations(annotations, item=item, annotator=annotator, label=label)
-    _check_items(ann)
-    agg = _import_crowdkit()
+    ann, agg = _prepare(annotations, item, annotator, label)
     frame = _crowdkit_frame(ann)
     model = agg.MACE(n_restarts=n_restarts, n_iter=n_iter, random_state=random_state)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model.fit(frame)
+    _fit_quietly(model, frame)
     _, worker_names = pd.factorize(frame["worker"])  # crowd-kit's worker order
     quality = np.full(len(ann.annotators), np.nan)  # type: ignore[arg-type]
     quality[np.asarray(worker_names, dtype=int)] = model.spamming_[:, 1]

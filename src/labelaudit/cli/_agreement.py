@@ -8,6 +8,8 @@ import math
 import sys
 from pathlib import Path
 
+from labelaudit.cli._common import fraction
+
 ORDER = 40
 
 _EPILOG = """examples:
@@ -45,16 +47,6 @@ class _DefaultMeasureParser(argparse.ArgumentParser):
         if args[0] not in _SUBCOMMANDS and args[0] not in ("-h", "--help"):
             args = ["measure", *args]
         return super().parse_known_args(args, namespace)
-
-
-def _fraction(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {value}")
-    return value
 
 
 def add_parser(subparsers, parents) -> None:
@@ -96,9 +88,9 @@ def add_parser(subparsers, parents) -> None:
     m.add_argument("--min-share", type=float, default=1.0,
                    help="share of votes the top label needs for the gold standard, in (0.5, 1] "
                    "(default: 1, unanimous)")
-    m.add_argument("--confidence", type=_fraction, default=0.95,
+    m.add_argument("--confidence", type=fraction, default=0.95,
                    help="confidence of the intervals and of the noise bound (default: 0.95)")
-    m.add_argument("--p-chance", type=_fraction,
+    m.add_argument("--p-chance", type=fraction,
                    help="chance agreement on a hard item (default: estimated from the labels on "
                    "disagreed items, the paper's footnote 3)")
     m.add_argument("--p-method", choices=["annotators", "pooled"], default="annotators",
@@ -134,10 +126,10 @@ def add_parser(subparsers, parents) -> None:
     )
     c.add_argument("--n", type=int, required=True, help="L, items in the gold standard")
     noise = c.add_mutually_exclusive_group(required=True)
-    noise.add_argument("--noise", type=_fraction, help="gamma, the noise rate (R = round(gamma*L))")
+    noise.add_argument("--noise", type=fraction, help="gamma, the noise rate (R = round(gamma*L))")
     noise.add_argument("--noise-items", type=int, help="R, the number of noise items")
     c.add_argument("--delta", type=int, help="observed difference in correct answers")
-    c.add_argument("--confidence", type=_fraction, default=0.95, help="(default: 0.95)")
+    c.add_argument("--confidence", type=fraction, default=0.95, help="(default: 0.95)")
     c.add_argument("--format", choices=["table", "json"], help="default: table on a terminal")
     c.add_argument("--out", help="write here instead of stdout (atomic)")
     c.set_defaults(handler=run_compare)
@@ -150,9 +142,9 @@ def add_parser(subparsers, parents) -> None:
     )
     nz.add_argument("--n", type=int, required=True, help="items annotated")
     nz.add_argument("--disagreements", "-d", type=int, required=True, help="items disagreed on")
-    nz.add_argument("--p-chance", type=_fraction, required=True,
+    nz.add_argument("--p-chance", type=fraction, required=True,
                     help="chance agreement on a hard item (0.5 for 2 annotators, 2 classes)")
-    nz.add_argument("--confidence", type=_fraction, default=0.95, help="(default: 0.95)")
+    nz.add_argument("--confidence", type=fraction, default=0.95, help="(default: 0.95)")
     nz.add_argument("--format", choices=["table", "json"], help="default: table on a terminal")
     nz.add_argument("--out", help="write here instead of stdout (atomic)")
     nz.set_defaults(handler=run_noise)
@@ -164,10 +156,10 @@ def add_parser(subparsers, parents) -> None:
         "--gamma at --confidence (the inverse of `agreement noise`).",
     )
     t.add_argument("--n", type=int, required=True, help="items annotated")
-    t.add_argument("--p-chance", type=_fraction, required=True,
+    t.add_argument("--p-chance", type=fraction, required=True,
                    help="chance agreement on a hard item")
-    t.add_argument("--gamma", type=_fraction, default=0.05, help="target noise (default: 0.05)")
-    t.add_argument("--confidence", type=_fraction, default=0.95, help="(default: 0.95)")
+    t.add_argument("--gamma", type=fraction, default=0.05, help="target noise (default: 0.05)")
+    t.add_argument("--confidence", type=fraction, default=0.95, help="(default: 0.95)")
     t.add_argument("--format", choices=["table", "json"], help="default: table on a terminal")
     t.add_argument("--out", help="write here instead of stdout (atomic)")
     t.set_defaults(handler=run_tolerate)

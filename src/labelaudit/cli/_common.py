@@ -8,7 +8,18 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["show_progress", "print_table", "warnings_to_stderr"]
+__all__ = ["fraction", "show_progress", "print_table", "warnings_to_stderr"]
+
+
+def fraction(text: str) -> float:
+    """Argparse type of an option that takes a number between 0 and 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {value}")
+    return value
 
 
 def show_progress(args: argparse.Namespace) -> bool:

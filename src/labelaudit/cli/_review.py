@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from labelaudit.cli._common import fraction
+
 ORDER = 60
 
 _DESCRIPTION = """\
@@ -24,16 +26,6 @@ given label) or Non-Agreement (no majority).
   labelaudit review export --db review.sqlite --to label-studio tasks.json
   labelaudit review import --db review.sqlite label_studio_export.json
 """
-
-
-def _fraction(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {value}")
-    return value
 
 
 def _positive(text: str) -> int:
@@ -77,9 +69,9 @@ def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
                    "the first --qualification rows form the qualification test")
     p.add_argument("--qualification", type=_positive,
                    help="qualification questions (default 4 when known items exist, else 0)")
-    p.add_argument("--pass-mark", type=_fraction, default=0.75,
+    p.add_argument("--pass-mark", type=fraction, default=0.75,
                    help="share of qualification answers that must be right (0.75)")
-    p.add_argument("--sentinel-threshold", type=_fraction, default=0.7,
+    p.add_argument("--sentinel-threshold", type=fraction, default=0.7,
                    help="suspend a reviewer whose sentinel accuracy falls below this (0.7)")
     p.add_argument("--min-sentinels", type=_positive, default=3,
                    help="sentinels answered before suspension can apply (3)")
@@ -132,7 +124,7 @@ def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     p.add_argument("--format", choices=("table", "csv", "jsonl"), default="table",
                    help="format on stdout without --out")
     p.add_argument("--summary", help="write reviewers, kappa and precision@k as JSON here")
-    p.add_argument("--confidence", type=_fraction, default=0.95, help="interval level (0.95)")
+    p.add_argument("--confidence", type=fraction, default=0.95, help="interval level (0.95)")
     p.add_argument("--correctable-only", action="store_true",
                    help="count only Correctable items as confirmed errors in the precision")
     p.set_defaults(handler=run_results)

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from numpy.typing import ArrayLike
 
-from labelaudit._errors import InvalidInputError
-from labelaudit.metrics._truth import Unknown, check_truth
+from labelaudit.metrics._truth import Unknown, check_both_classes, check_truth
 
 __all__ = ["loss_wasserstein_distance"]
 
@@ -54,12 +53,9 @@ def loss_wasserstein_distance(
     from scipy.stats import wasserstein_distance
 
     truth = check_truth(is_error, losses, unknown=unknown, name="losses")
-    if truth.n_errors == 0 or truth.n_errors == truth.n_items:
-        kind = "no errors" if truth.n_errors == 0 else "no clean items"
-        raise InvalidInputError(
-            f"the Wasserstein distance needs both erroneous and clean items; the truth has "
-            f"{kind} among its {truth.n_items} items"
-        )
+    check_both_classes(
+        truth, "the Wasserstein distance needs both erroneous and clean items;"
+    )
     losses_ = truth.scores
     return float(wasserstein_distance(losses_[truth.is_error], losses_[~truth.is_error]))
 

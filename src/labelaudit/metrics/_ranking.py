@@ -27,7 +27,14 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from labelaudit._errors import InvalidInputError
-from labelaudit.metrics._truth import Truth, Unknown, check_k, check_n_errors, check_truth
+from labelaudit.metrics._truth import (
+    Truth,
+    Unknown,
+    check_both_classes,
+    check_k,
+    check_n_errors,
+    check_truth,
+)
 
 __all__ = [
     "PrecisionRecallCurve",
@@ -367,13 +374,5 @@ def roc_auc_score(
     from sklearn.metrics import roc_auc_score as sk_roc_auc
 
     truth = check_truth(is_error, scores, unknown=unknown)
-    _require_both_classes(truth, "ROC AUC is")
+    check_both_classes(truth, "ROC AUC is undefined:")
     return float(sk_roc_auc(truth.is_error, -truth.scores))
-
-
-def _require_both_classes(truth: Truth, what: str) -> None:
-    if truth.n_errors == 0 or truth.n_errors == truth.n_items:
-        kind = "no errors" if truth.n_errors == 0 else "no clean items"
-        raise InvalidInputError(
-            f"{what} undefined: the truth has {kind} among its {truth.n_items} items"
-        )

@@ -11,11 +11,10 @@ from labelaudit.metrics._ranking import (
     _curve,
     _denominator,
     _errors_at,
-    _require_both_classes,
     average_precision_score,
     roc_auc_score,
 )
-from labelaudit.metrics._truth import Unknown, check_truth
+from labelaudit.metrics._truth import Unknown, check_both_classes, check_truth
 
 __all__ = ["DetectionReport", "detection_report"]
 
@@ -113,7 +112,7 @@ def detection_report(
     (0.5, 1.0, 0.7917)
     """
     truth = check_truth(is_error, scores, unknown=unknown)
-    _require_both_classes(truth, "detection metrics are")
+    check_both_classes(truth, "detection metrics are undefined:")
     k_err = _denominator(truth, n_errors)
     n = truth.n_items
     found = _errors_at(truth, min(k_err, n))

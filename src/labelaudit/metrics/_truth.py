@@ -13,7 +13,15 @@ from numpy.typing import ArrayLike
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows
 
-__all__ = ["Unknown", "Truth", "check_truth", "check_k", "check_n_errors", "rank_from_ids"]
+__all__ = [
+    "Unknown",
+    "Truth",
+    "check_truth",
+    "check_both_classes",
+    "check_k",
+    "check_n_errors",
+    "rank_from_ids",
+]
 
 Unknown = Literal["exclude", "clean"]
 _UNKNOWN_VALUES = ("exclude", "clean")
@@ -127,6 +135,16 @@ def check_truth(
     if truth.size == 0:
         raise InvalidInputError("no verified items to evaluate")
     return Truth(is_error=truth.astype(bool), scores=values, n_unknown=n_unknown, unknown=unknown)
+
+
+def check_both_classes(truth: Truth, lead: str) -> None:
+    """Raise unless the truth has both errors and clean items.
+
+    The message is ``lead`` followed by what is missing, e.g. ``"ROC AUC is undefined:"``.
+    """
+    if truth.n_errors == 0 or truth.n_errors == truth.n_items:
+        kind = "no errors" if truth.n_errors == 0 else "no clean items"
+        raise InvalidInputError(f"{lead} the truth has {kind} among its {truth.n_items} items")
 
 
 def check_k(k: object, *, name: str = "k") -> int:

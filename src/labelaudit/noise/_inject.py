@@ -13,6 +13,7 @@ import pandas as pd
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.io import encode_labels
 from labelaudit.noise._class_dependent import (
+    _key,
     check_noise_matrix,
     class_dependent_flips,
     random_noise_matrix,
@@ -151,15 +152,8 @@ def _component_counts(totals: np.ndarray, shares: list[float]) -> np.ndarray:
 
 def _sources(sources: Mapping[object, str], classes: np.ndarray, clean: np.ndarray
              ) -> np.ndarray:
-    def key(value: object) -> str:
-        if isinstance(value, np.generic):
-            value = value.item()
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        return str(value)
-
-    mapping = {key(k): v for k, v in sources.items()}
-    names = [key(c) for c in classes.tolist()]
+    mapping = {_key(k): v for k, v in sources.items()}
+    names = [_key(c) for c in classes.tolist()]
     missing = [c for c in names if c not in mapping]
     if missing:
         raise InvalidParameterError(
