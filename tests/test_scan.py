@@ -27,7 +27,11 @@ def test_ensemble_members_and_weights(topic_frame, tiny_st_dir, tmp_path):
                   cache_dir=tmp_path, id="id")
     assert set(result.member_probs) == {"tfidf", "embed"}
     assert sum(result.weights.values()) == pytest.approx(1.0)
-    expected = sum(result.weights[k] * result.member_probs[k] for k in result.member_probs)
+    from labelaudit.detect import apply_temperature
+
+    expected = sum(result.weights[k] * apply_temperature(result.member_probs[k],
+                                                         result.temperatures[k])
+                   for k in result.member_probs)
     np.testing.assert_allclose(result.pred_probs, expected)
     # loss is the first member's (FML); ensemble is the weighted average's (FME)
     np.testing.assert_allclose(result.scores["loss"],
@@ -91,3 +95,13 @@ def test_real_minilm_on_a_few_hundred_items():
     result = scan(frame, id="id")  # defaults: tfidf + embed with the packaged MiniLM
     errors = set(frame.loc[frame["is_error"], "id"])
     assert len(set(result.to_frame().head(20)["id"]) & errors) >= 8
+
+
+def test_chance_level_model_warns():
+    from labelaudit._scan import ChanceLevelWarning
+
+    frame = make_topic_frame(15)
+    rng = np.random.default_rng(0)
+    frame["label"] = rng.permutation(frame["label"].to_numpy())  # labels unrelated to text
+    with pytest.warns(ChanceLevelWarning, match="barely above"):
+        scan(frame, scorers=["tfidf"])

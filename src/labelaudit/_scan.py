@@ -14,7 +14,12 @@ import pandas as pd
 from labelaudit._errors import InvalidParameterError
 from labelaudit.io import TextDataset, prepare_text_dataset, read_table
 
-__all__ = ["METHODS", "DEFAULT_METHOD", "ScanResult", "scan"]
+__all__ = ["METHODS", "DEFAULT_METHOD", "ChanceLevelWarning", "ScanResult", "scan"]
+
+
+class ChanceLevelWarning(UserWarning):
+    """The scorers predict no better than always guessing the most common class."""
+
 
 Method = Literal["loss", "ensemble", "self_confidence", "margin", "entropy", "max_prob",
                  "confident_learning"]
@@ -40,6 +45,8 @@ class ScanResult:
         Each member's out-of-sample probabilities (scorer name, ``#seed`` for repeats).
     weights : dict of str to float
         The ensemble weight of each member.
+    temperatures : dict of str to float
+        The temperature each member was scaled by before averaging (1 = unchanged).
     scores : dict of str to ndarray (n_samples,)
         Label-quality score of every method asked for; lower = more suspect.
     rank_by : str
@@ -61,6 +68,7 @@ class ScanResult:
     pred_probs: np.ndarray
     member_probs: dict[str, np.ndarray]
     weights: dict[str, float]
+    temperatures: dict[str, float]
     scores: dict[str, np.ndarray]
     rank_by: str
     flagged: np.ndarray
@@ -110,7 +118,8 @@ class ScanResult:
 
     def summary(self) -> str:
         """A few lines for a person: items, classes, estimated errors, accuracy, time."""
-        weights = ", ".join(f"{k} {v:.2f}" for k, v in self.weights.items())
+        weights = ", ".join(f"{k} {v:.2f} (T={self.temperatures[k]:.2f})"
+                            for k, v in self.weights.items())
         return (
             f"items: {len(self.labels)}  classes: {len(self.classes)}  mode: {self.mode}\n"
             f"estimated label errors (cleanlab): {self.n_issues_estimate} "
@@ -175,6 +184,21 @@ def _member_probs(
             members[key] = crossfit_pred_probs(seeded, train_features, train.labels, folds,
                                                n_classes=n_classes, progress=progress)
     return members
+
+
+def _warn_if_chance_level(labels: np.ndarray, pred_probs: np.ndarray) -> None:
+    import warnings
+
+    accuracy = float((pred_probs.argmax(axis=1) == labels).mean())
+    majority = float(np.bincount(labels).max() / len(labels))
+    if accuracy < majority + 0.05:
+        warnings.warn(
+            f"out-of-sample accuracy {accuracy:.2f} is barely above always predicting the most "
+            f"common class ({majority:.2f}): the scorers have not learned this task, so the "
+            "ranking is close to random and the estimated error count is unreliable; fit on a "
+            "real training split with --score, or use a model that knows the task (--model)",
+            ChanceLevelWarning, stacklevel=3,
+        )
 
 
 def scan(
@@ -294,6 +318,7 @@ def scan(
         else:
             scores[method] = label_quality_scores(scored.labels, pred_probs,
                                                   method=method)  # type: ignore[arg-type]
+    _warn_if_chance_level(scored.labels, pred_probs)
     order = np.argsort(scores[rank_by], kind="stable")
     flagged = np.zeros(len(scored), dtype=bool)
     if threshold is not None:
@@ -306,7 +331,8 @@ def scan(
     return ScanResult(
         ids=scored.ids, texts=scored.texts, text_pairs=scored.text_pairs, labels=scored.labels,
         classes=train.classes, pred_probs=pred_probs, member_probs=members,
-        weights=dict(zip(members, ensemble.weights.tolist())), scores=scores, rank_by=rank_by,
+        weights=dict(zip(members, ensemble.weights.tolist())),
+        temperatures=dict(zip(members, ensemble.temperatures.tolist())), scores=scores, rank_by=rank_by,
         flagged=flagged, flag_rule=rule, n_issues_estimate=cl.n_issues,
         seconds=time.perf_counter() - started,
         mode="fit-on-train, score-on-test" if target is not None else f"{n_folds}-fold cross-fit",

@@ -49,3 +49,32 @@ def test_confident_learning_perfect_model_flags_nothing():
     labels = np.array([0, 1] * 10)
     probs = np.eye(2)[labels] * 0.98 + 0.01
     assert not confident_learning(labels, probs).is_issue.any()
+
+
+def test_temperature_scaling_sharpens_an_unsure_model_and_keeps_argmax():
+    from labelaudit.detect import temperature_scale
+
+    rng = np.random.default_rng(0)
+    labels = rng.integers(3, size=300)
+    probs = np.full((300, 3), 0.3)
+    probs[np.arange(300), labels] = 0.4  # right but timid
+    scaled, t = temperature_scale(probs, labels)
+    assert t < 1.0
+    assert (scaled.argmax(1) == probs.argmax(1)).all()
+    np.testing.assert_allclose(scaled.sum(1), 1.0)
+
+
+def test_calibrated_weights_do_not_reward_a_soft_member():
+    # a sharp, accurate member and a soft, less accurate one: without calibration log loss
+    # prefers the soft one; after temperature scaling the accurate one wins
+    rng = np.random.default_rng(1)
+    n = 400
+    labels = rng.integers(2, size=n)
+    sharp = np.where(rng.random(n) < 0.95, labels, 1 - labels)
+    sharp_probs = np.eye(2)[sharp] * 0.999 + 0.0005
+    soft = np.where(rng.random(n) < 0.8, labels, 1 - labels)
+    soft_probs = np.eye(2)[soft] * 0.3 + 0.35
+    raw = ensemble_pred_probs([sharp_probs, soft_probs], labels, calibrate=False)
+    calibrated = ensemble_pred_probs([sharp_probs, soft_probs], labels)
+    assert calibrated.weights[0] > raw.weights[0]
+    assert calibrated.temperatures[0] > 1.0 and calibrated.temperatures[1] < 1.0

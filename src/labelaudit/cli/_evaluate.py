@@ -32,7 +32,7 @@ def add_parser(subparsers, parents) -> None:
         help="measure how well a scan's rankings find known label errors",
         description="Join a scan output with a truth file by id and report, for every score "
         "column, AUPR (trapezoidal), average precision, precision and recall at the number "
-        "of errors (P,R@Err%%), recall at twice that (R@2*Err%%) and ROC AUC.",
+        "of errors (P,R@Err%), recall at twice that (R@2*Err%) and ROC AUC.",
         epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("issues", help="the scan output (CSV, TSV, JSONL, JSON, Parquet)")

@@ -19,6 +19,12 @@ __all__ = [
 ]
 
 from labelaudit.detect._confident import ConfidentLearning, confident_learning  # noqa: E402
-from labelaudit.detect._ensemble import Ensemble, ensemble_pred_probs  # noqa: E402
+from labelaudit.detect._ensemble import (  # noqa: E402
+    Ensemble,
+    apply_temperature,
+    ensemble_pred_probs,
+    temperature_scale,
+)
 
-__all__ += ["ConfidentLearning", "Ensemble", "confident_learning", "ensemble_pred_probs"]
+__all__ += ["ConfidentLearning", "Ensemble", "confident_learning", "ensemble_pred_probs",
+            "temperature_scale", "apply_temperature"]

@@ -47,7 +47,7 @@ def encode_texts(
     def compute(batch_keys: list[str]) -> np.ndarray:
         import torch
 
-        st = encoder if encoder is not None else load_sentence_encoder(path)
+        st = encoder if encoder is not None else load_sentence_encoder(path, progress=progress)
         st.max_seq_length = max_length
         inputs = [tuple(k.split("\x1f[SEP]\x1f", 1)) for k in batch_keys] if joint else batch_keys
         use_bf16 = st.device.type == "cpu" and bf16_supported()

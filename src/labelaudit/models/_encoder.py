@@ -68,13 +68,25 @@ def bf16_supported() -> bool:
     return "avx512_bf16" in flags or "amx_bf16" in flags
 
 
-def load_sentence_encoder(model: str | None = None, *, device: str | None = None):
-    """Load a sentence-transformers model (default: packaged all-MiniLM-L6-v2)."""
+def load_sentence_encoder(model: str | None = None, *, device: str | None = None,
+                          progress: bool = False):
+    """Load a sentence-transformers model (default: packaged all-MiniLM-L6-v2).
+
+    Hugging Face's weight-loading bar shows only with ``progress``.
+    """
     from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as hf_logging
 
     torch_setup()
     path = resolve_model_path(model)
-    return SentenceTransformer(path, device=device)
+    was_enabled = hf_logging.is_progress_bar_enabled()
+    if not progress:
+        hf_logging.disable_progress_bar()
+    try:
+        return SentenceTransformer(path, device=device)
+    finally:
+        if was_enabled:
+            hf_logging.enable_progress_bar()
 
 
 def default_cache_dir() -> Path:

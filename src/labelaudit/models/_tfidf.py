@@ -76,7 +76,8 @@ class TfidfScorer(Scorer):
 
         matrix = self._transform(features, fit=True)
         self.n_classes_ = n_classes
-        self.model_ = LogisticRegression(C=self.C, max_iter=2000).fit(matrix, labels)
+        self.model_ = LogisticRegression(C=self.C, solver="newton-cg", tol=1e-3,
+                                         max_iter=1000).fit(matrix, labels)
         return self
 
     def predict_proba(self, features: Any) -> np.ndarray:
