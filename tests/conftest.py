@@ -29,8 +29,8 @@ def tiny_bert_dir(tmp_path_factory):
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
     vocab += sorted({w for words in WORDS.values() for w in words})
     vocab += [str(i) for i in range(100)] + ["a", "the", "and", "of", "is"]
-    (folder / "vocab.txt").write_text("\n".join(vocab) + "\n")
-    tokenizer = BertTokenizerFast(vocab_file=str(folder / "vocab.txt"), do_lower_case=True)
+    # transformers 5 ignores vocab_file here: pass the vocabulary itself
+    tokenizer = BertTokenizerFast(vocab={w: i for i, w in enumerate(vocab)}, do_lower_case=True)
     torch.manual_seed(0)
     config = BertConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=1,
                         num_attention_heads=2, intermediate_size=37,

@@ -78,3 +78,29 @@ def test_calibrated_weights_do_not_reward_a_soft_member():
     calibrated = ensemble_pred_probs([sharp_probs, soft_probs], labels)
     assert calibrated.weights[0] > raw.weights[0]
     assert calibrated.temperatures[0] > 1.0 and calibrated.temperatures[1] < 1.0
+
+
+def test_confident_learning_invariant_to_row_order_and_class_names():
+    rng = np.random.default_rng(0)
+    labels = rng.integers(3, size=90)
+    probs = rng.dirichlet(np.ones(3) * 0.5, size=90)
+    base = confident_learning(labels, probs)
+    perm = rng.permutation(90)
+    shuffled = confident_learning(labels[perm], probs[perm])
+    assert (shuffled.is_issue == base.is_issue[perm]).all()
+    np.testing.assert_allclose(shuffled.scores, base.scores[perm])
+    rename = np.array([2, 0, 1])
+    renamed = np.empty_like(probs)
+    renamed[:, rename] = probs
+    assert (confident_learning(rename[labels], renamed).is_issue == base.is_issue).all()
+
+
+def test_ensemble_is_invariant_to_row_order():
+    rng = np.random.default_rng(0)
+    labels = rng.integers(3, size=60)
+    a, b = rng.dirichlet(np.ones(3), size=60), rng.dirichlet(np.ones(3), size=60)
+    base = ensemble_pred_probs([a, b], labels)
+    perm = rng.permutation(60)
+    shuffled = ensemble_pred_probs([a[perm], b[perm]], labels[perm])
+    np.testing.assert_allclose(shuffled.weights, base.weights, atol=1e-4)
+    np.testing.assert_allclose(shuffled.pred_probs, base.pred_probs[perm], atol=1e-4)

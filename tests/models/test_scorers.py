@@ -93,3 +93,25 @@ def test_make_scorer_ignores_options_a_scorer_does_not_take():
     assert make_scorer("embed", model="x").model == "x"
     with pytest.raises(ValueError, match="unknown scorer"):
         make_scorer("bm25")
+
+
+def test_cache_keys_ending_in_nul_bytes_are_found(tmp_path, monkeypatch):
+    import labelaudit.models._encoder as encoder
+
+    monkeypatch.setattr(encoder, "_text_key", lambda text: text.encode().ljust(16, b"\0"))
+    calls = []
+
+    def compute(texts):
+        calls.append(list(texts))
+        return np.ones((len(texts), 2))
+
+    EmbeddingCache(tmp_path, "m").get_or_compute(["ab", "c"], compute)
+    EmbeddingCache(tmp_path, "m").get_or_compute(["ab", "c"], compute)
+    assert calls == [["ab", "c"]]
+
+
+def test_tiny_tokenizer_knows_its_words(tiny_bert_dir):
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(str(tiny_bert_dir))
+    assert tokenizer.unk_token_id not in tokenizer("match goal pasta")["input_ids"]

@@ -120,8 +120,12 @@ class EmbeddingCache:
                     keys, vectors = data["keys"], data["vectors"]
             except (OSError, ValueError, KeyError):
                 continue  # a damaged shard is ignored, its texts re-encoded
+            if keys.dtype.kind == "S":  # older shards: numpy strips trailing NUL bytes
+                keys = [bytes(k).ljust(16, b"\0") for k in keys]
+            else:
+                keys = [bytes(k) for k in keys]
             for key, vector in zip(keys, vectors):
-                found[bytes(key)] = vector
+                found[key] = vector
         return found
 
     def get_or_compute(self, texts: list[str], compute) -> np.ndarray:
@@ -149,4 +153,5 @@ class EmbeddingCache:
         name = hashlib.sha256(b"".join(keys)).hexdigest()[:16] + ".npz"
         with atomic_path(self.root / name) as tmp:
             with open(tmp, "wb") as handle:
-                np.savez(handle, keys=np.array(keys, dtype="S16"), vectors=vectors)
+                raw = np.frombuffer(b"".join(keys), dtype=np.uint8).reshape(len(keys), 16)
+                np.savez(handle, keys=raw, vectors=vectors)
