@@ -285,6 +285,7 @@ def main(argv: list[str] | None = None) -> int:
 
     token_names = {str(r.get("dataset", "")).split(":")[0] for r in token_rows}
     token_names |= {str(r.get("dataset", "")) for r in token_rows}
+    token_names |= {name.rsplit("_", 1)[0] for name in token_names}  # conll2003_dev_tokens
     if unknown := (wanted or set()) - set(SPECS) - token_names:
         print(f"benchmarks: unknown or unavailable datasets: {', '.join(sorted(unknown))}",
               file=sys.stderr)
