@@ -57,7 +57,8 @@ TOPICS: dict[str, dict[str, list[str]]] = {
         "what": ["a distant exoplanet", "a new species of frog", "gravitational waves",
                  "the genome of an ancient plant", "a black hole merger",
                  "microbes in deep ocean vents", "a comet's icy core",
-                 "proteins that slow ageing", "water on the moon", "a fossil of a feathered dinosaur"],
+                 "proteins that slow ageing", "water on the moon",
+                 "a fossil of a feathered dinosaur"],
     },
     "politics": {
         "who": ["The senate", "The prime minister", "Lawmakers", "The governor",

@@ -47,7 +47,8 @@ def tiny_st_dir(tiny_bert_dir, tmp_path_factory):
 
     folder = tmp_path_factory.mktemp("tiny-st")
     transformer = models.Transformer(str(tiny_bert_dir), max_seq_length=64)
-    dim = getattr(transformer, "get_embedding_dimension", None) or transformer.get_word_embedding_dimension
+    dim = (getattr(transformer, "get_embedding_dimension", None)
+           or transformer.get_word_embedding_dimension)
     pooling = models.Pooling(dim(), pooling_mode="mean")
     SentenceTransformer(modules=[transformer, pooling], device="cpu").save(str(folder))
     return folder

@@ -1,10 +1,10 @@
 import numpy as np
 import pandas as pd
 import pytest
+from tests.conftest import make_topic_frame
 
 from labelaudit import InvalidParameterError, ScanResult, scan
 from labelaudit._scan import METHODS
-from tests.conftest import make_topic_frame
 
 
 def test_scan_finds_planted_errors_and_suggests_true_labels(topic_frame):

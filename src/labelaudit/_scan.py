@@ -331,8 +331,9 @@ def scan(
     return ScanResult(
         ids=scored.ids, texts=scored.texts, text_pairs=scored.text_pairs, labels=scored.labels,
         classes=train.classes, pred_probs=pred_probs, member_probs=members,
-        weights=dict(zip(members, ensemble.weights.tolist())),
-        temperatures=dict(zip(members, ensemble.temperatures.tolist())), scores=scores, rank_by=rank_by,
+        weights=dict(zip(members, ensemble.weights.tolist(), strict=True)),
+        temperatures=dict(zip(members, ensemble.temperatures.tolist(), strict=True)),
+        scores=scores, rank_by=rank_by,
         flagged=flagged, flag_rule=rule, n_issues_estimate=cl.n_issues,
         seconds=time.perf_counter() - started,
         mode="fit-on-train, score-on-test" if target is not None else f"{n_folds}-fold cross-fit",

@@ -4,9 +4,9 @@ import sys
 
 import pandas as pd
 import pytest
+from tests.conftest import make_topic_frame
 
 from labelaudit.cli import main
-from tests.conftest import make_topic_frame
 
 
 def run_cli(*args):

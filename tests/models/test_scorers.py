@@ -1,5 +1,6 @@
 import numpy as np
 import pytest
+from tests.conftest import make_topic_frame
 
 from labelaudit.io import prepare_text_dataset
 from labelaudit.models import (
@@ -11,7 +12,6 @@ from labelaudit.models import (
     encode_texts,
     make_scorer,
 )
-from tests.conftest import make_topic_frame
 
 
 @pytest.fixture

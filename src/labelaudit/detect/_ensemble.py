@@ -121,7 +121,8 @@ def ensemble_pred_probs(
             labels, _ = check_pred_probs(labels, stack[0])
             w = _fit_weights(stack, labels)
         else:
-            raise InvalidParameterError(f"weights must be 'auto', 'equal' or numbers; got {weights!r}")
+            raise InvalidParameterError(
+                f"weights must be 'auto', 'equal' or numbers; got {weights!r}")
     else:
         w = np.asarray(weights, dtype=float)
         if w.shape != (len(members),) or (w < 0).any() or w.sum() <= 0:

@@ -35,7 +35,8 @@ def _read_jsonl(path: Path, text: str) -> pd.DataFrame:
         try:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise InvalidInputError(f"{path}: line {number} is not valid JSON ({exc.msg})") from None
+            raise InvalidInputError(
+                f"{path}: line {number} is not valid JSON ({exc.msg})") from None
         if not isinstance(record, dict):
             raise InvalidInputError(f"{path}: line {number} is not a JSON object")
         records.append(record)
@@ -126,4 +127,5 @@ def read_table(path: str | Path) -> pd.DataFrame:
     try:
         return pd.read_csv(_stdio.StringIO(text), sep=sep, keep_default_na=True)
     except pd.errors.ParserError as exc:
-        raise InvalidInputError(f"{path}: cannot parse as {'TSV' if sep == chr(9) else 'CSV'}: {exc}") from None
+        kind = "TSV" if sep == "\t" else "CSV"
+        raise InvalidInputError(f"{path}: cannot parse as {kind}: {exc}") from None

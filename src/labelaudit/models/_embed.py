@@ -96,7 +96,7 @@ class EmbedScorer(Scorer):
         if data.text_pairs is None:
             return encode_texts(data.texts, **options)
         if self.pair_mode == "joint":
-            return encode_texts(list(zip(data.texts, data.text_pairs)), **options)
+            return encode_texts(list(zip(data.texts, data.text_pairs, strict=True)), **options)
         if self.pair_mode != "features":
             raise InvalidParameterError(
                 f"pair_mode must be 'features' or 'joint'; got {self.pair_mode!r}")

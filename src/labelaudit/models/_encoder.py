@@ -124,7 +124,7 @@ class EmbeddingCache:
                 keys = [bytes(k).ljust(16, b"\0") for k in keys]
             else:
                 keys = [bytes(k) for k in keys]
-            for key, vector in zip(keys, vectors):
+            for key, vector in zip(keys, vectors, strict=True):
                 found[key] = vector
         return found
 
@@ -139,7 +139,7 @@ class EmbeddingCache:
                 unique.setdefault(keys[i], i)
             order = list(unique.values())
             vectors = np.asarray(compute([texts[i] for i in order]), dtype=np.float32)
-            for i, vector in zip(order, vectors):
+            for i, vector in zip(order, vectors, strict=True):
                 known[keys[i]] = vector
             if self.root is not None:
                 self._save([keys[i] for i in order], vectors)

@@ -59,7 +59,7 @@ class FinetuneScorer(Scorer):
     def prepare(self, data: TextDataset, *, progress: bool = False) -> Any:
         pairs = data.text_pairs if data.text_pairs is not None else [None] * len(data)
         self.progress_ = progress
-        return list(zip(data.texts, pairs))
+        return list(zip(data.texts, pairs, strict=True))
 
     def _encode(self, tokenizer: Any, rows: list[tuple[str, str | None]]):
         firsts = [a for a, _ in rows]
