@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from labelaudit.cli._common import print_table, show_progress, warnings_to_stderr
 
@@ -72,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     from labelaudit.io import write_table
 
     methods = list(METHODS) if args.methods == "all" else _list(args.methods)
-    weights: object = args.weights
+    weights: Any = args.weights
     if args.weights not in ("auto", "equal"):
         try:
             weights = [float(w) for w in _list(args.weights)]

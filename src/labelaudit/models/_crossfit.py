@@ -9,7 +9,6 @@ from typing import Any
 import numpy as np
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
-from labelaudit.io import TextDataset
 from labelaudit.models._base import Scorer, take
 
 __all__ = ["make_folds", "crossfit_pred_probs", "fit_score_pred_probs", "FoldWarning"]
@@ -20,7 +19,7 @@ class FoldWarning(UserWarning):
 
 
 def make_folds(labels: np.ndarray, *, n_folds: int = 5, random_state: int | None = 0,
-               classes: Sequence[object] | None = None) -> np.ndarray:
+               classes: np.ndarray | Sequence[object] | None = None) -> np.ndarray:
     """Assign every item to a fold, stratified by label; returns fold ids (n_samples,).
 
     When the smallest class has fewer items than ``n_folds``, the number of folds drops
@@ -92,14 +91,3 @@ def fit_score_pred_probs(
 def _normalise(pred_probs: np.ndarray) -> np.ndarray:
     sums = pred_probs.sum(axis=1, keepdims=True)
     return pred_probs / np.where(sums > 0, sums, 1.0)
-
-
-def cross_val_pred_probs_single(scorer: Scorer, data: TextDataset, *, n_folds: int = 5,
-                                random_state: int | None = 0) -> np.ndarray:
-    """Convenience: prepare features and cross-fit one scorer on a labelled dataset."""
-    if data.labels is None:
-        raise InvalidInputError("the dataset has no labels to cross-fit on")
-    folds = make_folds(data.labels, n_folds=n_folds, random_state=random_state,
-                       classes=data.classes)
-    return crossfit_pred_probs(scorer, scorer.prepare(data), data.labels, folds,
-                               n_classes=len(data.classes))

