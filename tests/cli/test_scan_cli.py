@@ -99,3 +99,22 @@ def test_single_item_class_refused_small_class_warns(tmp_path):
 def test_help_lists_scan():
     proc = run_cli("--help")
     assert proc.returncode == 0 and "scan" in proc.stdout
+
+
+def test_cli_names_match_the_library():
+    from labelaudit._scan import METHODS
+    from labelaudit.cli._scan import _METHODS, _SCORERS
+    from labelaudit.models import SCORERS
+
+    assert _METHODS == METHODS and _SCORERS == SCORERS
+
+
+@pytest.mark.parametrize("flags", [
+    ["--folds", "1"], ["--seeds", "0"], ["--scorers", "bm25"], ["--methods", "loss,nope"],
+    ["--rank-by", "nope"], ["--threshold", "1.5"], ["--top", "-2"], ["--out", "x.xlsx"],
+])
+def test_bad_options_are_usage_errors_caught_before_any_work(data_file, flags, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["scan", str(data_file), *flags])
+    assert stop.value.code == 2
+    assert "error:" in capsys.readouterr().err

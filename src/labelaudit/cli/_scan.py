@@ -6,7 +6,20 @@ import argparse
 import sys
 from typing import Any
 
-from labelaudit.cli._common import print_table, show_progress, warnings_to_stderr
+from labelaudit.cli._common import (
+    at_least,
+    choice_list,
+    fraction,
+    output_file,
+    print_table,
+    show_progress,
+    warnings_to_stderr,
+)
+
+# Kept here rather than imported so that `labelaudit --help` does not load the scan.
+_SCORERS = ("tfidf", "embed", "finetune")
+_METHODS = ("loss", "ensemble", "self_confidence", "margin", "entropy", "max_prob",
+            "confident_learning")
 
 ORDER = 10
 
@@ -32,14 +45,15 @@ def add_parser(subparsers, parents) -> None:
     p.add_argument("--id", help="id column (default: the row number)")
     p.add_argument("--score", metavar="FILE",
                    help="rank this file's items with models fitted on DATA (test-set audit)")
-    p.add_argument("--out", "-o", help="output file; .csv .tsv .jsonl .json or .parquet "
+    p.add_argument("--out", "-o", type=output_file((".csv", ".tsv", ".jsonl", ".json", ".parquet")),
+                   help="output file; .csv .tsv .jsonl .json or .parquet "
                    "(default: a table of the top items on stdout)")
-    p.add_argument("--scorers", default="tfidf,embed",
+    p.add_argument("--scorers", default="tfidf,embed", type=choice_list(_SCORERS),
                    help="comma-separated members: tfidf, embed, finetune (default: tfidf,embed)")
-    p.add_argument("--methods", default="all",
+    p.add_argument("--methods", default="all", type=choice_list(_METHODS, allow_all=True),
                    help="comma-separated ranking methods, or 'all' (default)")
-    p.add_argument("--rank-by", default="ensemble", help="method that orders the output "
-                   "(default: ensemble)")
+    p.add_argument("--rank-by", default="ensemble", choices=_METHODS,
+                   help="method that orders the output (default: ensemble)")
     p.add_argument("--weights", default="auto",
                    help="ensemble weights: auto (fitted to out-of-sample loss), equal, "
                    "or comma-separated numbers")
@@ -47,19 +61,19 @@ def add_parser(subparsers, parents) -> None:
                    "folder (default: the packaged all-MiniLM-L6-v2)")
     p.add_argument("--pair-mode", choices=["features", "joint"],
                    help="how embed encodes sentence pairs (default: features)")
-    p.add_argument("--folds", type=int, default=5, help="cross-fitting folds (default: 5)")
-    p.add_argument("--seeds", type=int, default=1,
+    p.add_argument("--folds", type=at_least(2), default=5, help="cross-fitting folds (default: 5)")
+    p.add_argument("--seeds", type=at_least(1), default=1,
                    help="repeat cross-fitting with this many fold seeds (default: 1)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     flag = p.add_mutually_exclusive_group()
-    flag.add_argument("--top", type=int, help="flag the K most suspect items "
+    flag.add_argument("--top", type=at_least(0), help="flag the K most suspect items "
                       "(default: as many as cleanlab estimates)")
-    flag.add_argument("--threshold", type=float,
+    flag.add_argument("--threshold", type=fraction,
                       help="flag items whose given label has probability below this")
     p.add_argument("--cache-dir", help="embedding cache (default: ~/.cache/labelaudit)")
     p.add_argument("--format", choices=["table", "csv", "jsonl"], default="table",
                    help="stdout format when --out is not given (default: table)")
-    p.add_argument("--show", type=int, default=20, help="rows printed without --out")
+    p.add_argument("--show", type=at_least(0), default=20, help="rows printed without --out")
     p.set_defaults(handler=run)
 
 
@@ -69,10 +83,9 @@ def _list(value: str) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     from labelaudit._errors import InvalidParameterError
-    from labelaudit._scan import METHODS, scan
+    from labelaudit._scan import scan
     from labelaudit.io import write_table
 
-    methods = list(METHODS) if args.methods == "all" else _list(args.methods)
     weights: Any = args.weights
     if args.weights not in ("auto", "equal"):
         try:
@@ -83,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
     with warnings_to_stderr(args):
         result = scan(
             args.data, text=args.text, label=args.label, text_pair=args.text_pair, id=args.id,
-            score=args.score, scorers=_list(args.scorers), methods=methods,
+            score=args.score, scorers=args.scorers, methods=args.methods,
             rank_by=args.rank_by, weights=weights, n_folds=args.folds, n_seeds=args.seeds,
             random_state=args.seed, top=args.top, threshold=args.threshold, model=args.model,
             pair_mode=args.pair_mode, cache_dir=args.cache_dir, progress=show_progress(args),
