@@ -109,3 +109,17 @@ def test_write_conll_round_trip(tmp_path):
     out = write_conll(ds, tmp_path / "out.conll")
     back = read_conll(out)
     assert back.tokens == tokens and back.tags == tags and back.documents.tolist() == docs
+
+
+def test_conll_with_bom_and_undecodable_bytes(tmp_path):
+    import pytest
+
+    from labelaudit import InvalidInputError
+    from labelaudit.tokens import read_conll
+
+    path = tmp_path / "bom.conll"
+    path.write_bytes("\ufeffJohn B-PER\nruns O\n".encode())
+    assert read_conll(path).tokens == [["John", "runs"]]
+    path.write_bytes(b"John B-PER\n\nM\xfcller B-PER\n")
+    with pytest.raises(InvalidInputError, match="undecodable bytes at line 3"):
+        read_conll(path)

@@ -1,7 +1,7 @@
 """Readers, writers and validation of the tables labelaudit works on."""
 
 from labelaudit.io._dataset import TextDataset, encode_labels, prepare_text_dataset
-from labelaudit.io._read import read_table
+from labelaudit.io._read import read_table, read_text
 from labelaudit.io._write import atomic_path, write_json, write_table
 
 __all__ = [
@@ -10,6 +10,7 @@ __all__ = [
     "encode_labels",
     "prepare_text_dataset",
     "read_table",
+    "read_text",
     "write_json",
     "write_table",
 ]

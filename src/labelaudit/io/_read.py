@@ -10,13 +10,24 @@ import pandas as pd
 
 from labelaudit._errors import InvalidInputError
 
-__all__ = ["read_table", "TABLE_SUFFIXES"]
+__all__ = ["read_table", "read_text", "TABLE_SUFFIXES"]
 
 TABLE_SUFFIXES = (".csv", ".tsv", ".tab", ".txt", ".jsonl", ".ndjson", ".json", ".parquet", ".pq")
 
 
-def _decode(path: Path) -> str:
-    raw = path.read_bytes()
+def read_text(path: str | Path) -> str:
+    """The text of a UTF-8 file (a byte-order mark is dropped), or a one-line error.
+
+    A missing file and undecodable bytes (with their line number) are
+    :class:`InvalidInputError`.
+    """
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise InvalidInputError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise InvalidInputError(f"{path}: is a folder, not a file") from None
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -109,7 +120,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
             f"{path}: unknown file type {suffix or '(none)'!r}; use one of "
             ".csv .tsv .jsonl .json .parquet or a datasets folder"
         )
-    text = _decode(path)
+    text = read_text(path)
     if not text.strip():
         raise InvalidInputError(f"{path}: the file is empty")
     if suffix in (".jsonl", ".ndjson"):

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
+from labelaudit.io._read import read_text
 from labelaudit.tokens._schemes import (
     SCHEMES,
     Scheme,
@@ -226,14 +228,7 @@ def read_conll(
     ([['John', 'runs'], ['Paris']], [['B-PER', 'O'], ['B-LOC']], [0, 0], 'iob2')
     """
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InvalidInputError(f"{path}: no such file") from None
-    except UnicodeDecodeError as exc:
-        raise InvalidInputError(
-            f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})"
-        ) from None
+    text = read_text(path)
     use_tabs = "\t" in text
     tokens: list[list[str]] = []
     tags: list[list[str]] = []
@@ -323,6 +318,23 @@ def read_conll(
     )
 
 
+def _json_lines(path: Path) -> Iterator[tuple[int, Any]]:
+    """Line number and JSON value of each non-blank line of ``path``, in order.
+
+    A line that is not JSON is reported when it is reached, so the caller's own checks of
+    earlier lines come first.
+    """
+    text = read_text(path)
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InvalidInputError(f"{path}, line {number}: not valid JSON ({exc.msg})") from None
+        yield number, record
+
+
 def read_token_jsonl(path: str | Path, *, scheme: Scheme | None = None) -> TokenDataset:
     """Read JSONL with one sentence per line: ``{"tokens": [...], "tags": [...]}``.
 
@@ -338,10 +350,6 @@ def read_token_jsonl(path: str | Path, *, scheme: Scheme | None = None) -> Token
     (['a'], 'bioes', [['B-LOC']])
     """
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InvalidInputError(f"{path}: no such file") from None
     tokens: list[list[str]] = []
     tags: list[list[str]] = []
     ids: list[object] = []
@@ -349,13 +357,7 @@ def read_token_jsonl(path: str | Path, *, scheme: Scheme | None = None) -> Token
     lines: list[int] = []
     doc_ids: dict[str, int] = {}
     has_docs = False
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InvalidInputError(f"{path}, line {number}: not valid JSON ({exc.msg})") from None
+    for number, record in _json_lines(path):
         if not isinstance(record, dict) or "tokens" not in record or "tags" not in record:
             raise InvalidInputError(
                 f"{path}, line {number}: expected an object with 'tokens' and 'tags' lists"

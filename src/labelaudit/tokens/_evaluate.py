@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -11,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
-from labelaudit.tokens._conll import TokenDataset
+from labelaudit.tokens._conll import TokenDataset, _json_lines
 from labelaudit.tokens._issues import TokenIssue
 from labelaudit.tokens._schemes import convert_tags
 
@@ -24,18 +23,8 @@ _REQUIRED = ("id", "tokens", "tags", "score", "token_scores", "issues")
 def read_token_issues(path: str | Path) -> list[dict]:
     """Read the JSONL written by ``labelaudit scan-tokens`` (one record per sentence)."""
     path = Path(path)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise InvalidInputError(f"{path}: no such file") from None
     records = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InvalidInputError(f"{path}, line {number}: not valid JSON ({exc.msg})") from None
+    for number, record in _json_lines(path):
         missing = [k for k in _REQUIRED if not isinstance(record, dict) or k not in record]
         if missing:
             raise InvalidInputError(

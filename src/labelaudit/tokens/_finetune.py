@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from labelaudit.tokens._conll import TokenDataset
-from labelaudit.tokens._vectors import quiet_loading, word_chunks
+from labelaudit.tokens._vectors import quiet_loading, sentence_pieces
 
 __all__ = ["FinetuneTokenScorer"]
 
@@ -70,18 +70,7 @@ class FinetuneTokenScorer:
 
     def _chunks(self, tokenizer, sentences: Sequence[Sequence[str]]):
         """``(sentence, start word, end word)`` pieces that fit in ``max_length``."""
-        limit = self.max_length - 2
-        plain = tokenizer([list(s) for s in sentences], is_split_into_words=True,
-                          add_special_tokens=False)
-        pieces = []
-        for s, words in enumerate(sentences):
-            ids = plain.word_ids(s)
-            if len(ids) <= limit:
-                pieces.append((s, 0, len(words)))
-                continue
-            counts = np.bincount([w for w in ids if w is not None], minlength=len(words))
-            pieces.extend((s, a, b) for a, b in word_chunks(counts.tolist(), limit))
-        return pieces
+        return sentence_pieces(tokenizer, sentences, self.max_length - 2)
 
     def _encode(self, tokenizer, words: list[list[str]]):
         return tokenizer(words, is_split_into_words=True, truncation=True,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 from labelaudit.tokens._schemes import Span
 
@@ -19,15 +19,7 @@ IssueKind = Literal[
     "invalid-sequence",
     "inconsistent-tag",
 ]
-ISSUE_KINDS: tuple[str, ...] = (
-    "wrong-type",
-    "wrong-boundary",
-    "missing-entity",
-    "spurious-entity",
-    "wrong-tag",
-    "invalid-sequence",
-    "inconsistent-tag",
-)
+ISSUE_KINDS: tuple[str, ...] = get_args(IssueKind)
 
 
 @dataclass(frozen=True)

@@ -119,6 +119,27 @@ def word_chunks(word_lengths: Sequence[int], max_subwords: int) -> list[tuple[in
     return chunks
 
 
+def sentence_pieces(
+    tokenizer, sentences: Sequence[Sequence[str]], limit: int
+) -> list[tuple[int, int, int]]:
+    """``(sentence, start word, end word)`` pieces of at most ``limit`` sub-words each.
+
+    A sentence that fits is one piece; a longer one is split by :func:`word_chunks` on the
+    sub-word counts of its words (special tokens not counted).
+    """
+    pieces: list[tuple[int, int, int]] = []
+    plain = tokenizer([list(w) for w in sentences], is_split_into_words=True,
+                      add_special_tokens=False)
+    for s, words in enumerate(sentences):
+        word_ids = plain.word_ids(s)
+        if len(word_ids) <= limit:
+            pieces.append((s, 0, len(words)))
+            continue
+        counts = np.bincount([w for w in word_ids if w is not None], minlength=len(words))
+        pieces.extend((s, a, b) for a, b in word_chunks(counts.tolist(), limit))
+    return pieces
+
+
 def encode_word_vectors(
     sentences: Sequence[Sequence[str]],
     *,
@@ -152,16 +173,7 @@ def encode_word_vectors(
     encoder.eval()
     limit = min(max_length, getattr(tokenizer, "model_max_length", max_length) or max_length) - 2
     # Split sentences into chunks of words that fit; encode chunks sorted by length.
-    pieces: list[tuple[int, int, int]] = []  # (sentence, start word, end word)
-    plain = tokenizer([list(w) for w in sentences], is_split_into_words=True,
-                      add_special_tokens=False)
-    for s, words in enumerate(sentences):
-        word_ids = plain.word_ids(s)
-        if len(word_ids) <= limit:
-            pieces.append((s, 0, len(words)))
-            continue
-        counts = np.bincount([w for w in word_ids if w is not None], minlength=len(words))
-        pieces.extend((s, a, b) for a, b in word_chunks(counts.tolist(), limit))
+    pieces = sentence_pieces(tokenizer, sentences, limit)
     pieces.sort(key=lambda p: p[2] - p[1])
     hidden = encoder.config.hidden_size * len(layers)
     out = [np.zeros((len(words), hidden), dtype=np.float32) for words in sentences]
