@@ -105,3 +105,22 @@ def test_chance_level_model_warns():
     frame["label"] = rng.permutation(frame["label"].to_numpy())  # labels unrelated to text
     with pytest.warns(ChanceLevelWarning, match="barely above"):
         scan(frame, scorers=["tfidf"])
+
+
+def test_mode_reports_the_folds_actually_used_when_a_class_is_small():
+    frame = make_topic_frame(3, n_errors=0)  # 3 items per class: 5 folds become 3
+    from labelaudit.models import FoldWarning
+
+    with pytest.warns(FoldWarning, match="using 3 folds"):
+        result = scan(frame, scorers=["tfidf"], n_folds=5)
+    assert result.mode == "3-fold cross-fit"
+    assert scan(make_topic_frame(10), scorers=["tfidf"], n_folds=4).mode == "4-fold cross-fit"
+
+
+def test_seeds_with_a_score_split_refit_each_member():
+    train = make_topic_frame(10, seed=1)
+    test = make_topic_frame(4, seed=2)
+    result = scan(train, score=test, scorers=["tfidf"], n_seeds=2)
+    assert list(result.member_probs) == ["tfidf", "tfidf#1"]
+    # TF-IDF + logistic regression is deterministic: the repeat is the same model
+    np.testing.assert_allclose(result.member_probs["tfidf"], result.member_probs["tfidf#1"])

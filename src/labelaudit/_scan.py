@@ -156,7 +156,8 @@ def _check_options(methods: Sequence[str], rank_by: str, top: int | None,
 def _member_probs(
     train: TextDataset, target: TextDataset | None, *, scorers: Sequence[str], n_folds: int,
     n_seeds: int, random_state: int | None, progress: bool, options: dict[str, Any],
-) -> dict[str, np.ndarray]:
+) -> tuple[dict[str, np.ndarray], int]:
+    """Each member's out-of-sample probabilities, and the number of folds actually used."""
     from labelaudit.models import (
         crossfit_pred_probs,
         fit_score_pred_probs,
@@ -167,23 +168,25 @@ def _member_probs(
     n_classes = len(train.classes)
     assert train.labels is not None
     members: dict[str, np.ndarray] = {}
+    folds_used = n_folds
     for name in scorers:
         scorer = make_scorer(name, **options)
         train_features = scorer.prepare(train, progress=progress)
-        if target is not None:
-            members[name] = fit_score_pred_probs(
-                scorer, train_features, train.labels, scorer.prepare(target, progress=progress),
-                n_classes=n_classes)
-            continue
+        target_features = None if target is None else scorer.prepare(target, progress=progress)
         for seed in range(n_seeds):
             state = None if random_state is None else random_state + seed
-            folds = make_folds(train.labels, n_folds=n_folds, random_state=state,
-                               classes=train.classes)
             seeded = make_scorer(name, **{**options, "random_state": state})
             key = name if seed == 0 else f"{name}#{seed}"
+            if target_features is not None:  # seeds only change scorers that are random
+                members[key] = fit_score_pred_probs(seeded, train_features, train.labels,
+                                                    target_features, n_classes=n_classes)
+                continue
+            folds = make_folds(train.labels, n_folds=n_folds, random_state=state,
+                               classes=train.classes)
+            folds_used = int(folds.max()) + 1  # fewer than asked when a class is small
             members[key] = crossfit_pred_probs(seeded, train_features, train.labels, folds,
                                                n_classes=n_classes, progress=progress)
-    return members
+    return members, folds_used
 
 
 def _warn_if_chance_level(labels: np.ndarray, pred_probs: np.ndarray) -> None:
@@ -251,7 +254,9 @@ def scan(
     weights : "auto", "equal" or numbers
         Ensemble weights (see :func:`labelaudit.detect.ensemble_pred_probs`).
     n_folds, n_seeds, random_state : int
-        Folds of the cross-fitting; repeats with different folds/seeds (FME members).
+        Folds of the cross-fitting; repeats with different folds and seeds (FME members).
+        With ``score`` there are no folds, and a repeat differs only for scorers that are
+        random (``finetune``).
     top, threshold : optional
         Flag the ``top`` most suspect items, or those whose given label has ensemble
         probability below ``threshold``; by default, as many as cleanlab estimates.
@@ -300,7 +305,7 @@ def scan(
     scored = target if target is not None else train
     assert scored.labels is not None
     options = {"model": model, "pair_mode": pair_mode, "cache_dir": cache_dir}
-    members = _member_probs(train, target, scorers=list(scorers), n_folds=n_folds,
+    members, folds_used = _member_probs(train, target, scorers=list(scorers), n_folds=n_folds,
                             n_seeds=n_seeds, random_state=random_state, progress=progress,
                             options=options)
     ensemble = ensemble_pred_probs(list(members.values()), scored.labels, weights=weights)
@@ -336,5 +341,6 @@ def scan(
         scores=scores, rank_by=rank_by,
         flagged=flagged, flag_rule=rule, n_issues_estimate=cl.n_issues,
         seconds=time.perf_counter() - started,
-        mode="fit-on-train, score-on-test" if target is not None else f"{n_folds}-fold cross-fit",
+        mode=("fit-on-train, score-on-test" if target is not None
+              else f"{folds_used}-fold cross-fit"),
     )

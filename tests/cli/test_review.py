@@ -113,7 +113,7 @@ def test_the_whole_loop(files, capsys):
     # never in place
     assert main(["review", "apply", str(folder / "data.csv"), str(verdicts), "--no-id",
                  "--out", str(folder / "data.csv")]) == 1
-    assert "never writes in place" in capsys.readouterr().err
+    assert "never overwrites an input" in capsys.readouterr().err
     assert (folder / "data.csv").read_bytes() == before
 
 

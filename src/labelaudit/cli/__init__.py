@@ -47,6 +47,50 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# Argument names (``dest``) that hold files a command reads, and files it writes.
+_INPUTS = ("data", "score", "issues", "truth", "input", "realism_input", "verdicts", "file",
+           "scan", "sentinels_file", "annotations_file", "noise_matrix")
+_POSITIONAL = ("data", "issues", "input", "realism_input", "verdicts", "file", "scan")
+_OUTPUTS = ("out", "gold_out", "items_out", "annotators_out", "summary", "plot", "label_config")
+
+
+def _same_file(a: str, b: str) -> bool:
+    from pathlib import Path
+
+    try:
+        return Path(a).resolve() == Path(b).resolve()
+    except OSError:
+        return False
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Refuse an output path that names an input file (or the review project)."""
+    from labelaudit._errors import InvalidParameterError
+
+    in_names, out_names = list(_INPUTS), list(_OUTPUTS)
+    # `review init` creates (or with --overwrite replaces) --db; the other steps read it.
+    (out_names if getattr(args, "review_command", None) == "init" else in_names).append("db")
+    inputs = [(name, getattr(args, name, None)) for name in in_names]
+    written: list[tuple[str, str]] = []
+    for out_name in out_names:
+        out = getattr(args, out_name, None)
+        if not isinstance(out, str):
+            continue
+        for other_name, other in written:
+            if _same_file(out, other):
+                raise InvalidParameterError(
+                    f"--{other_name.replace('_', '-')} and --{out_name.replace('_', '-')} "
+                    f"both write {out}; give them different files")
+        written.append((out_name, out))
+        for in_name, value in inputs:
+            if isinstance(value, str) and _same_file(out, value):
+                what = ("an input file" if in_name in _POSITIONAL
+                        else f"the --{in_name.replace('_', '-')} file")
+                raise InvalidParameterError(
+                    f"{out} (the output) is {what}; labelaudit never overwrites an input: "
+                    f"choose another output file")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit code."""
     parser = build_parser()
@@ -55,15 +99,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
+        _check_outputs(args)
         return int(args.handler(args) or 0)
-    except LabelAuditError as exc:
-        if getattr(args, "debug", False):
-            raise
-        print(f"labelaudit {args.command}: error: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("labelaudit: interrupted", file=sys.stderr)
-        return 130
     except BrokenPipeError:
         # stdout was closed early (``labelaudit ... | head``): not an error of ours.
         import os
@@ -71,3 +108,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    except (LabelAuditError, OSError) as exc:
+        # OSError: an unwritable --out folder, a permission error... one line, like data errors.
+        if getattr(args, "debug", False):
+            raise
+        print(f"labelaudit {args.command}: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("labelaudit: interrupted", file=sys.stderr)
+        return 130
