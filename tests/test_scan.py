@@ -45,6 +45,12 @@ def test_same_seed_same_result_and_seeds_repeat_members(topic_frame):
     pd.testing.assert_frame_equal(a, b)
     repeated = scan(topic_frame, scorers=["tfidf"], n_seeds=3)
     assert list(repeated.member_probs) == ["tfidf", "tfidf#1", "tfidf#2"]
+    assert list(repeated.weights) == ["tfidf"]  # repeats are averaged, then weighted
+    from labelaudit.detect import apply_temperature
+
+    average = np.mean(list(repeated.member_probs.values()), axis=0)
+    np.testing.assert_allclose(repeated.pred_probs,
+                               apply_temperature(average, repeated.temperatures["tfidf"]))
 
 
 def test_row_order_does_not_change_scores(topic_frame):

@@ -44,9 +44,9 @@ class ScanResult:
     member_probs : dict of str to ndarray (n_samples, n_classes)
         Each member's out-of-sample probabilities (scorer name, ``#seed`` for repeats).
     weights : dict of str to float
-        The ensemble weight of each member.
+        The ensemble weight of each scorer (its seed repeats averaged first).
     temperatures : dict of str to float
-        The temperature each member was scaled by before averaging (1 = unchanged).
+        The temperature each scorer was scaled by before averaging (1 = unchanged).
     scores : dict of str to ndarray (n_samples,)
         Label-quality score of every method asked for; lower = more suspect.
     rank_by : str
@@ -308,7 +308,13 @@ def scan(
     members, folds_used = _member_probs(train, target, scorers=list(scorers), n_folds=n_folds,
                             n_seeds=n_seeds, random_state=random_state, progress=progress,
                             options=options)
-    ensemble = ensemble_pred_probs(list(members.values()), scored.labels, weights=weights)
+    # Repeats of one scorer (--seeds) are averaged first, as FME averages seeds; the
+    # weights and temperatures are then fitted per scorer, not per repeat.
+    per_scorer: dict[str, list[np.ndarray]] = {}
+    for key, probs in members.items():
+        per_scorer.setdefault(key.split("#")[0], []).append(probs)
+    scorer_probs = {name: np.mean(runs, axis=0) for name, runs in per_scorer.items()}
+    ensemble = ensemble_pred_probs(list(scorer_probs.values()), scored.labels, weights=weights)
     pred_probs = ensemble.pred_probs
     wanted = list(dict.fromkeys([*methods, rank_by]))
     scores: dict[str, np.ndarray] = {}
@@ -336,8 +342,8 @@ def scan(
     return ScanResult(
         ids=scored.ids, texts=scored.texts, text_pairs=scored.text_pairs, labels=scored.labels,
         classes=train.classes, pred_probs=pred_probs, member_probs=members,
-        weights=dict(zip(members, ensemble.weights.tolist(), strict=True)),
-        temperatures=dict(zip(members, ensemble.temperatures.tolist(), strict=True)),
+        weights=dict(zip(scorer_probs, ensemble.weights.tolist(), strict=True)),
+        temperatures=dict(zip(scorer_probs, ensemble.temperatures.tolist(), strict=True)),
         scores=scores, rank_by=rank_by,
         flagged=flagged, flag_rule=rule, n_issues_estimate=cl.n_issues,
         seconds=time.perf_counter() - started,
