@@ -3,7 +3,7 @@ import pandas as pd
 import pytest
 from tests.conftest import make_topic_frame
 
-from labelaudit import InvalidParameterError, ScanResult, scan
+from labelaudit import InvalidInputError, InvalidParameterError, ScanResult, scan
 from labelaudit._scan import METHODS
 
 
@@ -18,7 +18,8 @@ def test_scan_finds_planted_errors_and_suggests_true_labels(topic_frame):
     assert (top["suggested_label"] == top["id"].map(truth)).all()
     assert frame["rank"].tolist() == list(range(1, len(frame) + 1))
     assert set(frame["label"]) <= {"sport", "food", "tech"}  # the user's label values
-    assert {f"score_{m}" for m in METHODS} <= set(frame.columns)
+    assert {f"score_{m}" for m in METHODS if m != "crowdlab"} <= set(frame.columns)
+    assert "score_crowdlab" not in frame.columns  # it needs annotations
     assert frame["flagged"].sum() == result.n_issues_estimate
 
 
@@ -130,3 +131,57 @@ def test_seeds_with_a_score_split_refit_each_member():
     assert list(result.member_probs) == ["tfidf", "tfidf#1"]
     # TF-IDF + logistic regression is deterministic: the repeat is the same model
     np.testing.assert_allclose(result.member_probs["tfidf"], result.member_probs["tfidf#1"])
+
+
+def _crowd(frame, *, rng, n_annotators=5, accuracy=0.9, with_ids=True):
+    """Annotations for each item: mostly its true label, sometimes another class."""
+    classes = sorted(frame["true_label"].unique())
+    cells = []
+    for truth in frame["true_label"]:
+        votes = []
+        for k in range(n_annotators):
+            label = truth if rng.random() < accuracy else rng.choice(
+                [c for c in classes if c != truth])
+            votes.append({"worker": f"w{k}", "label": str(label)} if with_ids else str(label))
+        cells.append(votes)
+    return cells
+
+
+def test_crowdlab_uses_annotators_and_becomes_the_default_ranking():
+    rng = np.random.default_rng(0)
+    frame = make_topic_frame(15, n_errors=5)
+    # the text cannot tell the classes apart; only the annotators can
+    frame["text"] = [f"item {i} words" for i in range(len(frame))]
+    frame["votes"] = _crowd(frame, rng=rng)
+    result = scan(frame, scorers=["tfidf"], annotations="votes", id="id")
+    assert result.rank_by == "crowdlab"
+    out = result.to_frame()
+    errors = set(frame.loc[frame["is_error"], "id"])
+    majority = {row.id: max(set(v := [x["label"] for x in row.votes]), key=v.count)
+                for row in frame.itertuples()}
+    outvoted = {i for i, label in frame.set_index("id")["label"].items() if majority[i] != label}
+    assert errors <= outvoted  # every planted error is outvoted by the annotators...
+    assert set(out.head(len(outvoted))["id"]) == outvoted  # ...and outvoted labels rank first
+    truth = frame.set_index("id")["true_label"]
+    assert (out["consensus_label"] == out["id"].map(truth)).mean() > 0.9
+    without = scan(frame, scorers=["tfidf"], id="id").to_frame()
+    assert len(set(without.head(5)["id"]) & errors) < 5  # the text alone does not find them
+
+
+def test_crowdlab_accepts_plain_label_lists_and_checks_them():
+    rng = np.random.default_rng(1)
+    frame = make_topic_frame(8, n_errors=2)
+    frame["votes"] = _crowd(frame, rng=rng, with_ids=False)
+    result = scan(frame, scorers=["tfidf"], annotations="votes")
+    assert "crowdlab" in result.scores
+    bad = frame.copy()
+    bad.at[3, "votes"] = ["sport", "weather"]
+    with pytest.raises(InvalidInputError, match="outside the label set"):
+        scan(bad, scorers=["tfidf"], annotations="votes")
+    bad.at[3, "votes"] = []
+    with pytest.raises(InvalidInputError, match="without annotations in row 3"):
+        scan(bad, scorers=["tfidf"], annotations="votes")
+    with pytest.raises(InvalidInputError, match="missing column 'nope'"):
+        scan(frame, scorers=["tfidf"], annotations="nope")
+    with pytest.raises(InvalidParameterError, match="needs several annotators"):
+        scan(frame, scorers=["tfidf"], rank_by="crowdlab")

@@ -11,7 +11,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from labelaudit._errors import InvalidParameterError
+from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.io import TextDataset, prepare_text_dataset, read_table
 
 __all__ = ["METHODS", "DEFAULT_METHOD", "ChanceLevelWarning", "ScanResult", "scan"]
@@ -22,9 +22,9 @@ class ChanceLevelWarning(UserWarning):
 
 
 Method = Literal["loss", "ensemble", "self_confidence", "margin", "entropy", "max_prob",
-                 "confident_learning"]
+                 "confident_learning", "crowdlab"]
 METHODS: tuple[str, ...] = ("loss", "ensemble", "self_confidence", "margin", "entropy",
-                            "max_prob", "confident_learning")
+                            "max_prob", "confident_learning", "crowdlab")
 DEFAULT_METHOD = "ensemble"
 
 
@@ -76,6 +76,7 @@ class ScanResult:
     n_issues_estimate: int
     seconds: float
     mode: str = field(default="cross-fit")
+    consensus_labels: np.ndarray | None = None
 
     @property
     def accuracy(self) -> float:
@@ -113,6 +114,8 @@ class ScanResult:
         frame["rank"] = rank
         for method, values in self.scores.items():
             frame[f"score_{method}"] = values
+        if self.consensus_labels is not None:
+            frame["consensus_label"] = self.classes[self.consensus_labels]
         frame["flagged"] = self.flagged
         return frame.iloc[order].reset_index(drop=True)
 
@@ -135,7 +138,11 @@ def _as_frame(data: pd.DataFrame | str | Path) -> pd.DataFrame:
 
 
 def _check_options(methods: Sequence[str], rank_by: str, top: int | None,
-                   threshold: float | None, n_seeds: int) -> None:
+                   threshold: float | None, n_seeds: int, annotations: str | None) -> None:
+    if annotations is None and "crowdlab" in [*methods, rank_by]:
+        raise InvalidParameterError(
+            "the crowdlab method needs several annotators' labels: give annotations=COLUMN "
+            "(--annotations)")
     unknown = [m for m in methods if m not in METHODS]
     if unknown:
         raise InvalidParameterError(
@@ -213,8 +220,9 @@ def scan(
     id: str | None = None,  # noqa: A002 - mirrors the CLI flag
     score: pd.DataFrame | str | Path | None = None,
     scorers: Sequence[str] = ("tfidf", "embed"),
-    methods: Sequence[str] = METHODS,
-    rank_by: str = DEFAULT_METHOD,
+    methods: Sequence[str] | None = None,
+    rank_by: str | None = None,
+    annotations: str | None = None,
     weights: Literal["auto", "equal"] | Sequence[float] = "auto",
     n_folds: int = 5,
     n_seeds: int = 1,
@@ -244,13 +252,19 @@ def scan(
         A second split to rank with models fitted on all of ``data``.
     scorers : sequence of {"tfidf", "embed", "finetune"}
         The ensemble's members; the first is the single model behind ``loss``.
-    methods : sequence of str
-        Any of ``loss`` (FML, loss under the first scorer), ``ensemble`` (FME, loss under
-        the weighted average of all members), ``self_confidence``, ``margin``,
+    methods : sequence of str, optional
+        Default: every method that applies. Any of ``loss`` (FML, loss under the first
+        scorer), ``ensemble`` (FME, loss under the weighted average of all members),
+        ``self_confidence``, ``margin``,
         ``entropy``, ``max_prob`` (under the ensemble) and ``confident_learning``
-        (cleanlab's ``find_label_issues`` on the ensemble).
-    rank_by : str
-        The method that orders the output (default ``ensemble``).
+        (cleanlab's ``find_label_issues`` on the ensemble), and ``crowdlab`` (cleanlab's
+        CROWDLAB on the ensemble and the annotators' labels; needs ``annotations``).
+    rank_by : str, optional
+        The method that orders the output: ``crowdlab`` when ``annotations`` are given,
+        else ``ensemble``.
+    annotations : str, optional
+        A column of per-item lists of several annotators' labels (plain labels, or
+        ``{"worker": id, "label": value}`` objects), for the ``crowdlab`` method.
     weights : "auto", "equal" or numbers
         Ensemble weights (see :func:`labelaudit.detect.ensemble_pred_probs`).
     n_folds, n_seeds, random_state : int
@@ -286,24 +300,39 @@ def scan(
     0
     """
     from labelaudit.detect import (
+        annotation_matrix,
         confident_learning,
+        crowdlab,
         ensemble_pred_probs,
         label_quality_scores,
     )
 
     started = time.perf_counter()
-    _check_options(methods, rank_by, top, threshold, n_seeds)
+    if methods is None:
+        methods = [m for m in METHODS if m != "crowdlab" or annotations is not None]
+    if rank_by is None:
+        rank_by = "crowdlab" if annotations is not None else DEFAULT_METHOD
+    _check_options(methods, rank_by, top, threshold, n_seeds, annotations)
     if not scorers:
         raise InvalidParameterError("give at least one scorer")
-    train = prepare_text_dataset(_as_frame(data), text=text, label=label, text_pair=text_pair,
+    scored_frame = train_frame = _as_frame(data)
+    train = prepare_text_dataset(train_frame, text=text, label=label, text_pair=text_pair,
                                  id=id)
     target = None
     if score is not None:
-        target = prepare_text_dataset(_as_frame(score), text=text, label=label,
+        scored_frame = _as_frame(score)
+        target = prepare_text_dataset(scored_frame, text=text, label=label,
                                       text_pair=text_pair, id=id, classes=train.classes,
                                       min_classes=1)
     scored = target if target is not None else train
     assert scored.labels is not None
+    crowd_votes = None
+    if annotations is not None:  # checked before any model work
+        if annotations not in scored_frame.columns:
+            raise InvalidInputError(
+                f"missing column {annotations!r} (annotations); the table has "
+                f"{', '.join(map(repr, map(str, scored_frame.columns[:12])))}")
+        crowd_votes = annotation_matrix(scored_frame[annotations], train.classes, scored.ids)
     options = {"model": model, "pair_mode": pair_mode, "cache_dir": cache_dir}
     members, folds_used = _member_probs(train, target, scorers=list(scorers), n_folds=n_folds,
                             n_seeds=n_seeds, random_state=random_state, progress=progress,
@@ -319,6 +348,7 @@ def scan(
     wanted = list(dict.fromkeys([*methods, rank_by]))
     scores: dict[str, np.ndarray] = {}
     cl = confident_learning(scored.labels, pred_probs)
+    crowd = None if crowd_votes is None else crowdlab(scored.labels, pred_probs, crowd_votes)
     for method in wanted:
         if method == "loss":
             scores[method] = label_quality_scores(scored.labels, next(iter(members.values())))
@@ -326,6 +356,9 @@ def scan(
             scores[method] = label_quality_scores(scored.labels, pred_probs, method="loss")
         elif method == "confident_learning":
             scores[method] = cl.scores
+        elif method == "crowdlab":
+            assert crowd is not None
+            scores[method] = crowd.scores
         else:
             scores[method] = label_quality_scores(scored.labels, pred_probs,
                                                   method=method)  # type: ignore[arg-type]
@@ -347,6 +380,7 @@ def scan(
         scores=scores, rank_by=rank_by,
         flagged=flagged, flag_rule=rule, n_issues_estimate=cl.n_issues,
         seconds=time.perf_counter() - started,
+        consensus_labels=None if crowd is None else crowd.consensus_labels,
         mode=("fit-on-train, score-on-test" if target is not None
               else f"{folds_used}-fold cross-fit"),
     )

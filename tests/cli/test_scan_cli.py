@@ -118,3 +118,18 @@ def test_bad_options_are_usage_errors_caught_before_any_work(data_file, flags, c
         main(["scan", str(data_file), *flags])
     assert stop.value.code == 2
     assert "error:" in capsys.readouterr().err
+
+
+def test_annotations_flag_adds_crowdlab(tmp_path):
+    frame = make_topic_frame(8, n_errors=2)
+    frame["votes"] = [[t, t, t] for t in frame["true_label"]]
+    frame.to_json(tmp_path / "crowd.jsonl", orient="records", lines=True)
+    out = tmp_path / "issues.csv"
+    assert main(["scan", str(tmp_path / "crowd.jsonl"), "--id", "id", "--scorers", "tfidf",
+                 "--annotations", "votes", "--out", str(out), "-q"]) == 0
+    issues = pd.read_csv(out)
+    assert {"score_crowdlab", "consensus_label"} <= set(issues.columns)
+    errors = set(frame.loc[frame["is_error"], "id"])
+    assert set(issues.head(2)["id"]) == errors
+    proc = run_cli("scan", tmp_path / "crowd.jsonl", "--rank-by", "crowdlab", "--scorers", "tfidf")
+    assert proc.returncode == 1 and "needs several annotators" in proc.stderr

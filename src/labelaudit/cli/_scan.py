@@ -19,7 +19,7 @@ from labelaudit.cli._common import (
 # Kept here rather than imported so that `labelaudit --help` does not load the scan.
 _SCORERS = ("tfidf", "embed", "finetune")
 _METHODS = ("loss", "ensemble", "self_confidence", "margin", "entropy", "max_prob",
-            "confident_learning")
+            "confident_learning", "crowdlab")
 
 ORDER = 10
 
@@ -50,10 +50,14 @@ def add_parser(subparsers, parents) -> None:
                    "(default: a table of the top items on stdout)")
     p.add_argument("--scorers", default="tfidf,embed", type=choice_list(_SCORERS),
                    help="comma-separated members: tfidf, embed, finetune (default: tfidf,embed)")
-    p.add_argument("--methods", default="all", type=choice_list(_METHODS, allow_all=True),
-                   help="comma-separated ranking methods, or 'all' (default)")
-    p.add_argument("--rank-by", default="ensemble", choices=_METHODS,
-                   help="method that orders the output (default: ensemble)")
+    p.add_argument("--methods", type=choice_list(_METHODS),
+                   help="comma-separated ranking methods (default: every method that applies)")
+    p.add_argument("--rank-by", choices=_METHODS,
+                   help="method that orders the output (default: crowdlab with "
+                   "--annotations, else ensemble)")
+    p.add_argument("--annotations", metavar="COL",
+                   help="column of per-item lists of several annotators' labels (plain labels "
+                   "or {worker, label} objects): adds cleanlab's CROWDLAB as method crowdlab")
     p.add_argument("--weights", default="auto",
                    help="ensemble weights: auto (fitted to out-of-sample loss), equal, "
                    "or comma-separated numbers")
@@ -97,6 +101,7 @@ def run(args: argparse.Namespace) -> int:
         result = scan(
             args.data, text=args.text, label=args.label, text_pair=args.text_pair, id=args.id,
             score=args.score, scorers=args.scorers, methods=args.methods,
+            annotations=args.annotations,
             rank_by=args.rank_by, weights=weights, n_folds=args.folds, n_seeds=args.seeds,
             random_state=args.seed, top=args.top, threshold=args.threshold, model=args.model,
             pair_mode=args.pair_mode, cache_dir=args.cache_dir, progress=show_progress(args),

@@ -1,5 +1,13 @@
 """Ranking and flagging methods over out-of-sample predicted probabilities."""
 
+from labelaudit.detect._confident import ConfidentLearning, confident_learning
+from labelaudit.detect._ensemble import (
+    Ensemble,
+    apply_temperature,
+    ensemble_pred_probs,
+    temperature_scale,
+)
+from labelaudit.detect._multiannotator import CrowdLab, annotation_matrix, crowdlab
 from labelaudit.detect._scores import (
     SCORE_METHODS,
     ScoreMethod,
@@ -11,20 +19,18 @@ from labelaudit.detect._scores import (
 
 __all__ = [
     "SCORE_METHODS",
+    "ConfidentLearning",
+    "CrowdLab",
+    "Ensemble",
     "ScoreMethod",
+    "annotation_matrix",
+    "apply_temperature",
     "check_pred_probs",
+    "confident_learning",
+    "crowdlab",
+    "ensemble_pred_probs",
     "label_quality_scores",
     "per_item_loss",
     "suggest_labels",
+    "temperature_scale",
 ]
-
-from labelaudit.detect._confident import ConfidentLearning, confident_learning  # noqa: E402
-from labelaudit.detect._ensemble import (  # noqa: E402
-    Ensemble,
-    apply_temperature,
-    ensemble_pred_probs,
-    temperature_scale,
-)
-
-__all__ += ["ConfidentLearning", "Ensemble", "confident_learning", "ensemble_pred_probs",
-            "temperature_scale", "apply_temperature"]

@@ -1,0 +1,134 @@
+"""CROWDLAB through cleanlab: combine a model's probabilities with several annotators' labels."""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from labelaudit._errors import InvalidInputError, format_rows
+from labelaudit.detect._scores import check_pred_probs
+
+__all__ = ["CrowdLab", "crowdlab", "annotation_matrix"]
+
+
+@dataclass(frozen=True)
+class CrowdLab:
+    """cleanlab's multi-annotator verdict, turned into a score for the given labels.
+
+    Attributes
+    ----------
+    scores : ndarray of shape (n_samples,)
+        Label-quality score of the given label (lower = more suspect): CROWDLAB's
+        consensus quality score where the consensus equals the given label, and that
+        score minus 2 where it does not (so every such item ranks first).
+    consensus_labels : ndarray of int, shape (n_samples,)
+    consensus_quality : ndarray of shape (n_samples,)
+    annotator_agreement : ndarray of shape (n_samples,)
+        Share of annotators who agree with the consensus.
+    """
+
+    scores: np.ndarray
+    consensus_labels: np.ndarray
+    consensus_quality: np.ndarray
+    annotator_agreement: np.ndarray
+
+
+def annotation_matrix(annotations: pd.Series, classes: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """Per-item annotation lists as an (n_samples, n_annotators) array of class indices.
+
+    Each cell is a list of plain labels or of ``{"worker": id, "label": value}`` objects
+    (JSON text is parsed), as ``labelaudit agreement`` reads them. Without worker ids the
+    k-th label of every item is treated as annotator k. Missing annotations are NaN.
+
+    Examples
+    --------
+    >>> cells = pd.Series([["a", "b"], [{"worker": "w", "label": "b"}]])
+    >>> annotation_matrix(cells, np.array(["a", "b"]), np.arange(2)).tolist()
+    [[0.0, 1.0, nan], [nan, nan, 1.0]]
+    """
+    from labelaudit.agreement import nested_to_long
+
+    frame = pd.DataFrame({"row": np.arange(len(annotations)), "cells": list(annotations)})
+    long = nested_to_long(frame, item="row", annotations="cells")
+    if long.empty:
+        raise InvalidInputError("the annotations column holds no annotations")
+    rows = long["item"].to_numpy(dtype=int)
+    position = long.groupby("item").cumcount()
+    annotator = [f"#{k}" if w is None else f"w:{w}"
+                 for w, k in zip(long["annotator"], position, strict=True)]
+    index = {value: i for i, value in enumerate(np.asarray(classes).tolist())}
+    codes = [index.get(v.item() if isinstance(v, np.generic) else v) for v in long["label"]]
+    unknown = [i for i, c in enumerate(codes) if c is None]
+    if unknown:
+        bad = sorted({str(long["label"].iloc[i]) for i in unknown})
+        raise InvalidInputError(
+            f"annotations use labels outside the label set {np.asarray(classes).tolist()}: "
+            f"{bad[:5]} in {format_rows(pd.unique(ids[rows[unknown]]))}")
+    names = list(dict.fromkeys(annotator))
+    column = {name: j for j, name in enumerate(names)}
+    matrix = np.full((len(annotations), len(names)), np.nan)
+    matrix[rows, [column[a] for a in annotator]] = codes
+    empty = np.isnan(matrix).all(axis=1)
+    if empty.any():
+        raise InvalidInputError(
+            f"items without annotations in {format_rows(ids[empty])}; every item needs at "
+            "least one annotation for the crowdlab method")
+    return matrix
+
+
+def crowdlab(labels: np.ndarray, pred_probs: np.ndarray,
+             labels_multiannotator: np.ndarray) -> CrowdLab:
+    """Score the given labels with CROWDLAB (cleanlab's ``get_label_quality_multiannotator``).
+
+    CROWDLAB estimates a consensus label per item from the annotators' labels and the
+    model's out-of-sample probabilities, weighting each annotator and the model by their
+    estimated quality. A given label that differs from a confident consensus is the most
+    suspect.
+
+    Parameters
+    ----------
+    labels : ndarray of int, shape (n_samples,)
+    pred_probs : ndarray of shape (n_samples, n_classes)
+    labels_multiannotator : ndarray of shape (n_samples, n_annotators)
+        Class indices, NaN where an annotator did not label an item.
+
+    References
+    ----------
+    Goh, Tkachenko & Mueller (2022), CROWDLAB: Supervised learning to infer consensus
+    labels and quality scores for data with multiple annotators.
+
+    Examples
+    --------
+    >>> probs = np.array([[0.8, 0.2], [0.3, 0.7], [0.6, 0.4], [0.2, 0.8]])
+    >>> votes = np.array([[0, 0, 0], [1, 1, 0], [1, 1, 1], [1, 1, 1]], dtype=float)
+    >>> result = crowdlab(np.array([0, 1, 0, 1]), probs, votes)
+    >>> int(np.argmin(result.scores))
+    2
+    """
+    from cleanlab.multiannotator import get_label_quality_multiannotator
+
+    labels, pred_probs = check_pred_probs(labels, pred_probs)
+    matrix = np.asarray(labels_multiannotator, dtype=float)
+    if matrix.shape[0] != len(labels):
+        raise InvalidInputError(
+            f"annotations have {matrix.shape[0]} rows but there are {len(labels)} items")
+    keep = ~np.isnan(matrix).all(axis=0)  # cleanlab refuses annotators without labels
+    frame = pd.DataFrame(matrix[:, keep])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            result = get_label_quality_multiannotator(frame, pred_probs, verbose=False)
+        except ValueError as exc:
+            raise InvalidInputError(f"cleanlab's CROWDLAB refused the annotations: {exc}") from None
+    quality = result["label_quality"]
+    consensus = quality["consensus_label"].to_numpy(dtype=np.int64)
+    score = quality["consensus_quality_score"].to_numpy(dtype=float)
+    return CrowdLab(
+        scores=np.where(consensus == labels, score, score - 2.0),
+        consensus_labels=consensus,
+        consensus_quality=score,
+        annotator_agreement=quality["annotator_agreement"].to_numpy(dtype=float),
+    )
