@@ -26,6 +26,7 @@ class DatasetSpec:
     is_error: str = "is_error"
     id: str = "id"
     note: str = ""
+    annotations: str | None = None  # per-item annotator labels, for the crowdlab row
 
 
 @dataclass(frozen=True)
@@ -46,9 +47,11 @@ SPECS: dict[str, DatasetSpec] = {
         DatasetSpec("labelerrors_20news", "labelerrors_20news/test.jsonl", "text", "label",
                     note="22 verified errors; unchecked items count as clean (a lower bound)"),
         DatasetSpec("chaosnli_snli", "chaosnli_snli/snli.jsonl", "text_a", "label", "text_b",
-                    note="original gold vs majority of 100 ChaosNLI votes"),
+                    note="original gold vs majority of 100 ChaosNLI votes",
+                    annotations="annotator_labels"),
         DatasetSpec("snow2008_rte", "snow2008_rte/rte.jsonl", "text_a", "label", "text_b",
-                    note="crowd majority vote vs expert gold (ties broken to 0)"),
+                    note="crowd majority vote vs expert gold (ties broken to 0)",
+                    annotations="annotator_labels"),
     )
 }
 
@@ -64,6 +67,8 @@ def load(spec: DatasetSpec, data_root: Path) -> Dataset | None:
     columns = {spec.id: "id", spec.text: "text", spec.label: "label"}
     if spec.text_pair:
         columns[spec.text_pair] = "text_pair"
+    if spec.annotations:
+        columns[spec.annotations] = "annotations"
     frame = raw[list(columns)].rename(columns=columns).reset_index(drop=True)
     is_error = raw[spec.is_error].fillna(False).astype(bool).to_numpy()
     return Dataset(spec, frame, is_error)

@@ -3,7 +3,9 @@
 - ``ours``: :func:`labelaudit.scan` with its defaults (members tfidf + embed, 5 folds,
   ``random_state=0``, ranked by the weighted ensemble's loss). Every ranking method the scan
   computes becomes a row (``ours:<method>``); ``ours:default`` is the ranking the scan
-  outputs (its ``rank_by``), and ``ours:embed`` the single embed member's loss.
+  outputs (its ``rank_by``), and ``ours:embed`` the single embed member's loss. Where the
+  data has per-item annotator labels, ``ours:crowdlab (annotations)`` is what
+  ``scan --annotations`` adds: cleanlab's CROWDLAB on the same probabilities.
 - ``cleanlab:same-probs``: ``cleanlab.filter.find_label_issues(labels, pred_probs,
   return_indices_ranked_by="self_confidence")`` on the scan's own ensemble probabilities. It
   returns a flagged list only; the unflagged items tie after it (:func:`rank_from_ids`).
@@ -134,6 +136,14 @@ def run_ours(data: Dataset, *, n_folds: int = 5, random_state: int = 0) -> Run:
             )
         scores = {"default": result.scores[result.rank_by]}
         scores.update(result.scores)
+        if "annotations" in data.frame:
+            # what --annotations adds: CROWDLAB on the same probabilities and the original
+            # annotators' labels (a detector with more input than the others)
+            from labelaudit.detect import annotation_matrix, crowdlab
+
+            votes = annotation_matrix(data.frame["annotations"], result.classes, result.ids)
+            scores["crowdlab (annotations)"] = crowdlab(result.labels, result.pred_probs,
+                                                        votes).scores
         for member, probs in result.member_probs.items():
             if member != next(iter(result.member_probs)):  # the first member is "loss"
                 scores[member] = label_quality_scores(result.labels, probs)
