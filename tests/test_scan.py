@@ -147,6 +147,7 @@ def _crowd(frame, *, rng, n_annotators=5, accuracy=0.9, with_ids=True):
     return cells
 
 
+@pytest.mark.filterwarnings("ignore::labelaudit._scan.ChanceLevelWarning")  # on purpose here
 def test_crowdlab_uses_annotators_and_becomes_the_default_ranking():
     rng = np.random.default_rng(0)
     frame = make_topic_frame(15, n_errors=5)
