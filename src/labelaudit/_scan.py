@@ -11,8 +11,8 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from labelaudit._errors import InvalidInputError, InvalidParameterError
-from labelaudit.io import TextDataset, prepare_text_dataset, read_table
+from labelaudit._errors import InvalidParameterError
+from labelaudit.io import prepare_text_dataset, read_table, require_columns
 
 __all__ = ["METHODS", "DEFAULT_METHOD", "ChanceLevelWarning", "ScanResult", "scan"]
 
@@ -160,42 +160,6 @@ def _check_options(methods: Sequence[str], rank_by: str, top: int | None,
         raise InvalidParameterError(f"n_seeds must be a positive integer; got {n_seeds!r}")
 
 
-def _member_probs(
-    train: TextDataset, target: TextDataset | None, *, scorers: Sequence[str], n_folds: int,
-    n_seeds: int, random_state: int | None, progress: bool, options: dict[str, Any],
-) -> tuple[dict[str, np.ndarray], int]:
-    """Each member's out-of-sample probabilities, and the number of folds actually used."""
-    from labelaudit.models import (
-        crossfit_pred_probs,
-        fit_score_pred_probs,
-        make_folds,
-        make_scorer,
-    )
-
-    n_classes = len(train.classes)
-    assert train.labels is not None
-    members: dict[str, np.ndarray] = {}
-    folds_used = n_folds
-    for name in scorers:
-        scorer = make_scorer(name, **options)
-        train_features = scorer.prepare(train, progress=progress)
-        target_features = None if target is None else scorer.prepare(target, progress=progress)
-        for seed in range(n_seeds):
-            state = None if random_state is None else random_state + seed
-            seeded = make_scorer(name, **{**options, "random_state": state})
-            key = name if seed == 0 else f"{name}#{seed}"
-            if target_features is not None:  # seeds only change scorers that are random
-                members[key] = fit_score_pred_probs(seeded, train_features, train.labels,
-                                                    target_features, n_classes=n_classes)
-                continue
-            folds = make_folds(train.labels, n_folds=n_folds, random_state=state,
-                               classes=train.classes)
-            folds_used = int(folds.max()) + 1  # fewer than asked when a class is small
-            members[key] = crossfit_pred_probs(seeded, train_features, train.labels, folds,
-                                               n_classes=n_classes, progress=progress)
-    return members, folds_used
-
-
 def _warn_if_chance_level(labels: np.ndarray, pred_probs: np.ndarray) -> None:
     import warnings
 
@@ -306,6 +270,7 @@ def scan(
         ensemble_pred_probs,
         label_quality_scores,
     )
+    from labelaudit.models import member_pred_probs
 
     started = time.perf_counter()
     if methods is None:
@@ -328,21 +293,15 @@ def scan(
     assert scored.labels is not None
     crowd_votes = None
     if annotations is not None:  # checked before any model work
-        if annotations not in scored_frame.columns:
-            raise InvalidInputError(
-                f"missing column {annotations!r} (annotations); the table has "
-                f"{', '.join(map(repr, map(str, scored_frame.columns[:12])))}")
+        require_columns(scored_frame, [annotations])
         crowd_votes = annotation_matrix(scored_frame[annotations], train.classes, scored.ids)
-    options = {"model": model, "pair_mode": pair_mode, "cache_dir": cache_dir}
-    members, folds_used = _member_probs(train, target, scorers=list(scorers), n_folds=n_folds,
+    run = member_pred_probs(train, target, scorers=list(scorers), n_folds=n_folds,
                             n_seeds=n_seeds, random_state=random_state, progress=progress,
-                            options=options)
-    # Repeats of one scorer (--seeds) are averaged first, as FME averages seeds; the
-    # weights and temperatures are then fitted per scorer, not per repeat.
-    per_scorer: dict[str, list[np.ndarray]] = {}
-    for key, probs in members.items():
-        per_scorer.setdefault(key.split("#")[0], []).append(probs)
-    scorer_probs = {name: np.mean(runs, axis=0) for name, runs in per_scorer.items()}
+                            model=model, pair_mode=pair_mode, cache_dir=cache_dir)
+    members = run.probs
+    # Repeats of one scorer (--seeds) are averaged first; the weights and temperatures are
+    # then fitted per scorer, not per repeat.
+    scorer_probs = run.per_scorer()
     ensemble = ensemble_pred_probs(list(scorer_probs.values()), scored.labels, weights=weights)
     pred_probs = ensemble.pred_probs
     wanted = list(dict.fromkeys([*methods, rank_by]))
@@ -382,5 +341,5 @@ def scan(
         seconds=time.perf_counter() - started,
         consensus_labels=None if crowd is None else crowd.consensus_labels,
         mode=("fit-on-train, score-on-test" if target is not None
-              else f"{folds_used}-fold cross-fit"),
+              else f"{run.n_folds}-fold cross-fit"),
     )

@@ -1,6 +1,11 @@
 """Readers, writers and validation of the tables labelaudit works on."""
 
-from labelaudit.io._dataset import TextDataset, encode_labels, prepare_text_dataset
+from labelaudit.io._dataset import (
+    TextDataset,
+    encode_labels,
+    prepare_text_dataset,
+    require_columns,
+)
 from labelaudit.io._read import read_table, read_text
 from labelaudit.io._write import atomic_path, write_json, write_table
 
@@ -11,6 +16,7 @@ __all__ = [
     "prepare_text_dataset",
     "read_table",
     "read_text",
+    "require_columns",
     "write_json",
     "write_table",
 ]

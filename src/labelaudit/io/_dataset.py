@@ -9,7 +9,7 @@ import pandas as pd
 
 from labelaudit._errors import InvalidInputError, format_rows
 
-__all__ = ["TextDataset", "prepare_text_dataset", "encode_labels"]
+__all__ = ["TextDataset", "encode_labels", "prepare_text_dataset", "require_columns"]
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,8 @@ class TextDataset:
         return len(self.texts)
 
 
-def _require_columns(frame: pd.DataFrame, columns: list[str]) -> None:
+def require_columns(frame: pd.DataFrame, columns: list[str]) -> None:
+    """Raise :class:`InvalidInputError` naming missing columns and the ones there are."""
     missing = [c for c in columns if c not in frame.columns]
     if missing:
         raise InvalidInputError(
@@ -156,7 +157,7 @@ def prepare_text_dataset(
         raise InvalidInputError("the table has no rows")
     columns = [text] + ([text_pair] if text_pair else []) + ([label] if label else [])
     columns += [id] if id else []
-    _require_columns(frame, columns)
+    require_columns(frame, columns)
     ids = _ids(frame, id)
     texts = _text_column(frame, text, ids)
     pairs = _text_column(frame, text_pair, ids) if text_pair else None

@@ -21,9 +21,11 @@ from labelaudit.models._finetune import FinetuneScorer
 from labelaudit.models._registry import (
     DEFAULT_SCORERS,
     SCORERS,
+    MemberProbs,
     ScorerName,
     cross_val_pred_probs,
     make_scorer,
+    member_pred_probs,
 )
 from labelaudit.models._tfidf import TfidfScorer
 
@@ -35,6 +37,7 @@ __all__ = [
     "EmbeddingCache",
     "FinetuneScorer",
     "FoldWarning",
+    "MemberProbs",
     "Scorer",
     "ScorerName",
     "TfidfScorer",
@@ -48,6 +51,7 @@ __all__ = [
     "load_sentence_encoder",
     "make_folds",
     "make_scorer",
+    "member_pred_probs",
     "resolve_model_path",
     "take",
     "torch_setup",
