@@ -6,13 +6,14 @@ from labelaudit.io._dataset import (
     prepare_text_dataset,
     require_columns,
 )
-from labelaudit.io._read import read_table, read_text
+from labelaudit.io._read import json_lines, read_table, read_text
 from labelaudit.io._write import atomic_path, write_json, write_table
 
 __all__ = [
     "TextDataset",
     "atomic_path",
     "encode_labels",
+    "json_lines",
     "prepare_text_dataset",
     "read_table",
     "read_text",

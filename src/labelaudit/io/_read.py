@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import io as _stdio
 import json
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from labelaudit._errors import InvalidInputError
 
-__all__ = ["read_table", "read_text", "TABLE_SUFFIXES"]
+__all__ = ["TABLE_SUFFIXES", "json_lines", "read_table", "read_text"]
 
 TABLE_SUFFIXES = (".csv", ".tsv", ".tab", ".txt", ".jsonl", ".ndjson", ".json", ".parquet", ".pq")
 
@@ -38,8 +40,14 @@ def read_text(path: str | Path) -> str:
         ) from None
 
 
-def _read_jsonl(path: Path, text: str) -> pd.DataFrame:
-    records = []
+def json_lines(path: str | Path, text: str | None = None) -> Iterator[tuple[int, Any]]:
+    """Line number and JSON value of each non-blank line, in order.
+
+    A line that is not JSON is reported when it is reached, so a caller's own checks of
+    earlier lines come first. ``text`` is the file's content when it was already read.
+    """
+    if text is None:
+        text = read_text(path)
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
@@ -48,6 +56,12 @@ def _read_jsonl(path: Path, text: str) -> pd.DataFrame:
         except json.JSONDecodeError as exc:
             raise InvalidInputError(
                 f"{path}: line {number} is not valid JSON ({exc.msg})") from None
+        yield number, record
+
+
+def _read_jsonl(path: Path, text: str) -> pd.DataFrame:
+    records = []
+    for number, record in json_lines(path, text):
         if not isinstance(record, dict):
             raise InvalidInputError(f"{path}: line {number} is not a JSON object")
         records.append(record)

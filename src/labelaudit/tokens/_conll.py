@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
-from labelaudit.io._read import read_text
+from labelaudit.io._read import json_lines, read_text
 from labelaudit.tokens._schemes import (
     SCHEMES,
     Scheme,
@@ -318,23 +317,6 @@ def read_conll(
     )
 
 
-def _json_lines(path: Path) -> Iterator[tuple[int, Any]]:
-    """Line number and JSON value of each non-blank line of ``path``, in order.
-
-    A line that is not JSON is reported when it is reached, so the caller's own checks of
-    earlier lines come first.
-    """
-    text = read_text(path)
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InvalidInputError(f"{path}, line {number}: not valid JSON ({exc.msg})") from None
-        yield number, record
-
-
 def read_token_jsonl(path: str | Path, *, scheme: Scheme | None = None) -> TokenDataset:
     """Read JSONL with one sentence per line: ``{"tokens": [...], "tags": [...]}``.
 
@@ -357,7 +339,7 @@ def read_token_jsonl(path: str | Path, *, scheme: Scheme | None = None) -> Token
     lines: list[int] = []
     doc_ids: dict[str, int] = {}
     has_docs = False
-    for number, record in _json_lines(path):
+    for number, record in json_lines(path):
         if not isinstance(record, dict) or "tokens" not in record or "tags" not in record:
             raise InvalidInputError(
                 f"{path}, line {number}: expected an object with 'tokens' and 'tags' lists"

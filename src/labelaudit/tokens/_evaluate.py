@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
-from labelaudit.tokens._conll import TokenDataset, _json_lines
+from labelaudit.io._read import json_lines
+from labelaudit.tokens._conll import TokenDataset
 from labelaudit.tokens._issues import TokenIssue
 from labelaudit.tokens._schemes import convert_tags
 
@@ -24,7 +25,7 @@ def read_token_issues(path: str | Path) -> list[dict]:
     """Read the JSONL written by ``labelaudit scan-tokens`` (one record per sentence)."""
     path = Path(path)
     records = []
-    for number, record in _json_lines(path):
+    for number, record in json_lines(path):
         missing = [k for k in _REQUIRED if not isinstance(record, dict) or k not in record]
         if missing:
             raise InvalidInputError(
