@@ -15,9 +15,9 @@ from labelaudit.agreement._aggregation import Aggregation, _plain, _records
 from labelaudit.agreement._alpha import Level, krippendorff_alpha
 from labelaudit.agreement._annotations import (
     Annotations,
-    _clean_label,
     _is_missing,
     _label_kind,
+    clean_label,
     format_items,
     to_annotations,
 )
@@ -171,7 +171,7 @@ class AgreementReport:
 def _gold_array(gold: Mapping | pd.Series, ann: Annotations) -> np.ndarray:
     series = gold if isinstance(gold, pd.Series) else pd.Series(dict(gold), dtype=object)
     lookup = {k: v for k, v in series.items() if not _is_missing(v)}
-    out = np.array([_clean_label(lookup[i]) if i in lookup else None for i in ann.items],
+    out = np.array([clean_label(lookup[i]) if i in lookup else None for i in ann.items],
                    dtype=object)
     known = [v for v in out if v is not None]
     if not known:

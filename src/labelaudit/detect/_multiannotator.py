@@ -40,37 +40,29 @@ def annotation_matrix(annotations: pd.Series, classes: np.ndarray, ids: np.ndarr
     """Per-item annotation lists as an (n_samples, n_annotators) array of class indices.
 
     Each cell is a list of plain labels or of ``{"worker": id, "label": value}`` objects
-    (JSON text is parsed), as ``labelaudit agreement`` reads them. Without worker ids the
-    k-th label of every item is treated as annotator k. Missing annotations are NaN.
+    (JSON text is parsed), encoded by :func:`labelaudit.noise.crowd_from_annotations`.
+    Without worker ids the k-th label of every item is treated as annotator k. Missing
+    annotations are NaN.
 
     Examples
     --------
-    >>> cells = pd.Series([["a", "b"], [{"worker": "w", "label": "b"}]])
+    >>> cells = pd.Series([["a", "b"], ["b"]])
     >>> annotation_matrix(cells, np.array(["a", "b"]), np.arange(2)).tolist()
-    [[0.0, 1.0, nan], [nan, nan, 1.0]]
+    [[0.0, 1.0], [1.0, nan]]
+    >>> cells = pd.Series([[{"worker": "v", "label": "a"}], [{"worker": "w", "label": "b"}]])
+    >>> annotation_matrix(cells, np.array(["a", "b"]), np.arange(2)).tolist()
+    [[0.0, nan], [nan, 1.0]]
     """
-    from labelaudit.agreement import nested_to_long
+    from labelaudit.agreement._annotations import crowd_from_annotations
 
-    frame = pd.DataFrame({"row": np.arange(len(annotations)), "cells": list(annotations)})
-    long = nested_to_long(frame, item="row", annotations="cells")
-    if long.empty:
-        raise InvalidInputError("the annotations column holds no annotations")
-    rows = long["item"].to_numpy(dtype=int)
-    position = long.groupby("item").cumcount()
-    annotator = [f"#{k}" if w is None else f"w:{w}"
-                 for w, k in zip(long["annotator"], position, strict=True)]
-    index = {value: i for i, value in enumerate(np.asarray(classes).tolist())}
-    codes = [index.get(v.item() if isinstance(v, np.generic) else v) for v in long["label"]]
-    unknown = [i for i, c in enumerate(codes) if c is None]
-    if unknown:
-        bad = sorted({str(long["label"].iloc[i]) for i in unknown})
-        raise InvalidInputError(
-            f"annotations use labels outside the label set {np.asarray(classes).tolist()}: "
-            f"{bad[:5]} in {format_rows(pd.unique(ids[rows[unknown]]))}")
-    names = list(dict.fromkeys(annotator))
-    column = {name: j for j, name in enumerate(names)}
-    matrix = np.full((len(annotations), len(names)), np.nan)
-    matrix[rows, [column[a] for a in annotator]] = codes
+    crowd = crowd_from_annotations(list(annotations), ids=ids, classes=classes)
+    if crowd.n_workers:
+        columns, n_columns = crowd.workers, crowd.n_workers
+    else:  # the k-th label of each item is annotator k
+        columns = pd.Series(crowd.items).groupby(crowd.items).cumcount().to_numpy()
+        n_columns = int(columns.max()) + 1 if len(columns) else 0
+    matrix = np.full((len(annotations), n_columns), np.nan)
+    matrix[crowd.items, columns] = crowd.labels
     empty = np.isnan(matrix).all(axis=1)
     if empty.any():
         raise InvalidInputError(

@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 
 from labelaudit._errors import InvalidParameterError
-from labelaudit.noise._common import Flips, NoiseData, Shortfall, _python_value, allocate
+from labelaudit.agreement._annotations import clean_label
+from labelaudit.noise._common import Flips, NoiseData, Shortfall, allocate
 
 __all__ = ["check_noise_matrix", "class_dependent_flips", "random_noise_matrix"]
 
@@ -37,7 +38,7 @@ def random_noise_matrix(n_classes: int, rate: float, rng: np.random.Generator) -
 
 def _key(value: object) -> str:
     """A class as text, so that 1, 1.0 and ``np.int64(1)`` name the same class."""
-    return str(_python_value(value))
+    return str(clean_label(value))
 
 
 def check_noise_matrix(matrix: np.ndarray | pd.DataFrame, classes: np.ndarray) -> np.ndarray:
