@@ -4,7 +4,7 @@ import pytest
 from tests.conftest import make_topic_frame
 
 from labelaudit import InvalidInputError, InvalidParameterError, ScanResult, scan
-from labelaudit._scan import METHODS
+from labelaudit._scan import DEFAULT_METHODS
 
 
 def test_scan_finds_planted_errors_and_suggests_true_labels(topic_frame):
@@ -18,8 +18,11 @@ def test_scan_finds_planted_errors_and_suggests_true_labels(topic_frame):
     assert (top["suggested_label"] == top["id"].map(truth)).all()
     assert frame["rank"].tolist() == list(range(1, len(frame) + 1))
     assert set(frame["label"]) <= {"sport", "food", "tech"}  # the user's label values
-    assert {f"score_{m}" for m in METHODS if m != "crowdlab"} <= set(frame.columns)
+    expected = {f"score_{m}" for m in DEFAULT_METHODS if m not in ("crowdlab", "loss")}
+    assert expected | {"score_loss_tfidf"} <= set(frame.columns)
     assert "score_crowdlab" not in frame.columns  # it needs annotations
+    # self_confidence ranks exactly as ensemble does: only computed when asked for
+    assert "score_self_confidence" not in frame.columns
     assert frame["flagged"].sum() == result.n_issues_estimate
 
 
@@ -110,7 +113,7 @@ def test_chance_level_model_warns():
     frame = make_topic_frame(15)
     rng = np.random.default_rng(0)
     frame["label"] = rng.permutation(frame["label"].to_numpy())  # labels unrelated to text
-    with pytest.warns(ChanceLevelWarning, match="barely above"):
+    with pytest.warns(ChanceLevelWarning, match="always predicting the most common class"):
         scan(frame, scorers=["tfidf"])
 
 
@@ -180,7 +183,7 @@ def test_crowdlab_accepts_plain_label_lists_and_checks_them():
     with pytest.raises(InvalidInputError, match="outside the label set"):
         scan(bad, scorers=["tfidf"], annotations="votes")
     bad.at[3, "votes"] = []
-    with pytest.raises(InvalidInputError, match="without annotations in row 3"):
+    with pytest.raises(InvalidInputError, match="without annotations in row 't3'"):
         scan(bad, scorers=["tfidf"], annotations="votes")
     with pytest.raises(InvalidInputError, match="missing column 'nope'"):
         scan(frame, scorers=["tfidf"], annotations="nope")

@@ -50,7 +50,8 @@ def format_rows(rows: Iterable[object], *, limit: int = 5) -> str:
     >>> format_rows(["a"])
     "row 'a'"
     """
-    items: Sequence[object] = list(rows)
+    items: Sequence[object] = [r.item() if hasattr(r, "item") and hasattr(r, "dtype") else r
+                               for r in rows]  # numpy scalars print as plain values
     shown = ", ".join(repr(r) if isinstance(r, str) else str(r) for r in items[:limit])
     word = "row" if len(items) == 1 else "rows"
     more = f" and {len(items) - limit} more" if len(items) > limit else ""

@@ -14,7 +14,8 @@ import pandas as pd
 from labelaudit._errors import InvalidParameterError
 from labelaudit.io import prepare_text_dataset, read_table, require_columns
 
-__all__ = ["METHODS", "DEFAULT_METHOD", "ChanceLevelWarning", "ScanResult", "scan"]
+__all__ = ["METHODS", "DEFAULT_METHOD", "DEFAULT_METHODS", "ChanceLevelWarning", "ScanResult",
+           "id_column", "scan"]
 
 
 class ChanceLevelWarning(UserWarning):
@@ -26,6 +27,9 @@ Method = Literal["loss", "ensemble", "self_confidence", "margin", "entropy", "ma
 METHODS: tuple[str, ...] = ("loss", "ensemble", "self_confidence", "margin", "entropy",
                             "max_prob", "confident_learning", "crowdlab")
 DEFAULT_METHOD = "ensemble"
+# self_confidence ranks exactly as ensemble does (-log p is monotone in p), so it is
+# computed only when asked for; crowdlab only with annotations.
+DEFAULT_METHODS: tuple[str, ...] = tuple(m for m in METHODS if m != "self_confidence")
 
 
 @dataclass(frozen=True)
@@ -88,11 +92,27 @@ class ScanResult:
         """Item positions, most suspect first (stable for ties)."""
         return np.argsort(self.scores[self.rank_by], kind="stable")
 
+    def score_column(self, method: str) -> str:
+        """The output column of a method's scores (``loss`` names its scorer)."""
+        if method == "loss":
+            return f"score_loss_{next(iter(self.weights))}"
+        return f"score_{method}"
+
+    @property
+    def near_chance(self) -> bool:
+        """True when out-of-sample accuracy is within 0.05 of the majority-class rate."""
+        return _near_chance(self.labels, self.pred_probs)
+
     def to_frame(self) -> pd.DataFrame:
         """One row per item, most suspect first.
 
         Columns: ``id, text, [text_pair,] label, suggested_label, suggested_prob,
         given_prob, loss, rank, score_<method>..., flagged``; labels use the user's values.
+        Every ``score_*`` is a label-quality score, lower = more suspect. ``loss`` is the
+        ensemble's ``-log p(label)``; the ``loss`` method (the first scorer alone, FML) is
+        written as ``score_loss_<scorer>``. ``score_crowdlab`` is CROWDLAB's consensus
+        quality score (in [0, 1]) where the consensus equals the given label and that
+        score minus 2 (in [-2, -1]) where it does not, so those items rank first.
         """
         from labelaudit.detect import per_item_loss, suggest_labels
 
@@ -113,7 +133,7 @@ class ScanResult:
         rank[order] = np.arange(1, len(order) + 1)
         frame["rank"] = rank
         for method, values in self.scores.items():
-            frame[f"score_{method}"] = values
+            frame[self.score_column(method)] = values
         if self.consensus_labels is not None:
             frame["consensus_label"] = self.classes[self.consensus_labels]
         frame["flagged"] = self.flagged
@@ -123,14 +143,73 @@ class ScanResult:
         """A few lines for a person: items, classes, estimated errors, accuracy, time."""
         weights = ", ".join(f"{k} {v:.2f} (T={self.temperatures[k]:.2f})"
                             for k, v in self.weights.items())
+        n = max(len(self.labels), 1)
+        majority = float(np.bincount(self.labels).max() / n) if len(self.labels) else 0.0
+        weak = ""
+        if self.near_chance:
+            weak = (f"\n  the models are near chance level (accuracy {self.accuracy:.3f} vs "
+                    f"{majority:.3f} for always the most common class): many flags are the "
+                    "models' mistakes, not label errors")
         return (
             f"items: {len(self.labels)}  classes: {len(self.classes)}  mode: {self.mode}\n"
             f"estimated label errors (cleanlab): {self.n_issues_estimate} "
-            f"({self.n_issues_estimate / max(len(self.labels), 1):.1%})\n"
-            f"flagged: {int(self.flagged.sum())} ({self.flag_rule})  ranked by: {self.rank_by}\n"
-            f"out-of-sample accuracy: {self.accuracy:.3f}  ensemble weights: {weights}\n"
+            f"({self.n_issues_estimate / n:.1%})\n"
+            f"flagged: {int(self.flagged.sum())} ({self.flagged.sum() / n:.1%}; "
+            f"{self.flag_rule})  ranked by: {self.rank_by}{weak}\n"
+            f"out-of-sample accuracy: {self.accuracy:.3f} (most common class: {majority:.3f})"
+            f"  ensemble weights: {weights}\n"
             f"time: {self.seconds:.1f}s"
         )
+
+
+def default_progress() -> bool:
+    """Progress bars by default: on a terminal, or in a Jupyter kernel."""
+    import sys
+
+    if sys.stderr is not None and hasattr(sys.stderr, "isatty") and sys.stderr.isatty():
+        return True
+    shell = sys.modules.get("IPython")
+    if shell is None:
+        return False
+    try:
+        ip = shell.get_ipython()  # type: ignore[attr-defined]
+    except Exception:  # pragma: no cover - an odd IPython
+        return False
+    return ip is not None and "IPKernelApp" in getattr(ip, "config", {})
+
+
+def id_column(frame: pd.DataFrame, id: str | None) -> str | None:  # noqa: A002
+    """The id column to use: ``id`` when given, else a column named ``id`` if the table
+    has one, else None (row numbers)."""
+    if id is not None:
+        return id
+    return "id" if "id" in frame.columns else None
+
+
+def _check_weights(weights: object, scorers: Sequence[str]) -> None:
+    if isinstance(weights, str):
+        if weights not in ("auto", "equal"):
+            raise InvalidParameterError(
+                f"weights must be 'auto', 'equal' or numbers; got {weights!r}")
+        if weights == "equal" and len(scorers) < 2:
+            raise InvalidParameterError(
+                "weights='equal' needs at least two scorers; with one there is nothing to weigh")
+        return
+    values = list(weights)  # type: ignore[call-overload]
+    if len(scorers) < 2:
+        raise InvalidParameterError(
+            "ensemble weights need at least two scorers; with one there is nothing to weigh")
+    if len(values) != len(scorers):
+        raise InvalidParameterError(
+            f"give one weight per scorer: {len(values)} weights for {len(scorers)} scorers "
+            f"({', '.join(scorers)})")
+    try:
+        numbers = [float(v) for v in values]
+    except (TypeError, ValueError):
+        raise InvalidParameterError(f"weights must be numbers; got {values!r}") from None
+    if any(not np.isfinite(v) or v < 0 for v in numbers) or sum(numbers) <= 0:
+        raise InvalidParameterError(
+            f"weights must be non-negative numbers with a positive sum; got {numbers}")
 
 
 def _as_frame(data: pd.DataFrame | str | Path) -> pd.DataFrame:
@@ -160,17 +239,26 @@ def _check_options(methods: Sequence[str], rank_by: str, top: int | None,
         raise InvalidParameterError(f"n_seeds must be a positive integer; got {n_seeds!r}")
 
 
+def _near_chance(labels: np.ndarray, pred_probs: np.ndarray) -> bool:
+    if len(labels) == 0:
+        return False
+    accuracy = float((pred_probs.argmax(axis=1) == labels).mean())
+    return accuracy < float(np.bincount(labels).max() / len(labels)) + 0.05
+
+
 def _warn_if_chance_level(labels: np.ndarray, pred_probs: np.ndarray) -> None:
     import warnings
 
     accuracy = float((pred_probs.argmax(axis=1) == labels).mean())
     majority = float(np.bincount(labels).max() / len(labels))
-    if accuracy < majority + 0.05:
+    if _near_chance(labels, pred_probs):
         warnings.warn(
-            f"out-of-sample accuracy {accuracy:.2f} is barely above always predicting the most "
-            f"common class ({majority:.2f}): the scorers have not learned this task, so the "
-            "ranking is close to random and the estimated error count is unreliable; fit on a "
-            "real training split with --score, or use a model that knows the task (--model)",
+            f"out-of-sample accuracy {accuracy:.2f} is "
+            f"{'barely above' if accuracy > majority else 'no better than'} always predicting "
+            f"the most common class ({majority:.2f}): the scorers have not learned this task, "
+            "so the ranking is close to random and the estimated error count is unreliable; "
+            "fit on a real training split with --score, or use a model that knows the task "
+            "(--model)",
             ChanceLevelWarning, stacklevel=3,
         )
 
@@ -196,7 +284,7 @@ def scan(
     model: str | None = None,
     pair_mode: Literal["features", "joint"] | None = None,
     cache_dir: str | Path | None = None,
-    progress: bool = False,
+    progress: bool | None = None,
 ) -> ScanResult:
     """Rank every item by how likely its given label is wrong.
 
@@ -211,18 +299,20 @@ def scan(
     data : DataFrame or path
         The labelled table (training split when ``score`` is given).
     text, label, text_pair, id : str
-        Column names; ``id`` defaults to the row number.
+        Column names; ``id`` defaults to a column named ``id`` when the table has one,
+        else the row number (0-based).
     score : DataFrame or path, optional
         A second split to rank with models fitted on all of ``data``.
     scorers : sequence of {"tfidf", "embed", "finetune"}
         The ensemble's members; the first is the single model behind ``loss``.
     methods : sequence of str, optional
-        Default: every method that applies. Any of ``loss`` (FML, loss under the first
-        scorer), ``ensemble`` (FME, loss under the weighted average of all members),
-        ``self_confidence``, ``margin``,
-        ``entropy``, ``max_prob`` (under the ensemble) and ``confident_learning``
-        (cleanlab's ``find_label_issues`` on the ensemble), and ``crowdlab`` (cleanlab's
-        CROWDLAB on the ensemble and the annotators' labels; needs ``annotations``).
+        Default: every method that applies, except ``self_confidence``, which ranks
+        exactly as ``ensemble`` does (``-log p`` is monotone in ``p``). Any of ``loss``
+        (FML, loss under the first scorer), ``ensemble`` (FME, loss under the weighted
+        average of all members), ``self_confidence``, ``margin``, ``entropy``,
+        ``max_prob`` (under the ensemble) and ``confident_learning`` (cleanlab's
+        ``find_label_issues`` on the ensemble), and ``crowdlab`` (cleanlab's CROWDLAB on
+        the ensemble and the annotators' labels; needs ``annotations``).
     rank_by : str, optional
         The method that orders the output: ``crowdlab`` when ``annotations`` are given,
         else ``ensemble``.
@@ -230,7 +320,8 @@ def scan(
         A column of per-item lists of several annotators' labels (plain labels, or
         ``{"worker": id, "label": value}`` objects), for the ``crowdlab`` method.
     weights : "auto", "equal" or numbers
-        Ensemble weights (see :func:`labelaudit.detect.ensemble_pred_probs`).
+        Ensemble weights (see :func:`labelaudit.detect.ensemble_pred_probs`): one number
+        per scorer; anything but "auto" needs at least two scorers.
     n_folds, n_seeds, random_state : int
         Folds of the cross-fitting; repeats with different folds and seeds (FME members).
         With ``score`` there are no folds, and a repeat differs only for scorers that are
@@ -239,8 +330,9 @@ def scan(
         Flag the ``top`` most suspect items, or those whose given label has ensemble
         probability below ``threshold``; by default, as many as cleanlab estimates.
     model, pair_mode, cache_dir : options of the ``embed``/``finetune`` scorers.
-    progress : bool
-        Progress bars on stderr.
+    progress : bool, optional
+        Progress bars on stderr; by default shown when stderr is a terminal or in a
+        Jupyter notebook.
 
     Returns
     -------
@@ -273,22 +365,25 @@ def scan(
     from labelaudit.models import member_pred_probs
 
     started = time.perf_counter()
+    if progress is None:
+        progress = default_progress()
     if methods is None:
-        methods = [m for m in METHODS if m != "crowdlab" or annotations is not None]
+        methods = [m for m in DEFAULT_METHODS if m != "crowdlab" or annotations is not None]
     if rank_by is None:
         rank_by = "crowdlab" if annotations is not None else DEFAULT_METHOD
     _check_options(methods, rank_by, top, threshold, n_seeds, annotations)
     if not scorers:
         raise InvalidParameterError("give at least one scorer")
+    _check_weights(weights, scorers)
     scored_frame = train_frame = _as_frame(data)
     train = prepare_text_dataset(train_frame, text=text, label=label, text_pair=text_pair,
-                                 id=id)
+                                 id=id_column(train_frame, id))
     target = None
     if score is not None:
         scored_frame = _as_frame(score)
         target = prepare_text_dataset(scored_frame, text=text, label=label,
-                                      text_pair=text_pair, id=id, classes=train.classes,
-                                      min_classes=1)
+                                      text_pair=text_pair, id=id_column(scored_frame, id),
+                                      classes=train.classes, min_classes=1)
     scored = target if target is not None else train
     assert scored.labels is not None
     crowd_votes = None

@@ -63,6 +63,28 @@ def _same_file(a: str, b: str) -> bool:
         return False
 
 
+def _check_writable(name: str, out: str) -> None:
+    """Refuse, before any work, an output whose folder cannot exist or be written."""
+    import os
+    from pathlib import Path
+
+    from labelaudit._errors import InvalidParameterError
+
+    flag = f"--{name.replace('_', '-')}"
+    target = Path(out)
+    if target.is_dir():
+        raise InvalidParameterError(f"{flag} {out} is a folder; give a file name")
+    ancestor = target.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise InvalidParameterError(
+            f"{flag} {out}: {ancestor} is a file, not a folder, so {out} cannot be written")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise InvalidParameterError(
+            f"{flag} {out}: the folder {ancestor} is not writable; choose another location")
+
+
 def _check_outputs(args: argparse.Namespace) -> None:
     """Refuse an output path that names an input file (or the review project)."""
     from labelaudit._errors import InvalidParameterError
@@ -82,6 +104,7 @@ def _check_outputs(args: argparse.Namespace) -> None:
                     f"--{other_name.replace('_', '-')} and --{out_name.replace('_', '-')} "
                     f"both write {out}; give them different files")
         written.append((out_name, out))
+        _check_writable(out_name, out)
         for in_name, value in inputs:
             if isinstance(value, str) and _same_file(out, value):
                 what = ("an input file" if in_name in _POSITIONAL

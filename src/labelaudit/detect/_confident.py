@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from labelaudit.detect._cleanlab import import_cleanlab
 from labelaudit.detect._scores import check_pred_probs, label_quality_scores
 
 __all__ = ["ConfidentLearning", "confident_learning"]
@@ -47,8 +48,8 @@ def confident_learning(labels: np.ndarray, pred_probs: np.ndarray, *,
     >>> confident_learning(labels, probs).is_issue.nonzero()[0].tolist()
     [4]
     """
-    from cleanlab.count import num_label_issues
-    from cleanlab.filter import find_label_issues
+    num_label_issues = import_cleanlab("cleanlab.count").num_label_issues
+    find_label_issues = import_cleanlab("cleanlab.filter").find_label_issues
 
     labels, pred_probs = check_pred_probs(labels, pred_probs)
     is_issue = np.asarray(find_label_issues(labels, pred_probs), dtype=bool)

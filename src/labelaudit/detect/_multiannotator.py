@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from labelaudit._errors import InvalidInputError, format_rows
+from labelaudit.detect._cleanlab import import_cleanlab
 from labelaudit.detect._scores import check_pred_probs
 
 __all__ = ["CrowdLab", "crowdlab", "annotation_matrix"]
@@ -100,7 +101,8 @@ def crowdlab(labels: np.ndarray, pred_probs: np.ndarray,
     >>> int(np.argmin(result.scores))
     2
     """
-    from cleanlab.multiannotator import get_label_quality_multiannotator
+    get_label_quality_multiannotator = import_cleanlab(
+        "cleanlab.multiannotator").get_label_quality_multiannotator
 
     labels, pred_probs = check_pred_probs(labels, pred_probs)
     matrix = np.asarray(labels_multiannotator, dtype=float)

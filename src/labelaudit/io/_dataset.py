@@ -110,6 +110,20 @@ def encode_labels(
     return encoded, uniques
 
 
+def plain_value(value: object) -> object:
+    """A numpy scalar as the Python value it holds (so messages print ``68``, not
+    ``np.int64(68)``); anything else unchanged."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _value_kind(value: object) -> str:
+    if isinstance(value, (bool, np.bool_)):
+        return "bool"
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return "number"
+    return type(value).__name__
+
+
 def _ids(frame: pd.DataFrame, id_column: str | None) -> np.ndarray:
     if id_column is None:
         return np.arange(len(frame))
@@ -119,10 +133,21 @@ def _ids(frame: pd.DataFrame, id_column: str | None) -> np.ndarray:
             f"column {id_column!r} has missing ids in "
             f"{format_rows(np.flatnonzero(ids.isna().to_numpy()))}"
         )
+    kinds = {_value_kind(v) for v in ids.tolist()}
+    if len(kinds) > 1:
+        firsts: dict[str, tuple[int, object]] = {}
+        for row, value in enumerate(ids.tolist()):
+            firsts.setdefault(_value_kind(value), (row, value))
+        shown = ", ".join(f"{plain_value(v)!r} ({k}, row {r})" for k, (r, v) in firsts.items())
+        raise InvalidInputError(
+            f"column {id_column!r} mixes id types: {shown}; an id 2 and an id '2' would "
+            "be two items; use all strings or all integers"
+        )
     duplicated = ids.duplicated(keep=False).to_numpy()
     if duplicated.any():
         values = pd.unique(ids[duplicated])
-        shown = ", ".join(map(repr, values[:5])) + (" ..." if len(values) > 5 else "")
+        shown = (", ".join(repr(plain_value(v)) for v in values[:5])
+                 + (" ..." if len(values) > 5 else ""))
         raise InvalidInputError(
             f"column {id_column!r} has duplicate ids {shown} in "
             f"{format_rows(np.flatnonzero(duplicated))}; ids must be unique"

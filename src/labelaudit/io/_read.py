@@ -12,7 +12,7 @@ import pandas as pd
 
 from labelaudit._errors import InvalidInputError
 
-__all__ = ["TABLE_SUFFIXES", "json_lines", "read_table", "read_text"]
+__all__ = ["TABLE_SUFFIXES", "json_lines", "read_table", "read_text", "split_lines"]
 
 TABLE_SUFFIXES = (".csv", ".tsv", ".tab", ".txt", ".jsonl", ".ndjson", ".json", ".parquet", ".pq")
 
@@ -40,6 +40,25 @@ def read_text(path: str | Path) -> str:
         ) from None
 
 
+def split_lines(text: str) -> list[str]:
+    r"""Lines split at ``\n`` only (a trailing ``\r`` dropped).
+
+    Unlike :meth:`str.splitlines`, this keeps U+0085, U+2028 and U+2029 inside a line,
+    where JSON strings and tokens may hold them.
+
+    Examples
+    --------
+    >>> split_lines('{"a": "x\u2028y"}\r\n{"b": 1}') == ['{"a": "x\u2028y"}', '{"b": 1}']
+    True
+    >>> split_lines('a\u0085b\nc')
+    ['a\x85b', 'c']
+    """
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
 def json_lines(path: str | Path, text: str | None = None) -> Iterator[tuple[int, Any]]:
     """Line number and JSON value of each non-blank line, in order.
 
@@ -48,7 +67,7 @@ def json_lines(path: str | Path, text: str | None = None) -> Iterator[tuple[int,
     """
     if text is None:
         text = read_text(path)
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(split_lines(text), start=1):
         if not line.strip():
             continue
         try:
@@ -85,7 +104,16 @@ def _read_hf_folder(path: Path, split: str | None) -> pd.DataFrame:
         if split not in loaded:
             raise InvalidInputError(f"{path}: no split {split!r}; the splits are {names}")
         loaded = loaded[split]
-    return loaded.to_pandas()
+    frame = loaded.to_pandas()
+    # ClassLabel columns hold integers; users know their classes by name.
+    for column, feature in loaded.features.items():
+        if isinstance(feature, datasets.ClassLabel) and column in frame.columns:
+            values = frame[column]
+            known = values.notna() & (values >= 0)
+            names = pd.Series(pd.NA, index=values.index, dtype=object)
+            names[known] = [feature.int2str(int(v)) for v in values[known]]
+            frame[column] = names
+    return frame
 
 
 def read_table(path: str | Path) -> pd.DataFrame:
@@ -146,6 +174,13 @@ def read_table(path: str | Path) -> pd.DataFrame:
                 records = json.loads(stripped)
             except json.JSONDecodeError as exc:
                 raise InvalidInputError(f"{path}: not valid JSON ({exc})") from None
+            bad = [i for i, r in enumerate(records) if not isinstance(r, dict)]
+            if bad:
+                kind = type(records[bad[0]]).__name__
+                raise InvalidInputError(
+                    f"{path}: element {bad[0]} of the JSON array is a {kind}, not an object "
+                    f"({len(bad)} of {len(records)} are not); the file must be an array of "
+                    'objects like [{"text": ..., "label": ...}] or JSON lines')
             return pd.DataFrame.from_records(records)
         return _read_jsonl(path, text)
     sep = "\t" if suffix in (".tsv", ".tab") else ","

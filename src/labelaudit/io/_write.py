@@ -15,7 +15,7 @@ import pandas as pd
 
 from labelaudit._errors import InvalidParameterError
 
-__all__ = ["write_table", "atomic_path", "write_json", "OUTPUT_SUFFIXES"]
+__all__ = ["write_table", "atomic_path", "current_umask", "write_json", "OUTPUT_SUFFIXES"]
 
 OUTPUT_SUFFIXES = (".csv", ".tsv", ".jsonl", ".json", ".parquet")
 
@@ -33,10 +33,25 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     tmp_path = Path(tmp)
     try:
         yield tmp_path
+        # mkstemp makes the file 0600; a finished output gets the mode any new file would.
+        os.chmod(tmp_path, 0o666 & ~current_umask())
         os.replace(tmp_path, target)
     finally:
         if tmp_path.exists():
             tmp_path.unlink()
+
+
+def current_umask() -> int:
+    """The process umask (read without changing it where /proc tells it)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _json_default(value: object) -> object:

@@ -47,18 +47,26 @@ def encode_texts(
 
     def compute(batch_keys: list[str]) -> np.ndarray:
         import torch
+        from tqdm.auto import tqdm
 
         st = encoder if encoder is not None else load_sentence_encoder(path, progress=progress)
         st.max_seq_length = max_length
-        inputs = [tuple(k.split("\x1f[SEP]\x1f", 1)) for k in batch_keys] if joint else batch_keys
+        inputs: list[Any] = ([list(k.split("\x1f[SEP]\x1f", 1)) for k in batch_keys] if joint
+                             else batch_keys)
         use_bf16 = st.device.type == "cpu" and bf16_supported()
-        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=use_bf16):
-            vectors = st.encode(
-                [list(x) for x in inputs] if joint else inputs,
-                batch_size=batch_size, show_progress_bar=progress,
-                convert_to_numpy=True, normalize_embeddings=True,
-            )
-        return np.asarray(vectors, dtype=np.float32)
+        what = "text pairs" if joint else "texts"
+        chunk = max(batch_size, 1) * 8  # one bar step per few batches, not per text
+        parts = []
+        with tqdm(total=len(inputs), desc=f"encoding {len(inputs):,} {what}", unit=" texts",
+                  disable=not progress, leave=False) as bar:
+            for start in range(0, len(inputs), chunk):
+                with torch.autocast("cpu", dtype=torch.bfloat16, enabled=use_bf16):
+                    part = st.encode(inputs[start:start + chunk], batch_size=batch_size,
+                                     show_progress_bar=False, convert_to_numpy=True,
+                                     normalize_embeddings=True)
+                parts.append(np.asarray(part, dtype=np.float32))
+                bar.update(len(parts[-1]))
+        return np.concatenate(parts) if parts else np.zeros((0, 0), np.float32)
 
     return cache.get_or_compute(keys, compute)
 
