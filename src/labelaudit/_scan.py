@@ -13,6 +13,7 @@ import pandas as pd
 
 from labelaudit._errors import InvalidParameterError
 from labelaudit.io import prepare_text_dataset, read_table, require_columns
+from labelaudit.registry import RANKING_METHODS, SCORERS
 
 __all__ = ["METHODS", "DEFAULT_METHOD", "DEFAULT_METHODS", "ChanceLevelWarning", "ScanResult",
            "id_column", "scan"]
@@ -24,12 +25,11 @@ class ChanceLevelWarning(UserWarning):
 
 Method = Literal["loss", "ensemble", "self_confidence", "margin", "entropy", "max_prob",
                  "confident_learning", "crowdlab"]
-METHODS: tuple[str, ...] = ("loss", "ensemble", "self_confidence", "margin", "entropy",
-                            "max_prob", "confident_learning", "crowdlab")
+METHODS: tuple[str, ...] = RANKING_METHODS.names()
 DEFAULT_METHOD = "ensemble"
 # self_confidence ranks exactly as ensemble does (-log p is monotone in p), so it is
 # computed only when asked for; crowdlab only with annotations.
-DEFAULT_METHODS: tuple[str, ...] = tuple(m for m in METHODS if m != "self_confidence")
+DEFAULT_METHODS: tuple[str, ...] = (*RANKING_METHODS.default, "crowdlab")
 
 
 @dataclass(frozen=True)
@@ -271,7 +271,7 @@ def scan(
     text_pair: str | None = None,
     id: str | None = None,  # noqa: A002 - mirrors the CLI flag
     score: pd.DataFrame | str | Path | None = None,
-    scorers: Sequence[str] = ("tfidf", "embed"),
+    scorers: Sequence[str] = SCORERS.default,
     methods: Sequence[str] | None = None,
     rank_by: str | None = None,
     annotations: str | None = None,

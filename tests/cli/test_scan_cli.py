@@ -103,10 +103,15 @@ def test_help_lists_scan():
 
 def test_cli_names_match_the_library():
     from labelaudit._scan import METHODS
-    from labelaudit.cli._scan import _METHODS, _SCORERS
+    from labelaudit.cli import build_parser
     from labelaudit.models import SCORERS
+    from labelaudit.registry import RANKING_METHODS
+    from labelaudit.registry import SCORERS as REGISTERED
 
-    assert _METHODS == METHODS and _SCORERS == SCORERS
+    assert METHODS == RANKING_METHODS.names() and SCORERS == REGISTERED.names()
+    args = build_parser().parse_args(["scan", "x.csv", "--scorers", ",".join(SCORERS),
+                                      "--methods", ",".join(METHODS)])
+    assert args.scorers == list(SCORERS) and args.methods == list(METHODS)
 
 
 @pytest.mark.parametrize("flags", [

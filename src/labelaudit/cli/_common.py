@@ -9,8 +9,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 __all__ = [
+    "add_output_options",
     "at_least",
     "choice_list",
+    "emit_output",
     "fraction",
     "output_file",
     "print_table",
@@ -76,6 +78,40 @@ def output_file(suffixes: tuple[str, ...]):
     return parse
 
 
+def add_output_options(parser: argparse.ArgumentParser, *, what: str = "the result table",
+                       default_format: str | None = "table", out_help: str | None = None,
+                       formats: tuple[str, ...] | None = None) -> None:
+    """``--out FILE`` and ``--format`` as every command that writes a table has them.
+
+    The output file's suffix picks its format (.csv .tsv .jsonl .json .parquet); without
+    ``--out``, ``--format`` picks what goes to stdout.
+    """
+    from labelaudit.registry import FORMATS
+
+    choices = formats or FORMATS.names()
+    suffixes = tuple(f".{f}" for f in choices if f != "table")
+    parser.add_argument(
+        "--out", "-o", type=output_file(suffixes),
+        help=out_help or f"write {what} to this file; {' '.join(suffixes)} by its suffix "
+        "(default: stdout)")
+    parser.add_argument(
+        "--format", choices=choices, default=default_format,
+        help=f"format of {what} on stdout when --out is not given "
+        f"(default: {default_format or 'depends on the command'})")
+
+
+def emit_output(frame, args: argparse.Namespace, *, max_colwidth: int = 60) -> None:
+    """Write ``frame`` to ``--out`` or to stdout in ``--format`` (see
+    :func:`labelaudit.io.emit`); with ``--out``, say so on stderr unless ``--quiet``."""
+    from labelaudit.io import emit
+
+    out = getattr(args, "out", None)
+    emit(frame, out, format=None if out else getattr(args, "format", None),
+         max_colwidth=max_colwidth)
+    if out and not getattr(args, "quiet", False):
+        print(f"wrote {len(frame)} rows to {out}", file=sys.stderr)
+
+
 def show_progress(args: argparse.Namespace) -> bool:
     """Progress bars only on a terminal and without --quiet."""
     return not getattr(args, "quiet", False) and sys.stderr.isatty()
@@ -83,11 +119,10 @@ def show_progress(args: argparse.Namespace) -> bool:
 
 def print_table(frame, *, file=None, max_rows: int | None = None, max_colwidth: int = 60) -> None:
     """Print a DataFrame as an aligned text table."""
-    import pandas as pd
+    from labelaudit.io import render_table
 
-    with pd.option_context("display.max_rows", max_rows, "display.max_columns", None,
-                           "display.width", 200, "display.max_colwidth", max_colwidth):
-        print(frame.to_string(index=False), file=file or sys.stdout)
+    print(render_table(frame, max_rows=max_rows, max_colwidth=max_colwidth),
+          file=file or sys.stdout)
 
 
 @contextmanager

@@ -7,19 +7,15 @@ import sys
 from typing import Any
 
 from labelaudit.cli._common import (
+    add_output_options,
     at_least,
     choice_list,
+    emit_output,
     fraction,
-    output_file,
-    print_table,
     show_progress,
     warnings_to_stderr,
 )
-
-# Kept here rather than imported so that `labelaudit --help` does not load the scan.
-_SCORERS = ("tfidf", "embed", "finetune")
-_METHODS = ("loss", "ensemble", "self_confidence", "margin", "entropy", "max_prob",
-            "confident_learning", "crowdlab")
+from labelaudit.registry import RANKING_METHODS, SCORERS
 
 ORDER = 10
 
@@ -45,14 +41,18 @@ def add_parser(subparsers, parents) -> None:
     p.add_argument("--id", help="id column (default: the row number)")
     p.add_argument("--score", metavar="FILE",
                    help="rank this file's items with models fitted on DATA (test-set audit)")
-    p.add_argument("--out", "-o", type=output_file((".csv", ".tsv", ".jsonl", ".json", ".parquet")),
-                   help="output file; .csv .tsv .jsonl .json or .parquet "
-                   "(default: a table of the top items on stdout)")
-    p.add_argument("--scorers", default="tfidf,embed", type=choice_list(_SCORERS),
-                   help="comma-separated members: tfidf, embed, finetune (default: tfidf,embed)")
-    p.add_argument("--methods", type=choice_list(_METHODS),
-                   help="comma-separated ranking methods (default: every method that applies)")
-    p.add_argument("--rank-by", choices=_METHODS,
+    add_output_options(p, what="every item, most suspect first",
+                       out_help="write every item, most suspect first, to this file; "
+                       ".csv .tsv .jsonl .json or .parquet by its suffix "
+                       "(default: a table of the top items on stdout)")
+    p.add_argument("--scorers", default=",".join(SCORERS.default),
+                   type=choice_list(SCORERS.names()),
+                   help=f"comma-separated members: {', '.join(SCORERS)} "
+                   f"(default: {','.join(SCORERS.default)})")
+    p.add_argument("--methods", type=choice_list(RANKING_METHODS.names()),
+                   help="comma-separated ranking methods (default: every method that applies "
+                   "but self_confidence, which ranks as ensemble does)")
+    p.add_argument("--rank-by", choices=RANKING_METHODS.names(),
                    help="method that orders the output (default: crowdlab with "
                    "--annotations, else ensemble)")
     p.add_argument("--annotations", metavar="COL",
@@ -75,8 +75,6 @@ def add_parser(subparsers, parents) -> None:
     flag.add_argument("--threshold", type=fraction,
                       help="flag items whose given label has probability below this")
     p.add_argument("--cache-dir", help="embedding cache (default: ~/.cache/labelaudit)")
-    p.add_argument("--format", choices=["table", "csv", "jsonl"], default="table",
-                   help="stdout format when --out is not given (default: table)")
     p.add_argument("--show", type=at_least(0), default=20, help="rows printed without --out")
     p.set_defaults(handler=run)
 
@@ -88,7 +86,6 @@ def _list(value: str) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     from labelaudit._errors import InvalidParameterError
     from labelaudit._scan import scan
-    from labelaudit.io import write_table
 
     weights: Any = args.weights
     if args.weights not in ("auto", "equal"):
@@ -107,18 +104,10 @@ def run(args: argparse.Namespace) -> int:
             pair_mode=args.pair_mode, cache_dir=args.cache_dir, progress=show_progress(args),
         )
     frame = result.to_frame()
-    if args.out:
-        write_table(frame, args.out)
-    elif args.format == "table":
-        shown = frame.head(args.show)[["rank", "id", "label", "suggested_label",
+    if not args.out and args.format == "table":
+        frame = frame.head(args.show)[["rank", "id", "label", "suggested_label",
                                        "suggested_prob", "loss", "flagged", "text"]]
-        print_table(shown, max_colwidth=70)
-    elif args.format == "csv":
-        frame.to_csv(sys.stdout, index=False)
-    else:
-        frame.to_json(sys.stdout, orient="records", lines=True, force_ascii=False)
     if not args.quiet:
         print(result.summary(), file=sys.stderr)
-        if args.out:
-            print(f"wrote {len(frame)} rows to {args.out}", file=sys.stderr)
+    emit_output(frame, args, max_colwidth=70)
     return 0

@@ -6,18 +6,33 @@ from labelaudit.io._dataset import (
     prepare_text_dataset,
     require_columns,
 )
-from labelaudit.io._read import json_lines, read_table, read_text
-from labelaudit.io._write import atomic_path, write_json, write_table
+from labelaudit.io._read import json_lines, read_table, read_text, split_lines
+from labelaudit.io._write import (
+    FORMATS,
+    OUTPUT_SUFFIXES,
+    atomic_path,
+    emit,
+    format_of,
+    render_table,
+    write_json,
+    write_table,
+)
 
 __all__ = [
+    "FORMATS",
+    "OUTPUT_SUFFIXES",
     "TextDataset",
     "atomic_path",
+    "emit",
     "encode_labels",
+    "format_of",
     "json_lines",
     "prepare_text_dataset",
     "read_table",
     "read_text",
+    "render_table",
     "require_columns",
+    "split_lines",
     "write_json",
     "write_table",
 ]

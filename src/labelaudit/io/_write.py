@@ -14,10 +14,13 @@ import numpy as np
 import pandas as pd
 
 from labelaudit._errors import InvalidParameterError
+from labelaudit.registry import FORMATS as _FORMATS
 
-__all__ = ["write_table", "atomic_path", "current_umask", "write_json", "OUTPUT_SUFFIXES"]
+__all__ = ["FORMATS", "OUTPUT_SUFFIXES", "atomic_path", "current_umask", "emit", "format_of",
+           "render_table", "write_json", "write_table"]
 
 OUTPUT_SUFFIXES = (".csv", ".tsv", ".jsonl", ".json", ".parquet")
+
 
 
 @contextmanager
@@ -74,8 +77,69 @@ def _is_missing(value: object) -> bool:
     return isinstance(value, float) and np.isnan(value)
 
 
+# Output formats by name; every command writes tables through write_table or emit.
+FORMATS: tuple[str, ...] = _FORMATS.names()
+_SUFFIX_FORMAT = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl",
+                  ".ndjson": "jsonl", ".json": "json", ".parquet": "parquet", ".pq": "parquet"}
+
+
+def format_of(path: str | Path) -> str:
+    """The file format a path's suffix names (``csv``, ``tsv``, ``jsonl``, ``json``,
+    ``parquet``), or :class:`InvalidParameterError` naming the suffixes there are."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in _SUFFIX_FORMAT:
+        raise InvalidParameterError(
+            f"{path}: cannot write {suffix or 'a file without a suffix'}; "
+            f"use one of {' '.join(OUTPUT_SUFFIXES)}")
+    return _SUFFIX_FORMAT[suffix]
+
+
+def _records(frame: pd.DataFrame) -> list[dict[str, object]]:
+    return [{k: (None if _is_missing(v) else v) for k, v in r.items()}
+            for r in frame.to_dict(orient="records")]
+
+
+def _flat_cells(frame: pd.DataFrame) -> pd.DataFrame:
+    """Lists and dicts in cells as JSON text, so CSV/TSV readers get them back intact."""
+    def cell(value: object) -> object:
+        if isinstance(value, (list, dict, tuple, np.ndarray)):
+            return json.dumps(value, ensure_ascii=False, default=_json_default)
+        return value
+
+    nested = [c for c in frame.columns if frame[c].dtype == object
+              and frame[c].map(lambda v: isinstance(v, (list, dict, tuple, np.ndarray))).any()]
+    if not nested:
+        return frame
+    return frame.assign(**{str(c): frame[c].map(cell) for c in nested})
+
+
+def render_table(frame: pd.DataFrame, *, max_rows: int | None = None,
+                 max_colwidth: int = 60) -> str:
+    """A DataFrame as an aligned text table for a person."""
+    with pd.option_context("display.max_rows", max_rows, "display.max_columns", None,
+                           "display.width", 200, "display.max_colwidth", max_colwidth):
+        return frame.to_string(index=False)
+
+
+def _write_text(frame: pd.DataFrame, handle: IO[str], fmt: str, max_colwidth: int) -> None:
+    if fmt == "table":
+        handle.write(render_table(frame, max_colwidth=max_colwidth) + "\n")
+    elif fmt in ("csv", "tsv"):
+        _flat_cells(frame).to_csv(handle, index=False, sep="\t" if fmt == "tsv" else ",")
+    elif fmt == "jsonl":
+        _write_jsonl(frame, handle)
+    elif fmt == "json":
+        json.dump(_records(frame), handle, ensure_ascii=False, default=_json_default, indent=1)
+        handle.write("\n")
+    else:  # pragma: no cover - callers check the name
+        raise InvalidParameterError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
+
+
 def write_table(frame: pd.DataFrame, path: str | Path) -> Path:
     """Write ``frame`` to ``path`` atomically as CSV, TSV, JSONL, JSON or Parquet.
+
+    The suffix picks the format. Lists and dicts in cells are written as JSON text in
+    CSV and TSV.
 
     Examples
     --------
@@ -86,29 +150,61 @@ def write_table(frame: pd.DataFrame, path: str | Path) -> Path:
     '{"a": 1}\\n{"a": 2}\\n'
     """
     target = Path(path)
-    suffix = target.suffix.lower()
-    writers: dict[str, Callable[[Path], None]] = {
-        ".csv": lambda p: frame.to_csv(p, index=False),
-        ".tsv": lambda p: frame.to_csv(p, index=False, sep="\t"),
-        ".parquet": lambda p: frame.to_parquet(p, index=False),
-        ".jsonl": lambda p: _with_text(p, lambda h: _write_jsonl(frame, h)),
-        ".json": lambda p: _with_text(
-            p,
-            lambda h: json.dump(
-                [{k: (None if _is_missing(v) else v) for k, v in r.items()}
-                 for r in frame.to_dict(orient="records")],
-                h, ensure_ascii=False, default=_json_default, indent=1,
-            ),
-        ),
-    }
-    if suffix not in writers:
-        raise InvalidParameterError(
-            f"{target}: cannot write {suffix or 'a file without a suffix'}; "
-            f"use one of {' '.join(OUTPUT_SUFFIXES)}"
-        )
+    fmt = format_of(target)
     with atomic_path(target) as tmp:
-        writers[suffix](tmp)
+        if fmt == "parquet":
+            frame.to_parquet(tmp, index=False)
+        else:
+            with open(tmp, "w", encoding="utf-8", newline="") as handle:
+                _write_text(frame, handle, fmt, max_colwidth=60)
     return target
+
+
+def emit(frame: pd.DataFrame, out: str | Path | None = None, *, format: str | None = None,
+         max_colwidth: int = 60, stdout: IO[str] | None = None) -> Path | None:
+    """Write a result table to ``out`` (format by suffix) or to standard output.
+
+    Parameters
+    ----------
+    frame : DataFrame
+    out : path, optional
+        A file, written atomically; its suffix picks the format.
+    format : {"table", "csv", "tsv", "jsonl", "json", "parquet"}, optional
+        The format on standard output (default ``table``); with ``out`` it must agree
+        with the suffix. Parquet goes to stdout only when it is not a terminal.
+
+    Returns
+    -------
+    Path or None
+        The file written, if any.
+    """
+    import sys
+
+    if format is not None and format not in FORMATS:
+        raise InvalidParameterError(f"unknown format {format!r}; choose from {', '.join(FORMATS)}")
+    if out is not None:
+        fmt = format_of(out)
+        if format not in (None, fmt):
+            raise InvalidParameterError(
+                f"--format {format} does not match the output file {out} ({fmt}); "
+                "the suffix picks the file's format")
+        return write_table(frame, out)
+    stream = stdout if stdout is not None else sys.stdout
+    fmt = format or "table"
+    if fmt == "parquet":
+        if stream.isatty():
+            raise InvalidParameterError(
+                "parquet is binary: write it with --out FILE.parquet or pipe it to a file")
+        import io
+
+        buffer = io.BytesIO()
+        frame.to_parquet(buffer, index=False)
+        stream.flush()
+        stream.buffer.write(buffer.getvalue())  # type: ignore[attr-defined]
+        stream.buffer.flush()  # type: ignore[attr-defined]
+        return None
+    _write_text(frame, stream, fmt, max_colwidth)
+    return None
 
 
 def _with_text(path: Path, body: Callable[[IO[str]], None]) -> None:

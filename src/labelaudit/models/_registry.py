@@ -8,9 +8,10 @@ from typing import Any, Literal
 
 import numpy as np
 
-from labelaudit._errors import InvalidInputError, InvalidParameterError
+from labelaudit._errors import InvalidInputError
 from labelaudit.io import TextDataset
 from labelaudit.models._base import Scorer
+from labelaudit.registry import SCORERS as _SCORERS
 
 __all__ = [
     "DEFAULT_SCORERS",
@@ -23,8 +24,8 @@ __all__ = [
 ]
 
 ScorerName = Literal["tfidf", "embed", "finetune"]
-SCORERS: tuple[str, ...] = ("tfidf", "embed", "finetune")
-DEFAULT_SCORERS: tuple[str, ...] = ("tfidf", "embed")
+SCORERS: tuple[str, ...] = _SCORERS.names()
+DEFAULT_SCORERS: tuple[str, ...] = _SCORERS.default
 
 
 def make_scorer(name: str, **options: Any) -> Scorer:
@@ -40,16 +41,7 @@ def make_scorer(name: str, **options: Any) -> Scorer:
     """
     import inspect
 
-    from labelaudit.models._embed import EmbedScorer
-    from labelaudit.models._finetune import FinetuneScorer
-    from labelaudit.models._tfidf import TfidfScorer
-
-    classes: dict[str, type[Scorer]] = {
-        "tfidf": TfidfScorer, "embed": EmbedScorer, "finetune": FinetuneScorer}
-    if name not in classes:
-        raise InvalidParameterError(
-            f"unknown scorer {name!r}; choose from {', '.join(SCORERS)}")
-    cls = classes[name]
+    cls: type[Scorer] = _SCORERS.load(name)
     accepted = inspect.signature(cls.__init__).parameters
     return cls(**{k: v for k, v in options.items() if k in accepted and v is not None})
 

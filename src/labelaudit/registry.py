@@ -1,0 +1,131 @@
+"""Every list of names in labelaudit, one registry per family, in one light module.
+
+Each registry maps a name to the object that implements it, written as
+``"module:attribute"`` and imported only when asked for, so this module needs nothing but
+the standard library and the CLI can read the names without loading scikit-learn or
+torch. Adding a scorer, a noise method or a ranking method is one new file plus one line
+here; the test suite runs its property tests over every member
+(``tests/test_registry.py``), as scikit-learn's ``all_estimators()`` does.
+
+Examples
+--------
+>>> from labelaudit.registry import SCORERS
+>>> SCORERS.names()
+('tfidf', 'embed', 'finetune')
+>>> SCORERS.load("tfidf").__name__
+'TfidfScorer'
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "FORMATS",
+    "NOISE_METHODS",
+    "RANKING_METHODS",
+    "Registry",
+    "SCORERS",
+    "TOKEN_SCORERS",
+    "all_registries",
+]
+
+
+@dataclass(frozen=True)
+class Registry:
+    """Names of one family mapped to where their implementation lives.
+
+    Attributes
+    ----------
+    family : str
+        What a member is, for messages ("scorer", "noise method").
+    entries : dict of str to str
+        ``name -> "module:attribute"``, in the order users see them.
+    default : tuple of str
+        The members used when the user names none.
+    """
+
+    family: str
+    entries: dict[str, str]
+    default: tuple[str, ...] = ()
+
+    def names(self) -> tuple[str, ...]:
+        """Every member's name, in order."""
+        return tuple(self.entries)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.entries)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.entries
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def check(self, name: str) -> str:
+        """``name`` if it is a member, else an error that lists the members."""
+        if name not in self.entries:
+            from labelaudit._errors import InvalidParameterError
+
+            raise InvalidParameterError(
+                f"unknown {self.family} {name!r}; choose from {', '.join(self.entries)}")
+        return name
+
+    def load(self, name: str) -> Any:
+        """Import and return the implementation of ``name``."""
+        module, _, attribute = self.entries[self.check(name)].partition(":")
+        return getattr(importlib.import_module(module), attribute)
+
+
+SCORERS = Registry("scorer", {
+    "tfidf": "labelaudit.models._tfidf:TfidfScorer",
+    "embed": "labelaudit.models._embed:EmbedScorer",
+    "finetune": "labelaudit.models._finetune:FinetuneScorer",
+}, default=("tfidf", "embed"))
+
+TOKEN_SCORERS = Registry("token scorer", {
+    "encoder": "labelaudit.tokens._scorer:EncoderTokenScorer",
+    "finetune": "labelaudit.tokens._finetune:FinetuneTokenScorer",
+}, default=("encoder",))
+
+# Label-quality scores of a whole text dataset (lower = more suspect), as `scan` computes
+# them; each entry is the function behind the method.
+RANKING_METHODS = Registry("ranking method", {
+    "loss": "labelaudit.detect._scores:label_quality_scores",
+    "ensemble": "labelaudit.detect._scores:label_quality_scores",
+    "self_confidence": "labelaudit.detect._scores:label_quality_scores",
+    "margin": "labelaudit.detect._scores:label_quality_scores",
+    "entropy": "labelaudit.detect._scores:label_quality_scores",
+    "max_prob": "labelaudit.detect._scores:label_quality_scores",
+    "confident_learning": "labelaudit.detect._confident:confident_learning",
+    "crowdlab": "labelaudit.detect._multiannotator:crowdlab",
+}, default=("loss", "ensemble", "margin", "entropy", "max_prob", "confident_learning"))
+
+NOISE_METHODS = Registry("noise method", {
+    "uniform": "labelaudit.noise._uniform:uniform_flips",
+    "class-dependent": "labelaudit.noise._class_dependent:class_dependent_flips",
+    "dissenting-label": "labelaudit.noise._dissenting_label:dissenting_label_flips",
+    "dissenting-worker": "labelaudit.noise._dissenting_worker:dissenting_worker_flips",
+    "crowd-majority": "labelaudit.noise._crowd_majority:crowd_majority_flips",
+    "minority-split": "labelaudit.noise._minority_split:minority_split_flips",
+    "instance-dependent": "labelaudit.noise._instance_dependent:instance_dependent_flips",
+})
+
+# Output formats of every command that writes a table (`--format`, `--out` suffix).
+FORMATS = Registry("output format", {
+    "table": "labelaudit.io._write:render_table",
+    "csv": "labelaudit.io._write:write_table",
+    "tsv": "labelaudit.io._write:write_table",
+    "jsonl": "labelaudit.io._write:write_table",
+    "json": "labelaudit.io._write:write_table",
+    "parquet": "labelaudit.io._write:write_table",
+}, default=("table",))
+
+
+def all_registries() -> dict[str, Registry]:
+    """Every registry by its family name (for property tests and docs)."""
+    return {r.family: r for r in (SCORERS, TOKEN_SCORERS, RANKING_METHODS, NOISE_METHODS,
+                                  FORMATS)}
