@@ -200,8 +200,11 @@ def emit(frame: pd.DataFrame, out: str | Path | None = None, *, format: str | No
         buffer = io.BytesIO()
         frame.to_parquet(buffer, index=False)
         stream.flush()
-        stream.buffer.write(buffer.getvalue())  # type: ignore[attr-defined]
-        stream.buffer.flush()  # type: ignore[attr-defined]
+        binary = getattr(stream, "buffer", None)
+        if binary is None:
+            raise InvalidParameterError("parquet needs a binary output: use --out FILE.parquet")
+        binary.write(buffer.getvalue())
+        binary.flush()
         return None
     _write_text(frame, stream, fmt, max_colwidth)
     return None
