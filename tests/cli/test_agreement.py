@@ -193,3 +193,114 @@ def test_subprocess_entry_point_and_help(votes_csv, tmp_path):
         capture_output=True, text=True, timeout=60,
     ).stdout
     assert "compare" in help_text and "measure" in help_text
+
+
+# --- field-test findings of issue #11 -----------------------------------------------------------
+
+
+def test_issue11_delta_larger_than_n_is_refused(capsys):
+    for delta in ("950", "-950"):
+        with pytest.raises(SystemExit) as exc:
+            main(["agreement", "compare", "--n", "900", "--noise", "0.139", "--delta", delta])
+        assert exc.value.code == 2
+        err = capsys.readouterr().err
+        assert f"--delta {delta} is larger in size than --n 900" in err
+    assert main(["agreement", "compare", "--n", "900", "--noise", "0.139", "--delta", "900",
+                 "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["delta"] == 900
+
+
+@pytest.mark.parametrize("argv", [
+    ["compare", "--n", "0", "--noise", "0.1"],
+    ["compare", "--n", "900", "--noise-items", "-1"],
+    ["compare", "--n", "900", "--noise-items", "901"],
+    ["compare", "--n", "900", "--noise", "1.5"],
+    ["compare", "--n", "900", "--noise", "0.1", "--confidence", "1"],
+    ["noise", "--n", "10", "-d", "11", "--p-chance", "0.5"],
+    ["noise", "--n", "10", "-d", "-1", "--p-chance", "0.5"],
+    ["noise", "--n", "10", "-d", "1", "--p-chance", "0.5", "--confidence", "0"],
+    ["tolerate", "--n", "-5", "--p-chance", "0.5"],
+    ["tolerate", "--n", "5", "--p-chance", "0.5", "--gamma", "2"],
+    ["measure", "MISSING", "--bootstrap", "-1"],
+    ["measure", "MISSING", "--random-state", "-3"],
+    ["measure", "MISSING", "--min-share", "0.5"],
+    ["measure", "MISSING", "--confidence", "1"],
+    ["measure", "MISSING", "--p-chance", "1.2"],
+])
+def test_issue11_numeric_options_are_usage_errors_up_front(tmp_path, capsys, argv):
+    argv = [str(tmp_path / "missing.csv") if a == "MISSING" else a for a in argv]
+    with pytest.raises(SystemExit) as exc:
+        main(["agreement", *argv])
+    assert exc.value.code == 2  # a missing input file would be exit 1: checked before reading
+    assert "error:" in capsys.readouterr().err
+
+
+def _warnings(err: str) -> list[str]:
+    return [line for line in err.splitlines() if line.startswith("labelaudit: warning:")]
+
+
+def test_issue11_dropped_empty_labels_are_counted_on_stderr(tmp_path):
+    rows = ["item,annotator,label"] + [
+        f"{i},w{a},{'pos' if i == 0 and a < 2 else ''}" for i in range(100) for a in range(3)]
+    (tmp_path / "votes.csv").write_text("\n".join(rows) + "\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "labelaudit", "agreement", "votes.csv", "--bootstrap", "0",
+         "--format", "json"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert _warnings(proc.stderr) == [
+        "labelaudit: warning: dropped 298 of 300 annotations with an empty label in column "
+        "'label' (rows 2, 3, 4, 5, 6 and 293 more); 99 of 100 items have no label left "
+        "(items 1, 2, 3, 4, 5 and 94 more)"]
+    report = json.loads(proc.stdout)
+    assert report["n_items"] == 1 and report["n_annotations"] == 2
+    quiet = subprocess.run(
+        [sys.executable, "-m", "labelaudit", "agreement", "votes.csv", "--bootstrap", "0", "-q"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert quiet.returncode == 0 and quiet.stderr == ""
+
+
+def test_issue11_dropped_empty_annotation_lists_are_counted(tmp_path, capsys):
+    path = tmp_path / "crowd.jsonl"
+    with open(path, "w") as fh:
+        for i in range(30):
+            labels = ["a", "a", "b"] if i == 0 else []
+            fh.write(json.dumps({"id": i, "annotator_labels": labels}) + "\n")
+    assert main(["agreement", str(path), "--bootstrap", "0", "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    assert _warnings(captured.err) == [
+        "labelaudit: warning: dropped 29 of 30 items with no annotation (an empty "
+        "'annotator_labels' list, or only empty labels): items 1, 2, 3, 4, 5 and 24 more"]
+    assert json.loads(captured.out)["n_items"] == 1
+
+
+def test_issue11_dropped_blank_labels_inside_lists_and_by_drop_single(tmp_path, capsys):
+    path = tmp_path / "crowd.jsonl"
+    path.write_text('{"id": 1, "annotator_labels": ["a", ""]}\n'
+                    '{"id": 2, "annotator_labels": ["a", "b", null]}\n'
+                    '{"id": 3, "annotator_labels": ["", null]}\n'
+                    '{"id": 4, "annotator_labels": ["b", "b"]}\n')
+    assert main(["agreement", str(path), "--bootstrap", "0", "--format", "json",
+                 "--drop-single"]) == 0
+    captured = capsys.readouterr()
+    assert _warnings(captured.err) == [
+        "labelaudit: warning: dropped 4 of 9 annotations with an empty label in the "
+        "'annotator_labels' lists (items 1, 2, 3)",
+        "labelaudit: warning: dropped 1 of 4 items with no annotation (an empty "
+        "'annotator_labels' list, or only empty labels): item 3",
+        "labelaudit: warning: dropped 1 of 3 items with fewer than 2 annotations (item 1)"]
+    assert json.loads(captured.out)["n_items"] == 2
+
+
+@pytest.mark.parametrize(("name", "content", "message"), [
+    ("votes.csv", "item,annotator,label\n1,a,\n1,b,\n2,a,\n",
+     "all 3 annotations have an empty or missing label"),
+    ("crowd.jsonl", '{"id": 1, "annotator_labels": []}\n{"id": 2, "annotator_labels": [""]}\n',
+     "all 2 items have an empty 'annotator_labels' list"),
+])
+def test_issue11_nothing_left_after_dropping_is_one_clear_error(tmp_path, capsys, name,
+                                                                 content, message):
+    (tmp_path / name).write_text(content)
+    assert main(["agreement", str(tmp_path / name), "--format", "json"]) == 1
+    err = capsys.readouterr().err
+    errors = [line for line in err.splitlines() if not line.startswith("labelaudit: warning:")]
+    assert len(errors) == 1 and message in errors[0] and "nothing to measure" in errors[0]

@@ -178,3 +178,105 @@ def test_inputs_are_not_modified(files):
     assert main(["evaluate", str(folder / "issues.csv"), "--truth", str(folder / "truth.csv"),
                  "-q"]) == 0
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+
+
+# --- field-test findings of issue #11 -----------------------------------------------------------
+
+
+def test_issue11_n_errors_larger_than_the_data_is_refused(files, capsys):
+    folder, _, _ = files
+    code = main(["evaluate", str(folder / "issues.csv"), "--truth", str(folder / "truth.csv"),
+                 "--n-errors", "500"])
+    err = capsys.readouterr().err
+    assert code == 1 and len(err.strip().splitlines()) == 1
+    assert "--n-errors 500" in err and "40 items" in err and "at most 40" in err
+    assert main(["evaluate", str(folder / "issues.csv"), "--truth", str(folder / "truth.csv"),
+                 "--n-errors", "40", "-q"]) == 0  # every item an error: allowed
+
+
+def test_issue11_at_k_larger_than_the_data_is_clipped_and_said(files):
+    folder, is_error, _ = files
+    done = run_cli("issues.csv", "--truth", "truth.csv", "--at-k", "5,100", "--format", "json",
+                   cwd=folder)
+    assert done.returncode == 0, done.stderr
+    row = json.loads(done.stdout)[0]
+    assert row["precision_at_100"] == pytest.approx(is_error.mean())  # clipped to all 40
+    assert row["recall_at_100"] == pytest.approx(1.0)
+    warning = [line for line in done.stderr.splitlines() if "warning" in line]
+    assert warning == ["labelaudit: warning: --at-k 100: more than the 40 items evaluated, so "
+                       "p@k and r@k there are those of all 40 items (the cut-off is clipped)"]
+    # with unverified items excluded, the cut-off is compared with the items evaluated
+    truth = pd.read_csv(folder / "truth.csv")
+    truth["is_error"] = truth["is_error"].astype(object)
+    truth.loc[truth.index[:10], "is_error"] = None
+    truth.to_csv(folder / "partial.csv", index=False)
+    done = run_cli("issues.csv", "--truth", "partial.csv", "--unknown", "exclude", "--at-k",
+                   "30,35", cwd=folder)
+    assert done.returncode == 0 and "--at-k 35: more than the 30 items evaluated" in done.stderr
+
+
+@pytest.mark.parametrize("argv", [
+    ["--n-errors", "0"], ["--n-errors", "x"], ["--error-rate", "0"], ["--error-rate", "1.5"],
+    ["--error-rate", "nan"], ["--at-k", "0"], ["--at-k", "5,-1"], ["--at-k", "ten"],
+])
+def test_issue11_numeric_options_are_usage_errors_before_reading_data(tmp_path, capsys, argv):
+    # the files do not exist: a usage error (2) proves the option was checked before reading
+    with pytest.raises(SystemExit) as exc:
+        main(["evaluate", str(tmp_path / "missing.csv"), "--truth", str(tmp_path / "t.csv"),
+              *argv])
+    assert exc.value.code == 2
+    assert argv[0] in capsys.readouterr().err
+
+
+def _typed_files(tmp_path, true_labels, given=None, ids=None):
+    rng = np.random.default_rng(0)
+    n = len(true_labels)
+    ids = list(range(60, 60 + n)) if ids is None else ids
+    given = [0, 1] * (n // 2) if given is None else given
+    pd.DataFrame({"id": ids, "label": given, "score_loss": rng.random(n)}).to_csv(
+        tmp_path / "issues.csv", index=False)
+    with open(tmp_path / "truth.jsonl", "w") as fh:
+        for i, t in zip(ids, true_labels, strict=True):
+            fh.write(json.dumps({"id": i, "gold": t}) + "\n")
+    return [str(tmp_path / "issues.csv"), "--truth", str(tmp_path / "truth.jsonl"),
+            "--true-label", "gold"]
+
+
+@pytest.mark.parametrize(("true_labels", "shown"), [
+    (["neg", "pos"] * 10, "'neg', 'pos'; str"),
+    (["0.0", "1.0"] * 10, "'0.0', '1.0'; str"),
+])
+def test_issue11_true_label_type_mismatch_is_named(tmp_path, capsys, true_labels, shown):
+    args = _typed_files(tmp_path, true_labels)
+    assert main(["evaluate", *args]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("labelaudit evaluate: error:") and len(err.strip().splitlines()) == 1
+    assert "share no value" in err and "no clean items" not in err
+    assert "(--label 'label' of" in err and ": 0, 1; int)" in err and shown in err
+    assert "same label values" in err
+
+
+def test_issue11_true_label_numbers_as_strings_still_match(tmp_path, capsys):
+    true_labels = ["0", "1"] * 10
+    true_labels[3] = "0"  # one error: item 63 was given 1
+    args = _typed_files(tmp_path, true_labels)
+    assert main(["evaluate", *args, "--format", "json", "-q"]) == 0
+    row = json.loads(capsys.readouterr().out)[0]
+    assert row["n_items"] == 20 and row["n_errors"] == 1
+
+
+def test_issue11_ids_print_plainly_not_as_numpy_reprs(tmp_path, capsys):
+    args = _typed_files(tmp_path, [0, 1] * 10)
+    pd.read_json(tmp_path / "truth.jsonl", lines=True).head(5).to_json(
+        tmp_path / "short.jsonl", orient="records", lines=True)
+    args[2] = str(tmp_path / "short.jsonl")
+    assert main(["evaluate", *args]) == 1
+    err = capsys.readouterr().err
+    assert "ids 65, 66, 67, 68, 69 and 10 more" in err
+    assert "np.int64" not in err and "'65'" not in err
+    issues = pd.read_csv(tmp_path / "issues.csv")
+    issues.loc[8, "score_loss"] = None
+    issues.to_csv(tmp_path / "issues.csv", index=False)
+    assert main(["evaluate", str(tmp_path / "issues.csv"), "--truth",
+                 str(tmp_path / "truth.jsonl"), "--true-label", "gold"]) == 1
+    assert "not finite at id 68" in capsys.readouterr().err

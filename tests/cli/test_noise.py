@@ -251,3 +251,66 @@ def test_split_and_sources(tmp_path):
                                                               "c": "S2"})).all()
     assert main(["noise", str(tmp_path / "clean.csv"), "--method", "uniform", "--rate", "0.1",
                  "--sources", "a=S1,b", "-q"]) == 1
+
+
+# --- field-test findings of issue #11 -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(("rate", "claimed", "warned"), [
+    ("0.1", "noised 4 of 40 items with uniform (requested rate 0.1 -> 4 items; achieved rate "
+     "0.1000)", None),
+    ("0.999", "noised 40 of 40 items with uniform (requested rate 0.999 -> 40 items; achieved "
+     "rate 1.0000)", "asks for 39.96 items, which rounds to all 40: every item is noised"),
+    ("0.01", "noised 0 of 40 items with uniform (requested rate 0.01 -> 0 items; achieved rate "
+     "0.0000)", "asks for 0.4 items, which rounds to 0: no item is noised"),
+    ("0.0125", "noised 1 of 40 items with uniform (requested rate 0.0125 -> 1 item; achieved "
+     "rate 0.0250)", None),  # 0.5 items: halves round up
+])
+def test_issue11_noise_rate_rounding_message_is_true(tmp_path, rate, claimed, warned):
+    source = tmp_path / "clean.csv"
+    crowd_frame().drop(columns=["annotator_labels"]).to_csv(source, index=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "labelaudit", "noise", str(source), "--label", "gold",
+         "--method", "uniform", "--rate", rate, "--out", str(tmp_path / "noisy.csv")],
+        capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    warnings = [line for line in lines if line.startswith("labelaudit: warning:")]
+    assert claimed in lines
+    assert (warnings == []) if warned is None else (len(warnings) == 1 and warned in warnings[0])
+    # the count claimed is the number of rows marked noisy, and of rows whose label changed
+    n_claimed = int(claimed.split()[1])
+    noisy = pd.read_csv(tmp_path / "noisy.csv")
+    assert noisy["is_noisy"].sum() == n_claimed
+    assert (noisy["gold"] != noisy["clean_label"]).sum() == n_claimed
+
+
+def test_issue11_noise_summary_json_has_the_requested_count(tmp_path):
+    source = tmp_path / "clean.jsonl"
+    write_jsonl(crowd_frame(), source)
+    assert main(["noise", str(source), "--label", "gold", "--method", "uniform", "--rate",
+                 "0.999", "-q", "--out", str(tmp_path / "noisy.jsonl"),
+                 "--summary", str(tmp_path / "summary.json")]) == 0
+    record = json.loads((tmp_path / "summary.json").read_text())
+    assert (record["requested_rate"], record["n_requested"], record["n_noisy"],
+            record["achieved_rate"]) == (0.999, 40, 40, 1.0)
+
+
+@pytest.mark.parametrize("argv", [["--seed", "-1"], ["--seed", "x"], ["--rate", "abc"]])
+def test_issue11_numeric_options_are_usage_errors_before_reading_data(tmp_path, argv):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["noise", str(tmp_path / "missing.csv"), "--method", "uniform", "--rate", "0.1",
+              *argv])
+    assert exit_info.value.code == 2
+    with pytest.raises(SystemExit) as exit_info:
+        main(["noise", "realism", str(tmp_path / "missing.csv"), "--folds", "1"])
+    assert exit_info.value.code == 2
+
+
+def test_issue11_noise_rate_out_of_range_is_checked_before_reading_data(tmp_path, capsys):
+    # exit 1 with the rate message (as test_bad_input_is_one_line_and_exit_1 requires), not the
+    # missing file: the rate is checked first
+    assert main(["noise", str(tmp_path / "missing.csv"), "--method", "uniform",
+                 "--rate", "1"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err == "labelaudit noise: error: --rate must be a number in [0, 1); got 1.0"

@@ -14,6 +14,7 @@ from labelaudit.agreement._aggregation import Aggregation
 from labelaudit.agreement._alpha import krippendorff_alpha
 from labelaudit.agreement._annotations import (
     Annotations,
+    DroppedAnnotationsWarning,
     annotation_counts,
     nested_to_long,
     to_annotations,
@@ -46,6 +47,7 @@ __all__ = [
     "AgreementReport",
     "Annotations",
     "ChanceDifference",
+    "DroppedAnnotationsWarning",
     "Estimate",
     "GoldStandard",
     "NoiseBound",

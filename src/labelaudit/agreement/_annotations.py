@@ -9,7 +9,8 @@ Two input shapes are accepted everywhere in :mod:`labelaudit.agreement`:
   (``["yes", "no", "yes"]``, annotators unknown) or ``{"worker": id, "label": value}``
   objects.
 
-Missing annotations (``None``/``NaN`` labels) are dropped. Labels must all be strings or all be
+Missing annotations (``None``/``NaN`` or blank labels) are dropped, with a
+:class:`DroppedAnnotationsWarning` that counts them. Labels must all be strings or all be
 numbers; the categories are their sorted distinct values.
 """
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 import json
 import math
 import numbers
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -29,6 +31,7 @@ from labelaudit._errors import InvalidInputError, InvalidParameterError, format_
 __all__ = [
     "Annotations",
     "Crowd",
+    "DroppedAnnotationsWarning",
     "annotation_counts",
     "clean_label",
     "crowd_from_annotations",
@@ -42,6 +45,10 @@ ANNOTATOR_ALIASES = ("annotator", "annotator_id", "worker", "worker_id", "rater"
 LABEL_ALIASES = ("label",)
 _WORKER_KEYS = ("worker", "annotator", "worker_id", "annotator_id", "rater")
 _LABEL_KEYS = ("label", "value", "answer")
+
+
+class DroppedAnnotationsWarning(UserWarning):
+    """Some annotations (or items) were left out: empty labels, empty annotation lists."""
 
 
 @dataclass(frozen=True)
@@ -125,6 +132,11 @@ def _is_missing(value: object) -> bool:
     if value is None or value is pd.NA or value is pd.NaT:
         return True
     return isinstance(value, float) and math.isnan(value)
+
+
+def _is_empty_label(value: object) -> bool:
+    """A missing label: None, NaN, or a blank string."""
+    return _is_missing(value) or (isinstance(value, str) and not value.strip())
 
 
 def clean_label(value: object) -> object:
@@ -279,10 +291,11 @@ def to_annotations(
             f"the item column {item_col!r} is empty in {format_rows(missing_item)}; "
             "every annotation needs an item id"
         )
-    keep = np.array([not _is_missing(v) for v in raw_labels], dtype=bool)
+    keep = np.array([not _is_empty_label(v) for v in raw_labels], dtype=bool)
     if not keep.any():
         raise InvalidInputError(
-            f"every value of the label column {label_col!r} is missing: there is nothing to measure"
+            f"all {len(keep)} annotations have an empty or missing label (column {label_col!r}): "
+            "there is nothing to measure; check the label column (label=... or --label)"
         )
     positions = np.flatnonzero(keep)
     labels = [clean_label(v) for v in raw_labels[keep]]
@@ -304,6 +317,8 @@ def to_annotations(
     # items whose every annotation is missing still appear, with no annotations
     items = np.asarray(item_uniques, dtype=object)
     item_codes = item_codes_all[keep].astype(np.int64)
+    if not keep.all():
+        _warn_dropped(keep, items, item_codes, label_col)
 
     if annot_col is not None:
         annot_values = annotations[annot_col].to_numpy(dtype=object)[keep]
@@ -340,6 +355,20 @@ def to_annotations(
         annotator_codes=annotator_codes,
         label_codes=label_codes,
     )
+
+
+def _warn_dropped(keep: np.ndarray, items: np.ndarray, item_codes: np.ndarray,
+                  label_col: str) -> None:
+    """Count the annotations dropped for an empty label, and the items left with none."""
+    empty = np.flatnonzero(~keep)
+    bare = np.setdiff1d(np.arange(len(items)), item_codes)
+    message = (f"dropped {len(empty)} of {len(keep)} annotations with an empty label in column "
+               f"{label_col!r} ({format_rows(empty.tolist())})")
+    if len(bare):
+        message += (f"; {len(bare)} of {len(items)} items {'has' if len(bare) == 1 else 'have'} "
+                    "no label left "
+                    f"({format_items(items[bare].tolist())})")
+    warnings.warn(DroppedAnnotationsWarning(message), stacklevel=3)
 
 
 def annotation_counts(

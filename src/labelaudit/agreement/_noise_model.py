@@ -83,6 +83,8 @@ def _check_prob(value: float, name: str, *, open_right: bool = False) -> float:
 
 
 def _check_count(value: object, name: str, *, minimum: int = 0) -> int:
+    if isinstance(value, np.floating):
+        value = value.item()  # np.float64(3.0) is 3, and prints as 3.5, not np.float64(3.5)
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         if isinstance(value, float) and not isinstance(value, bool) and value.is_integer():
             value = int(value)
@@ -315,7 +317,8 @@ def chance_difference(
         ``R``; or give ``noise_rate`` (``gamma``), and ``R = round(gamma * L)``.
     noise_rate : float, optional
     delta : int, optional
-        An observed difference in correct answers, to test against chance.
+        An observed difference in correct answers, to test against chance; its size is at
+        most ``n_items``.
     confidence : float, default 0.95
 
     Returns
@@ -352,6 +355,10 @@ def chance_difference(
         if isinstance(delta, (int, np.integer)) and not isinstance(delta, bool):
             delta = abs(int(delta))  # the sign only says which system is ahead
         delta = _check_count(delta, "delta")
+        if delta > big_l:
+            raise InvalidParameterError(
+                f"delta ({delta}) cannot exceed n_items ({big_l}): two systems' correct "
+                "answers on n_items items differ by at most n_items")
         if delta == 0:
             p_exact = 1.0
         else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal
@@ -15,6 +16,7 @@ from labelaudit.agreement._aggregation import Aggregation, _plain, _records
 from labelaudit.agreement._alpha import Level, krippendorff_alpha
 from labelaudit.agreement._annotations import (
     Annotations,
+    DroppedAnnotationsWarning,
     _is_missing,
     _label_kind,
     clean_label,
@@ -247,7 +249,8 @@ def agreement_report(
     n_bootstrap : int, default 1000
         Bootstrap replicates over items; 0 for no intervals.
     drop_single : bool, default False
-        Drop items with fewer than 2 annotations instead of raising.
+        Drop items with fewer than 2 annotations instead of raising (with a
+        :class:`DroppedAnnotationsWarning` that counts them).
     random_state : int or None, default 0
 
     Returns
@@ -282,7 +285,11 @@ def agreement_report(
         frame = ann.to_frame()
         frame = frame[frame["item"].isin(pd.Index(ann.items[n_ann >= 2]))]
         if frame.empty:
-            raise InvalidInputError("no item has 2 or more annotations: nothing to measure")
+            raise InvalidInputError(
+                f"none of the {ann.n_items} items has 2 or more annotations: nothing to measure")
+        warnings.warn(DroppedAnnotationsWarning(
+            f"dropped {len(few)} of {ann.n_items} items with fewer than 2 annotations "
+            f"({format_items(ann.items[few].tolist())})"), stacklevel=2)
         if ann.annotators is None:
             frame = frame.drop(columns="annotator")
         ann = to_annotations(frame, item="item", label="label",

@@ -8,7 +8,7 @@ import math
 import sys
 from pathlib import Path
 
-from labelaudit.cli._common import fraction
+from labelaudit.cli._common import at_least, fraction, warnings_to_stderr
 
 ORDER = 40
 
@@ -33,7 +33,23 @@ _METHODS = {
     "glad": "glad",
     "mace": "mace",
 }
-_NESTED_GUESSES = ("annotator_labels", "annotations", "labels", "votes")
+_NESTED_GUESSES = ("annotator_labels", "annotations", "labels", "votes")  # agreement._read
+
+
+def _share(text: str) -> float:
+    """Argparse type of --min-share: a strict majority, in (0.5, 1]."""
+    value = fraction(text)
+    if value <= 0.5:
+        raise argparse.ArgumentTypeError(f"must be in (0.5, 1] (a strict majority), got {value:g}")
+    return value
+
+
+def _confidence(text: str) -> float:
+    """Argparse type of --confidence: in (0, 1)."""
+    value = fraction(text)
+    if value in (0.0, 1.0):
+        raise argparse.ArgumentTypeError(f"must be in (0, 1), got {value:g}")
+    return value
 
 
 class _DefaultMeasureParser(argparse.ArgumentParser):
@@ -85,10 +101,10 @@ def add_parser(subparsers, parents) -> None:
     m.add_argument("--ties", choices=["random", "first", "abstain", "error"], default="random",
                    help="majority-vote ties: seeded random pick, first category, no label, or "
                    "fail (default: random)")
-    m.add_argument("--min-share", type=float, default=1.0,
+    m.add_argument("--min-share", type=_share, default=1.0,
                    help="share of votes the top label needs for the gold standard, in (0.5, 1] "
                    "(default: 1, unanimous)")
-    m.add_argument("--confidence", type=fraction, default=0.95,
+    m.add_argument("--confidence", type=_confidence, default=0.95,
                    help="confidence of the intervals and of the noise bound (default: 0.95)")
     m.add_argument("--p-chance", type=fraction,
                    help="chance agreement on a hard item (default: estimated from the labels on "
@@ -98,9 +114,9 @@ def add_parser(subparsers, parents) -> None:
                    "(default: annotators)")
     m.add_argument("--level", choices=["nominal", "ordinal", "interval", "ratio"],
                    default="nominal", help="Krippendorff's alpha level (default: nominal)")
-    m.add_argument("--bootstrap", type=int, default=1000, metavar="N",
+    m.add_argument("--bootstrap", type=at_least(0), default=1000, metavar="N",
                    help="bootstrap replicates for the intervals, 0 for none (default: 1000)")
-    m.add_argument("--random-state", type=int, default=0, help="seed (default: 0)")
+    m.add_argument("--random-state", type=at_least(0), default=0, help="seed (default: 0)")
     m.add_argument("--drop-single", action="store_true",
                    help="drop items with fewer than 2 annotations instead of failing")
     m.add_argument("--format", choices=["table", "json", "csv", "jsonl"],
@@ -124,15 +140,17 @@ def add_parser(subparsers, parents) -> None:
         "are noise, two systems equal on the easy items differ by chance by S with sigma = "
         "sqrt(R/2); Chebyshev and normal bounds at the chosen confidence.",
     )
-    c.add_argument("--n", type=int, required=True, help="L, items in the gold standard")
+    c.add_argument("--n", type=at_least(1), required=True, help="L, items in the gold standard")
     noise = c.add_mutually_exclusive_group(required=True)
     noise.add_argument("--noise", type=fraction, help="gamma, the noise rate (R = round(gamma*L))")
-    noise.add_argument("--noise-items", type=int, help="R, the number of noise items")
-    c.add_argument("--delta", type=int, help="observed difference in correct answers")
-    c.add_argument("--confidence", type=fraction, default=0.95, help="(default: 0.95)")
+    noise.add_argument("--noise-items", type=at_least(0),
+                       help="R, the number of noise items (at most --n)")
+    c.add_argument("--delta", type=int, help="observed difference in correct answers (its size "
+                   "at most --n)")
+    c.add_argument("--confidence", type=_confidence, default=0.95, help="(default: 0.95)")
     c.add_argument("--format", choices=["table", "json"], help="default: table on a terminal")
     c.add_argument("--out", help="write here instead of stdout (atomic)")
-    c.set_defaults(handler=run_compare)
+    c.set_defaults(handler=run_compare, usage_error=c.error)
 
     nz = sub.add_parser(
         "noise", parents=parents,
@@ -140,14 +158,15 @@ def add_parser(subparsers, parents) -> None:
         description="Upper bound gamma on the share of hard items among the n - d agreed "
         "ones, at the given confidence (Beigman Klebanov & Beigman 2009, equation 1).",
     )
-    nz.add_argument("--n", type=int, required=True, help="items annotated")
-    nz.add_argument("--disagreements", "-d", type=int, required=True, help="items disagreed on")
+    nz.add_argument("--n", type=at_least(1), required=True, help="items annotated")
+    nz.add_argument("--disagreements", "-d", type=at_least(0), required=True,
+                    help="items disagreed on (at most --n)")
     nz.add_argument("--p-chance", type=fraction, required=True,
                     help="chance agreement on a hard item (0.5 for 2 annotators, 2 classes)")
-    nz.add_argument("--confidence", type=fraction, default=0.95, help="(default: 0.95)")
+    nz.add_argument("--confidence", type=_confidence, default=0.95, help="(default: 0.95)")
     nz.add_argument("--format", choices=["table", "json"], help="default: table on a terminal")
     nz.add_argument("--out", help="write here instead of stdout (atomic)")
-    nz.set_defaults(handler=run_noise)
+    nz.set_defaults(handler=run_noise, usage_error=nz.error)
 
     t = sub.add_parser(
         "tolerate", parents=parents,
@@ -155,11 +174,11 @@ def add_parser(subparsers, parents) -> None:
         description="The largest number of disagreements d with a noise bound of at most "
         "--gamma at --confidence (the inverse of `agreement noise`).",
     )
-    t.add_argument("--n", type=int, required=True, help="items annotated")
+    t.add_argument("--n", type=at_least(1), required=True, help="items annotated")
     t.add_argument("--p-chance", type=fraction, required=True,
                    help="chance agreement on a hard item")
     t.add_argument("--gamma", type=fraction, default=0.05, help="target noise (default: 0.05)")
-    t.add_argument("--confidence", type=fraction, default=0.95, help="(default: 0.95)")
+    t.add_argument("--confidence", type=_confidence, default=0.95, help="(default: 0.95)")
     t.add_argument("--format", choices=["table", "json"], help="default: table on a terminal")
     t.add_argument("--out", help="write here instead of stdout (atomic)")
     t.set_defaults(handler=run_tolerate)
@@ -213,90 +232,6 @@ def _json(obj: object, *, indent: int | None = 2) -> str:
         return value
 
     return json.dumps(clean(obj), indent=indent, default=default, ensure_ascii=False) + "\n"
-
-
-def _is_list_column(frame, column: str) -> bool:
-    values = frame[column].dropna()
-    if values.empty:
-        return False
-    first = values.iloc[0]
-    if isinstance(first, str):
-        return first.lstrip().startswith("[")
-    return isinstance(first, (list, tuple)) or type(first).__name__ == "ndarray"
-
-
-def _load(args: argparse.Namespace):
-    """(long annotations, item column, (frame, list column) if nested else None, gold)."""
-    import pandas as pd
-
-    from labelaudit._errors import InvalidInputError
-    from labelaudit.agreement import nested_to_long
-    from labelaudit.agreement._annotations import ITEM_ALIASES, _is_missing
-    from labelaudit.io import read_table
-
-    frame = read_table(args.input)
-    if frame.empty or len(frame.columns) == 0:
-        raise InvalidInputError(f"{args.input}: no rows: there is nothing to measure")
-    nested_col = args.annotations
-    if nested_col is None and args.label is None and args.annotator is None:
-        nested_col = next(
-            (c for c in _NESTED_GUESSES if c in frame.columns and _is_list_column(frame, c)),
-            None,
-        )
-    if nested_col is not None:
-        item_col = args.item or next((c for c in ("id", *ITEM_ALIASES) if c in frame.columns),
-                                     None)
-        if item_col is None:
-            raise InvalidInputError(
-                f"{args.input}: no item-id column; name it with --item (columns: "
-                f"{list(frame.columns)})"
-            )
-        if item_col not in frame.columns:
-            raise InvalidInputError(
-                f"{args.input}: no column {item_col!r}; columns are {list(frame.columns)}"
-            )
-        dup = frame[item_col][frame[item_col].duplicated()].tolist()
-        if dup:
-            raise InvalidInputError(
-                f"{args.input}: nested input needs one row per item, but ids {dup[:5]} repeat"
-            )
-        long = nested_to_long(frame, item=item_col, annotations=nested_col)
-        if long.empty:
-            raise InvalidInputError(f"{args.input}: the {nested_col!r} lists are all empty")
-        if long["annotator"].isna().all():
-            long = long.drop(columns="annotator")
-        gold = None
-        if args.gold:
-            if args.gold not in frame.columns:
-                raise InvalidInputError(f"{args.input}: no gold column {args.gold!r}")
-            gold = pd.Series(frame[args.gold].to_numpy(dtype=object),
-                             index=frame[item_col].to_numpy(dtype=object))
-        return long, item_col, (frame, nested_col), gold
-
-    from labelaudit.agreement._annotations import to_annotations
-
-    ann = to_annotations(frame, item=args.item, annotator=args.annotator, label=args.label)
-    item_col = args.item or next(c for c in ITEM_ALIASES if c in frame.columns)
-    long = ann.to_frame()
-    if ann.annotators is None:
-        long = long.drop(columns="annotator")
-    gold = None
-    if args.gold:
-        if args.gold not in frame.columns:
-            raise InvalidInputError(f"{args.input}: no gold column {args.gold!r}")
-        pairs = frame[[item_col, args.gold]]
-        pairs = pairs[[not _is_missing(v) for v in pairs[args.gold]]]
-        conflict = pairs.groupby(item_col)[args.gold].nunique()
-        bad = conflict[conflict > 1].index.tolist()
-        if bad:
-            raise InvalidInputError(
-                f"{args.input}: the gold column {args.gold!r} differs within items {bad[:5]}; "
-                "give each item one gold label"
-            )
-        first = pairs.drop_duplicates(subset=item_col)
-        gold = pd.Series(first[args.gold].to_numpy(dtype=object),
-                         index=first[item_col].to_numpy(dtype=object))
-    return long, item_col, None, gold
 
 
 def _pct(x: float) -> str:
@@ -370,15 +305,20 @@ def _render_table(report, *, source: str, method_flag: str, ties: str) -> str:
 
 
 def run_measure(args: argparse.Namespace) -> int:
+    with warnings_to_stderr(args):  # what was dropped: empty labels, empty lists, --drop-single
+        return _measure(args)
+
+
+def _measure(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from labelaudit._errors import InvalidParameterError
     from labelaudit.agreement import agreement_report
+    from labelaudit.agreement._read import read_annotation_file
     from labelaudit.io import write_json, write_table
 
-    if args.bootstrap < 0:
-        raise InvalidParameterError(f"--bootstrap must be >= 0, got {args.bootstrap}")
-    long, item_col, nested, gold = _load(args)
+    data = read_annotation_file(args.input, item=args.item, annotations=args.annotations,
+                                annotator=args.annotator, label=args.label, gold=args.gold)
+    long, item_col, gold = data.long, data.item_column, data.gold
     method = _METHODS[args.method]
     if method in ("glad", "mace"):
         _log(args, f"fitting {args.method} (can take a minute on large files)")
@@ -421,8 +361,8 @@ def run_measure(args: argparse.Namespace) -> int:
     if args.gold_out:
         gold_frame = report.gold.to_frame().rename(
             columns={"item": item_col, "label": "gold_label"})
-        if nested is not None:
-            frame, nested_col = nested
+        if data.nested_column is not None:
+            frame, nested_col = data.frame, data.nested_column
             extra = frame.drop(columns=[c for c in frame.columns
                                         if c == nested_col or c in gold_frame.columns])
             extra[item_col] = frame[item_col]
@@ -445,6 +385,13 @@ def _kv_table(rows: list[tuple[str, object]]) -> str:
 
 def run_compare(args: argparse.Namespace) -> int:
     from labelaudit.agreement import chance_difference
+
+    if args.noise_items is not None and args.noise_items > args.n:
+        args.usage_error(f"--noise-items {args.noise_items} is more than --n {args.n}: at most "
+                         "every item of the gold standard is noise")
+    if args.delta is not None and abs(args.delta) > args.n:
+        args.usage_error(f"--delta {args.delta} is larger in size than --n {args.n}: two systems' "
+                         f"correct answers on {args.n} items differ by at most {args.n}")
 
     res = chance_difference(args.n, n_noise=args.noise_items, noise_rate=args.noise,
                             delta=args.delta, confidence=args.confidence)
@@ -474,6 +421,9 @@ def run_compare(args: argparse.Namespace) -> int:
 
 def run_noise(args: argparse.Namespace) -> int:
     from labelaudit.agreement import noise_bound
+
+    if args.disagreements > args.n:
+        args.usage_error(f"--disagreements {args.disagreements} is more than --n {args.n} items")
 
     res = noise_bound(args.n, args.disagreements, args.p_chance, confidence=args.confidence)
     if _format(args) == "json":

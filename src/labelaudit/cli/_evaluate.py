@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
-from labelaudit.cli._common import print_table
+from labelaudit.cli._common import at_least, print_table, warnings_to_stderr
 
 ORDER = 30
 
@@ -20,10 +21,41 @@ _EPILOG = """examples:
 Every column named score_<method> (lower = more suspect) is one row of the output; choose
 others with --scores. Items the truth leaves blank are unverified: --unknown says whether
 to leave them out (exclude) or count them as clean; it is required when there are any.
+
+--n-errors cannot exceed the number of items. An --at-k cut-off beyond the items evaluated
+is clipped to them (p@k is then the error rate, r@k the share of errors found by checking
+everything) and a warning says so.
 """
 
 _TRUE = {"true", "t", "yes", "y", "1", "1.0"}
 _FALSE = {"false", "f", "no", "n", "0", "0.0"}
+
+
+class CutoffWarning(UserWarning):
+    """An --at-k cut-off beyond the items evaluated was clipped to them."""
+
+
+def _error_rate(text: str) -> float:
+    """Argparse type of --error-rate: a share in (0, 1]."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.0 < value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1], got {value:g}")
+    return value
+
+
+def _cutoffs(text: str) -> list[int]:
+    """Argparse type of --at-k: comma-separated positive integers."""
+    try:
+        ks = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must be comma-separated integers, e.g. 10,50; got {text!r}") from None
+    if not ks or any(k < 1 for k in ks):
+        raise argparse.ArgumentTypeError(f"cut-offs must be positive integers; got {text!r}")
+    return list(dict.fromkeys(ks))
 
 
 def add_parser(subparsers, parents) -> None:
@@ -57,13 +89,15 @@ def add_parser(subparsers, parents) -> None:
                    help="the scan output lists only some items (a flagged list): truth items "
                    "missing from it rank after every listed item, tied")
     estimate = p.add_mutually_exclusive_group()
-    estimate.add_argument("--error-rate", type=float, metavar="RATE",
+    estimate.add_argument("--error-rate", type=_error_rate, metavar="RATE",
                           help="estimated share of errors in the whole set, when only part "
                           "was verified: sets k of the @Err metrics and the recall denominator")
-    estimate.add_argument("--n-errors", type=int, metavar="N",
-                          help="estimated number of errors in the whole set (as --error-rate)")
-    p.add_argument("--at-k", metavar="K,...",
-                   help="also report precision and recall at these cut-offs, e.g. 10,50")
+    estimate.add_argument("--n-errors", type=at_least(1), metavar="N",
+                          help="estimated number of errors in the whole set (as --error-rate); "
+                          "at most the number of items")
+    p.add_argument("--at-k", metavar="K,...", type=_cutoffs, default=[],
+                   help="also report precision and recall at these cut-offs, e.g. 10,50 "
+                   "(a cut-off beyond the items evaluated is clipped to them, with a warning)")
     p.add_argument("--out", "-o", help="write the metrics: .json (a document with the "
                    "options used) or .csv .tsv .jsonl .parquet (the table)")
     p.add_argument("--plot", metavar="FILE", help="precision-recall curves, .png or .svg")
@@ -80,15 +114,28 @@ class _Joined:
     n_missing_truth: int
 
 
+def _plain(value: object) -> object:
+    """A value as the user wrote it: numpy scalars as plain numbers (68, not np.int64(68))."""
+    if hasattr(value, "item") and hasattr(value, "dtype"):
+        value = value.item()  # type: ignore[union-attr]
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
 def _key(value: object) -> object:
     """Normalise an id or a label read from different formats: 7, 7.0 and "7" agree."""
+    value = _plain(value)
     if isinstance(value, bool):
         return str(value)
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    if hasattr(value, "item") and not isinstance(value, str):
-        return _key(value.item())  # numpy scalars
     return str(value).strip()
+
+
+def _format_ids(keys: list[object], shown: dict[object, object] | None = None) -> str:
+    """The first few ids as the files spell them: ``ids 68, 70`` or ``id 'item3'``."""
+    from labelaudit._errors import format_rows
+
+    return "id" + format_rows([(shown or {}).get(k, k) for k in keys])[3:]
 
 
 def _is_missing(value: object) -> bool:
@@ -108,7 +155,8 @@ def _require(frame, columns: list[str], path: str) -> None:
         )
 
 
-def _unique_keys(frame, column: str, path: str) -> list[object]:
+def _unique_keys(frame, column: str, path: str, shown: dict[object, object]) -> list[object]:
+    """The normalised ids of ``column``; ``shown`` maps each to its value for messages."""
     from labelaudit._errors import InvalidInputError, format_rows
 
     values = frame[column].tolist()
@@ -116,20 +164,23 @@ def _unique_keys(frame, column: str, path: str) -> list[object]:
     if blank:
         raise InvalidInputError(f"{path}: column {column!r} is blank in {format_rows(blank)}")
     keys = [_key(v) for v in values]
+    for k, v in zip(keys, values, strict=True):
+        shown.setdefault(k, _plain(v))
     seen: set[object] = set()
     duplicated = sorted({k for k in keys if k in seen or seen.add(k)}, key=str)  # type: ignore[func-returns-value]
     if duplicated:
         raise InvalidInputError(
-            f"{path}: duplicate ids in column {column!r}: {format_rows(duplicated)}; "
+            f"{path}: duplicate ids in column {column!r}: {_format_ids(duplicated, shown)}; "
             "each item must appear once"
         )
     return keys
 
 
-def _parse_is_error(values: list[object], ids: list[object], column: str, path: str):
+def _parse_is_error(values: list[object], ids: list[object], column: str, path: str,
+                    shown: dict[object, object]):
     import numpy as np
 
-    from labelaudit._errors import InvalidInputError, format_rows
+    from labelaudit._errors import InvalidInputError
 
     out = np.full(len(values), np.nan)
     bad = []
@@ -146,9 +197,37 @@ def _parse_is_error(values: list[object], ids: list[object], column: str, path: 
     if bad:
         raise InvalidInputError(
             f"{path}: column {column!r} must be true/false (or 1/0, blank for unverified); "
-            f"other values at ids {format_rows(bad)}"
+            f"other values at {_format_ids(bad, shown)}"
         )
     return out
+
+
+def _kinds(values: list[object]) -> str:
+    """The Python types of some labels, e.g. ``int`` or ``str and int``."""
+    names = sorted({type(_plain(v)).__name__ for v in values})
+    return " and ".join(names)
+
+
+def _examples(values: list[object], limit: int = 3) -> str:
+    distinct = list(dict.fromkeys(_plain(v) for v in values))
+    shown = ", ".join(repr(v) if isinstance(v, str) else str(v) for v in distinct[:limit])
+    return shown + (", ..." if len(distinct) > limit else "")
+
+
+def _check_same_labels(given: list[object], true: list[object], column: str,
+                       args: argparse.Namespace) -> None:
+    """Refuse given and true labels that share no value: every item would be an error."""
+    from labelaudit._errors import InvalidInputError
+
+    if not given or {_key(v) for v in given} & {_key(v) for v in true}:
+        return
+    raise InvalidInputError(
+        f"the given labels (--label {args.label!r} of {args.issues}: {_examples(given)}; "
+        f"{_kinds(given)}) and the true labels (--true-label {column!r} of {args.truth}: "
+        f"{_examples(true)}; {_kinds(true)}) share no value, so every item would count as an "
+        "error; write both columns with the same label values (both class names or both "
+        "class numbers)"
+    )
 
 
 def _score_columns(frame, wanted: str | None, path: str) -> dict[str, str]:
@@ -172,7 +251,7 @@ def _score_columns(frame, wanted: str | None, path: str) -> dict[str, str]:
 def _join(args: argparse.Namespace) -> tuple[_Joined, str]:
     import numpy as np
 
-    from labelaudit._errors import InvalidInputError, format_rows
+    from labelaudit._errors import InvalidInputError
     from labelaudit.io import read_table
 
     issues = read_table(args.issues)
@@ -200,8 +279,9 @@ def _join(args: argparse.Namespace) -> tuple[_Joined, str]:
         _require(issues, [args.label], args.issues)
     methods = _score_columns(issues, args.scores, args.issues)
 
-    issue_keys = _unique_keys(issues, args.id, args.issues)
-    truth_keys = _unique_keys(truth, args.id, args.truth)
+    shown: dict[object, object] = {}  # id key -> the id as the files spell it
+    issue_keys = _unique_keys(issues, args.id, args.issues, shown)
+    truth_keys = _unique_keys(truth, args.id, args.truth, shown)
     truth_row = {k: i for i, k in enumerate(truth_keys)}
     issue_row = {k: i for i, k in enumerate(issue_keys)}
     common = [k for k in issue_keys if k in truth_row]
@@ -215,35 +295,27 @@ def _join(args: argparse.Namespace) -> tuple[_Joined, str]:
     if only_issues and args.unknown is None:
         raise InvalidInputError(
             f"{len(only_issues)} ids of {args.issues} are not in {args.truth}: "
-            f"{format_rows(only_issues)}; pass --unknown exclude or --unknown clean to treat "
-            "them as unverified"
+            f"{_format_ids(only_issues, shown)}; pass --unknown exclude or --unknown clean to "
+            "treat them as unverified"
         )
     if only_truth and not args.partial_ranking:
         raise InvalidInputError(
             f"{len(only_truth)} ids of {args.truth} are not in {args.issues}: "
-            f"{format_rows(only_truth)}; pass --partial-ranking if the scan output lists only "
-            "its most suspect items"
+            f"{_format_ids(only_truth, shown)}; pass --partial-ranking if the scan output lists "
+            "only its most suspect items"
         )
 
     ids = issue_keys + only_truth
     truth_values = truth[column].tolist()
     if mode == "is_error":
         raw = [truth_values[truth_row[k]] if k in truth_row else None for k in ids]
-        is_error = _parse_is_error(raw, ids, column, args.truth)
+        is_error = _parse_is_error(raw, ids, column, args.truth, shown)
     else:
         given = issues[args.label].tolist()
-        is_error = np.full(len(ids), np.nan)
-        for i, k in enumerate(ids):
-            if k not in truth_row or k not in issue_row:
-                continue
-            true_value = truth_values[truth_row[k]]
-            given_value = given[issue_row[k]]
-            if _is_missing(true_value):
-                continue
-            if _is_missing(given_value):
-                raise InvalidInputError(
-                    f"{args.issues}: column {args.label!r} is blank at id {k!r}")
-            is_error[i] = float(_key(given_value) != _key(true_value))
+        pairs: list[tuple[int, object, object]] = []  # (position, given label, true label)
+        for i, k in enumerate(ids[:len(issue_keys)]):
+            if k in truth_row and not _is_missing(truth_values[truth_row[k]]):
+                pairs.append((i, given[issue_row[k]], truth_values[truth_row[k]]))
         if only_truth:
             # the given labels of unlisted items are in the truth file or nowhere
             if args.label not in truth.columns:
@@ -253,9 +325,20 @@ def _join(args: argparse.Namespace) -> tuple[_Joined, str]:
                 )
             labels = truth[args.label].tolist()
             for i, k in enumerate(ids[len(issue_keys):], start=len(issue_keys)):
-                true_value = truth_values[truth_row[k]]
-                if not _is_missing(true_value):
-                    is_error[i] = float(_key(labels[truth_row[k]]) != _key(true_value))
+                if not _is_missing(truth_values[truth_row[k]]):
+                    pairs.append((i, labels[truth_row[k]], truth_values[truth_row[k]]))
+        no_label = [i for i, given_value, _ in pairs if _is_missing(given_value)]
+        if no_label:
+            listed = no_label[0] < len(issue_keys)  # blank in the scan output, else in the truth
+            same = [ids[i] for i in no_label if (i < len(issue_keys)) == listed]
+            raise InvalidInputError(
+                f"{args.issues if listed else args.truth}: column {args.label!r} is blank at "
+                f"{_format_ids(same, shown)}; "
+                "every verified item needs its given label")
+        _check_same_labels([g for _, g, _ in pairs], [t for _, _, t in pairs], column, args)
+        is_error = np.full(len(ids), np.nan)
+        for i, given_value, true_value in pairs:
+            is_error[i] = float(_key(given_value) != _key(true_value))
 
     scores: dict[str, Any] = {}
     for method, col in methods.items():
@@ -267,8 +350,8 @@ def _join(args: argparse.Namespace) -> tuple[_Joined, str]:
         blank = np.flatnonzero(~np.isfinite(values))
         if blank.size:
             raise InvalidInputError(
-                f"{args.issues}: score column {col!r} is blank or not finite at ids "
-                f"{format_rows([issue_keys[i] for i in blank])}"
+                f"{args.issues}: score column {col!r} is blank or not finite at "
+                f"{_format_ids([issue_keys[i] for i in blank], shown)}"
             )
         last = values.max() + 1.0 if values.size else 0.0
         scores[method] = np.r_[values, np.full(len(only_truth), last)]
@@ -276,26 +359,48 @@ def _join(args: argparse.Namespace) -> tuple[_Joined, str]:
                    n_missing_truth=len(only_issues)), mode
 
 
-def _at_k(value: str | None) -> list[int]:
+def _n_errors(args: argparse.Namespace, n_items: int, observed: int) -> int | None:
+    """The estimated number of errors, checked against the items and the truth."""
     from labelaudit._errors import InvalidParameterError
 
-    if not value:
-        return []
-    try:
-        ks = [int(v) for v in value.split(",") if v.strip()]
-    except ValueError:
+    n_errors = args.n_errors
+    if n_errors is not None and n_errors > n_items:
         raise InvalidParameterError(
-            f"--at-k must be comma-separated integers; got {value!r}") from None
-    if any(k < 1 for k in ks):
-        raise InvalidParameterError(f"--at-k values must be positive; got {value!r}")
-    return ks
+            f"--n-errors {n_errors} is more than the {n_items} items in {args.issues} and "
+            f"{args.truth}: there cannot be more errors than items; give at most {n_items} "
+            "(or --error-rate, a share of the items)"
+        )
+    if args.error_rate is not None:
+        n_errors = max(1, round(args.error_rate * n_items))
+    if n_errors is not None and n_errors < observed:
+        raise InvalidParameterError(
+            f"the estimated number of errors ({n_errors}) is smaller than the {observed} "
+            "errors the truth marks; raise --error-rate/--n-errors or drop it"
+        )
+    return n_errors
+
+
+def _warn_clipped(ks: list[int], n_evaluated: int) -> None:
+    """Say which --at-k cut-offs exceed the items evaluated (the metrics clip them)."""
+    beyond = [k for k in ks if k > n_evaluated]
+    if beyond:
+        names = ", ".join(str(k) for k in beyond)
+        warnings.warn(CutoffWarning(
+            f"--at-k {names}: more than the {n_evaluated} items evaluated, so p@k and r@k "
+            f"there are those of all {n_evaluated} items (the cut-off is clipped)"
+        ), stacklevel=2)
 
 
 def run(args: argparse.Namespace) -> int:
+    with warnings_to_stderr(args):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     import numpy as np
     import pandas as pd
 
-    from labelaudit._errors import InvalidInputError, InvalidParameterError
+    from labelaudit._errors import InvalidInputError
     from labelaudit.io import write_json, write_table
     from labelaudit.metrics import (
         detection_report,
@@ -305,11 +410,7 @@ def run(args: argparse.Namespace) -> int:
         recall_at_k,
     )
 
-    ks = _at_k(args.at_k)
-    if args.error_rate is not None and not (0.0 < args.error_rate <= 1.0):
-        raise InvalidParameterError(f"--error-rate must be in (0, 1]; got {args.error_rate}")
-    if args.n_errors is not None and args.n_errors < 1:
-        raise InvalidParameterError(f"--n-errors must be positive; got {args.n_errors}")
+    ks: list[int] = args.at_k
     joined, mode = _join(args)
     unknown_mask = np.isnan(joined.is_error)
     n_unknown = int(unknown_mask.sum())
@@ -318,16 +419,10 @@ def run(args: argparse.Namespace) -> int:
             f"the truth leaves {n_unknown} of {len(joined.ids)} items unverified (blank); pass "
             "--unknown exclude to leave them out or --unknown clean to count them as clean"
         )
-    n_errors = args.n_errors
-    if args.error_rate is not None:
-        n_errors = max(1, round(args.error_rate * len(joined.ids)))
     observed = int(np.nansum(joined.is_error))
-    if n_errors is not None and n_errors < observed:
-        raise InvalidParameterError(
-            f"the estimated number of errors ({n_errors}) is smaller than the {observed} "
-            "errors the truth marks; raise --error-rate/--n-errors or drop it"
-        )
+    n_errors = _n_errors(args, len(joined.ids), observed)
     unknown = args.unknown
+    _warn_clipped(ks, len(joined.ids) - (n_unknown if unknown == "exclude" else 0))
 
     rows = []
     curves = {}

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from labelaudit.cli._common import print_table, show_progress, warnings_to_stderr
+from labelaudit.cli._common import at_least, print_table, show_progress, warnings_to_stderr
 
 ORDER = 40
 
@@ -55,7 +55,7 @@ def add_parser(subparsers, parents) -> None:
                    "default: text)")
     p.add_argument("--text-pair", help="second text column for sentence pairs (NLI)")
     p.add_argument("--id", help="id column (default: the row number)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    p.add_argument("--seed", type=at_least(0), default=0, help="random seed (default: 0)")
     p.add_argument("--out", "-o", help="output file, format by suffix: .csv .tsv .jsonl .json "
                    ".parquet (default: stdout)")
     p.add_argument("--format", choices=["table", "csv", "tsv", "jsonl", "json"],
@@ -67,8 +67,8 @@ def add_parser(subparsers, parents) -> None:
     how.add_argument("--method", choices=_METHODS, help="the noise method")
     how.add_argument("--recipe", metavar="SPEC", help="methods and their shares of the noised "
                      "items, e.g. 'dissenting-worker:0.8,dissenting-label:0.2'")
-    g.add_argument("--rate", type=float, help="share of items to noise, in [0, 1) (required, "
-                   "except crowd-majority where it is a cap)")
+    g.add_argument("--rate", type=float, help="share of items to noise, in [0, 1): round(rate * "
+                   "n) items, halves up (required, except crowd-majority where it is a cap)")
     g.add_argument("--annotations", metavar="COLUMN", help="per-item list column of crowd "
                    "labels, plain or {\"worker\": id, \"label\": value} objects")
     g.add_argument("--annotations-file", metavar="FILE", help="long table of crowd labels "
@@ -93,7 +93,8 @@ def add_parser(subparsers, parents) -> None:
                    "boolean column (default: noise_method, else is_noisy)")
     q.add_argument("--scorers", default="tfidf,embed",
                    help="comma-separated scorers to cross-fit (default: tfidf,embed)")
-    q.add_argument("--folds", type=int, default=5, help="cross-fitting folds (default: 5)")
+    q.add_argument("--folds", type=at_least(2), default=5,
+                   help="cross-fitting folds (default: 5)")
     q.add_argument("--plot", metavar="FILE", help="save loss histograms (.png, .pdf, .svg)")
     p.set_defaults(handler=run, noise_parser=p)
 
@@ -160,6 +161,7 @@ def _run_noise(args: argparse.Namespace) -> int:
     from labelaudit._errors import InvalidInputError, InvalidParameterError
     from labelaudit.io import encode_labels, read_table
     from labelaudit.noise import inject_noise
+    from labelaudit.noise._common import check_rate
 
     if args.method is None and args.recipe is None:
         args.noise_parser.error("give --method or --recipe")
@@ -170,6 +172,10 @@ def _run_noise(args: argparse.Namespace) -> int:
     if args.format not in (None, "jsonl", "csv", "tsv"):
         args.noise_parser.error(f"--format {args.format} is for `noise realism`; "
                                 "the noisy data comes out as jsonl, csv or tsv")
+    try:  # up front, before reading the data (an out-of-range rate stays a data-style exit 1)
+        check_rate(args.rate, allow_none=True)
+    except InvalidParameterError as exc:
+        raise InvalidParameterError(f"--{exc}") from None
     frame = read_table(args.input)
     taken = [c for c in _ADDED if c in frame.columns]
     if taken:
@@ -266,6 +272,7 @@ def _summary_record(result) -> dict:
         "method": result.recipe[0][0] if len(result.recipe) == 1 else None,
         "recipe": [{"method": m, "share": s} for m, s in result.recipe],
         "requested_rate": result.rate,
+        "n_requested": result.n_requested,
         "seed": result.random_state,
         "n_items": len(result.labels),
         "n_noisy": result.n_noisy,
@@ -284,14 +291,27 @@ def _write_summary(result, args: argparse.Namespace) -> None:
     write_json(_summary_record(result), args.summary)
 
 
+def _summary_line(result) -> str:
+    """What was noised: the count, the rate asked for and what it rounds to, the rate achieved."""
+    what = (result.recipe[0][0] if len(result.recipe) == 1
+            else ", ".join(f"{m} {s:g}" for m, s in result.recipe))
+    items = f"{result.n_requested} item{'' if result.n_requested == 1 else 's'}"
+    if result.rate is None:
+        asked = "every disagreement"
+    elif result.recipe == (("crowd-majority", 1.0),):
+        asked = f"requested rate {result.rate:g} as a cap -> at most {items}"
+    else:
+        asked = f"requested rate {result.rate:g} -> {items}"
+    swapped = int((result.text_source >= 0).sum())
+    kept = f"; {swapped} by a text swap, label kept" if swapped else ""
+    return (f"noised {result.n_noisy} of {len(result.labels)} items with {what} ({asked}; "
+            f"achieved rate {result.achieved_rate:.4f}{kept})")
+
+
 def _print_summary(result) -> None:
     import pandas as pd
 
-    what = (result.recipe[0][0] if len(result.recipe) == 1
-            else ", ".join(f"{m} {s:g}" for m, s in result.recipe))
-    asked = "all disagreements" if result.rate is None else f"requested {result.rate:g}"
-    print(f"noised {result.n_noisy} of {len(result.labels)} items (rate "
-          f"{result.achieved_rate:.4f}, {asked}) with {what}", file=sys.stderr)
+    print(_summary_line(result), file=sys.stderr)
     table = result.summary()
     table["rate"] = table["rate"].map(lambda v: f"{v:.4f}")
     print_table(table, file=sys.stderr)

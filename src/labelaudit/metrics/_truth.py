@@ -21,10 +21,24 @@ __all__ = [
     "check_k",
     "check_n_errors",
     "rank_from_ids",
+    "shown",
 ]
 
 Unknown = Literal["exclude", "clean"]
 _UNKNOWN_VALUES = ("exclude", "clean")
+
+
+def shown(value: object) -> str:
+    """``repr`` of an option's value for a message, numpy scalars as plain numbers.
+
+    Examples
+    --------
+    >>> shown(np.int64(68)), shown("x")
+    ('68', "'x'")
+    """
+    if isinstance(value, np.generic):
+        value = value.item()
+    return repr(value)
 
 
 @dataclass(frozen=True)
@@ -80,7 +94,7 @@ def check_unknown(unknown: object) -> Unknown | None:
         return unknown  # type: ignore[return-value]
     raise InvalidParameterError(
         f"unknown must be 'exclude' (drop unverified items) or 'clean' (count them as clean), "
-        f"got {unknown!r}"
+        f"got {shown(unknown)}"
     )
 
 
@@ -150,7 +164,7 @@ def check_both_classes(truth: Truth, lead: str) -> None:
 def check_k(k: object, *, name: str = "k") -> int:
     """Validate a positive integer cut-off."""
     if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
-        raise InvalidParameterError(f"{name} must be a positive integer, got {k!r}")
+        raise InvalidParameterError(f"{name} must be a positive integer, got {shown(k)}")
     return int(k)
 
 
@@ -159,7 +173,7 @@ def check_n_errors(n_errors: object, observed: int) -> int | None:
     if n_errors is None:
         return None
     if isinstance(n_errors, bool) or not isinstance(n_errors, numbers.Integral) or n_errors < 1:
-        raise InvalidParameterError(f"n_errors must be a positive integer, got {n_errors!r}")
+        raise InvalidParameterError(f"n_errors must be a positive integer, got {shown(n_errors)}")
     if n_errors < observed:
         raise InvalidParameterError(
             f"n_errors ({n_errors}) is smaller than the {observed} errors marked in is_error"

@@ -13,6 +13,7 @@ import numbers
 from dataclasses import asdict, dataclass
 
 from labelaudit._errors import InvalidParameterError
+from labelaudit.metrics._truth import shown
 
 __all__ = ["VerifiedPrecision", "verified_precision"]
 
@@ -53,7 +54,7 @@ class VerifiedPrecision:
 
 def _check_count(value: object, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise InvalidParameterError(f"{name} must be an integer, got {value!r}")
+        raise InvalidParameterError(f"{name} must be an integer, got {shown(value)}")
     if value < 0:
         raise InvalidParameterError(f"{name} must be >= 0, got {value}")
     return int(value)
@@ -122,7 +123,8 @@ def verified_precision(
             f"n_confirmed ({n_confirmed}) cannot exceed n_verified ({n_verified})"
         )
     if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real):
-        raise InvalidParameterError(f"confidence must be a number in (0, 1), got {confidence!r}")
+        raise InvalidParameterError(
+            f"confidence must be a number in (0, 1), got {shown(confidence)}")
     confidence = float(confidence)
     if not (0.0 < confidence < 1.0) or math.isnan(confidence):
         raise InvalidParameterError(f"confidence must be in (0, 1), got {confidence}")

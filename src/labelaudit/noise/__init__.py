@@ -9,7 +9,12 @@ close a noising's losses are to the clean items' (Wasserstein distance).
 """
 
 from labelaudit.noise._class_dependent import check_noise_matrix, random_noise_matrix
-from labelaudit.noise._common import allocate, crowd_from_annotations, target_count
+from labelaudit.noise._common import (
+    NoiseRateWarning,
+    allocate,
+    crowd_from_annotations,
+    target_count,
+)
 from labelaudit.noise._crowd_majority import crowd_majority_labels
 from labelaudit.noise._inject import NOISE_METHODS, NoiseMethod, inject_noise, parse_recipe
 from labelaudit.noise._instance_dependent import nearest_other_class
@@ -19,6 +24,7 @@ from labelaudit.noise._result import NoiseResult
 __all__ = [
     "NOISE_METHODS",
     "NoiseMethod",
+    "NoiseRateWarning",
     "NoiseResult",
     "RealismResult",
     "allocate",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -15,12 +16,18 @@ __all__ = [
     "Crowd",
     "Flips",
     "NoiseData",
+    "NoiseRateWarning",
     "Shortfall",
     "allocate",
     "check_rate",
     "crowd_from_annotations",
     "target_count",
+    "warn_rounding",
 ]
+
+
+class NoiseRateWarning(UserWarning):
+    """The rate, rounded to whole items, noises no item or every item."""
 
 
 class Shortfall(Exception):
@@ -101,6 +108,31 @@ def target_count(rate: float, n: int) -> int:
     (40, 1, 1)
     """
     return int(math.floor(rate * n + 0.5 + 1e-9))
+
+
+def warn_rounding(rate: float, n: int) -> None:
+    """Warn when ``round(rate * n)`` is 0 for a positive rate, or every one of the ``n`` items.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_rounding(0.999, 40)
+    >>> str(caught[0].message)[:60]
+    'rate 0.999 of 40 items asks for 39.96 items, which rounds to'
+    """
+    count = target_count(rate, n)
+    exact = f"{rate * n:.6g}"
+    if rate > 0 and count == 0:
+        warnings.warn(NoiseRateWarning(
+            f"rate {rate:g} of {n} items asks for {exact} items, which rounds to 0: no item is "
+            f"noised (a rate of at least {0.5 / n:.6g} noises one)"), stacklevel=3)
+    elif n and count == n:
+        warnings.warn(NoiseRateWarning(
+            f"rate {rate:g} of {n} items asks for {exact} items, which rounds to all {n}: every "
+            f"item is noised (a rate below {(n - 0.5) / n:.6g} keeps at least one clean item)"),
+            stacklevel=3)
 
 
 def allocate(total: int, weights: Sequence[float] | np.ndarray,

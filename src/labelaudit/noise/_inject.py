@@ -26,6 +26,7 @@ from labelaudit.noise._common import (
     check_rate,
     crowd_from_annotations,
     target_count,
+    warn_rounding,
 )
 from labelaudit.noise._crowd_majority import crowd_majority_flips
 from labelaudit.noise._dissenting_label import dissenting_label_flips
@@ -213,7 +214,8 @@ def inject_noise(
 ) -> NoiseResult:
     """Noise a share of the labels in a controlled, reproducible way.
 
-    Exactly ``round(rate * n_samples)`` items are noised (halves rounded up), or an
+    Exactly ``round(rate * n_samples)`` items are noised (halves rounded up; a
+    :class:`NoiseRateWarning` says when that is no item or every item), or an
     :class:`~labelaudit.InvalidInputError` says how many the data allows. No item is
     noised twice, a noised label always differs from the clean one and is a label of the
     label set, and the same ``random_state`` gives the same result.
@@ -365,6 +367,8 @@ def inject_noise(
     if rate is None:
         counts = np.full((len(where), 1), -1, dtype=np.int64)  # crowd-majority: all
     else:
+        if not cap_only:
+            warn_rounding(rate, n)
         totals = allocate(target_count(rate, n), sizes.astype(float), caps=sizes)
         counts = _component_counts(totals, [share for _, share in components])
 

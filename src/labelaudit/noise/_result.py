@@ -7,6 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from labelaudit.noise._common import target_count
+
 __all__ = ["NoiseResult"]
 
 
@@ -64,6 +66,14 @@ class NoiseResult:
     def n_noisy(self) -> int:
         """Number of noised items."""
         return int(self.is_noisy.sum())
+
+    @property
+    def n_requested(self) -> int | None:
+        """Items the rate asks for, ``round(rate * n_samples)`` with halves up (None: no rate).
+
+        For crowd-majority noise the rate is a cap, so fewer items may be noised.
+        """
+        return None if self.rate is None else target_count(self.rate, len(self.labels))
 
     @property
     def achieved_rate(self) -> float:

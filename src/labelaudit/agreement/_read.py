@@ -1,0 +1,155 @@
+"""Read an annotation file, long or nested, into the long table the agreement report takes."""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from labelaudit._errors import InvalidInputError
+from labelaudit.agreement._annotations import (
+    ITEM_ALIASES,
+    DroppedAnnotationsWarning,
+    _is_empty_label,
+    _is_missing,
+    format_items,
+    nested_to_long,
+    to_annotations,
+)
+
+__all__ = ["AnnotationFile", "NESTED_GUESSES", "read_annotation_file"]
+
+NESTED_GUESSES = ("annotator_labels", "annotations", "labels", "votes")
+
+
+@dataclass(frozen=True)
+class AnnotationFile:
+    """An annotation file read into long form.
+
+    Attributes
+    ----------
+    long : DataFrame
+        One row per annotation: ``item, label`` and ``annotator`` when the file names them.
+    item_column : str
+        The file's item-id column.
+    frame : DataFrame
+        The file as read.
+    nested_column : str or None
+        The per-item list column of a nested file; None for a long file.
+    gold : Series or None
+        Reference labels indexed by item id (``gold=`` column), or None.
+    """
+
+    long: pd.DataFrame
+    item_column: str
+    frame: pd.DataFrame
+    nested_column: str | None
+    gold: pd.Series | None
+
+
+def _is_list_column(frame: pd.DataFrame, column: str) -> bool:
+    values = frame[column].dropna()
+    if values.empty:
+        return False
+    first = values.iloc[0]
+    if isinstance(first, str):
+        return first.lstrip().startswith("[")
+    return isinstance(first, (list, tuple)) or type(first).__name__ == "ndarray"
+
+
+def read_annotation_file(
+    path: str | Path,
+    *,
+    item: str | None = None,
+    annotations: str | None = None,
+    annotator: str | None = None,
+    label: str | None = None,
+    gold: str | None = None,
+) -> AnnotationFile:
+    """Read a long or nested annotation file (any format :func:`labelaudit.io.read_table` reads).
+
+    A nested file has one row per item and a list column (``annotations``, or the first of
+    ``annotator_labels``, ``annotations``, ``labels``, ``votes`` that holds lists when no long
+    column is named). Annotations with an empty label and items with an empty list are left
+    out, with a :class:`DroppedAnnotationsWarning` that counts them; when nothing is left the
+    error says so.
+    """
+    from labelaudit.io import read_table
+
+    frame = read_table(path)
+    if frame.empty or len(frame.columns) == 0:
+        raise InvalidInputError(f"{path}: no rows: there is nothing to measure")
+    nested_col = annotations
+    if nested_col is None and label is None and annotator is None:
+        nested_col = next(
+            (c for c in NESTED_GUESSES if c in frame.columns and _is_list_column(frame, c)), None)
+    if nested_col is not None:
+        return _read_nested(frame, path, item, nested_col, gold)
+    ann = to_annotations(frame, item=item, annotator=annotator, label=label)
+    item_col = item or next(c for c in ITEM_ALIASES if c in frame.columns)
+    long = ann.to_frame()
+    if ann.annotators is None:
+        long = long.drop(columns="annotator")
+    gold_labels = None
+    if gold:
+        if gold not in frame.columns:
+            raise InvalidInputError(f"{path}: no gold column {gold!r}")
+        pairs = frame[[item_col, gold]]
+        pairs = pairs[[not _is_missing(v) for v in pairs[gold]]]
+        conflict = pairs.groupby(item_col)[gold].nunique()
+        bad = conflict[conflict > 1].index.tolist()
+        if bad:
+            raise InvalidInputError(
+                f"{path}: the gold column {gold!r} differs within {format_items(bad)}; "
+                "give each item one gold label"
+            )
+        first = pairs.drop_duplicates(subset=item_col)
+        gold_labels = pd.Series(first[gold].to_numpy(dtype=object),
+                                index=first[item_col].to_numpy(dtype=object))
+    return AnnotationFile(long, item_col, frame, None, gold_labels)
+
+
+def _read_nested(frame: pd.DataFrame, path: str | Path, item: str | None, nested_col: str,
+                 gold: str | None) -> AnnotationFile:
+    item_col = item or next((c for c in ("id", *ITEM_ALIASES) if c in frame.columns), None)
+    if item_col is None:
+        raise InvalidInputError(
+            f"{path}: no item-id column; name it with --item (columns: {list(frame.columns)})")
+    if item_col not in frame.columns:
+        raise InvalidInputError(
+            f"{path}: no column {item_col!r}; columns are {list(frame.columns)}")
+    dup = frame[item_col][frame[item_col].duplicated()].tolist()
+    if dup:
+        raise InvalidInputError(
+            f"{path}: nested input needs one row per item, but {format_items(dup)} repeat")
+    long = nested_to_long(frame, item=item_col, annotations=nested_col)
+    n_items = len(frame)
+    empty = np.array([_is_empty_label(v) for v in long["label"]], dtype=bool)
+    if empty.any():
+        where = pd.unique(long.loc[empty, "item"].to_numpy(dtype=object)).tolist()
+        warnings.warn(DroppedAnnotationsWarning(
+            f"dropped {int(empty.sum())} of {len(long)} annotations with an empty label in the "
+            f"{nested_col!r} lists ({format_items(where)})"), stacklevel=3)
+        long = long[~empty].reset_index(drop=True)
+    if long.empty:
+        raise InvalidInputError(
+            f"{path}: all {n_items} items have an empty {nested_col!r} list (or only empty "
+            "labels): there is nothing to measure")
+    listed = set(long["item"].tolist())
+    bare = [v for v in frame[item_col].tolist() if v not in listed]
+    if bare:
+        warnings.warn(DroppedAnnotationsWarning(
+            f"dropped {len(bare)} of {n_items} items with no annotation (an empty "
+            f"{nested_col!r} list, or only empty labels): {format_items(bare)}"), stacklevel=3)
+    if long["annotator"].isna().all():
+        long = long.drop(columns="annotator")
+    gold_labels = None
+    if gold:
+        if gold not in frame.columns:
+            raise InvalidInputError(f"{path}: no gold column {gold!r}")
+        gold_labels = pd.Series(frame[gold].to_numpy(dtype=object),
+                                index=frame[item_col].to_numpy(dtype=object))
+    return AnnotationFile(long, item_col, frame, nested_col, gold_labels)
