@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from labelaudit._errors import InvalidParameterError
+from labelaudit._validation import check_choice, check_fraction, check_int
 from labelaudit.io import prepare_text_dataset, read_table, require_columns
 from labelaudit.registry import RANKING_METHODS, SCORERS
 
@@ -222,21 +223,16 @@ def _check_options(methods: Sequence[str], rank_by: str, top: int | None,
         raise InvalidParameterError(
             "the crowdlab method needs several annotators' labels: give annotations=COLUMN "
             "(--annotations)")
-    unknown = [m for m in methods if m not in METHODS]
-    if unknown:
-        raise InvalidParameterError(
-            f"unknown method{'s' if len(unknown) > 1 else ''} {unknown}; "
-            f"choose from {', '.join(METHODS)}")
-    if rank_by not in METHODS:
-        raise InvalidParameterError(f"rank_by must be one of {', '.join(METHODS)}; got {rank_by!r}")
+    for method in methods:
+        RANKING_METHODS.check(method)
+    check_choice(rank_by, "rank_by", METHODS)
     if top is not None and threshold is not None:
         raise InvalidParameterError("give at most one of top and threshold")
-    if top is not None and (not isinstance(top, (int, np.integer)) or top < 0):
-        raise InvalidParameterError(f"top must be a non-negative integer; got {top!r}")
-    if threshold is not None and not 0.0 <= threshold <= 1.0:
-        raise InvalidParameterError(f"threshold must be a probability in [0, 1]; got {threshold!r}")
-    if not isinstance(n_seeds, (int, np.integer)) or n_seeds < 1:
-        raise InvalidParameterError(f"n_seeds must be a positive integer; got {n_seeds!r}")
+    if top is not None:
+        check_int(top, "top", minimum=0)
+    if threshold is not None:
+        check_fraction(threshold, "threshold")
+    check_int(n_seeds, "n_seeds", minimum=1)
 
 
 def _near_chance(labels: np.ndarray, pred_probs: np.ndarray) -> bool:

@@ -1,0 +1,93 @@
+"""Checks of option values, one place for all of labelaudit.
+
+Every check names the *parameter* as a Python user writes it (``n_folds``, ``rate``); the
+CLI maps parameter names to its flags (``--folds``, ``--rate``) when it prints the error.
+Numpy scalars print as plain values (``3``, not ``np.int64(3)``).
+
+Examples
+--------
+>>> check_int(3, "n_folds", minimum=2)
+3
+>>> check_fraction(1.5, "threshold")
+Traceback (most recent call last):
+...
+labelaudit._errors.InvalidParameterError: threshold must be a number in [0, 1]; got 1.5
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Iterable
+
+from labelaudit._errors import InvalidParameterError
+
+__all__ = ["check_choice", "check_fraction", "check_int", "check_number", "shown"]
+
+
+def shown(value: object) -> str:
+    """A value as a message shows it: numpy scalars as the Python value they hold.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> shown(np.int64(68)), shown("a"), shown(np.float64(0.5))
+    ('68', "'a'", '0.5')
+    """
+    item = getattr(value, "item", None)
+    if callable(item) and hasattr(value, "dtype") and getattr(value, "ndim", 1) == 0:
+        value = item()
+    return repr(value)
+
+
+def check_int(value: object, name: str, *, minimum: int | None = None,
+              maximum: int | None = None) -> int:
+    """A whole number within ``[minimum, maximum]`` (a float like ``3.0`` counts)."""
+    if isinstance(value, numbers.Real) and not isinstance(value, (bool, numbers.Integral)):
+        if math.isfinite(float(value)) and float(value).is_integer():
+            value = int(value)
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise InvalidParameterError(f"{name} must be a whole number; got {shown(value)}")
+    number = int(value)
+    if minimum is not None and number < minimum:
+        raise InvalidParameterError(f"{name} must be at least {minimum}; got {number}")
+    if maximum is not None and number > maximum:
+        raise InvalidParameterError(f"{name} must be at most {maximum}; got {number}")
+    return number
+
+
+def check_number(value: object, name: str, *, low: float | None = None,
+                 high: float | None = None, low_open: bool = False,
+                 high_open: bool = False) -> float:
+    """A finite number within the interval given by ``low``/``high`` (open ends if asked)."""
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    number = float(value) if ok else math.nan  # type: ignore[arg-type]
+    inside = ok and math.isfinite(number)
+    if inside and low is not None:
+        inside = number > low if low_open else number >= low
+    if inside and high is not None:
+        inside = number < high if high_open else number <= high
+    if not inside:
+        if low is None and high is None:
+            where = "a finite number"
+        else:
+            left = ("(" if low_open else "[") + ("-inf" if low is None else f"{low:g}")
+            right = ("inf" if high is None else f"{high:g}") + (")" if high_open else "]")
+            where = f"a number in {left}, {right}"
+        raise InvalidParameterError(f"{name} must be {where}; got {shown(value)}")
+    return number
+
+
+def check_fraction(value: object, name: str, *, low_open: bool = False,
+                   high_open: bool = False) -> float:
+    """A number in [0, 1] (either end open if asked)."""
+    return check_number(value, name, low=0.0, high=1.0, low_open=low_open, high_open=high_open)
+
+
+def check_choice(value: object, name: str, choices: Iterable[str]) -> str:
+    """One of ``choices``."""
+    options = tuple(choices)
+    if value not in options:
+        raise InvalidParameterError(
+            f"{name} must be one of {', '.join(options)}; got {shown(value)}")
+    return str(value)
