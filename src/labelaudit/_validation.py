@@ -45,7 +45,7 @@ def check_int(value: object, name: str, *, minimum: int | None = None,
     """A whole number within ``[minimum, maximum]`` (a float like ``3.0`` counts)."""
     if isinstance(value, numbers.Real) and not isinstance(value, (bool, numbers.Integral)):
         if math.isfinite(float(value)) and float(value).is_integer():
-            value = int(value)
+            value = int(float(value))
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise InvalidParameterError(f"{name} must be a whole number; got {shown(value)}")
     number = int(value)
