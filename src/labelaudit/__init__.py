@@ -19,6 +19,7 @@ from labelaudit._errors import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "ChanceLevelWarning",
     "InvalidInputError",
     "InvalidParameterError",
     "LabelAuditError",
@@ -29,12 +30,12 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # pragma: no cover
-    from labelaudit._scan import ScanResult, scan
+    from labelaudit._scan import ChanceLevelWarning, ScanResult, scan
 
 
 def __getattr__(name: str) -> object:
     # scan pulls in scikit-learn and cleanlab; import it on first use so the CLI starts fast.
-    if name in ("scan", "ScanResult"):
+    if name in ("scan", "ScanResult", "ChanceLevelWarning"):
         from labelaudit import _scan
 
         return getattr(_scan, name)
