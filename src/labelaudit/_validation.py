@@ -71,8 +71,8 @@ def check_number(value: object, name: str, *, low: float | None = None,
         if low is None and high is None:
             where = "a finite number"
         else:
-            left = ("(" if low_open else "[") + ("-inf" if low is None else f"{low:g}")
-            right = ("inf" if high is None else f"{high:g}") + (")" if high_open else "]")
+            left = "(-inf" if low is None else ("(" if low_open else "[") + f"{low:g}"
+            right = "inf)" if high is None else f"{high:g}" + (")" if high_open else "]")
             where = f"a number in {left}, {right}"
         raise InvalidParameterError(f"{name} must be {where}; got {shown(value)}")
     return number

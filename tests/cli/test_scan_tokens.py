@@ -109,3 +109,121 @@ def test_usage_errors_and_help():
     done = subprocess.run([sys.executable, "-m", "labelaudit", "scan-tokens", "--help"],
                           capture_output=True, text=True, check=True)
     assert "--tag-column" in done.stdout and "--score" in done.stdout
+
+
+# --- issue #11 field-test findings --------------------------------------------------------
+
+@pytest.mark.parametrize("option", [
+    ["--epochs", "-1"], ["--epochs", "0"], ["--show", "-5"], ["--batch-size", "0"],
+    ["--folds", "1"], ["--folds", "x"], ["--tag-column", "0"], ["--seed", "-1"],
+])
+def test_bad_numeric_options_are_usage_errors_before_any_model_loads(files, option, capsys):
+    data, *_ = files
+    # The model does not exist: an option that got past argparse would fail differently.
+    with pytest.raises(SystemExit) as exc:
+        main(["scan-tokens", str(data), "--model", "/no/such/model", *option])
+    assert exc.value.code == 2
+    assert f"argument {option[0]}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("option", [["--k", "0,5"], ["--k", "ten"], ["--k", ","],
+                                    ["--tag-column", "0"]])
+def test_bad_numeric_options_of_evaluate_tokens_are_usage_errors(files, tmp_path, option,
+                                                                 capsys):
+    _, truth, *_ = files
+    with pytest.raises(SystemExit) as exc:
+        main(["evaluate-tokens", str(tmp_path / "issues.jsonl"), "--truth", str(truth), *option])
+    assert exc.value.code == 2
+    assert f"argument {option[0]}" in capsys.readouterr().err
+
+
+def test_out_suffix_not_written_in_that_format_is_a_usage_error(files, tmp_path, capsys):
+    data, truth, *_ = files
+    for out, extra in (("t.xlsx", []), ("t", []), ("t.csv", ["--format", "jsonl"]),
+                       ("t.jsonl", ["--format", "table"]), ("t.parquet", ["--format", "table"])):
+        with pytest.raises(SystemExit) as exc:
+            main(["scan-tokens", str(data), "--model", "/no/such/model",
+                  "--out", str(tmp_path / out), *extra])
+        assert exc.value.code == 2
+        err = capsys.readouterr().err
+        assert err.count("error:") == 1 and ("suffix" in err or "does not match" in err)
+        assert not (tmp_path / out).exists()
+    with pytest.raises(SystemExit) as exc:
+        main(["evaluate-tokens", str(tmp_path / "x.jsonl"), "--truth", str(truth),
+              "--out", str(tmp_path / "m.xlsx")])
+    assert exc.value.code == 2 and "m.xlsx" in capsys.readouterr().err
+
+
+def test_out_suffix_picks_a_format_that_is_really_written(files, tiny_bert, tmp_path):
+    data, truth, *_ = files
+    args = ["scan-tokens", str(truth), "--score", str(data), "--model", str(tiny_bert),
+            "--scorer", "encoder", "--cache-dir", str(tmp_path / "cache"), "--quiet"]
+    assert main(args + ["--out", str(tmp_path / "t.json")]) == 0
+    rows = json.loads((tmp_path / "t.json").read_text())
+    assert rows and {"id", "kind", "score"} <= set(rows[0])
+    assert main(args + ["--out", str(tmp_path / "t.txt"), "--format", "csv"]) == 0
+    assert (tmp_path / "t.txt").read_text().startswith("id,rank,sentence_score,kind")
+    assert main(args + ["--out", str(tmp_path / "t.txt"), "--show", "2"]) == 0
+    assert (tmp_path / "t.txt").read_text().count("\n#") == 1
+
+
+def test_all_o_training_file_error_says_there_are_no_entities(files, tmp_path, capsys):
+    data, *_ = files
+    plain = tmp_path / "untagged.conll"
+    plain.write_text("".join(line.split("\t")[0] + "\tO\n" if line else "\n"
+                             for line in data.read_text().splitlines()))
+    assert main(["scan-tokens", str(plain), "--score", str(data),
+                 "--model", "/no/such/model"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0
+    assert "every tag of the training data is O: there are no entities to learn from" in err
+    assert main(["scan-tokens", str(plain), "--model", "/no/such/model"]) == 1
+    assert "every tag of the data is O" in capsys.readouterr().err
+
+
+def test_line_separators_in_tokens_survive_scan_and_evaluate(tiny_bert, tmp_path):
+    """U+0085 and U+2028 inside tokens: read whole, written escaped, read back by evaluate."""
+    tokens, clean, docs = make_corpus(n_docs=6, per_doc=3)
+    noisy, _ = plant_errors(clean)
+    tokens[0][0] = tokens[0][0] + "\u0085x"
+    tokens[1][1] = tokens[1][1] + "\u2028y"
+    data = tmp_path / "odd.conll"
+    data.write_text(conll_text(tokens, noisy, docs), encoding="utf-8")
+    truth = tmp_path / "truth.conll"
+    truth.write_text(conll_text(tokens, clean, docs), encoding="utf-8")
+    out = tmp_path / "issues.jsonl"
+    assert main(["scan-tokens", str(data), "--model", str(tiny_bert), "--scorer", "encoder",
+                 "--folds", "2", "--no-cache", "--quiet", "--out", str(out)]) == 0
+    lines = out.read_text(encoding="utf-8").splitlines()  # splits at U+0085 and U+2028 too
+    assert len(lines) == len(tokens)
+    by_id = {r["id"]: r["tokens"] for r in map(json.loads, lines)}
+    assert by_id[0] == tokens[0] and by_id[1] == tokens[1]
+    assert main(["evaluate-tokens", str(out), "--truth", str(truth), "--k", "3",
+                 "--format", "json"]) == 0
+
+
+def test_progress_warnings_print_after_the_bars(files, tiny_bert, tmp_path, monkeypatch, capsys):
+    import warnings
+
+    from labelaudit.cli import _scan_tokens
+    from labelaudit.models import FoldWarning
+    from labelaudit.tokens import EncoderTokenScorer
+
+    data, *_ = files
+    fit = EncoderTokenScorer.fit
+
+    def fit_and_warn(self, *args, **kwargs):
+        warnings.warn("a warning raised while the bars run", FoldWarning, stacklevel=2)
+        return fit(self, *args, **kwargs)
+
+    monkeypatch.setattr(_scan_tokens, "show_progress", lambda args: True)
+    monkeypatch.setattr(EncoderTokenScorer, "fit", fit_and_warn)
+    assert main(["scan-tokens", str(data), "--model", str(tiny_bert), "--scorer", "encoder",
+                 "--folds", "3", "--no-cache", "--out", str(tmp_path / "o.jsonl")]) == 0
+    err = capsys.readouterr().err
+    assert "encoding 60 sentences" in err and "cross-fitting 3 folds" in err
+    assert "Batches" not in err
+    warning = err.index("labelaudit: warning: a warning raised while the bars run")
+    assert warning > err.rindex("cross-fitting 3 folds") and warning > err.rindex("encoding")
+    assert err.count("a warning raised while the bars run") == 1
+    assert warning < err.index("labelaudit scan-tokens: 60 sentences")

@@ -6,7 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from labelaudit.cli._common import print_table
+from labelaudit.cli._common import output_file, print_table
+from labelaudit.cli._scan_tokens import tag_column
 
 ORDER = 35
 
@@ -19,6 +20,26 @@ sentence level: worst token (min) and soft-min against sentences with any change
 span level: share of the top-k issues whose region the correction changed (p@k) and whose
 suggestion equals the correction (fix@k).
 """
+
+
+def cut_offs(text: str) -> list[int]:
+    """Argparse type of --k: comma-separated integers of at least 1."""
+    values = []
+    for part in (x.strip() for x in text.split(",")):
+        if not part:
+            continue
+        try:
+            value = int(part)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"not an integer: {part!r}; give comma-separated cut-offs such as 10,50") \
+                from None
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"cut-offs must be at least 1, got {value}")
+        values.append(value)
+    if not values:
+        raise argparse.ArgumentTypeError("no cut-off given; use for example 10,50,100")
+    return values
 
 
 def add_parser(subparsers, parents) -> None:
@@ -35,12 +56,14 @@ def add_parser(subparsers, parents) -> None:
                    help="corrected copy: CoNLL file or .jsonl with tokens/tags lists")
     p.add_argument("--scheme", choices=["auto", "iob1", "iob2", "bioes", "plain"],
                    default="auto", help="tagging scheme of the truth file (default: detected)")
-    p.add_argument("--tag-column", type=int, default=-1,
+    p.add_argument("--tag-column", type=tag_column, default=-1,
                    help="tag column of a CoNLL truth file (default: -1, the last)")
-    p.add_argument("--k", default="10,50,100",
+    p.add_argument("--k", type=cut_offs, default=[10, 50, 100],
                    help="comma-separated cut-offs for P@k and R@k (default: 10,50,100)")
-    p.add_argument("--out", "-o", help="write the metrics: .json (a document), or "
-                   ".csv/.tsv/.jsonl/.parquet (the table)")
+    p.add_argument("--out", "-o",
+                   type=output_file((".json", ".csv", ".tsv", ".jsonl", ".parquet")),
+                   help="write the metrics: .json (a document), or .csv/.tsv/.jsonl/.parquet "
+                   "(the table)")
     p.add_argument("--format", choices=["table", "json", "csv"], default="table",
                    help="stdout format (default: table)")
     p.set_defaults(handler=run)
@@ -49,19 +72,13 @@ def add_parser(subparsers, parents) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from labelaudit._errors import InvalidParameterError
     from labelaudit.io import write_json, write_table
     from labelaudit.tokens import evaluate_tokens, read_token_issues, read_tokens
 
-    try:
-        ks = [int(k) for k in args.k.split(",") if k.strip()]
-    except ValueError:
-        raise InvalidParameterError(f"--k must be comma-separated integers; got {args.k!r}") \
-            from None
     records = read_token_issues(args.issues)
     scheme = None if args.scheme == "auto" else args.scheme
     truth = read_tokens(args.truth, tag_column=args.tag_column, scheme=scheme)
-    evaluation = evaluate_tokens(records, truth, ks=ks)
+    evaluation = evaluate_tokens(records, truth, ks=args.k)
     frame = evaluation.to_frame()
     if args.out:
         if Path(args.out).suffix.lower() == ".json":

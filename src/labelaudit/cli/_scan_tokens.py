@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from labelaudit.cli._common import show_progress
+from labelaudit.cli._common import at_least, output_file, show_progress, warnings_to_stderr
 
 ORDER = 15
 
@@ -24,6 +24,32 @@ suggested_tags, score (worst token's probability), score_softmin, token_scores
 """
 
 
+# What each --out suffix holds: records (jsonl), one row per issue (csv) or the text view.
+_SUFFIX_FORMATS = {".jsonl": ("jsonl",), ".csv": ("csv",), ".tsv": ("csv",),
+                   ".parquet": ("csv",), ".json": ("csv",), ".txt": ("table", "csv")}
+_MAX_SEED = 2**32 - 1  # labelaudit.tokens._scorer.MAX_SEED, without importing numpy here
+
+
+def tag_column(text: str) -> int:
+    """Argparse type of --tag-column: any column but 0, the token."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value == 0:
+        raise argparse.ArgumentTypeError(
+            "0 is the token column; give the tag's column (1 or more, or negative from the end)")
+    return value
+
+
+def seed(text: str) -> int:
+    """Argparse type of --seed: an integer from 0 to 2**32 - 1."""
+    value = at_least(0)(text)
+    if value > _MAX_SEED:
+        raise argparse.ArgumentTypeError(f"must be at most {_MAX_SEED}, got {value}")
+    return value
+
+
 def add_parser(subparsers, parents) -> None:
     p = subparsers.add_parser(
         "scan-tokens", parents=parents,
@@ -37,17 +63,21 @@ def add_parser(subparsers, parents) -> None:
                    "(the training data with --score)")
     p.add_argument("--score", metavar="FILE",
                    help="audit this file with a model fitted on DATA (test-set audit)")
-    p.add_argument("--out", "-o", help="output file: .jsonl (records), .csv/.tsv/.parquet "
-                   "(one row per issue) or .txt (table); default: a table on stdout")
+    p.add_argument("--out", "-o", type=output_file(tuple(_SUFFIX_FORMATS)),
+                   help="output file, its suffix picks the format: .jsonl (records), "
+                   ".csv/.tsv/.parquet/.json (one row per issue) or .txt (table); "
+                   "default: a table on stdout")
     p.add_argument("--format", choices=["table", "jsonl", "csv"],
-                   help="output format (default: by --out suffix; table on stdout)")
+                   help="output format (default: by --out suffix; table on stdout); with "
+                   "--out it must match the suffix")
     p.add_argument("--scheme", choices=["auto", "iob1", "iob2", "bioes", "plain"],
                    default="auto", help="tagging scheme of the input (default: detected); "
                    "'plain' for tags without spans such as POS tags")
-    p.add_argument("--tag-column", type=int, default=-1,
+    p.add_argument("--tag-column", type=tag_column, default=-1,
                    help="0-based column of the tag in CoNLL files; negative counts from the "
                    "end (default: -1, the last)")
-    p.add_argument("--folds", type=int, default=5, help="cross-fitting folds (default: 5)")
+    p.add_argument("--folds", type=at_least(2), default=5,
+                   help="cross-fitting folds (default: 5)")
     p.add_argument("--scorer", choices=["encoder", "finetune"],
                    help="encoder: frozen word vectors + a head (default, CPU-friendly); "
                    "finetune: fine-tune --model (default when --model is given)")
@@ -56,35 +86,48 @@ def add_parser(subparsers, parents) -> None:
     p.add_argument("--head", choices=["linear", "crf"], default="crf",
                    help="head on the frozen encoder's word vectors: a linear-chain CRF (default; "
                    "fast) or logistic regression (linear)")
-    p.add_argument("--epochs", type=int, default=3, help="fine-tuning epochs (default: 3)")
-    p.add_argument("--batch-size", type=int, default=16, help="fine-tuning batch size")
+    p.add_argument("--epochs", type=at_least(1), default=3,
+                   help="fine-tuning epochs (default: 3)")
+    p.add_argument("--batch-size", type=at_least(1), default=16,
+                   help="fine-tuning batch size (default: 16)")
     p.add_argument("--no-rules", action="store_true",
                    help="skip rule-based issues (invalid sequences, inconsistent tags)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    p.add_argument("--seed", type=seed, default=0, help="random seed (default: 0)")
     p.add_argument("--cache-dir", help="word-vector cache (default: ~/.cache/labelaudit)")
     p.add_argument("--no-cache", action="store_true", help="do not cache word vectors")
-    p.add_argument("--show", type=int, default=20,
+    p.add_argument("--show", type=at_least(0), default=20,
                    help="sentences shown in the table view (default: 20; 0 for all)")
-    p.set_defaults(handler=run)
+    p.set_defaults(handler=run, scan_tokens_parser=p)
 
 
 def _format(args: argparse.Namespace) -> str:
-    if args.format:
-        return args.format
+    """The output format: --format, else the --out suffix's; a mismatch is a usage error."""
     if not args.out:
-        return "table"
+        return args.format or "table"
     suffix = Path(args.out).suffix.lower()
-    if suffix == ".jsonl":
-        return "jsonl"
-    if suffix in (".csv", ".tsv", ".parquet", ".json"):
-        return "csv"
-    return "table"
+    formats = _SUFFIX_FORMATS[suffix]
+    if args.format and args.format not in formats:
+        args.scan_tokens_parser.error(
+            f"--format {args.format} does not match --out {args.out}: a {suffix} file gets "
+            f"--format {' or '.join(formats)}; change the suffix or leave out --format")
+    return args.format or formats[0]
+
+
+# Line separators that JSON allows raw inside strings but str.splitlines() breaks at.
+_LINE_BREAKS = {"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def _json_line(record: dict) -> str:
+    """One JSON line, with U+0085, U+2028 and U+2029 escaped so any line reader keeps it whole."""
+    import json
+
+    text = json.dumps(record, ensure_ascii=False)
+    for char, escaped in _LINE_BREAKS.items():
+        text = text.replace(char, escaped)
+    return text + "\n"
 
 
 def run(args: argparse.Namespace) -> int:
-    import json
-
-    from labelaudit._errors import InvalidParameterError
     from labelaudit.io import atomic_path, write_table
     from labelaudit.tokens import (
         format_issue_table,
@@ -96,27 +139,28 @@ def run(args: argparse.Namespace) -> int:
 
     scheme = None if args.scheme == "auto" else args.scheme
     fmt = _format(args)
-    if args.folds < 2:
-        raise InvalidParameterError(f"--folds must be at least 2; got {args.folds}")
     started = time.perf_counter()
-    data = read_tokens(args.data, tag_column=args.tag_column, scheme=scheme)
-    test = read_tokens(args.score, tag_column=args.tag_column, scheme=scheme) if args.score \
-        else None
     progress = show_progress(args)
     kind = args.scorer or ("finetune" if args.model else "encoder")
-    if kind == "finetune":
-        scorer = make_token_scorer("finetune", model=args.model, epochs=args.epochs,
-                                   batch_size=args.batch_size, progress=progress,
-                                   random_state=args.seed)
-    else:
-        scorer = make_token_scorer("encoder", model=args.model, head=args.head,
-                                   cache=not args.no_cache, cache_dir=args.cache_dir,
-                                   progress=progress, random_state=args.seed)
-    result = scan_tokens(data, score=test, scorer=scorer, n_folds=args.folds,
-                         random_state=args.seed, rules=not args.no_rules, progress=progress)
+    # Warnings are held until the progress bars are gone, then shown one line each.
+    with warnings_to_stderr(args):
+        data = read_tokens(args.data, tag_column=args.tag_column, scheme=scheme)
+        test = read_tokens(args.score, tag_column=args.tag_column, scheme=scheme) \
+            if args.score else None
+        if kind == "finetune":
+            scorer = make_token_scorer("finetune", model=args.model, epochs=args.epochs,
+                                       batch_size=args.batch_size, progress=progress,
+                                       random_state=args.seed)
+        else:
+            scorer = make_token_scorer("encoder", model=args.model, head=args.head,
+                                       cache=not args.no_cache, cache_dir=args.cache_dir,
+                                       progress=progress, random_state=args.seed)
+        result = scan_tokens(data, score=test, scorer=scorer, n_folds=args.folds,
+                             random_state=args.seed, rules=not args.no_rules,
+                             progress=progress)
     records = result.to_records()
     if fmt == "jsonl":
-        text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+        text = "".join(_json_line(r) for r in records)
     elif fmt == "table":
         text = format_issue_table(records, top=args.show or None) + "\n"
     else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -199,8 +200,16 @@ def make_token_dataset(
     )
 
 
+# ASCII whitespace only: str.split() and str.strip() would also cut at U+0085, U+00A0,
+# U+2028 and U+2029, which tokens may hold.
+_BLANKS = " \t\r\f\v"
+_BLANK_RUN = re.compile(r"[ \t\r\f\v]+")
+
+
 def _split_line(line: str, use_tabs: bool) -> list[str]:
-    return line.split("\t") if use_tabs else line.split()
+    if use_tabs:
+        return line.split("\t")
+    return _BLANK_RUN.split(line.strip(_BLANKS))
 
 
 def read_conll(
@@ -253,13 +262,15 @@ def read_conll(
             line_of_tag.append(cur_lines)
         cur_tokens, cur_tags, cur_lines = [], [], []
 
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.rstrip("\r\n")
-        if not line.strip():
+    # Lines end at "\n" only (and a "\r" before it): str.splitlines() would also break a
+    # line at U+0085, U+2028 or U+2029 inside a token.
+    for number, raw in enumerate(text.split("\n"), start=1):
+        line = raw[:-1] if raw.endswith("\r") else raw
+        if not line.strip(_BLANKS):
             close()
             continue
         columns = _split_line(line, use_tabs)
-        if columns[0].strip() == DOCSTART:
+        if columns[0].strip(_BLANKS) == DOCSTART:
             close()
             if has_docs or tokens:
                 doc += 1
@@ -280,8 +291,8 @@ def read_conll(
         if len(columns) != n_columns:
             bad_columns.append(f"line {number} has {len(columns)}")
             continue
-        cur_tokens.append(columns[0].strip())
-        cur_tags.append(columns[tag_column].strip())
+        cur_tokens.append(columns[0].strip(_BLANKS))
+        cur_tags.append(columns[tag_column].strip(_BLANKS))
         cur_lines.append(number)
     close()
     if bad_columns:

@@ -101,12 +101,12 @@ def document_folds(
     return fold_of_group[inverse]
 
 
-def _progress(total: int, enabled: bool, desc: str):
+def _progress(total: int, enabled: bool, desc: str, unit: str):
     if not enabled:
         return None
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, desc=desc, leave=False)
+    return tqdm(total=total, desc=desc, unit=unit, leave=False)
 
 
 def cross_val_token_probs(
@@ -128,12 +128,13 @@ def cross_val_token_probs(
     list of ndarray, one ``(n_tokens, n_classes)`` array per sentence.
     """
     labels = encode_tags(dataset, classes)
-    features = scorer.prepare(dataset)
     sizes = np.array([len(t) for t in dataset.tokens])
+    # Folds first: a fold count the documents cannot fill fails before any encoding.
     folds = document_folds(dataset.documents, n_folds=n_folds, sizes=sizes,
                            random_state=random_state)
+    features = scorer.prepare(dataset)
     out: list[np.ndarray] = [np.zeros((0, len(classes)))] * len(dataset)
-    bar = _progress(n_folds, progress, "cross-fitting folds")
+    bar = _progress(n_folds, progress, f"cross-fitting {n_folds} folds", " folds")
     for f in range(n_folds):
         train = np.flatnonzero(folds != f)
         test = np.flatnonzero(folds == f)

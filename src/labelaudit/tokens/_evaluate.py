@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
+from labelaudit._validation import check_int
 from labelaudit.io._read import json_lines
 from labelaudit.tokens._conll import TokenDataset
 from labelaudit.tokens._issues import TokenIssue
@@ -217,9 +218,9 @@ def evaluate_tokens(
         correction changes a tag in its region (and as a fix when the corrected tags equal
         the suggestion).
     """
-    ks = tuple(int(k) for k in ks)
-    if not ks or min(ks) < 1:
-        raise InvalidParameterError(f"ks must be positive integers; got {ks}")
+    if isinstance(ks, (str, bytes)) or not len(ks):
+        raise InvalidParameterError(f"ks must be a non-empty list of cut-offs; got {ks!r}")
+    ks = tuple(check_int(k, "ks", minimum=1) for k in ks)
     index = {repr(i): n for n, i in enumerate(truth.ids)}
     missing = [r["id"] for r in records if repr(r["id"]) not in index]
     if missing:

@@ -6,7 +6,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from labelaudit._validation import check_int, check_number
 from labelaudit.tokens._conll import TokenDataset
+from labelaudit.tokens._scorer import check_seed
 from labelaudit.tokens._vectors import quiet_loading, sentence_pieces
 
 __all__ = ["FinetuneTokenScorer"]
@@ -57,8 +59,18 @@ class FinetuneTokenScorer:
         """Short description for reports."""
         return f"finetune({self.model or 'all-MiniLM-L6-v2'})"
 
+    def _check_params(self) -> None:
+        """Refuse bad training settings before the model loads."""
+        check_int(self.epochs, "epochs", minimum=1)
+        check_int(self.batch_size, "batch_size", minimum=1)
+        check_int(self.max_length, "max_length", minimum=3)  # room for a word
+        check_number(self.learning_rate, "learning_rate", low=0.0, low_open=True)
+        check_number(self.weight_decay, "weight_decay", low=0.0)
+        check_seed(self.random_state)
+
     def prepare(self, dataset: TokenDataset) -> list[list[str]]:
         """The features of a sentence are its tokens; encoding happens in ``fit``."""
+        self._check_params()
         return [list(t) for t in dataset.tokens]
 
     def _tokenizer(self):
@@ -90,12 +102,13 @@ class FinetuneTokenScorer:
 
         from labelaudit.models import resolve_model_path, torch_setup
 
+        self._check_params()
         torch_setup()
         rng = np.random.default_rng(self.random_state)
         torch.manual_seed(int(rng.integers(2**31)))
         device = self.device or ("cuda" if torch.cuda.is_available() else "cpu")
         tokenizer = self._tokenizer()
-        with quiet_loading(self.progress):
+        with quiet_loading():
             net = AutoModelForTokenClassification.from_pretrained(
                 resolve_model_path(self.model), num_labels=n_classes,
                 ignore_mismatched_sizes=True,
@@ -112,7 +125,9 @@ class FinetuneTokenScorer:
         if self.progress:
             from tqdm.auto import tqdm
 
-            bar = tqdm(total=n_batches * self.epochs, desc="fine-tuning", leave=False)
+            epochs = f"{self.epochs} epoch" + ("s" if self.epochs > 1 else "")
+            bar = tqdm(total=n_batches * self.epochs, unit=" batches", leave=False,
+                       desc=f"fine-tuning on {len(features):,} sentences ({epochs})")
         net.train()
         for _ in range(self.epochs):
             order = rng.permutation(len(pieces))

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
+from labelaudit._validation import check_fraction, check_int, check_number
 from labelaudit.tokens._conll import TokenDataset
 from labelaudit.tokens._crossfit import (
     cross_val_token_probs,
@@ -19,7 +20,7 @@ from labelaudit.tokens._crossfit import (
 from labelaudit.tokens._heads import HeadName
 from labelaudit.tokens._issues import TokenIssue
 from labelaudit.tokens._rules import consistency_issues, invalid_sequence_issues, tag_consistency
-from labelaudit.tokens._scorer import ScorerName, make_token_scorer
+from labelaudit.tokens._scorer import ScorerName, check_seed, make_token_scorer
 from labelaudit.tokens._spans import decode_tags, span_issues, tag_issues
 
 __all__ = ["TokenScanResult", "scan_tokens", "sentence_scores", "token_scores"]
@@ -74,10 +75,14 @@ def sentence_scores(
     >>> sentence_scores(labels, probs).tolist()
     [0.7, 0.2]
     """
-    from cleanlab.token_classification.rank import get_label_quality_scores
+    from labelaudit.detect._cleanlab import import_cleanlab
+
+    get_label_quality_scores = import_cleanlab(
+        "cleanlab.token_classification.rank").get_label_quality_scores
 
     if method not in ("min", "softmin"):
         raise InvalidParameterError(f"unknown sentence score {method!r}; choose 'min' or 'softmin'")
+    temperature = check_number(temperature, "temperature", low=0.0, low_open=True)
     scores, _ = get_label_quality_scores(
         [list(map(int, y)) for y in labels],
         [np.asarray(p, dtype=float) for p in pred_probs],
@@ -215,6 +220,46 @@ def _check_probs(pred_probs, dataset: TokenDataset, classes: Sequence[str]) -> l
     return out
 
 
+def _check_learnable(dataset: TokenDataset, *, training: bool) -> None:
+    """Refuse data with a single tag: no model can learn to tell tags apart from it."""
+    tags = {t for sentence in dataset.tags for t in sentence}
+    if len(tags) > 1:
+        return
+    what = "the training data" if training else "the data"
+    fix = ("fit on a file with entity tags (B-/I-/E-/S- prefixes) instead" if training else
+           "tag some entities first, or audit it with a model fitted on tagged data "
+           "(`labelaudit scan-tokens TAGGED --score FILE`; score= in Python)")
+    tag = tags.pop()
+    if tag == "O":
+        raise InvalidInputError(
+            f"every tag of {what} is O: there are no entities to learn from; {fix}")
+    raise InvalidInputError(
+        f"every tag of {what} is {tag!r}: a model needs at least two different tags to learn "
+        "from; check the tag column (--tag-column)")
+
+
+def _match_kinds(dataset: TokenDataset, score: TokenDataset | None) -> TokenDataset | None:
+    """The scored data in the training data's kind of tags (span or plain).
+
+    A file whose every tag is ``O`` is detected as plain tags, but it is valid in every span
+    scheme: it takes the training data's scheme (an untagged file to audit for entities).
+    """
+    if score is None or (score.scheme == "plain") == (dataset.scheme == "plain"):
+        return score
+    if all(t == "O" for sentence in score.tags for t in sentence):
+        return replace(score, scheme=dataset.scheme)
+
+    def example(ds: TokenDataset) -> str:
+        return next((repr(t) for sentence in ds.tags for t in sentence if t != "O"), "'O'")
+
+    def kind(ds: TokenDataset) -> str:
+        return "plain tags" if ds.scheme == "plain" else f"{ds.scheme.upper()} span tags"
+
+    raise InvalidInputError(
+        f"the training data has {kind(dataset)} (such as {example(dataset)}) but the scored data "
+        f"has {kind(score)} (such as {example(score)}); both files must tag the same thing")
+
+
 def scan_tokens(
     dataset: TokenDataset,
     *,
@@ -241,7 +286,8 @@ def scan_tokens(
     dataset : TokenDataset
         Data to audit by cross-fitting, or training data when ``score`` is given.
     score : TokenDataset, optional
-        Fit on ``dataset`` and audit this one instead.
+        Fit on ``dataset`` and audit this one instead. A file whose every tag is ``O``
+        takes the scheme of ``dataset`` (an untagged file audited for entities).
     scorer : {"encoder", "finetune"} or scorer object
         ``encoder``: frozen contextual word vectors (default encoder all-MiniLM-L6-v2) with
         a ``head``; ``finetune``: fine-tune ``model`` for token classification. Any object
@@ -251,7 +297,7 @@ def scan_tokens(
     head : {"crf", "linear"}
         Head on the frozen word vectors (see :class:`EncoderTokenScorer`).
     n_folds : int
-        Cross-fitting folds; documents (``-DOCSTART-``) are never split.
+        Cross-fitting folds (at least 2); documents (``-DOCSTART-``) are never split.
     pred_probs : list of ndarray (n_tokens, n_classes), optional
         Out-of-sample probabilities computed elsewhere (skips the model); needs ``classes``.
     classes : list of str, optional
@@ -259,10 +305,20 @@ def scan_tokens(
     rules : bool
         Add rule-based issues (invalid tag sequences, inconsistent tags).
     consistency_min_count, consistency_max_share : see :func:`consistency_issues`.
+    softmin_temperature : float
+        Temperature of the soft-min sentence score (above 0).
 
     Returns
     -------
     TokenScanResult
+
+    Raises
+    ------
+    InvalidParameterError
+        An option out of range (checked before any model is loaded).
+    InvalidInputError
+        Data a model cannot learn from (every tag ``O``, or one tag only), or training and
+        scored data with different kinds of tags.
 
     References
     ----------
@@ -281,10 +337,18 @@ def scan_tokens(
     >>> result.to_records()[0]["issues"][0]["kind"], result.to_records()[0]["id"]
     ('wrong-type', 1)
     """
+    n_folds = check_int(n_folds, "n_folds", minimum=2)
+    random_state = check_seed(random_state)
+    consistency_min_count = check_int(consistency_min_count, "consistency_min_count",
+                                      minimum=1)
+    consistency_max_share = check_fraction(consistency_max_share, "consistency_max_share",
+                                           low_open=True, high_open=True)
+    softmin_temperature = check_number(softmin_temperature, "softmin_temperature", low=0.0,
+                                       low_open=True)
+    if pred_probs is None:
+        _check_learnable(dataset, training=score is not None)
+    score = _match_kinds(dataset, score)
     audited = score if score is not None else dataset
-    if score is not None and (score.scheme == "plain") != (dataset.scheme == "plain"):
-        raise InvalidInputError("the training data and the scored data use different tag kinds "
-                                "(spans in one, plain tags in the other)")
     if pred_probs is not None:
         if classes is None:
             raise InvalidParameterError("pred_probs needs classes: the tag of each column")

@@ -8,6 +8,7 @@ per sentence. Cross-fitting calls ``fit``/``predict_proba`` once per fold.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Literal
@@ -15,13 +16,22 @@ from typing import Literal
 import numpy as np
 
 from labelaudit._errors import InvalidParameterError
+from labelaudit._validation import check_int
 from labelaudit.tokens._conll import TokenDataset
 from labelaudit.tokens._heads import HeadName, make_head, window_features
 
-__all__ = ["EncoderTokenScorer", "ScorerName", "make_token_scorer"]
+__all__ = ["EncoderTokenScorer", "ScorerName", "check_seed", "make_token_scorer"]
 
 ScorerName = Literal["encoder", "finetune"]
 Encode = Callable[[list[list[str]]], list[np.ndarray]]
+MAX_SEED = 2**32 - 1  # the largest seed that numpy, torch and scikit-learn all take
+
+
+def check_seed(random_state: object) -> int | None:
+    """``None`` or an integer seed from 0 to ``2**32 - 1``."""
+    if random_state is None:
+        return None
+    return check_int(random_state, "random_state", minimum=0, maximum=MAX_SEED)
 
 
 def _default_layer(model: str | None) -> int:
@@ -110,10 +120,24 @@ class EncoderTokenScorer:
         """Short description for reports, e.g. ``encoder+crf``."""
         return f"encoder+{self.head}" + (f"({self.model})" if self.model else "")
 
-    def prepare(self, dataset: TokenDataset) -> list[np.ndarray]:
-        """Per-sentence features ``(n_tokens, n_features)`` for every sentence of ``dataset``."""
+    def _check_params(self) -> None:
+        """Refuse bad options before the encoder loads."""
         if self.head not in ("linear", "crf"):
             raise InvalidParameterError(f"unknown head {self.head!r}; choose 'linear' or 'crf'")
+        check_int(self.batch_size, "batch_size", minimum=1)
+        check_int(self.window, "window", minimum=0)
+        check_seed(self.random_state)
+        if self.layers is not None:
+            layers = self.layers
+            if (isinstance(layers, (str, bytes)) or not len(layers)
+                    or not all(isinstance(x, numbers.Integral) and not isinstance(x, bool)
+                               for x in layers)):
+                raise InvalidParameterError(
+                    f"layers must be a non-empty list of layer numbers; got {layers!r}")
+
+    def prepare(self, dataset: TokenDataset) -> list[np.ndarray]:
+        """Per-sentence features ``(n_tokens, n_features)`` for every sentence of ``dataset``."""
+        self._check_params()
         vectors = self._vectors(dataset.tokens)
         return [
             window_features(v, toks, window=self.window)
@@ -121,6 +145,7 @@ class EncoderTokenScorer:
         ]
 
     def fit(self, features: Sequence[np.ndarray], labels: Sequence[np.ndarray], n_classes: int):
+        self._check_params()
         self.head_ = make_head(
             self.head, random_state=self.random_state, **(self.head_options or {})
         ).fit(features, labels, n_classes)

@@ -9,6 +9,9 @@ from pathlib import Path
 
 import numpy as np
 
+from labelaudit._errors import InvalidParameterError
+from labelaudit._validation import check_int
+
 __all__ = ["TokenVectorCache", "encode_word_vectors", "word_chunks"]
 
 _SEP = "\x1f"  # joins a sentence's tokens into its cache key
@@ -160,6 +163,11 @@ def encode_word_vectors(
     -------
     list of ndarray, each of shape (n_words, n_layers * hidden_size)
     """
+    check_int(batch_size, "batch_size", minimum=1)
+    check_int(max_length, "max_length", minimum=3)  # room for a word
+    if isinstance(layers, (str, bytes)) or not len(layers):
+        raise InvalidParameterError(f"layers must be a non-empty list of layer numbers; "
+                                    f"got {layers!r}")
     import torch
     from transformers import AutoModel, AutoTokenizer
 
@@ -167,7 +175,7 @@ def encode_word_vectors(
 
     torch_setup()
     path = resolve_model_path(model)
-    with quiet_loading(progress):
+    with quiet_loading():
         tokenizer = AutoTokenizer.from_pretrained(path)
         encoder = AutoModel.from_pretrained(path)
     encoder.eval()
@@ -177,7 +185,7 @@ def encode_word_vectors(
     pieces.sort(key=lambda p: p[2] - p[1])
     hidden = encoder.config.hidden_size * len(layers)
     out = [np.zeros((len(words), hidden), dtype=np.float32) for words in sentences]
-    bar = _progress(len(pieces), progress)
+    bar = _progress(len(sentences), progress)
     with torch.inference_mode():
         for b in range(0, len(pieces), batch_size):
             batch = pieces[b : b + batch_size]
@@ -201,35 +209,39 @@ def encode_word_vectors(
                 np.add.at(sums, index[valid], stacked[row][valid])
                 counts = np.bincount(index[valid], minlength=n_words)[:, None]
                 out[s][a : a + n_words] = sums / np.maximum(counts, 1)
-            if bar is not None:
-                bar.update(len(batch))
+            if bar is not None:  # a sentence is done with its last piece
+                bar.update(sum(e == len(sentences[s]) for s, _, e in batch))
     if bar is not None:
         bar.close()
     return out
 
 
 @contextmanager
-def quiet_loading(progress: bool) -> Iterator[None]:
-    """Hide transformers' "Loading weights" bars and notes unless progress is wanted."""
+def quiet_loading() -> Iterator[None]:
+    """Hide transformers' "Loading weights" bars and load reports while a model loads.
+
+    The scan's own bars say what is happening; the load report (a classifier newly
+    initialised for fine-tuning, an unused pooler) is expected and would land between those
+    bars, once per fold.
+    """
     from transformers.utils import logging as hf_logging
 
     was_enabled = hf_logging.is_progress_bar_enabled()
     verbosity = hf_logging.get_verbosity()
-    if not progress:
-        hf_logging.disable_progress_bar()
-        hf_logging.set_verbosity_error()  # "newly initialized weights" notes when fine-tuning
+    hf_logging.disable_progress_bar()
+    hf_logging.set_verbosity_error()
     try:
         yield
     finally:
-        if not progress:
-            hf_logging.set_verbosity(verbosity)
-            if was_enabled:
-                hf_logging.enable_progress_bar()
+        hf_logging.set_verbosity(verbosity)
+        if was_enabled:
+            hf_logging.enable_progress_bar()
 
 
-def _progress(total: int, enabled: bool):
+def _progress(n_sentences: int, enabled: bool):
     if not enabled:
         return None
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, desc="encoding sentences", unit="chunk", leave=False)
+    return tqdm(total=n_sentences, desc=f"encoding {n_sentences:,} sentences",
+                unit=" sentences", leave=False)
