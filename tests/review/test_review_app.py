@@ -24,8 +24,16 @@ def client(store):
     return TestClient(create_app(store))
 
 
+def login_form(html):
+    return re.search(r'id="login-form".*?name="csrf" value="([0-9a-f]+)"', html, re.S).group(1)
+
+
 def login(client, token):
-    response = client.get("/login", params={"token": token}, follow_redirects=False)
+    """Open the invite link, then press its sign-in button (a POST with the form's CSRF)."""
+    landing = client.get("/login", params={"token": token}, follow_redirects=False)
+    assert landing.status_code == 200 and COOKIE not in landing.cookies
+    response = client.post("/login", data={"token": token, "csrf": login_form(landing.text)},
+                           follow_redirects=False)
     assert response.status_code == 303
     return response
 
@@ -50,6 +58,7 @@ def test_no_page_without_a_token(client, path):
     bad = client.get(path, cookies={COOKIE: "forged-token"})
     assert bad.status_code == 401
     assert client.get("/login", params={"token": "forged"}).status_code == 401
+    assert client.post("/login", data={"token": "forged", "csrf": "x"}).status_code == 401
     assert client.post("/answer", data={"item": "1", "answer": "neg"}).status_code == 401
 
 
@@ -57,7 +66,8 @@ def test_login_sets_a_strict_http_only_cookie_and_drops_the_token_from_the_url(s
     _, token = store.add_reviewer("alice")
     response = login(client, token)
     assert response.headers["location"] == "/"
-    cookie = response.headers["set-cookie"].lower()
+    cookie = next(c for c in response.headers.get_list("set-cookie")
+                  if c.startswith(COOKIE + "=")).lower()
     assert "httponly" in cookie and "samesite=strict" in cookie
     page = client.get("/")
     assert page.status_code == 200

@@ -66,6 +66,11 @@ def test_two_reviewers_in_a_browser(tmp_path, scan, live_server, capsys):
                 page.set_default_timeout(15_000)
                 page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
                 page.goto(link)
+                # the link alone signs nobody in (no login CSRF): a button does, by POST
+                assert page.locator("#login-name").inner_text() == name
+                assert page.locator("#answer-form").count() == 0
+                with page.expect_navigation():
+                    page.click("#sign-in")
                 assert page.url == server.url + "/"  # the token left the address bar
                 seen = []
                 for _ in range(10):

@@ -25,7 +25,10 @@ def reviewer_loop(url, token, acked, lock, stop, errors, *, max_requests=60, bud
     deadline = time.monotonic() + budget
     try:
         with httpx.Client(base_url=url, timeout=10.0) as client:
-            client.get("/login", params={"token": token})
+            landing = client.get("/login", params={"token": token})
+            csrf = re.search(r'id="login-form".*?name="csrf" value="([0-9a-f]+)"',
+                             landing.text, re.S).group(1)
+            client.post("/login", data={"token": token, "csrf": csrf})
             for _ in range(max_requests):
                 if stop.is_set() or time.monotonic() > deadline:
                     return

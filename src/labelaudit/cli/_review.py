@@ -18,6 +18,7 @@ is Correctable (a majority picks another label), Non-Error (a majority confirms 
 given label) or Non-Agreement (no majority).
 
   labelaudit review init issues.csv --top 300 --reviewers 5 --sentinels 20 --db review.sqlite
+  labelaudit review init data.csv --rank-by confidence --top 300 --db review.sqlite  # not a scan
   labelaudit review invite --db review.sqlite --name alice
   labelaudit review serve --db review.sqlite --port 8000
   labelaudit review status --db review.sqlite
@@ -38,6 +39,16 @@ def _positive(text: str) -> int:
     return value
 
 
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 1 to 65535, got {value}")
+    return value
+
+
 def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "review", parents=parents, help="verify flagged items with people (web app)",
@@ -48,14 +59,22 @@ def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
         p.add_argument("--db", required=True, help="the review project file (SQLite)")
 
     p = sub.add_parser("init", parents=parents, help="create a review project from a scan output",
-                       description="Create a review project from a scan output (most suspect "
-                       "first). Known-answer items for the qualification test and sentinels come "
-                       "from --sentinels-file, or else from the scan's least suspect items, whose "
-                       "given labels are then treated as correct (scan the whole dataset, without "
-                       "--top, for that).")
+                       description="Create a review project from a scan output (ordered by its "
+                       "rank column, most suspect first). Known-answer items for the "
+                       "qualification test and sentinels come from --sentinels-file, or else "
+                       "from the scan's least suspect items, whose given labels are then treated "
+                       "as correct (scan the whole dataset, without --top, for that). A table "
+                       "that is not a scan output (no rank or score_* column) is refused unless "
+                       "--rank-by says which column orders it. The answer options are every "
+                       "label of the file (label and suggested_label of all rows).")
     p.add_argument("scan", help="scan output: id, text, [text_pair,] label, suggested_label, "
                    "suggested_prob, rank, score_*, flagged")
     db_arg(p)
+    p.add_argument("--rank-by", metavar="COLUMN",
+                   help="order the items by this numeric column, ascending (the lowest value "
+                   "is the most suspect), instead of the scan's rank; needed for a table that "
+                   "is not a scan output. Without an id column, ids are row numbers (0-based), "
+                   "as scan makes them")
     p.add_argument("--top", type=_positive, help="items to review (default: every flagged item)")
     p.add_argument("--select", choices=("top", "random"), default="top",
                    help="review the most suspect items, or a random sample of the flagged ones "
@@ -91,22 +110,37 @@ def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
 
     p = sub.add_parser("invite", parents=parents, help="add a reviewer and print their link",
                        description="Add a reviewer (or an admin) and print their personal link "
-                       "with its secret token. The token is stored only as a hash: keep the link.")
+                       "with its secret token. The token is stored only as a hash: keep the link. "
+                       "The link points to --base-url, else http://127.0.0.1:--port, else where "
+                       "`review serve` last ran for this project, else the previous invite's "
+                       "address, else http://127.0.0.1:8000 (serve's default). `review serve` "
+                       "without --port runs on the links' port, and warns about links that "
+                       "cannot reach it.")
     db_arg(p)
     p.add_argument("--name", required=True, help="the reviewer's name")
     p.add_argument("--admin", action="store_true", help="an admin: sees /admin, reviews nothing")
     p.add_argument("--new-token", action="store_true",
                    help="replace an existing reviewer's link (the old one stops working)")
-    p.add_argument("--base-url", default="http://127.0.0.1:8000",
-                   help="where the app is served (default http://127.0.0.1:8000)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--base-url", metavar="URL",
+                       help="the address reviewers open, e.g. https://review.example.org behind "
+                       "a proxy (default: where `review serve` last ran for this project, else "
+                       "the previous invite's address, else http://127.0.0.1:8000)")
+    where.add_argument("--port", type=_port,
+                       help="the port `review serve --port` runs on: the link is "
+                       "http://127.0.0.1:PORT (or the serve host)")
     p.set_defaults(handler=run_invite)
 
     p = sub.add_parser("serve", parents=parents, help="run the review web app",
                        description="Serve the review web app. Binds 127.0.0.1 by default; "
-                       "put it behind HTTPS before exposing it to a network.")
+                       "put it behind HTTPS before exposing it to a network. The address is "
+                       "kept in the project, so invites made from now on link to it; serve "
+                       "warns when earlier invite links point elsewhere.")
     db_arg(p)
     p.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
-    p.add_argument("--port", type=_positive, default=8000, help="port (8000)")
+    p.add_argument("--port", type=_port,
+                   help="port, 1 to 65535 (default: the port of the project's invite links, "
+                   "else 8000)")
     p.set_defaults(handler=run_serve)
 
     p = sub.add_parser("status", parents=parents, help="progress and agreement so far",
@@ -135,9 +169,10 @@ def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     p.add_argument("data", help="the dataset that was scanned")
     p.add_argument("verdicts", help="the output of `review results`")
     p.add_argument("--out", required=True, help="the corrected copy (a new file)")
-    p.add_argument("--id", default="id", help="id column of the dataset (id)")
+    p.add_argument("--id", help="id column of the dataset (default, as scan does: the column "
+                   "named id when there is one, else the row number, 0-based)")
     p.add_argument("--no-id", action="store_true",
-                   help="the dataset has no id column: the scan used row numbers")
+                   help="ids are row numbers (0-based) even if the dataset has an id column")
     p.add_argument("--label", default="label", help="label column of the dataset (label)")
     p.add_argument("--non-agreement", choices=("flag", "drop", "keep"), default="flag",
                    help="Non-Agreement items: keep and flag (default), drop, or keep")
@@ -147,8 +182,13 @@ def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
                        description="Export the review and sentinel items for another tool.")
     db_arg(p)
     p.add_argument("--to", choices=("label-studio", "argilla", "csv"), default="label-studio",
-                   help="target tool (label-studio)")
+                   help="target tool (label-studio): label-studio and argilla write JSON, csv "
+                   "writes CSV, whatever the file is called (a .csv, .json... name that says "
+                   "another format is refused)")
     p.add_argument("out", help="output file")
+    p.add_argument("--no-predictions", action="store_true",
+                   help="leave out the detector's suggested label (Label Studio predictions, "
+                   "Argilla suggestions, the CSV's suggested_label) for a blind review")
     p.add_argument("--label-config", help="also write the Label Studio labeling config (XML)")
     p.add_argument("--include-qualification", action="store_true",
                    help="export the qualification items too")
@@ -193,6 +233,7 @@ def run_init(args: argparse.Namespace) -> int:
         sentinel_every=args.sentinel_every, labels=labels, n_flagged=args.n_flagged,
         score_column=args.score_column, title=args.title, instructions=args.instructions,
         source=str(args.scan), random_state=args.random_state, overwrite=args.overwrite,
+        rank_by=args.rank_by,
     )
     kinds = store.items_frame()["kind"].value_counts()
     config = store.config
@@ -213,33 +254,95 @@ def _numeric(frame: Any, column: str) -> bool:
 
 def run_invite(args: argparse.Namespace) -> int:
     from labelaudit.review import ReviewStore
+    from labelaudit.review._links import invite_base, record_invite
 
     store = ReviewStore.open(args.db)
+    base = invite_base(store, base_url=args.base_url, port=args.port)
     reviewer, token = store.add_reviewer(args.name, role="admin" if args.admin else "reviewer",
                                          new_token=args.new_token)
-    base = args.base_url.rstrip("/")
+    record_invite(store, reviewer.name, base)
     print(f"{base}/login?token={token}")
     _log(args, f"{'admin' if args.admin else 'reviewer'} {reviewer.name!r}: send them this link "
-         "privately; it is shown only once")
+         f"privately; it is shown only once. It opens the app served at {base} (another "
+         "address: --port or --base-url)")
     return 0
 
 
+def _bind(host: str, port: int) -> Any:
+    """A socket bound to ``host:port``, or a one-line error saying what to do."""
+    import errno
+    import socket
+
+    from labelaudit._errors import InvalidParameterError
+
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+    except (OSError, UnicodeError) as exc:
+        raise InvalidParameterError(
+            f"cannot serve on {host}:{port}: the host {host!r} is unknown "
+            f"({getattr(exc, 'strerror', None) or exc}); use --host 127.0.0.1 (this machine) "
+            "or 0.0.0.0 (every address)") from None
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError as exc:
+        sock.close()
+        reasons: dict[int | None, str] = {
+            errno.EADDRINUSE: f"port {port} is already in use (another server, or this "
+                              "project served already?); stop that one or choose another "
+                              "--port",
+            errno.EACCES: f"no permission to use port {port} (ports below 1024 need root); "
+                          "choose another --port, e.g. 8000",
+            errno.EADDRNOTAVAIL: f"{host} is not an address of this machine; use --host "
+                                 "127.0.0.1 (this machine) or 0.0.0.0 (every address)",
+        }
+        raise InvalidParameterError(
+            f"cannot serve on {host}:{port}: {reasons.get(exc.errno, exc.strerror or str(exc))}"
+        ) from None
+    return sock
+
+
 def run_serve(args: argparse.Namespace) -> int:
-    from labelaudit._errors import MissingExtraError
+    from urllib.parse import urlsplit
+
+    from labelaudit._errors import LabelAuditError, MissingExtraError
     from labelaudit.review import ReviewStore, create_app
+    from labelaudit.review._links import http_url, record_serve, serve_port, unreachable_links
 
     try:
         import uvicorn
     except ImportError:  # pragma: no cover - depends on the environment
         raise MissingExtraError("uvicorn", "review") from None
     store = ReviewStore.open(args.db)
+    port = args.port if args.port is not None else serve_port(store)
     app = create_app(store)
+    sock = _bind(args.host, port)
+    record_serve(store, args.host, port)
+    url = http_url(args.host, port)
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"labelaudit review serve: warning: binding {args.host} exposes the app beyond "
               "this machine; use HTTPS in front of it", file=sys.stderr)
-    _log(args, f"serving {args.db} on http://{args.host}:{args.port} (Ctrl-C to stop); "
-         "reviewers open their invite links")
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", access_log=False)
+    for base, names in unreachable_links(store, args.host, port).items():
+        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        there = urlsplit(base)
+        print(f"labelaudit review serve: warning: the invite links of {shown} point to {base}, "
+              f"which does not reach this server ({url}); serve with --host {there.hostname} "
+              f"--port {there.port or 80} instead, or give them new links: labelaudit review "
+              f"invite --db {args.db} --name NAME --new-token --port {port}", file=sys.stderr)
+    _log(args, f"serving {args.db} on {url} (Ctrl-C to stop); reviewers open their invite links")
+    server = uvicorn.Server(uvicorn.Config(app, host=args.host, port=port, log_level="warning",
+                                           access_log=False))
+    try:
+        server.run(sockets=[sock])
+    except SystemExit:  # uvicorn exits on a failed startup; say it in one line below
+        pass
+    finally:
+        sock.close()
+    if not server.started:
+        raise LabelAuditError(f"the review server did not start on {url} (see the messages "
+                              "above)")
     return 0
 
 
@@ -330,9 +433,10 @@ def run_apply(args: argparse.Namespace) -> int:
             )
     data = read_table(args.data)
     verdicts = read_table(args.verdicts)
-    corrected = apply_verdicts(data, verdicts, label=args.label,
-                               id=None if args.no_id else args.id,
-                               non_agreement=args.non_agreement)
+    if args.no_id and args.id is not None:
+        raise InvalidParameterError("give --id COLUMN or --no-id, not both")
+    corrected = apply_verdicts(data, verdicts, label=args.label, id=args.id,
+                               row_numbers=args.no_id, non_agreement=args.non_agreement)
     write_table(corrected, out)
     actions = corrected["review_action"].value_counts()
     dropped = len(data) - len(corrected)
@@ -348,7 +452,8 @@ def run_export(args: argparse.Namespace) -> int:
 
     store = ReviewStore.open(args.db)
     kinds = ["review", "sentinel"] + (["qualification"] if args.include_qualification else [])
-    export_items(store, args.out, to=args.to, kinds=kinds)
+    export_items(store, args.out, to=args.to, kinds=kinds,
+                 predictions=not args.no_predictions)
     if args.label_config:
         with atomic_path(args.label_config) as tmp:
             tmp.write_text(label_studio_config(store) + "\n", encoding="utf-8")

@@ -3,13 +3,16 @@
 Security model
 --------------
 * Every reviewer (and admin) has a personal link ``/login?token=...``; the token is 256
-  random bits, stored only as a SHA-256 hash. Opening the link sets an ``HttpOnly``,
-  ``SameSite=Strict`` session cookie holding the token and redirects to a URL without it.
+  random bits, stored only as a SHA-256 hash. Opening the link signs nobody in: it shows
+  whose link it is and a button that POSTs the token (CSRF-checked like every form, with a
+  per-browser nonce cookie, so another site cannot sign a browser in as its own reviewer:
+  no login CSRF). The POST sets an ``HttpOnly``, ``SameSite=Strict`` session cookie holding
+  the token and redirects to a URL without it.
 * Every page needs a valid token (cookie, or ``Authorization: Bearer``); static files
   (CSS, JS) are the only exception.
 * Answer forms carry a CSRF token, an HMAC of the reviewer, the item and the reviewer's
   token hash under the project's secret; a POST whose ``Origin`` is another site is
-  refused as well.
+  refused as well. A refused answer is echoed back shortened (80 characters at most).
 * A reviewer answers only the item they were shown, once (a unique constraint).
 * Pages are Jinja2 templates with autoescaping, so dataset text containing HTML is shown
   as text; a strict Content-Security-Policy forbids inline scripts on top of that.
@@ -18,6 +21,7 @@ Security model
 
 import hmac
 import math
+import secrets
 from hashlib import sha256
 from pathlib import Path
 from typing import Any
@@ -30,6 +34,7 @@ from labelaudit.review._store import Reviewer, ReviewStore, hash_token
 __all__ = ["create_app", "COOKIE"]
 
 COOKIE = "labelaudit_review"
+LOGIN_COOKIE = "labelaudit_login"  # the sign-in form's nonce, bound to this browser
 _HERE = Path(__file__).parent
 _HEADERS = {
     "Content-Security-Policy": (
@@ -60,6 +65,16 @@ def csrf_token(secret: bytes, reviewer: Reviewer, token_hash: str, purpose: str)
     """The CSRF token for one form (``purpose`` names the item or the action)."""
     message = f"{purpose}:{reviewer.reviewer_pk}:{token_hash}".encode()
     return hmac.new(secret, message, sha256).hexdigest()
+
+
+def login_csrf(secret: bytes, nonce: str, token_hash: str) -> str:
+    """The CSRF token of the sign-in form: ties the form to the browser's nonce cookie."""
+    return hmac.new(secret, f"login:{nonce}:{token_hash}".encode(), sha256).hexdigest()
+
+
+def _same(given: str, expected: str) -> bool:
+    """Constant-time comparison that any submitted text (non-ASCII too) can go through."""
+    return hmac.compare_digest(given.encode("utf-8"), expected.encode("utf-8"))
 
 
 def _shortcut(number: int, option: str) -> str:
@@ -132,16 +147,42 @@ def create_app(db: str | Path | ReviewStore) -> Any:
         host = request.headers.get("host", "")
         return origin.split("://", 1)[-1] != host
 
+    def invalid_link() -> Any:
+        return message("Link not valid", "This review link is not valid (it may have been "
+                       "replaced). Ask the project's admin for a new one.", 401, link=None)
+
     @app.get("/login")
-    def login(token: str = "") -> Any:
+    def login_page(request: Request, token: str = "") -> Any:
+        """Whose link this is, and a button that signs in: a GET changes nothing."""
         reviewer = store.reviewer_by_token(token)
         if reviewer is None:
-            return message("Link not valid", "This review link is not valid (it may have been "
-                           "replaced). Ask the project's admin for a new one.", 401, link=None)
+            return invalid_link()
+        nonce = request.cookies.get(LOGIN_COOKIE, "")
+        if not 20 <= len(nonce) <= 100:
+            nonce = secrets.token_urlsafe(32)
+        response = page("login.html", who=reviewer.name, admin=reviewer.role == "admin",
+                        token=token, csrf=login_csrf(secret, nonce, hash_token(token)))
+        response.set_cookie(LOGIN_COOKIE, nonce, httponly=True, samesite="strict",
+                            path="/login", max_age=24 * 3600)
+        return response
+
+    @app.post("/login")
+    def login(request: Request, token: str = fastapi.Form(""),
+              csrf: str = fastapi.Form("")) -> Any:
+        reviewer = store.reviewer_by_token(token)
+        if reviewer is None:
+            return invalid_link()
+        nonce = request.cookies.get(LOGIN_COOKIE, "")
+        expected = login_csrf(secret, nonce, hash_token(token))
+        if not nonce or foreign_origin(request) or not _same(csrf, expected):
+            return message("Request refused", "The sign-in form was not valid (CSRF check). "
+                           "Open your personal link again and press the button.", 403,
+                           link=None)
         target = "/admin" if reviewer.role == "admin" else "/"
         response = RedirectResponse(target, status_code=303)
         response.set_cookie(COOKIE, token, httponly=True, samesite="strict", path="/",
                             max_age=30 * 24 * 3600)
+        response.delete_cookie(LOGIN_COOKIE, path="/login", httponly=True, samesite="strict")
         return response
 
     @app.post("/logout")
@@ -150,7 +191,7 @@ def create_app(db: str | Path | ReviewStore) -> Any:
         if reviewer is None:
             return unauthorised()
         expected = csrf_token(secret, reviewer, token_hash, "logout")
-        if foreign_origin(request) or not hmac.compare_digest(csrf, expected):
+        if foreign_origin(request) or not _same(csrf, expected):
             return message("Request refused", "The form was not valid (CSRF check).", 403)
         response = message("Signed out", "You are signed out. Open your personal link to "
                            "continue.", 200, link=None)
@@ -204,7 +245,7 @@ def create_app(db: str | Path | ReviewStore) -> Any:
         if reviewer is None:
             return unauthorised()
         expected = csrf_token(secret, reviewer, token_hash, f"answer:{item}")
-        if foreign_origin(request) or not hmac.compare_digest(csrf, expected):
+        if foreign_origin(request) or not _same(csrf, expected):
             return message("Request refused", "The form was not valid (CSRF check). Reload "
                            "the page and answer again.", 403)
         outcome = record_answer(store, reviewer.reviewer_pk, item, answer)

@@ -50,7 +50,8 @@ def apply_verdicts(
     verdicts: pd.DataFrame,
     *,
     label: str = "label",
-    id: str | None = "id",  # noqa: A002 - mirrors the CLI flag
+    id: str | None = None,  # noqa: A002 - mirrors the CLI flag
+    row_numbers: bool = False,
     non_agreement: Literal["flag", "drop", "keep"] = "flag",
 ) -> pd.DataFrame:
     """Return a corrected copy of ``data``: Correctable items relabelled, with provenance.
@@ -63,8 +64,11 @@ def apply_verdicts(
         The output of ``review results``: ``id, verdict, majority_label`` (and ``votes``).
     label : str, default="label"
         The label column of ``data``.
-    id : str or None, default="id"
-        The id column of ``data``; None when the scan used row numbers (0-based) as ids.
+    id : str, optional
+        The id column of ``data``. By default the rule ``scan`` follows: the column named
+        ``id`` when ``data`` has one, else the row number (0-based).
+    row_numbers : bool, default=False
+        Use row numbers (0-based) as ids even when ``data`` has an ``id`` column.
     non_agreement : {"flag", "drop", "keep"}, default="flag"
         What to do with Non-Agreement items (and Correctable items whose majority is
         ``none of these``, which have no label to take): keep them with
@@ -100,13 +104,18 @@ def apply_verdicts(
         raise InvalidInputError(
             f"the verdicts file lacks {missing}; use the output of `labelaudit review results`"
         )
+    if row_numbers:
+        if id is not None:
+            raise InvalidParameterError("give an id column or row_numbers=True, not both")
+    elif id is None and "id" in data.columns:
+        id = "id"  # noqa: A001 - scan's rule: a column named id, else row numbers
     needed = [label] + ([id] if id is not None else [])
     absent = [c for c in needed if c not in data.columns]
     if absent:
         raise InvalidInputError(
             f"the dataset lacks column{'s' if len(absent) > 1 else ''} {absent}; it has "
             f"{list(map(str, data.columns[:12]))}" + ("" if id is None or id in data.columns
-                                                      else "; pass --id or --no-id"))
+                                                      else "; pass the right --id or --no-id"))
     clash = [c for c in PROVENANCE_COLUMNS if c in data.columns]
     if clash:
         raise InvalidInputError(
@@ -135,7 +144,8 @@ def apply_verdicts(
         raise InvalidInputError(
             f"the verdicts name ids the dataset does not have: "
             f"{format_rows(verdict_keys[unknown].tolist())}; is this the dataset that was "
-            "scanned, with the same --id?"
+            "scanned, with the same --id?" + ("" if id is not None else
+                                              " (the ids here are row numbers, 0-based)")
         )
     by_key = verdicts.assign(_key=verdict_keys.to_numpy()).set_index("_key")
     out = data.copy()

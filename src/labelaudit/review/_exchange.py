@@ -31,7 +31,7 @@ from xml.sax.saxutils import quoteattr
 import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
-from labelaudit.io import read_table, write_json, write_table
+from labelaudit.io import atomic_path, read_table, write_json
 from labelaudit.review._queue import record_answer
 from labelaudit.review._store import ReviewStore
 
@@ -80,7 +80,8 @@ def label_studio_config(store: ReviewStore) -> str:
     --------
     >>> import tempfile, pathlib
     >>> from labelaudit.review import init_review
-    >>> scan = pd.DataFrame({"id": [1, 2], "text": ["a", "b"], "label": ["x", "y"]})
+    >>> scan = pd.DataFrame({"id": [1, 2], "text": ["a", "b"], "label": ["x", "y"],
+    ...                      "rank": [1, 2]})
     >>> db = pathlib.Path(tempfile.mkdtemp()) / "r.sqlite"
     >>> print(label_studio_config(init_review(scan, db, top=2)))  # doctest: +ELLIPSIS
     <View>
@@ -104,23 +105,51 @@ def label_studio_config(store: ReviewStore) -> str:
     return "\n".join(lines)
 
 
+# a file name that says another format than the one written is a mistake, not a wish
+_SUFFIX_FORMATS = {".json": "JSON", ".jsonl": "JSON lines", ".ndjson": "JSON lines",
+                   ".csv": "CSV", ".tsv": "TSV", ".tab": "TSV", ".parquet": "Parquet",
+                   ".pq": "Parquet", ".xml": "XML"}
+
+
+def _check_suffix(path: Path, to: str) -> None:
+    written = "CSV" if to == "csv" else "JSON"
+    said = _SUFFIX_FORMATS.get(path.suffix.lower())
+    if said is not None and said != written:
+        raise InvalidParameterError(
+            f"{path}: --to {to} writes {written}, but the name says {said}; name the file "
+            f"{path.with_suffix('.csv' if to == 'csv' else '.json').name}"
+        )
+
+
 def export_items(store: ReviewStore, path: str | Path, *, to: ExportFormat = "label-studio",
-                 kinds: Iterable[str] = ("review", "sentinel")) -> Path:
+                 kinds: Iterable[str] = ("review", "sentinel"), predictions: bool = True,
+                 ) -> Path:
     """Write the project's items for another annotation tool.
 
     Parameters
     ----------
     store : ReviewStore
     path : path
-        Output file (JSON for Label Studio and Argilla; any table suffix for CSV).
+        Output file: JSON for Label Studio and Argilla, CSV (comma-separated, UTF-8) for
+        ``csv``, whatever the name; a suffix that says another format (``.json`` for CSV,
+        ``.csv`` for JSON...) is refused.
     to : {"label-studio", "argilla", "csv"}
     kinds : iterable of str
         Which items: ``review``, ``sentinel``, ``qualification``.
+    predictions : bool, default=True
+        Include the detector's suggested label and its probability (Label Studio
+        ``predictions``, Argilla ``suggestions``, the CSV's ``suggested_label`` and
+        ``suggested_prob``). False for a blind review that shows reviewers no suggestion.
 
     Returns
     -------
     Path
     """
+    if to not in ("label-studio", "argilla", "csv"):
+        raise InvalidParameterError(
+            f"unknown export format {to!r}; use label-studio, argilla or csv")
+    path = Path(path)
+    _check_suffix(path, to)
     items = _items(store, kinds)
     if to == "label-studio":
         tasks = []
@@ -130,7 +159,7 @@ def export_items(store: ReviewStore, path: str | Path, *, to: ExportFormat = "la
             if item["text_pair"] is not None:
                 data["text_pair"] = item["text_pair"]
             task: dict[str, Any] = {"data": data}
-            if item["kind"] == "review" and item["suggested_label"] is not None:
+            if predictions and item["kind"] == "review" and item["suggested_label"] is not None:
                 task["predictions"] = [{
                     "model_version": "labelaudit",
                     "score": item["suggested_prob"],
@@ -155,20 +184,23 @@ def export_items(store: ReviewStore, path: str | Path, *, to: ExportFormat = "la
                 "suggestions": {},
                 "responses": {},
             }
-            if item["kind"] == "review" and item["suggested_label"] is not None:
+            if predictions and item["kind"] == "review" and item["suggested_label"] is not None:
                 record["suggestions"][QUESTION] = {"value": item["suggested_label"],
                                                    "score": item["suggested_prob"],
                                                    "agent": "labelaudit"}
             records.append(record)
         return write_json(records, path)
-    if to == "csv":
-        columns = ["kind", "item_id", "text", "text_pair", "given_label", "suggested_label",
-                   "suggested_prob", "score", "rank"]
-        frame = pd.DataFrame(items, columns=columns)
-        if frame["text_pair"].isna().all():
-            frame = frame.drop(columns="text_pair")
-        return write_table(frame, path)
-    raise InvalidParameterError(f"unknown export format {to!r}; use label-studio, argilla or csv")
+    columns = ["kind", "item_id", "text", "text_pair", "given_label", "suggested_label",
+               "suggested_prob", "score", "rank"]
+    frame = pd.DataFrame(items, columns=columns)
+    if frame["text_pair"].isna().all():
+        frame = frame.drop(columns="text_pair")
+    frame["rank"] = frame["rank"].astype("Int64")  # empty for known items, not 1.0
+    if not predictions:
+        frame = frame.drop(columns=["suggested_label", "suggested_prob"])
+    with atomic_path(path) as tmp:
+        frame.to_csv(tmp, index=False, encoding="utf-8")
+    return path
 
 
 # -- import -------------------------------------------------------------------------------

@@ -59,22 +59,49 @@ def _check_texts(frame: pd.DataFrame, columns: Sequence[str], what: str) -> None
             )
 
 
-def _ranked(scan: pd.DataFrame) -> pd.DataFrame:
-    _require(scan, ["id", "text", "label"], "scan file")
+def _ranked(scan: pd.DataFrame, rank_by: str | None, score_column: str | None) -> pd.DataFrame:
+    _require(scan, ["text", "label"], "scan file")
+    if rank_by is not None and rank_by not in scan.columns:
+        raise InvalidInputError(
+            f"--rank-by {rank_by!r}: the file has no such column; it has "
+            f"{', '.join(map(repr, scan.columns[:12]))}"
+        )
     if len(scan) == 0:
         raise InvalidInputError("the scan file has no rows")
-    ids = scan["id"].astype(str)
+    frame = scan.copy()
+    if "id" not in frame.columns:  # scan's rule: without an id column, ids are row numbers
+        frame.insert(0, "id", np.arange(len(frame)))
+    ids = frame["id"].astype(str)
     if ids.duplicated().any():
         raise InvalidInputError(
             f"the scan file has duplicate ids: {format_rows(ids[ids.duplicated()].unique())}"
         )
-    frame = scan.copy()
-    if "rank" in frame.columns:
-        if frame["rank"].isna().any():
-            raise InvalidInputError("the scan file's 'rank' column has missing values")
-        frame = frame.sort_values("rank", kind="stable")
-    else:
-        frame["rank"] = np.arange(1, len(frame) + 1)
+    scores = [c for c in frame.columns if str(c).startswith("score_")]
+    if rank_by is not None:
+        key = pd.to_numeric(frame[rank_by], errors="coerce")
+        bad = key.isna().to_numpy()
+        if bad.any():
+            raise InvalidInputError(
+                f"--rank-by {rank_by!r} needs a number in every row; it has none in "
+                f"{format_rows(frame['id'][bad].tolist())}"
+            )
+        frame = frame.assign(rank=key.rank(method="first").astype(int))
+    elif "rank" not in frame.columns and not scores and score_column is None:
+        raise InvalidInputError(
+            "the input is not a scan output (it has no 'rank' or 'score_*' column), so nothing "
+            "says which items are suspect; review the output of `labelaudit scan`, or pass "
+            "--rank-by COLUMN to order the items by a column (ascending, most suspect first)"
+        )
+    elif "rank" not in frame.columns:  # a scan output without ranks: its score ranks
+        column = score_column if score_column is not None else scores[0]
+        _require(frame, [column], "scan file")
+        key = pd.to_numeric(frame[column], errors="coerce")
+        if key.isna().any():
+            raise InvalidInputError(f"the scan file's {column!r} column has missing values")
+        frame = frame.assign(rank=key.rank(method="first").astype(int))
+    if frame["rank"].isna().any():
+        raise InvalidInputError("the scan file's 'rank' column has missing values")
+    frame = frame.sort_values("rank", kind="stable")
     if "flagged" in frame.columns:
         frame["flagged"] = frame["flagged"].map(
             lambda v: str(v).strip().lower() in ("true", "1", "yes", "1.0")
@@ -114,6 +141,7 @@ def init_review(
     labels: Sequence[Any] | None = None,
     n_flagged: int | None = None,
     score_column: str | None = None,
+    rank_by: str | None = None,
     title: str = "Label review",
     instructions: str = "",
     source: str = "",
@@ -126,9 +154,11 @@ def init_review(
     Parameters
     ----------
     scan : DataFrame
-        A scan output: ``id, text, [text_pair,] label``, and optionally ``suggested_label,
-        suggested_prob, rank, score_*, loss, flagged``. Without ``rank``, file order is
-        the ranking (most suspect first).
+        A scan output: ``id, text, [text_pair,] label``, ``rank`` or ``score_*``, and
+        optionally ``suggested_label, suggested_prob, loss, flagged``. Items are taken in
+        ``rank`` order (most suspect first); without ``rank``, in ascending order of the
+        score (``score_column``, else the first ``score_*``). Without ``id``, ids are row
+        numbers (0-based), as ``scan`` makes them.
     db : path
         The project file to create.
     top : int, optional
@@ -152,9 +182,16 @@ def init_review(
         Protocol settings, see :class:`ProjectConfig`. ``sentinel_every`` defaults to
         spreading the sentinels evenly over the review items, at least one every 10.
     labels : sequence, optional
-        The label set; default every label found in the scan (and sentinels).
+        The label set; default every label found in the scan (``label`` and
+        ``suggested_label`` of all rows, not only the reviewed ones) and sentinels.
     n_flagged : int, optional
         Items flagged in the whole dataset; default the count of ``flagged``.
+    score_column : str, optional
+        The score kept with each item; default the ``score_*`` that ranks the items.
+    rank_by : str, optional
+        Order the items by this numeric column, ascending (lowest = most suspect),
+        instead of ``rank``. Needed for a table that is not a scan output (no ``rank``
+        or ``score_*`` column), which is refused otherwise.
     random_state : int, optional
         Seed of the random sample (``select="random"``).
 
@@ -166,7 +203,8 @@ def init_review(
     --------
     >>> import tempfile, pathlib
     >>> scan = pd.DataFrame({"id": range(8), "text": [f"t{i}" for i in range(8)],
-    ...                      "label": ["a", "b"] * 4, "flagged": [True] * 3 + [False] * 5})
+    ...                      "label": ["a", "b"] * 4, "rank": range(1, 9),
+    ...                      "flagged": [True] * 3 + [False] * 5})
     >>> db = pathlib.Path(tempfile.mkdtemp()) / "review.sqlite"
     >>> store = init_review(scan, db, n_sentinels=2, n_qualification=1)
     >>> store.items_frame().groupby("kind").size().to_dict()
@@ -177,7 +215,7 @@ def init_review(
     n_sentinels = _count(n_sentinels, "n_sentinels")
     if select not in ("top", "random"):
         raise InvalidParameterError(f"select must be 'top' or 'random', got {select!r}")
-    frame = _ranked(scan)
+    frame = _ranked(scan, rank_by, score_column)
     has_pair = "text_pair" in frame.columns
     text_columns = ["text", "text_pair"] if has_pair else ["text"]
     has_flags = "flagged" in frame.columns
@@ -248,10 +286,18 @@ def init_review(
     if len(known):
         _check_texts(known, text_columns, "sentinels file" if sentinels is not None else "scan")
 
-    # the label set, in the user's values
-    label_values = [review["label"], known["label"]]
-    if "suggested_label" in review.columns:
-        label_values.append(review["suggested_label"].dropna())
+    for block, what in ((review.assign(id=review["id"].astype(str)), "scan file"),
+                        (known, "sentinels file" if sentinels is not None else "scan")):
+        unlabelled = block["label"].isna().to_numpy()
+        if unlabelled.any():
+            raise InvalidInputError(
+                f"the {what} has items without a label: "
+                f"{format_rows(block['id'][unlabelled].tolist())}; label or drop them"
+            )
+    # the label set, in the user's values: every label of the file, not only the reviewed
+    label_values = [frame["label"].dropna(), known["label"]]
+    if "suggested_label" in frame.columns:
+        label_values.append(frame["suggested_label"].dropna())
     everything = pd.concat(label_values, ignore_index=True)
     if labels is not None:
         classes = list(labels)

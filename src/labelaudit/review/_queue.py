@@ -205,6 +205,17 @@ def _check_sentinels(db: sqlite3.Connection, store: ReviewStore, reviewer_pk: in
     return "suspended"
 
 
+def _shorten(text: str, limit: int = 80) -> str:
+    """At most ``limit`` characters of ``text`` (an answer echoed in a message).
+
+    Examples
+    --------
+    >>> _shorten("x" * 100, 5)
+    'xxxx…'
+    """
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
 def record_answer(store: ReviewStore, reviewer_pk: int, item_pk: int, answer: str, *,
                   source: Literal["web", "import"] = "web", now: float | None = None,
                   shown_at: float | None = None, seconds: float | None = None,
@@ -226,7 +237,8 @@ def record_answer(store: ReviewStore, reviewer_pk: int, item_pk: int, answer: st
         if item is None:
             return AnswerOutcome("unknown_item", status, "no such item")
         if answer not in config.options:
-            return AnswerOutcome("invalid_answer", status, f"{answer!r} is not an answer option")
+            return AnswerOutcome("invalid_answer", status,
+                                 f"{_shorten(answer)!r} is not an answer option")
         if db.execute("SELECT 1 FROM answers WHERE item_pk = ? AND reviewer_pk = ?",
                       (item_pk, reviewer_pk)).fetchone():
             return AnswerOutcome("duplicate", status, "you have already answered this item")

@@ -208,41 +208,55 @@ class ReviewStore:
                overwrite: bool = False) -> ReviewStore:
         """Write a new project file with ``items`` (columns as the ``items`` table)."""
         target = Path(path)
-        if target.exists():
-            if not overwrite:
+        tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+        try:
+            if target.exists() and not overwrite:
                 raise InvalidInputError(
                     f"{target} already exists; choose another --db or pass --overwrite"
                 )
-            for suffix in ("", "-wal", "-shm"):
+            target.parent.mkdir(parents=True, exist_ok=True)
+            cls._write_new(tmp, config, items)
+            # the old project (and its write-ahead log) goes only once the new one is whole
+            for suffix in ("-wal", "-shm"):
                 Path(f"{target}{suffix}").unlink(missing_ok=True)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
-        try:
-            conn = sqlite3.connect(tmp, isolation_level=None)
-            try:
-                conn.executescript(_SCHEMA)
-                conn.execute("BEGIN")
-                meta = {"schema_version": SCHEMA_VERSION, "secret": secrets.token_hex(32),
-                        "config": asdict(config), "created_at": time.time()}
-                conn.executemany("INSERT INTO project (key, value) VALUES (?, ?)",
-                                 [(k, json.dumps(v)) for k, v in meta.items()])
-                columns = ["item_id", "kind", "position", "text", "text_pair", "given_label",
-                           "known_label", "suggested_label", "suggested_prob", "score", "rank"]
-                rows = items.reindex(columns=columns).astype(object)
-                rows = rows.where(pd.notna(rows), None)
-                conn.executemany(
-                    f"INSERT INTO items ({', '.join(columns)}) "
-                    f"VALUES ({', '.join('?' * len(columns))})",
-                    rows.itertuples(index=False, name=None),
-                )
-                conn.execute("COMMIT")
-                conn.execute("PRAGMA journal_mode=WAL")
-            finally:
-                conn.close()
             tmp.replace(target)
+        except (OSError, sqlite3.Error) as exc:
+            raise InvalidParameterError(
+                f"cannot create the review database {target} ({exc}): choose a --db in a "
+                "folder you can write"
+            ) from None
         finally:
-            tmp.unlink(missing_ok=True)
+            for leftover in ("", "-journal", "-wal", "-shm"):
+                try:
+                    Path(f"{tmp}{leftover}").unlink(missing_ok=True)
+                except OSError:
+                    pass
         return cls(target)
+
+    @staticmethod
+    def _write_new(tmp: Path, config: ProjectConfig, items: pd.DataFrame) -> None:
+        """Write a whole project to the file ``tmp`` (not yet in its place)."""
+        conn = sqlite3.connect(tmp, isolation_level=None)
+        try:
+            conn.executescript(_SCHEMA)
+            conn.execute("BEGIN")
+            meta = {"schema_version": SCHEMA_VERSION, "secret": secrets.token_hex(32),
+                    "config": asdict(config), "created_at": time.time()}
+            conn.executemany("INSERT INTO project (key, value) VALUES (?, ?)",
+                             [(k, json.dumps(v)) for k, v in meta.items()])
+            columns = ["item_id", "kind", "position", "text", "text_pair", "given_label",
+                       "known_label", "suggested_label", "suggested_prob", "score", "rank"]
+            rows = items.reindex(columns=columns).astype(object)
+            rows = rows.where(pd.notna(rows), None)
+            conn.executemany(
+                f"INSERT INTO items ({', '.join(columns)}) "
+                f"VALUES ({', '.join('?' * len(columns))})",
+                rows.itertuples(index=False, name=None),
+            )
+            conn.execute("COMMIT")
+            conn.execute("PRAGMA journal_mode=WAL")
+        finally:
+            conn.close()
 
     @classmethod
     def open(cls, path: str | Path) -> ReviewStore:
@@ -322,6 +336,19 @@ class ReviewStore:
     def secret(self) -> bytes:
         """The project's signing secret for CSRF tokens."""
         return bytes.fromhex(self._meta("secret"))
+
+    def setting(self, key: str, default: Any = None) -> Any:
+        """A value the commands keep in the project (like where it is served), or ``default``."""
+        try:
+            return self._meta(f"setting:{key}")
+        except sqlite3.DatabaseError:
+            return default
+
+    def set_setting(self, key: str, value: Any) -> None:
+        """Keep a JSON value in the project under ``key``."""
+        with self.transaction() as conn:
+            conn.execute("INSERT OR REPLACE INTO project (key, value) VALUES (?, ?)",
+                         (f"setting:{key}", json.dumps(value)))
 
     # -- reviewers ----------------------------------------------------------------------
     def add_reviewer(self, name: str, *, role: Literal["reviewer", "admin"] = "reviewer",
