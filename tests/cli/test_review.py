@@ -183,3 +183,48 @@ def test_help_names_every_step(capsys):
     out = capsys.readouterr().out
     for step in ("init", "invite", "serve", "status", "results", "apply", "export", "import"):
         assert f"    {step}" in out
+
+
+def test_seed_and_its_old_spelling(files, capsys):
+    folder, _, _ = files
+    picked = []
+    for flag in ("--seed", "--random-state"):
+        db = folder / f"{flag.strip('-')}.sqlite"
+        assert main(["review", "init", str(folder / "issues.csv"), "--db", str(db), "--top", "3",
+                     "--select", "random", flag, "7", "--quiet"]) == 0
+        picked.append(pd.read_csv(__import__("io").StringIO(_export_csv(db, folder)))["item_id"]
+                      .tolist())
+    assert picked[0] == picked[1]
+    assert "--random-state is deprecated; use --seed" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["review", "init", "--help"])
+    assert "--random-state" not in capsys.readouterr().out
+
+
+def _export_csv(db, folder):
+    out = folder / "items.csv"
+    assert main(["review", "export", "--db", str(db), "--to", "csv", str(out), "--quiet"]) == 0
+    return out.read_text()
+
+
+def test_status_and_results_share_the_output_options(files, capsys):
+    folder, _, _ = files
+    db = folder / "review.sqlite"
+    assert main(["review", "init", str(folder / "issues.csv"), "--db", str(db), "--top", "5",
+                 "--reviewers", "3", "--quiet"]) == 0
+    vote(db, flip_first_two)
+    assert main(["review", "status", "--db", str(db), "--format", "csv"]) == 0
+    reviewers = pd.read_csv(__import__("io").StringIO(capsys.readouterr().out))
+    assert reviewers["reviewer"].tolist() == ["r1", "r2", "r3"]
+    assert main(["review", "status", "--db", str(db), "--out", str(folder / "status.json"),
+                 "--quiet"]) == 0
+    assert json.loads((folder / "status.json").read_text())["progress"]["n_complete"] == 5
+    assert main(["review", "results", "--db", str(db), "--format", "json", "--quiet"]) == 0
+    records = json.loads(capsys.readouterr().out)
+    assert [r["verdict"] for r in records][:2] == ["Correctable"] * 2
+    assert main(["review", "results", "--db", str(db), "--out", str(folder / "v.parquet")]) == 0
+    assert "wrote 5 rows" in capsys.readouterr().err
+    assert len(pd.read_parquet(folder / "v.parquet")) == 5
+    with pytest.raises(SystemExit) as exc:
+        main(["review", "results", "--db", str(db), "--out", str(folder / "v.xlsx")])
+    assert exc.value.code == 2

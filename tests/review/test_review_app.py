@@ -128,8 +128,7 @@ def test_answer_flow_csrf_and_double_answers(store, client):
 
 
 def test_a_reviewer_cannot_answer_an_item_they_were_not_shown(store, client):
-    from labelaudit.review._app import csrf_token
-    from labelaudit.review._store import hash_token
+    from labelaudit.review._security import csrf_token, hash_token
 
     reviewer, token = store.add_reviewer("alice", role="reviewer")
     login(client, token)
@@ -138,7 +137,7 @@ def test_a_reviewer_cannot_answer_an_item_they_were_not_shown(store, client):
     items = store.items_frame()
     hidden = int(items.loc[(items["kind"] == "review") & (items["position"] == 2), "item_pk"]
                  .iloc[0])
-    csrf = csrf_token(store.secret, reviewer, hash_token(token), f"answer:{hidden}")
+    csrf = csrf_token(store.secret, reviewer.reviewer_pk, hash_token(token), f"answer:{hidden}")
     response = client.post("/answer", data={"item": hidden, "csrf": csrf, "answer": "neg"})
     assert response.status_code == 403 and "not shown" in response.text
 

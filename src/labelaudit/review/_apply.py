@@ -1,13 +1,17 @@
-"""Write a corrected copy of a dataset from review verdicts."""
+"""Write a corrected copy of a dataset from review verdicts (``labelaudit review apply``)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows
+from labelaudit._validation import check_choice
+from labelaudit.io import read_table, write_table
 from labelaudit.review._protocol import (
     CORRECTABLE,
     NON_AGREEMENT,
@@ -16,7 +20,7 @@ from labelaudit.review._protocol import (
     VERDICTS,
 )
 
-__all__ = ["apply_verdicts"]
+__all__ = ["AppliedVerdicts", "apply_verdicts", "apply_verdicts_file"]
 
 PROVENANCE_COLUMNS = ["review_original_label", "review_verdict", "review_votes", "review_action"]
 
@@ -95,10 +99,49 @@ def apply_verdicts(
     {'id': [1, 2], 'label': ['b', 'a'], 'review_original_label': ['a', 'a'],
      'review_action': ['relabelled', 'confirmed']}
     """
-    if non_agreement not in ("flag", "drop", "keep"):
-        raise InvalidParameterError(
-            f"non_agreement must be 'flag', 'drop' or 'keep', got {non_agreement!r}"
-        )
+    check_choice(non_agreement, "non_agreement", ("flag", "drop", "keep"))
+    id = _id_column(data, verdicts, label=label, id=id, row_numbers=row_numbers)  # noqa: A001
+    data_keys, by_key = _keyed(data, verdicts, id)
+    out = data.copy()
+    original = out[label].copy()
+    labels = out[label].astype(object).copy()
+    verdict_col, votes_col, action = (pd.Series("", index=out.index, dtype=object)
+                                      for _ in range(3))
+    drop = np.zeros(len(out), dtype=bool)
+    for position, (row_index, key) in enumerate(data_keys.items()):
+        if key not in by_key.index:
+            continue
+        row = by_key.loc[key]
+        verdict_col[row_index] = row["verdict"]
+        votes = row.get("votes", "")
+        votes_col[row_index] = "" if pd.isna(votes) else str(votes)
+        action[row_index] = _action(row["verdict"], row["majority_label"], non_agreement)
+        if action[row_index] == "relabelled":
+            labels[row_index] = _coerce(row["majority_label"], original)
+        drop[position] = action[row_index] == "dropped"
+    out[label] = labels
+    try:
+        out[label] = out[label].astype(original.dtype)
+    except (TypeError, ValueError):
+        pass
+    out = out.assign(review_original_label=original, review_verdict=verdict_col,
+                     review_votes=votes_col, review_action=action)
+    return out.loc[~drop].reset_index(drop=True)
+
+
+def _action(verdict: str, majority: Any, non_agreement: str) -> str:
+    """What ``apply`` does with an item: relabelled, flagged, dropped, kept, pending or
+    confirmed."""
+    if verdict == CORRECTABLE and not pd.isna(majority) and str(majority) != NONE_OF_THESE:
+        return "relabelled"
+    if verdict in (NON_AGREEMENT, CORRECTABLE):
+        return {"flag": "flagged", "drop": "dropped", "keep": "kept"}[non_agreement]
+    return "pending" if verdict == PENDING else "confirmed"
+
+
+def _id_column(data: pd.DataFrame, verdicts: pd.DataFrame, *, label: str, id: str | None,  # noqa: A002
+               row_numbers: bool) -> str | None:
+    """The dataset's id column (None: row numbers), after checking both tables' columns."""
     missing = [c for c in ("id", "verdict", "majority_label") if c not in verdicts.columns]
     if missing:
         raise InvalidInputError(
@@ -127,6 +170,12 @@ def apply_verdicts(
             f"unknown verdicts {sorted(set(verdicts['verdict'][bad].astype(str)))} in "
             f"{format_rows(verdicts['id'][bad].tolist())}"
         )
+    return id
+
+
+def _keyed(data: pd.DataFrame, verdicts: pd.DataFrame, id: str | None,  # noqa: A002
+           ) -> tuple[pd.Series, pd.DataFrame]:
+    """The dataset's ids as text, and the verdicts indexed by the same text."""
     data_keys = _key(data[id]) if id is not None else pd.Series(
         [str(i) for i in range(len(data))], index=data.index)
     if data_keys.duplicated().any():
@@ -147,42 +196,59 @@ def apply_verdicts(
             "scanned, with the same --id?" + ("" if id is not None else
                                               " (the ids here are row numbers, 0-based)")
         )
-    by_key = verdicts.assign(_key=verdict_keys.to_numpy()).set_index("_key")
-    out = data.copy()
-    original = out[label].copy()
-    labels = out[label].astype(object).copy()
-    verdict_col = pd.Series("", index=out.index, dtype=object)
-    votes_col = pd.Series("", index=out.index, dtype=object)
-    action = pd.Series("", index=out.index, dtype=object)
-    drop = np.zeros(len(out), dtype=bool)
-    for position, (row_index, key) in enumerate(data_keys.items()):
-        if key not in by_key.index:
-            continue
-        row = by_key.loc[key]
-        verdict = row["verdict"]
-        verdict_col[row_index] = verdict
-        votes = row.get("votes", "")
-        votes_col[row_index] = "" if pd.isna(votes) else str(votes)
-        majority = row["majority_label"]
-        if verdict == CORRECTABLE and not pd.isna(majority) and str(majority) != NONE_OF_THESE:
-            labels[row_index] = _coerce(majority, original)
-            action[row_index] = "relabelled"
-        elif verdict in (NON_AGREEMENT, CORRECTABLE):
-            if non_agreement == "drop":
-                drop[position] = True
-            action[row_index] = "flagged" if non_agreement == "flag" else (
-                "dropped" if non_agreement == "drop" else "kept")
-        elif verdict == PENDING:
-            action[row_index] = "pending"
-        else:
-            action[row_index] = "confirmed"
-    out[label] = labels
-    try:
-        out[label] = out[label].astype(original.dtype)
-    except (TypeError, ValueError):
-        pass
-    out["review_original_label"] = original
-    out["review_verdict"] = verdict_col
-    out["review_votes"] = votes_col
-    out["review_action"] = action
-    return out.loc[~drop].reset_index(drop=True)
+    return data_keys, verdicts.assign(_key=verdict_keys.to_numpy()).set_index("_key")
+
+
+@dataclass(frozen=True)
+class AppliedVerdicts:
+    """What :func:`apply_verdicts_file` did: the file written, its table, the rows dropped."""
+
+    path: Path
+    corrected: pd.DataFrame
+    n_dropped: int
+
+    def to_frame(self) -> pd.DataFrame:
+        """The corrected table, as written (see :func:`apply_verdicts`)."""
+        return self.corrected
+
+    def action_counts(self) -> dict[str, int]:
+        """Rows per ``review_action``: relabelled, flagged, kept, confirmed, pending."""
+        actions = self.corrected["review_action"].value_counts()
+        return {a: int(actions.get(a, 0))
+                for a in ("relabelled", "flagged", "kept", "confirmed", "pending")}
+
+    def __str__(self) -> str:
+        n = self.action_counts()
+        return (f"wrote {self.path}: {n['relabelled']} relabelled, {n['flagged']} flagged, "
+                f"{self.n_dropped} dropped, {n['confirmed']} confirmed, "
+                f"{len(self.corrected)} rows")
+
+
+def apply_verdicts_file(data: str | Path, verdicts: str | Path, out: str | Path, *,
+                        label: str = "label", id: str | None = None,  # noqa: A002
+                        row_numbers: bool = False,
+                        non_agreement: Literal["flag", "drop", "keep"] = "flag",
+                        ) -> AppliedVerdicts:
+    """Read a dataset and the verdicts of ``review results``, write the corrected copy.
+
+    The options are those of :func:`apply_verdicts`. ``out`` is written atomically (its
+    suffix picks the format) and may not be one of the inputs: the dataset is never
+    changed in place.
+
+    Returns
+    -------
+    AppliedVerdicts
+    """
+    target = Path(out)
+    for source in (data, verdicts):
+        if target.exists() and Path(source).exists() and \
+                target.resolve() == Path(source).resolve():
+            raise InvalidParameterError(
+                f"out {target} is an input file; apply never writes in place, choose a new file"
+            )
+    frame = read_table(data)
+    corrected = apply_verdicts(frame, read_table(verdicts), label=label, id=id,
+                               row_numbers=row_numbers, non_agreement=non_agreement)
+    write_table(corrected, target)
+    return AppliedVerdicts(path=target, corrected=corrected,
+                           n_dropped=len(frame) - len(corrected))

@@ -1,4 +1,4 @@
-"""Where reviewers' links point, so that ``review invite`` and ``review serve`` agree.
+"""Reviewers' links (``review invite``) and where they point, so that invite and serve agree.
 
 An invite link is ``<base>/login?token=...``. Its base is, in this order:
 
@@ -16,13 +16,16 @@ the server it starts.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from labelaudit._errors import InvalidParameterError
-from labelaudit.review._store import ReviewStore
+from labelaudit.review._store import Reviewer, ReviewStore, as_store
 
-__all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "http_url", "invite_base", "record_invite",
-           "record_serve", "serve_port", "unreachable_links"]
+__all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "Invitation", "http_url", "invite_base",
+           "invite_reviewer", "record_invite", "record_serve", "serve_port",
+           "unreachable_links"]
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -121,3 +124,47 @@ def unreachable_links(store: ReviewStore, host: str, port: int) -> dict[str, lis
         if link_port != port or wrong_host:
             found.setdefault(base, []).append(name)
     return found
+
+
+@dataclass(frozen=True)
+class Invitation:
+    """A reviewer's personal link: shown once, since only the token's hash is stored."""
+
+    reviewer: Reviewer
+    token: str
+    base: str
+
+    @property
+    def url(self) -> str:
+        """The link to send the reviewer: ``<base>/login?token=...``."""
+        return f"{self.base}/login?token={self.token}"
+
+
+def invite_reviewer(db: ReviewStore | str | Path, name: str, *, admin: bool = False,
+                    new_token: bool = False, base_url: str | None = None,
+                    port: int | None = None) -> Invitation:
+    """Add a reviewer (or an admin) to a project and make their personal link.
+
+    Parameters
+    ----------
+    db : ReviewStore or path
+        The project.
+    name : str
+        The reviewer's name, unique in the project.
+    admin : bool, default=False
+        An admin sees ``/admin`` and reviews nothing.
+    new_token : bool, default=False
+        Give an existing reviewer a new link (the old one stops working).
+    base_url, port : optional
+        Where the link points (see the module notes for the default).
+
+    Returns
+    -------
+    Invitation
+    """
+    store = as_store(db)
+    base = invite_base(store, base_url=base_url, port=port)
+    reviewer, token = store.add_reviewer(name, role="admin" if admin else "reviewer",
+                                         new_token=new_token)
+    record_invite(store, reviewer.name, base)
+    return Invitation(reviewer=reviewer, token=token, base=base)

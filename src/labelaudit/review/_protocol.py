@@ -11,6 +11,9 @@ This module generalises the rule to ``n_reviewers`` votes and a ``majority`` thr
 (3 of 5 by default, ``n_reviewers // 2 + 1`` in general; any threshold above half the
 votes, so that two labels can never both reach it).
 
+The settings of a project (:class:`ProjectConfig`: reviewers per item, the majority, the
+qualification pass mark, the sentinel rules) are fixed when it is created.
+
 Two answers are not labels: ``unsure`` is a vote for nothing (it fills a reviewer slot but
 supports no label, so it makes a majority harder to reach), and ``none of these`` is a
 replacement label outside the label set, like the "off-topic" answer of the paper's
@@ -24,8 +27,8 @@ from __future__ import annotations
 import numbers
 from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping
-from dataclasses import dataclass
-from typing import Final, Literal
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal
 
 import pandas as pd
 
@@ -40,6 +43,7 @@ __all__ = [
     "UNSURE",
     "VERDICTS",
     "ItemVerdict",
+    "ProjectConfig",
     "check_majority",
     "classify_votes",
     "verdicts_from_annotations",
@@ -194,6 +198,35 @@ def _votes_text(counts: tuple[tuple[Hashable, int], ...], n_unsure: int) -> str:
     return "; ".join(parts)
 
 
+def _check_annotations(annotations: pd.DataFrame,
+                       given_labels: Mapping[Hashable, Hashable] | pd.Series) -> pd.Series:
+    """The given labels as a Series, after checking the votes against them."""
+    missing = [c for c in ("item_id", "annotator_id", "label") if c not in annotations.columns]
+    if missing:
+        raise InvalidInputError(
+            f"annotations need the columns item_id, annotator_id, label; missing {missing}"
+        )
+    given = pd.Series(given_labels) if not isinstance(given_labels, pd.Series) else given_labels
+    if given.index.has_duplicates:
+        raise InvalidInputError(
+            f"given_labels has duplicate item ids: "
+            f"{format_rows(given.index[given.index.duplicated()].unique().tolist())}"
+        )
+    twice = annotations.duplicated(["item_id", "annotator_id"], keep=False).to_numpy()
+    if twice.any():
+        raise InvalidInputError(
+            "an annotator voted more than once on the same item in "
+            f"{format_rows(annotations.index[twice].tolist())}; keep one vote per annotator"
+        )
+    unknown = ~annotations["item_id"].isin(given.index).to_numpy()
+    if unknown.any():
+        raise InvalidInputError(
+            "annotations name items without a given label: "
+            f"{format_rows(pd.unique(annotations['item_id'][unknown]).tolist())}"
+        )
+    return given
+
+
 def verdicts_from_annotations(
     annotations: pd.DataFrame,
     given_labels: Mapping[Hashable, Hashable] | pd.Series,
@@ -233,29 +266,7 @@ def verdicts_from_annotations(
      {'item_id': 2, 'verdict': 'Correctable', 'majority_label': 'y', 'votes': 'y:3'}]
     """
     check_majority(n_reviewers, majority)
-    missing = [c for c in ("item_id", "annotator_id", "label") if c not in annotations.columns]
-    if missing:
-        raise InvalidInputError(
-            f"annotations need the columns item_id, annotator_id, label; missing {missing}"
-        )
-    given = pd.Series(given_labels) if not isinstance(given_labels, pd.Series) else given_labels
-    if given.index.has_duplicates:
-        raise InvalidInputError(
-            f"given_labels has duplicate item ids: "
-            f"{format_rows(given.index[given.index.duplicated()].unique().tolist())}"
-        )
-    twice = annotations.duplicated(["item_id", "annotator_id"], keep=False).to_numpy()
-    if twice.any():
-        raise InvalidInputError(
-            "an annotator voted more than once on the same item in "
-            f"{format_rows(annotations.index[twice].tolist())}; keep one vote per annotator"
-        )
-    unknown = ~annotations["item_id"].isin(given.index).to_numpy()
-    if unknown.any():
-        raise InvalidInputError(
-            "annotations name items without a given label: "
-            f"{format_rows(pd.unique(annotations['item_id'][unknown]).tolist())}"
-        )
+    given = _check_annotations(annotations, given_labels)
     grouped = annotations.groupby("item_id", sort=False)["label"].apply(list).to_dict()
     rows = []
     for item_id, label in given.items():
@@ -278,3 +289,90 @@ def verdicts_from_annotations(
     for column in ("majority_label", "is_error"):  # keep None, not NaN, for missing values
         frame[column] = pd.Series([r[column] for r in rows], index=frame.index, dtype=object)
     return frame
+
+
+@dataclass(frozen=True)
+class ProjectConfig:
+    """Settings of a review project, fixed by ``review init``.
+
+    Attributes
+    ----------
+    classes : list
+        The label set, as the user's values (strings or integers).
+    n_reviewers : int
+        Distinct reviewers per item (the papers use 5).
+    majority : int
+        Votes needed for a verdict (3 of 5).
+    show_label : bool
+        Show reviewers the given label (False: blind mode, the improved protocol).
+    pass_mark : float
+        Share of qualification items a reviewer must answer correctly.
+    sentinel_threshold : float
+        Sentinel accuracy below which a reviewer is suspended...
+    min_sentinels : int
+        ...once they have answered at least this many sentinels.
+    sentinel_every : int
+        A sentinel comes after every ``sentinel_every`` review answers.
+    lease_seconds : float
+        How long an item shown to a reviewer stays reserved for them.
+    n_flagged : int or None
+        Items the detector flagged in the whole dataset (for the error estimate).
+    n_rows : int or None
+        Rows in the scan file.
+    selection : {"top", "random"}
+        How the reviewed items were chosen among the ranked ones.
+    """
+
+    classes: list[Any]
+    n_reviewers: int = 5
+    majority: int = 3
+    show_label: bool = False
+    pass_mark: float = 0.75
+    sentinel_threshold: float = 0.7
+    min_sentinels: int = 3
+    sentinel_every: int = 5
+    lease_seconds: float = 600.0
+    n_flagged: int | None = None
+    n_rows: int | None = None
+    selection: str = "top"
+    source: str = ""
+    title: str = "Label review"
+    instructions: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        check_majority(self.n_reviewers, self.majority)
+        keys = [str(c) for c in self.classes]
+        if len(self.classes) < 2 or len(set(keys)) != len(keys):
+            raise InvalidInputError(
+                f"a review needs at least 2 distinct labels, got {list(self.classes)}"
+            )
+        clash = {NONE_OF_THESE, UNSURE} & set(keys)
+        if clash:
+            raise InvalidInputError(
+                f"the label set contains {sorted(clash)}, which the review reserves for its "
+                "own answers; rename those labels"
+            )
+        for name in ("pass_mark", "sentinel_threshold"):
+            value = getattr(self, name)
+            if not 0.0 <= value <= 1.0:
+                raise InvalidParameterError(f"{name} must be in [0, 1], got {value}")
+        if self.sentinel_every < 1 or self.min_sentinels < 1 or self.lease_seconds <= 0:
+            raise InvalidParameterError(
+                "sentinel_every and min_sentinels must be >= 1 and lease_seconds > 0"
+            )
+
+    @property
+    def class_keys(self) -> list[str]:
+        """The labels as stored in the database (their string form)."""
+        return [str(c) for c in self.classes]
+
+    @property
+    def options(self) -> list[str]:
+        """Every answer a reviewer can give: the labels, ``none of these``, ``unsure``."""
+        return [*self.class_keys, NONE_OF_THESE, UNSURE]
+
+    def label_value(self, key: str | None) -> Any:
+        """Map a stored label back to the user's value (``none of these`` stays a string)."""
+        lookup = dict(zip(self.class_keys, self.classes, strict=True))
+        return lookup.get(key, key) if key is not None else None

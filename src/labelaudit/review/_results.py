@@ -26,9 +26,10 @@ from labelaudit.review._protocol import (
     UNSURE,
     verdicts_from_annotations,
 )
-from labelaudit.review._store import ReviewStore
+from labelaudit.review._queue import Progress, progress
+from labelaudit.review._store import ReviewStore, as_store
 
-__all__ = ["ReviewResults", "review_results"]
+__all__ = ["ReviewResults", "ReviewStatus", "review_results", "review_status"]
 
 _ITEM_COLUMNS = ["id", "text", "text_pair", "label", "suggested_label", "score", "rank",
                  "verdict", "majority_label", "is_error", "n_votes", "n_given", "n_unsure",
@@ -108,6 +109,75 @@ class ReviewResults:
             "reviewers": records(self.reviewers),
             "precision_at_k": records(self.precision_at_k),
         }
+
+    def describe(self) -> str:
+        """One line for a person: verdicts, the detector's precision, errors, kappa."""
+        text = ", ".join(f"{k} {v}" for k, v in self.verdict_counts().items())
+        v = self.verified
+        if v is not None:
+            text += f"; detector precision {_interval(v.precision, v.ci_low, v.ci_high, '.3f')}"
+            if v.estimated_errors is not None:
+                errors = _interval(v.estimated_errors, v.estimated_errors_low,
+                                   v.estimated_errors_high, ".0f")
+                text += f"; estimated errors among {self.n_flagged} flagged: {errors}"
+        return text + f"; Fleiss' kappa {_kappa_text(self.fleiss_kappa)}"
+
+
+def _interval(value: float, low: float, high: float, spec: str) -> str:
+    return f"{value:{spec}} [{low:{spec}}, {high:{spec}}]"
+
+
+def _kappa_text(kappa: float) -> str:
+    return "n/a" if math.isnan(kappa) else f"{kappa:.3f}"
+
+
+@dataclass(frozen=True)
+class ReviewStatus:
+    """Where a review stands (``labelaudit review status``): progress and results so far."""
+
+    progress: Progress
+    results: ReviewResults
+
+    def to_frame(self) -> pd.DataFrame:
+        """The reviewer table (see :attr:`ReviewResults.reviewers`)."""
+        return self.results.reviewers
+
+    def summary(self) -> dict[str, Any]:
+        """A JSON-ready summary: the results' (without the precision curve) and progress."""
+        summary = self.results.summary()
+        summary.pop("precision_at_k")
+        done = self.progress
+        summary["progress"] = {"n_items": done.n_items, "n_complete": done.n_complete,
+                               "n_answers": done.n_answers, "n_needed": done.n_needed}
+        return summary
+
+    def describe(self) -> str:
+        """A few lines for a person: progress, verdicts, kappa and precision."""
+        done, results = self.progress, self.results
+        lines = [
+            f"items complete: {done.n_complete} of {done.n_items} "
+            f"({done.n_answers} of {done.n_needed} answers, {done.share_complete:.0%})",
+            "verdicts so far: " + ", ".join(f"{k} {v}"
+                                            for k, v in results.verdict_counts().items()),
+            f"Fleiss' kappa: {_kappa_text(results.fleiss_kappa)} "
+            f"over {results.n_kappa_items} items",
+        ]
+        v = results.verified
+        if v is not None:
+            precision = _interval(v.precision, v.ci_low, v.ci_high, ".3f")
+            lines.append(f"detector precision: {precision} over {v.n_verified} decided items")
+        return "\n".join(lines)
+
+
+def review_status(db: ReviewStore | str | Path) -> ReviewStatus:
+    """Progress and results so far of a review project.
+
+    Returns
+    -------
+    ReviewStatus
+    """
+    store = as_store(db)
+    return ReviewStatus(progress=progress(store), results=review_results(store))
 
 
 def _kappa(votes: pd.DataFrame, categories: list[str]) -> tuple[float, int]:
@@ -200,7 +270,7 @@ def review_results(
     """
     from labelaudit.metrics import verified_precision
 
-    store = store if isinstance(store, ReviewStore) else ReviewStore.open(store)
+    store = as_store(store)
     config = store.config
     items = store.items_frame()
     answers = store.answers_frame()

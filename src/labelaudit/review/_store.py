@@ -2,28 +2,30 @@
 
 Every answer is its own committed transaction (``synchronous=FULL``), so a server killed
 at any moment loses nothing it has acknowledged. Reviewer tokens are stored only as
-SHA-256 hashes; the per-project secret signs the CSRF tokens of answer forms.
+SHA-256 hashes; the per-project secret signs the CSRF tokens of answer forms (see
+:mod:`labelaudit.review._security`). The project's settings are a
+:class:`~labelaudit.review._protocol.ProjectConfig`.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import secrets
 import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
-from labelaudit.review._protocol import NONE_OF_THESE, UNSURE, check_majority
+from labelaudit.review._protocol import ProjectConfig
+from labelaudit.review._security import hash_token
 
-__all__ = ["ProjectConfig", "Reviewer", "ReviewStore", "hash_token"]
+__all__ = ["Reviewer", "ReviewStore", "as_store"]
 
 SCHEMA_VERSION = 1
 ItemKind = Literal["review", "sentinel", "qualification"]
@@ -80,104 +82,6 @@ CREATE TABLE views (
     PRIMARY KEY (item_pk, reviewer_pk)
 );
 """
-
-
-def hash_token(token: str) -> str:
-    """SHA-256 of a reviewer token (tokens are 256-bit random, so no slow hash is needed).
-
-    Examples
-    --------
-    >>> hash_token("abc")[:12]
-    'ba7816bf8f01'
-    """
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
-
-
-@dataclass(frozen=True)
-class ProjectConfig:
-    """Settings of a review project, fixed by ``review init``.
-
-    Attributes
-    ----------
-    classes : list
-        The label set, as the user's values (strings or integers).
-    n_reviewers : int
-        Distinct reviewers per item (the papers use 5).
-    majority : int
-        Votes needed for a verdict (3 of 5).
-    show_label : bool
-        Show reviewers the given label (False: blind mode, the improved protocol).
-    pass_mark : float
-        Share of qualification items a reviewer must answer correctly.
-    sentinel_threshold : float
-        Sentinel accuracy below which a reviewer is suspended...
-    min_sentinels : int
-        ...once they have answered at least this many sentinels.
-    sentinel_every : int
-        A sentinel comes after every ``sentinel_every`` review answers.
-    lease_seconds : float
-        How long an item shown to a reviewer stays reserved for them.
-    n_flagged : int or None
-        Items the detector flagged in the whole dataset (for the error estimate).
-    n_rows : int or None
-        Rows in the scan file.
-    selection : {"top", "random"}
-        How the reviewed items were chosen among the ranked ones.
-    """
-
-    classes: list[Any]
-    n_reviewers: int = 5
-    majority: int = 3
-    show_label: bool = False
-    pass_mark: float = 0.75
-    sentinel_threshold: float = 0.7
-    min_sentinels: int = 3
-    sentinel_every: int = 5
-    lease_seconds: float = 600.0
-    n_flagged: int | None = None
-    n_rows: int | None = None
-    selection: str = "top"
-    source: str = ""
-    title: str = "Label review"
-    instructions: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        check_majority(self.n_reviewers, self.majority)
-        keys = [str(c) for c in self.classes]
-        if len(self.classes) < 2 or len(set(keys)) != len(keys):
-            raise InvalidInputError(
-                f"a review needs at least 2 distinct labels, got {list(self.classes)}"
-            )
-        clash = {NONE_OF_THESE, UNSURE} & set(keys)
-        if clash:
-            raise InvalidInputError(
-                f"the label set contains {sorted(clash)}, which the review reserves for its "
-                "own answers; rename those labels"
-            )
-        for name in ("pass_mark", "sentinel_threshold"):
-            value = getattr(self, name)
-            if not 0.0 <= value <= 1.0:
-                raise InvalidParameterError(f"{name} must be in [0, 1], got {value}")
-        if self.sentinel_every < 1 or self.min_sentinels < 1 or self.lease_seconds <= 0:
-            raise InvalidParameterError(
-                "sentinel_every and min_sentinels must be >= 1 and lease_seconds > 0"
-            )
-
-    @property
-    def class_keys(self) -> list[str]:
-        """The labels as stored in the database (their string form)."""
-        return [str(c) for c in self.classes]
-
-    @property
-    def options(self) -> list[str]:
-        """Every answer a reviewer can give: the labels, ``none of these``, ``unsure``."""
-        return [*self.class_keys, NONE_OF_THESE, UNSURE]
-
-    def label_value(self, key: str | None) -> Any:
-        """Map a stored label back to the user's value (``none of these`` stays a string)."""
-        lookup = dict(zip(self.class_keys, self.classes, strict=True))
-        return lookup.get(key, key) if key is not None else None
 
 
 @dataclass(frozen=True)
@@ -429,6 +333,12 @@ class ReviewStore:
             conn.close()
 
     # -- tables for results -------------------------------------------------------------
+    def item_counts(self) -> dict[str, int]:
+        """Items per kind (``review``, ``qualification``, ``sentinel``; zeros included)."""
+        kinds = self.items_frame()["kind"].value_counts()
+        return {kind: int(kinds.get(kind, 0)) for kind in ("review", "qualification",
+                                                            "sentinel")}
+
     def items_frame(self) -> pd.DataFrame:
         """Every item, in queue order within each kind."""
         return self._frame("SELECT * FROM items ORDER BY kind, position")
@@ -464,3 +374,8 @@ def _reviewer(row: sqlite3.Row | None) -> Reviewer | None:
         return None
     return Reviewer(reviewer_pk=int(row["reviewer_pk"]), name=row["name"], role=row["role"],
                     status=row["status"], source=row["source"])
+
+
+def as_store(db: ReviewStore | str | Path) -> ReviewStore:
+    """``db`` itself when it is a :class:`ReviewStore`, else the project file opened."""
+    return db if isinstance(db, ReviewStore) else ReviewStore.open(db)

@@ -27,17 +27,16 @@ import numpy as np
 import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows
-from labelaudit.io import encode_labels
-from labelaudit.review._protocol import check_majority
-from labelaudit.review._store import ProjectConfig, ReviewStore
+from labelaudit._validation import check_int
+from labelaudit.io import encode_labels, read_table
+from labelaudit.review._protocol import ProjectConfig, check_majority
+from labelaudit.review._store import ReviewStore
 
 __all__ = ["init_review"]
 
 
-def _count(value: object, name: str, *, minimum: int = 0) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise InvalidParameterError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
+def _table(value: pd.DataFrame | str | Path) -> pd.DataFrame:
+    return value if isinstance(value, pd.DataFrame) else read_table(value)
 
 
 def _require(frame: pd.DataFrame, columns: Sequence[str], what: str) -> None:
@@ -123,7 +122,7 @@ def _score_column(frame: pd.DataFrame, score_column: str | None) -> str | None:
 
 
 def init_review(
-    scan: pd.DataFrame,
+    scan: pd.DataFrame | str | Path,
     db: str | Path,
     *,
     top: int | None = None,
@@ -132,7 +131,7 @@ def init_review(
     majority: int | None = None,
     n_sentinels: int = 0,
     n_qualification: int | None = None,
-    sentinels: pd.DataFrame | None = None,
+    sentinels: pd.DataFrame | str | Path | None = None,
     show_label: bool = False,
     pass_mark: float = 0.75,
     sentinel_threshold: float = 0.7,
@@ -153,12 +152,12 @@ def init_review(
 
     Parameters
     ----------
-    scan : DataFrame
-        A scan output: ``id, text, [text_pair,] label``, ``rank`` or ``score_*``, and
-        optionally ``suggested_label, suggested_prob, loss, flagged``. Items are taken in
-        ``rank`` order (most suspect first); without ``rank``, in ascending order of the
-        score (``score_column``, else the first ``score_*``). Without ``id``, ids are row
-        numbers (0-based), as ``scan`` makes them.
+    scan : DataFrame or path
+        A scan output or its file: ``id, text, [text_pair,] label``, ``rank`` or
+        ``score_*``, and optionally ``suggested_label, suggested_prob, loss, flagged``.
+        Items are taken in ``rank`` order (most suspect first); without ``rank``, in
+        ascending order of the score (``score_column``, else the first ``score_*``).
+        Without ``id``, ids are row numbers (0-based), as ``scan`` makes them.
     db : path
         The project file to create.
     top : int, optional
@@ -173,7 +172,7 @@ def init_review(
     n_qualification : int, optional
         Known-answer items every reviewer answers first. Default 4 when known items are
         available (a ``sentinels`` file or ``n_sentinels > 0``), else 0.
-    sentinels : DataFrame, optional
+    sentinels : DataFrame or path, optional
         Known items (``id, text, [text_pair,] label``); without it the known items are the
         scan's least suspect items (see the module notes).
     show_label : bool, default=False
@@ -184,6 +183,7 @@ def init_review(
     labels : sequence, optional
         The label set; default every label found in the scan (``label`` and
         ``suggested_label`` of all rows, not only the reviewed ones) and sentinels.
+        Labels given as text (``"0"``) take the type of integer labels in the scan.
     n_flagged : int, optional
         Items flagged in the whole dataset; default the count of ``flagged``.
     score_column : str, optional
@@ -194,6 +194,8 @@ def init_review(
         or ``score_*`` column), which is refused otherwise.
     random_state : int, optional
         Seed of the random sample (``select="random"``).
+    source : str, optional
+        Where the scan came from, kept in the project; default its path when ``scan`` is one.
 
     Returns
     -------
@@ -210,14 +212,45 @@ def init_review(
     >>> store.items_frame().groupby("kind").size().to_dict()
     {'qualification': 1, 'review': 3, 'sentinel': 2}
     """
-    n_reviewers = _count(n_reviewers, "n_reviewers", minimum=1)
+    if not isinstance(scan, pd.DataFrame):
+        source = source or str(scan)
+    n_reviewers = check_int(n_reviewers, "n_reviewers", minimum=1)
     majority = check_majority(n_reviewers, majority)
-    n_sentinels = _count(n_sentinels, "n_sentinels")
+    n_sentinels = check_int(n_sentinels, "n_sentinels", minimum=0)
     if select not in ("top", "random"):
         raise InvalidParameterError(f"select must be 'top' or 'random', got {select!r}")
-    frame = _ranked(scan, rank_by, score_column)
+    frame = _ranked(_table(scan), rank_by, score_column)
     has_pair = "text_pair" in frame.columns
-    text_columns = ["text", "text_pair"] if has_pair else ["text"]
+    review, top, n_flagged = _review_items(frame, top, select, n_flagged, random_state)
+    if n_qualification is None:
+        n_qualification = 4 if (sentinels is not None or n_sentinels > 0) else 0
+    n_qualification = check_int(n_qualification, "n_qualification", minimum=0)
+    known, n_sentinels = _known_items(frame.drop(index=review.index), sentinels,
+                                      n_qualification, n_sentinels, has_pair)
+    _check_items(review, known, ["text", "text_pair"] if has_pair else ["text"],
+                 "sentinels file" if sentinels is not None else "scan")
+    if sentinel_every is None:
+        sentinel_every = int(np.clip(round(top / (n_sentinels + 1)), 1, 10)) if n_sentinels else 5
+    score = _score_column(frame, score_column)
+    config = ProjectConfig(
+        classes=_label_set(frame, known, labels), n_reviewers=n_reviewers, majority=majority,
+        show_label=bool(show_label), pass_mark=float(pass_mark),
+        sentinel_threshold=float(sentinel_threshold),
+        min_sentinels=check_int(min_sentinels, "min_sentinels", minimum=1),
+        sentinel_every=check_int(sentinel_every, "sentinel_every", minimum=1),
+        lease_seconds=float(lease_seconds), n_flagged=n_flagged, n_rows=len(frame),
+        selection=select, source=source, title=title, instructions=instructions,
+        extra={"score_column": score},
+    )
+    if n_flagged is not None and n_flagged < top and select == "random":
+        raise InvalidParameterError(f"n_flagged ({n_flagged}) is smaller than --top ({top})")
+    items = _items_table(review, known, n_qualification, has_pair, score)
+    return ReviewStore.create(db, config, items, overwrite=overwrite)
+
+
+def _review_items(frame: pd.DataFrame, top: int | None, select: str, n_flagged: int | None,
+                  random_state: int | None) -> tuple[pd.DataFrame, int, int | None]:
+    """The items to review (most suspect first), how many, and the dataset's flagged count."""
     has_flags = "flagged" in frame.columns
     if top is None:
         if not has_flags:
@@ -227,7 +260,7 @@ def init_review(
         top = int(frame["flagged"].sum())
         if top == 0:
             raise InvalidInputError("the scan flagged no item; choose items with --top N")
-    top = _count(top, "top", minimum=1)
+    top = check_int(top, "top", minimum=1)
     if has_flags and n_flagged is None:
         n_flagged = int(frame["flagged"].sum())
     pool = frame[frame["flagged"]] if (select == "random" and has_flags) else frame
@@ -241,16 +274,22 @@ def init_review(
         chosen = np.sort(rng.choice(pool.index.to_numpy(), size=top, replace=False))
     else:
         chosen = frame.index.to_numpy()[:top]
-    review = frame.loc[chosen]
+    return frame.loc[chosen], top, n_flagged
 
-    if n_qualification is None:
-        n_qualification = 4 if (sentinels is not None or n_sentinels > 0) else 0
-    n_qualification = _count(n_qualification, "n_qualification")
+
+def _known_items(rest: pd.DataFrame, sentinels: pd.DataFrame | str | Path | None,
+                 n_qualification: int, n_sentinels: int, has_pair: bool,
+                 ) -> tuple[pd.DataFrame, int]:
+    """The known-answer items (qualification first, then sentinels) and the sentinel count.
+
+    ``rest`` is the ranked scan without the items to review.
+    """
     n_known = n_qualification + n_sentinels
     if sentinels is not None:
-        _require(sentinels, ["id", "text", "label"] + (["text_pair"] if has_pair else []),
+        given = _table(sentinels)
+        _require(given, ["id", "text", "label"] + (["text_pair"] if has_pair else []),
                  "sentinels file")
-        known = sentinels.reset_index(drop=True).copy()
+        known = given.reset_index(drop=True).copy()
         if n_sentinels == 0:
             n_sentinels = max(len(known) - n_qualification, 0)
             n_known = n_qualification + n_sentinels
@@ -261,7 +300,6 @@ def init_review(
             )
         known = known.iloc[:n_known]
     else:
-        rest = frame.drop(index=chosen)
         if n_known > len(rest):
             raise InvalidParameterError(
                 f"{n_qualification} qualification and {n_sentinels} sentinel items need "
@@ -269,7 +307,7 @@ def init_review(
                 f"{len(rest)}; lower --top or give --sentinels-file"
             )
         known = rest.iloc[len(rest) - n_known:].iloc[::-1] if n_known else rest.iloc[:0]
-        if has_flags and known["flagged"].any():
+        if "flagged" in known.columns and known["flagged"].any():
             raise InvalidInputError(
                 "the least suspect items of the scan file are flagged themselves "
                 f"({format_rows(known['id'][known['flagged']].tolist())}), so their labels "
@@ -282,48 +320,51 @@ def init_review(
             f"the sentinels file has duplicate ids: "
             f"{format_rows(known['id'][known['id'].duplicated()].tolist())}"
         )
-    _check_texts(review.assign(id=review["id"].astype(str)), text_columns, "scan file")
-    if len(known):
-        _check_texts(known, text_columns, "sentinels file" if sentinels is not None else "scan")
+    return known, n_sentinels
 
-    for block, what in ((review.assign(id=review["id"].astype(str)), "scan file"),
-                        (known, "sentinels file" if sentinels is not None else "scan")):
+
+def _check_items(review: pd.DataFrame, known: pd.DataFrame, text_columns: list[str],
+                 known_what: str) -> None:
+    """Every item to show has its texts and a label."""
+    review = review.assign(id=review["id"].astype(str))
+    _check_texts(review, text_columns, "scan file")
+    if len(known):
+        _check_texts(known, text_columns, known_what)
+    for block, what in ((review, "scan file"), (known, known_what)):
         unlabelled = block["label"].isna().to_numpy()
         if unlabelled.any():
             raise InvalidInputError(
                 f"the {what} has items without a label: "
                 f"{format_rows(block['id'][unlabelled].tolist())}; label or drop them"
             )
-    # the label set, in the user's values: every label of the file, not only the reviewed
+
+
+def _label_set(frame: pd.DataFrame, known: pd.DataFrame, labels: Sequence[Any] | None,
+               ) -> list[Any]:
+    """The answer options, in the user's values: every label of the file, not only the
+    reviewed ones. Labels given as text (``"0"``) take the type of integer labels."""
     label_values = [frame["label"].dropna(), known["label"]]
     if "suggested_label" in frame.columns:
         label_values.append(frame["suggested_label"].dropna())
     everything = pd.concat(label_values, ignore_index=True)
-    if labels is not None:
-        classes = list(labels)
-        outside = sorted({str(v) for v in everything} - {str(c) for c in classes})
-        if outside:
-            raise InvalidInputError(
-                f"labels {outside} occur in the scan or sentinels but not in --labels {classes}"
-            )
-    else:
+    if labels is None:
         _, unique = encode_labels(everything, np.arange(len(everything)), column="label")
-        classes = unique.tolist()
-    if sentinel_every is None:
-        sentinel_every = int(np.clip(round(top / (n_sentinels + 1)), 1, 10)) if n_sentinels else 5
-    score = _score_column(frame, score_column)
-    config = ProjectConfig(
-        classes=classes, n_reviewers=n_reviewers, majority=majority, show_label=bool(show_label),
-        pass_mark=float(pass_mark), sentinel_threshold=float(sentinel_threshold),
-        min_sentinels=_count(min_sentinels, "min_sentinels", minimum=1),
-        sentinel_every=_count(sentinel_every, "sentinel_every", minimum=1),
-        lease_seconds=float(lease_seconds), n_flagged=n_flagged, n_rows=len(frame),
-        selection=select, source=source, title=title, instructions=instructions,
-        extra={"score_column": score},
-    )
-    if n_flagged is not None and n_flagged < top and select == "random":
-        raise InvalidParameterError(f"n_flagged ({n_flagged}) is smaller than --top ({top})")
+        return list(unique.tolist())
+    classes = list(labels)
+    if pd.api.types.is_numeric_dtype(frame["label"]):
+        classes = [int(v) if isinstance(v, str) and v.strip().lstrip("-").isdigit() else v
+                   for v in classes]
+    outside = sorted({str(v) for v in everything} - {str(c) for c in classes})
+    if outside:
+        raise InvalidInputError(
+            f"labels {outside} occur in the scan or sentinels but not in --labels {classes}"
+        )
+    return classes
 
+
+def _items_table(review: pd.DataFrame, known: pd.DataFrame, n_qualification: int,
+                 has_pair: bool, score: str | None) -> pd.DataFrame:
+    """The rows of the project's ``items`` table: review items, qualification, sentinels."""
     items = pd.DataFrame({
         "item_id": review["id"].astype(str).to_numpy(),
         "kind": "review",
@@ -351,5 +392,4 @@ def init_review(
                 "given_label": block["label"].astype(str).to_numpy(),
                 "known_label": block["label"].astype(str).to_numpy(),
             }))
-    return ReviewStore.create(db, config, pd.concat(parts, ignore_index=True),
-                              overwrite=overwrite)
+    return pd.concat(parts, ignore_index=True)

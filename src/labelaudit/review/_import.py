@@ -1,16 +1,10 @@
-"""Export review items to Label Studio, Argilla or CSV, and import the answers back.
+"""Import answers given in Label Studio, Argilla or a CSV (``labelaudit review import``).
 
-* **Label Studio**: a JSON list of tasks, ``data`` holding ``item_id, kind, text,
-  [text_pair,] given_label``, with ``predictions`` carrying the detector's suggestion
-  (``score`` = its probability). :func:`label_studio_config` writes the matching
-  labeling config. For blind review, do not let Label Studio pre-fill answers from the
-  predictions. The import reads Label Studio's JSON export (tasks with
-  ``annotations``) and its JSON-MIN export.
-* **Argilla** (2.x): a JSON list of records in ``rg.Record.from_dict`` form: ``fields``,
-  ``metadata`` and ``suggestions`` keyed by the question name ``label``. The import
-  reads the same form with ``responses``.
-* **CSV**: one row per item; the import reads long-format votes ``item_id, reviewer,
-  answer`` (or ``item_id, annotator_id, label``), with optional ``kind`` and ``seconds``.
+* **Label Studio**: its JSON export (tasks with ``annotations``) and its JSON-MIN export
+  of tasks made by ``review export --to label-studio``.
+* **Argilla** (2.x): records in ``rg.Record.from_dict`` form with ``responses``.
+* **CSV**: long-format votes ``item_id, reviewer, answer`` (or ``item_id, annotator_id,
+  label``), with optional ``kind`` and ``seconds``.
 
 Imported reviewers are named ``<tool>:<user>``, join as active reviewers (the other tool
 ran its own quality control) and their answers go through the same checks as web answers:
@@ -21,24 +15,21 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
-from xml.sax.saxutils import quoteattr
 
 import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
-from labelaudit.io import atomic_path, read_table, write_json
+from labelaudit.io import read_table
+from labelaudit.review._export import QUESTION
 from labelaudit.review._queue import record_answer
-from labelaudit.review._store import ReviewStore
+from labelaudit.review._store import ReviewStore, as_store
 
-__all__ = ["ImportReport", "export_items", "import_answers", "label_studio_config"]
-
-ExportFormat = Literal["label-studio", "argilla", "csv"]
-QUESTION = "label"
+__all__ = ["ImportReport", "import_answers"]
 
 
 @dataclass(frozen=True)
@@ -58,152 +49,6 @@ class ImportReport:
                 f"{self.n_invalid} not a label option, {self.n_unknown_item} for unknown items")
 
 
-def _items(store: ReviewStore, kinds: Iterable[str]) -> list[dict[str, Any]]:
-    frame = store.items_frame()
-    frame = frame[frame["kind"].isin(list(kinds))]
-    order = {"review": 0, "sentinel": 1, "qualification": 2}
-    frame = frame.assign(_o=frame["kind"].map(order)).sort_values(["_o", "position"])
-    records = []
-    for row in frame.drop(columns="_o").to_dict("records"):
-        clean = {k: (None if isinstance(v, float) and math.isnan(v) else v)
-                 for k, v in row.items()}
-        if clean["rank"] is not None:
-            clean["rank"] = int(clean["rank"])
-        records.append(clean)
-    return records
-
-
-def label_studio_config(store: ReviewStore) -> str:
-    """The Label Studio labeling config (XML) for a project's items.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> from labelaudit.review import init_review
-    >>> scan = pd.DataFrame({"id": [1, 2], "text": ["a", "b"], "label": ["x", "y"],
-    ...                      "rank": [1, 2]})
-    >>> db = pathlib.Path(tempfile.mkdtemp()) / "r.sqlite"
-    >>> print(label_studio_config(init_review(scan, db, top=2)))  # doctest: +ELLIPSIS
-    <View>
-      <Text name="text" value="$text"/>
-      <Choices name="label" toName="text" choice="single" showInline="true">
-        <Choice value="x" hotkey="1"/>
-    ...
-    """
-    config = store.config
-    has_pair = any(r["text_pair"] is not None for r in _items(store, ["review"])[:1])
-    lines = ["<View>", '  <Text name="text" value="$text"/>']
-    if has_pair:
-        lines.append('  <Text name="text_pair" value="$text_pair"/>')
-    if config.show_label:
-        lines.append('  <Header value="Given label: $given_label"/>')
-    lines.append('  <Choices name="label" toName="text" choice="single" showInline="true">')
-    for number, option in enumerate(config.options, start=1):
-        hotkey = f' hotkey="{number}"' if number <= 9 else ""
-        lines.append(f"    <Choice value={quoteattr(option)}{hotkey}/>")
-    lines += ["  </Choices>", "</View>"]
-    return "\n".join(lines)
-
-
-# a file name that says another format than the one written is a mistake, not a wish
-_SUFFIX_FORMATS = {".json": "JSON", ".jsonl": "JSON lines", ".ndjson": "JSON lines",
-                   ".csv": "CSV", ".tsv": "TSV", ".tab": "TSV", ".parquet": "Parquet",
-                   ".pq": "Parquet", ".xml": "XML"}
-
-
-def _check_suffix(path: Path, to: str) -> None:
-    written = "CSV" if to == "csv" else "JSON"
-    said = _SUFFIX_FORMATS.get(path.suffix.lower())
-    if said is not None and said != written:
-        raise InvalidParameterError(
-            f"{path}: --to {to} writes {written}, but the name says {said}; name the file "
-            f"{path.with_suffix('.csv' if to == 'csv' else '.json').name}"
-        )
-
-
-def export_items(store: ReviewStore, path: str | Path, *, to: ExportFormat = "label-studio",
-                 kinds: Iterable[str] = ("review", "sentinel"), predictions: bool = True,
-                 ) -> Path:
-    """Write the project's items for another annotation tool.
-
-    Parameters
-    ----------
-    store : ReviewStore
-    path : path
-        Output file: JSON for Label Studio and Argilla, CSV (comma-separated, UTF-8) for
-        ``csv``, whatever the name; a suffix that says another format (``.json`` for CSV,
-        ``.csv`` for JSON...) is refused.
-    to : {"label-studio", "argilla", "csv"}
-    kinds : iterable of str
-        Which items: ``review``, ``sentinel``, ``qualification``.
-    predictions : bool, default=True
-        Include the detector's suggested label and its probability (Label Studio
-        ``predictions``, Argilla ``suggestions``, the CSV's ``suggested_label`` and
-        ``suggested_prob``). False for a blind review that shows reviewers no suggestion.
-
-    Returns
-    -------
-    Path
-    """
-    if to not in ("label-studio", "argilla", "csv"):
-        raise InvalidParameterError(
-            f"unknown export format {to!r}; use label-studio, argilla or csv")
-    path = Path(path)
-    _check_suffix(path, to)
-    items = _items(store, kinds)
-    if to == "label-studio":
-        tasks = []
-        for item in items:
-            data = {"item_id": item["item_id"], "kind": item["kind"], "text": item["text"],
-                    "given_label": item["given_label"]}
-            if item["text_pair"] is not None:
-                data["text_pair"] = item["text_pair"]
-            task: dict[str, Any] = {"data": data}
-            if predictions and item["kind"] == "review" and item["suggested_label"] is not None:
-                task["predictions"] = [{
-                    "model_version": "labelaudit",
-                    "score": item["suggested_prob"],
-                    "result": [{"from_name": QUESTION, "to_name": "text", "type": "choices",
-                                "value": {"choices": [item["suggested_label"]]}}],
-                }]
-            task["meta"] = {"rank": item["rank"], "label_quality_score": item["score"]}
-            tasks.append(task)
-        return write_json(tasks, path)
-    if to == "argilla":
-        records = []
-        for item in items:
-            fields = {"text": item["text"]}
-            if item["text_pair"] is not None:
-                fields["text_pair"] = item["text_pair"]
-            record: dict[str, Any] = {
-                "id": f"{item['kind']}-{item['item_id']}",
-                "fields": fields,
-                "metadata": {"item_id": item["item_id"], "kind": item["kind"],
-                             "given_label": item["given_label"], "rank": item["rank"],
-                             "label_quality_score": item["score"]},
-                "suggestions": {},
-                "responses": {},
-            }
-            if predictions and item["kind"] == "review" and item["suggested_label"] is not None:
-                record["suggestions"][QUESTION] = {"value": item["suggested_label"],
-                                                   "score": item["suggested_prob"],
-                                                   "agent": "labelaudit"}
-            records.append(record)
-        return write_json(records, path)
-    columns = ["kind", "item_id", "text", "text_pair", "given_label", "suggested_label",
-               "suggested_prob", "score", "rank"]
-    frame = pd.DataFrame(items, columns=columns)
-    if frame["text_pair"].isna().all():
-        frame = frame.drop(columns="text_pair")
-    frame["rank"] = frame["rank"].astype("Int64")  # empty for known items, not 1.0
-    if not predictions:
-        frame = frame.drop(columns=["suggested_label", "suggested_prob"])
-    with atomic_path(path) as tmp:
-        frame.to_csv(tmp, index=False, encoding="utf-8")
-    return path
-
-
-# -- import -------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class _Vote:
     kind: str
@@ -323,7 +168,7 @@ def _csv_votes(frame: pd.DataFrame) -> Iterator[_Vote]:
                     _timestamp(row.get("answered_at")), _number(row.get("seconds")))
 
 
-def import_answers(store: ReviewStore, path: str | Path,
+def import_answers(store: ReviewStore | str | Path, path: str | Path,
                    *, source: Literal["label-studio", "argilla", "csv"] | None = None,
                    ) -> ImportReport:
     """Import answers given in another tool; each is recorded in its own transaction.
@@ -331,6 +176,7 @@ def import_answers(store: ReviewStore, path: str | Path,
     ``source`` defaults to guessing: ``.json`` files with ``annotations`` or ``data`` are
     Label Studio, with ``fields`` or ``responses`` Argilla; other tables are CSV.
     """
+    store = as_store(store)
     path = Path(path)
     if source is None:
         if path.suffix.lower() == ".json":
