@@ -121,7 +121,7 @@ def run_ours(data: Dataset, *, n_folds: int = 5, random_state: int = 0) -> Run:
     def setup() -> None:
         import sentence_transformers  # noqa: F401
 
-        import labelaudit._scan  # noqa: F401
+        import labelaudit.audit  # noqa: F401
         import labelaudit.models  # noqa: F401
 
     def call() -> tuple[dict, dict, dict]:

@@ -62,14 +62,9 @@ def compute(data_root: Path, *, quick: bool = False, seed: int = 0, head: str = 
     from cleanlab.token_classification.rank import get_label_quality_scores
 
     from benchmarks.detectors import measure
-    from labelaudit.tokens import (
-        EncoderTokenScorer,
-        encode_tags,
-        evaluate_tokens,
-        read_conll,
-        scan_tokens,
-        token_classes,
-    )
+    from labelaudit.models import EncoderTokenScorer
+    from labelaudit.tokens import evaluate_tokens, read_conll, scan_tokens
+    from labelaudit.tokens._spans import encode_tags, token_classes
 
     folder = Path(data_root) / DATASET
     train = read_conll(folder / "train.orig.conll")

@@ -53,8 +53,16 @@ def test_scorers_are_scorers_named_as_registered(name):
 
 
 @pytest.mark.parametrize("name", TOKEN_SCORERS.names())
-def test_token_scorers_are_classes(name):
-    assert isinstance(TOKEN_SCORERS.load(name), type)
+def test_token_scorers_are_scorers_and_clone_unfitted(name):
+    from labelaudit.models import Scorer, TokenScorer, make_token_scorer
+
+    cls = TOKEN_SCORERS.load(name)
+    assert isinstance(cls, type) and issubclass(cls, TokenScorer) and issubclass(cls, Scorer)
+    scorer = make_token_scorer(name, random_state=3)
+    assert isinstance(scorer, cls) and scorer.name.startswith(name)
+    scorer.head_ = "fitted"  # learned state ends in "_" and is not cloned
+    fresh = scorer.clone()
+    assert fresh.random_state == 3 and not hasattr(fresh, "head_")
 
 
 @pytest.mark.parametrize("name", NOISE_METHODS.names())

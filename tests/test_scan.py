@@ -4,7 +4,7 @@ import pytest
 from tests.conftest import make_topic_frame
 
 from labelaudit import InvalidInputError, InvalidParameterError, ScanResult, scan
-from labelaudit._scan import DEFAULT_METHODS
+from labelaudit.audit._text import DEFAULT_METHODS
 
 
 def test_scan_finds_planted_errors_and_suggests_true_labels(topic_frame):
@@ -108,7 +108,7 @@ def test_real_minilm_on_a_few_hundred_items():
 
 
 def test_chance_level_model_warns():
-    from labelaudit._scan import ChanceLevelWarning
+    from labelaudit import ChanceLevelWarning
 
     frame = make_topic_frame(15)
     rng = np.random.default_rng(0)
@@ -150,7 +150,7 @@ def _crowd(frame, *, rng, n_annotators=5, accuracy=0.9, with_ids=True):
     return cells
 
 
-@pytest.mark.filterwarnings("ignore::labelaudit._scan.ChanceLevelWarning")  # on purpose here
+@pytest.mark.filterwarnings("ignore::labelaudit.audit.ChanceLevelWarning")  # on purpose here
 def test_crowdlab_uses_annotators_and_becomes_the_default_ranking():
     rng = np.random.default_rng(0)
     frame = make_topic_frame(15, n_errors=5)

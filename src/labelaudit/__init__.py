@@ -25,18 +25,23 @@ __all__ = [
     "LabelAuditError",
     "MissingExtraError",
     "ScanResult",
+    "evaluate",
     "scan",
     "__version__",
 ]
 
 if TYPE_CHECKING:  # pragma: no cover
-    from labelaudit._scan import ChanceLevelWarning, ScanResult, scan
+    from labelaudit.audit import ChanceLevelWarning, ScanResult, scan
 
 
 def __getattr__(name: str) -> object:
     # scan pulls in scikit-learn and cleanlab; import it on first use so the CLI starts fast.
     if name in ("scan", "ScanResult", "ChanceLevelWarning"):
-        from labelaudit import _scan
+        from labelaudit import audit
 
-        return getattr(_scan, name)
+        return getattr(audit, name)
+    if name == "evaluate":  # labelaudit.metrics.evaluate, the library behind `evaluate`
+        from labelaudit.metrics import evaluate
+
+        return evaluate
     raise AttributeError(f"module 'labelaudit' has no attribute {name!r}")

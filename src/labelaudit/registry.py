@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
+    "AGGREGATION_METHODS",
     "FORMATS",
     "NOISE_METHODS",
     "RANKING_METHODS",
@@ -87,8 +88,8 @@ SCORERS = Registry("scorer", {
 }, default=("tfidf", "embed"))
 
 TOKEN_SCORERS = Registry("token scorer", {
-    "encoder": "labelaudit.tokens._scorer:EncoderTokenScorer",
-    "finetune": "labelaudit.tokens._finetune:FinetuneTokenScorer",
+    "encoder": "labelaudit.models._token_encoder:EncoderTokenScorer",
+    "finetune": "labelaudit.models._token_finetune:FinetuneTokenScorer",
 }, default=("encoder",))
 
 # Label-quality scores of a whole text dataset (lower = more suspect), as `scan` computes
@@ -114,6 +115,15 @@ NOISE_METHODS = Registry("noise method", {
     "instance-dependent": "labelaudit.noise._instance_dependent:instance_dependent_flips",
 })
 
+# Label aggregation of crowd annotations (`agreement --method`): the function behind each
+# method, whose __name__ is the method's name in labelaudit.agreement.aggregate.
+AGGREGATION_METHODS = Registry("aggregation method", {
+    "majority": "labelaudit.agreement._majority:majority_vote",
+    "dawid-skene": "labelaudit.agreement._latent:dawid_skene",
+    "glad": "labelaudit.agreement._latent:glad",
+    "mace": "labelaudit.agreement._latent:mace",
+}, default=("majority",))
+
 # Output formats of every command that writes a table (`--format`, `--out` suffix).
 FORMATS = Registry("output format", {
     "table": "labelaudit.io._write:render_table",
@@ -128,4 +138,4 @@ FORMATS = Registry("output format", {
 def all_registries() -> dict[str, Registry]:
     """Every registry by its family name (for property tests and docs)."""
     return {r.family: r for r in (SCORERS, TOKEN_SCORERS, RANKING_METHODS, NOISE_METHODS,
-                                  FORMATS)}
+                                  AGGREGATION_METHODS, FORMATS)}

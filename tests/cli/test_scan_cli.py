@@ -102,7 +102,7 @@ def test_help_lists_scan():
 
 
 def test_cli_names_match_the_library():
-    from labelaudit._scan import METHODS
+    from labelaudit.audit._text import METHODS
     from labelaudit.cli import build_parser
     from labelaudit.models import SCORERS
     from labelaudit.registry import RANKING_METHODS

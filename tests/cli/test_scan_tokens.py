@@ -206,8 +206,7 @@ def test_progress_warnings_print_after_the_bars(files, tiny_bert, tmp_path, monk
     import warnings
 
     from labelaudit.cli import _scan_tokens
-    from labelaudit.models import FoldWarning
-    from labelaudit.tokens import EncoderTokenScorer
+    from labelaudit.models import EncoderTokenScorer, FoldWarning
 
     data, *_ = files
     fit = EncoderTokenScorer.fit
@@ -227,3 +226,55 @@ def test_progress_warnings_print_after_the_bars(files, tiny_bert, tmp_path, monk
     assert warning > err.rindex("cross-fitting 3 folds") and warning > err.rindex("encoding")
     assert err.count("a warning raised while the bars run") == 1
     assert warning < err.index("labelaudit scan-tokens: 60 sentences")
+
+
+# --- issue #12: one spelling per idea ------------------------------------------------------
+
+def test_scorers_and_at_k_with_their_old_spellings(files, tiny_bert, tmp_path, capsys):
+    data, truth, planted, n = files
+    out = tmp_path / "issues.jsonl"
+    base = ["scan-tokens", str(data), "--model", str(tiny_bert), "--folds", "2", "--no-cache",
+            "--quiet"]
+    assert main(base + ["--scorers", "encoder", "--out", str(out)]) == 0
+    first = out.read_text()
+    assert main(base + ["--scorer", "encoder", "--out", str(out)]) == 0  # the old spelling
+    assert out.read_text() == first
+    with pytest.raises(SystemExit) as exc:
+        main(base + ["--scorers", "encoder,bogus"])
+    assert exc.value.code == 2 and "argument --scorers" in capsys.readouterr().err
+    capsys.readouterr()
+    assert main(["evaluate-tokens", str(out), "--truth", str(truth), "--at-k", "3",
+                 "--format", "csv"]) == 0
+    new = capsys.readouterr().out
+    assert main(["evaluate-tokens", str(out), "--truth", str(truth), "--k", "3",
+                 "--format", "csv"]) == 0
+    assert capsys.readouterr().out == new and "p@3" in new
+    help_text = subprocess.run([sys.executable, "-m", "labelaudit", "evaluate-tokens", "--help"],
+                               capture_output=True, text=True, check=True).stdout
+    assert "--at-k" in help_text and "--k " not in help_text
+    help_text = subprocess.run([sys.executable, "-m", "labelaudit", "scan-tokens", "--help"],
+                               capture_output=True, text=True, check=True).stdout
+    assert "--scorers" in help_text and "--scorer " not in help_text
+
+
+def test_scan_tokens_issue_table_in_any_output_format(files, tiny_bert, tmp_path, capsys):
+    data, *_ = files
+    args = ["scan-tokens", str(data), "--model", str(tiny_bert), "--scorers", "encoder",
+            "--folds", "2", "--no-cache", "--quiet"]
+    assert main(args + ["--format", "tsv"]) == 0
+    assert capsys.readouterr().out.startswith("id\trank\tsentence_score\tkind")
+    assert main(args + ["--out", str(tmp_path / "t.parquet")]) == 0
+    assert list(pd.read_parquet(tmp_path / "t.parquet").columns[:2]) == ["id", "rank"]
+
+
+def test_several_token_scorers_are_averaged(tmp_path, tiny_bert, capsys):
+    tokens, clean, docs = make_corpus(n_docs=4, per_doc=4)
+    data = tmp_path / "small.jsonl"
+    data.write_text("".join(json.dumps({"tokens": t, "tags": g, "doc": d}) + "\n"
+                            for t, g, d in zip(tokens, clean, docs, strict=False)))
+    out = tmp_path / "both.jsonl"
+    assert main(["scan-tokens", str(data), "--model", str(tiny_bert), "--scorers",
+                 "encoder,finetune", "--epochs", "1", "--folds", "2", "--no-cache",
+                 "--out", str(out)]) == 0
+    assert len(out.read_text().splitlines()) == len(tokens)
+    assert "scored by encoder+crf(" in capsys.readouterr().err

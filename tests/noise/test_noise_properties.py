@@ -1,4 +1,10 @@
-"""Hypothesis properties of inject_noise: exact rates, determinism, valid flips."""
+"""Hypothesis properties of inject_noise: exact rates, determinism, valid flips.
+
+The methods come from the registry (``labelaudit.registry.NOISE_METHODS``), so a newly
+registered method is tested here without a change. Every method gets the crowd annotations
+(those that need none ignore them). Crowd-majority, whose rate is only a cap, has its own
+property below; a method that cannot noise every item needs its capacity in ``_capacity``.
+"""
 
 from __future__ import annotations
 
@@ -10,11 +16,13 @@ from noise_crowds import random_crowd
 
 from labelaudit import InvalidInputError
 from labelaudit.noise import inject_noise, target_count
+from labelaudit.registry import NOISE_METHODS
 
 SETTINGS = settings(max_examples=25, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
-CROWD_METHODS = ("dissenting-label", "dissenting-worker", "minority-split")
-ALL_METHODS = ("uniform", "class-dependent", *CROWD_METHODS, "instance-dependent")
+CAP_ONLY = ("crowd-majority",)  # the rate is a cap: test_dissenting_methods_only_use...
+CROWD_METHODS = ("dissenting-label", "dissenting-worker", "minority-split")  # see _capacity
+ALL_METHODS = tuple(name for name in NOISE_METHODS if name not in CAP_ONLY)
 
 
 def _run(method, seed, rate, *, n_items=40, n_classes=3, accuracy=0.7, random_state=0,
@@ -25,7 +33,7 @@ def _run(method, seed, rate, *, n_items=40, n_classes=3, accuracy=0.7, random_st
     result = inject_noise(
         frame["gold"], method=method, rate=rate, random_state=random_state,
         classes=[f"c{k}" for k in range(n_classes)],
-        annotations=frame["annotator_labels"] if method in CROWD_METHODS else None,
+        annotations=frame["annotator_labels"],
         embeddings=embeddings if method == "instance-dependent" else None,
     )
     return frame, result
@@ -94,7 +102,7 @@ def test_flips_change_the_label_to_one_of_the_label_set(method, seed, rate):
 
 
 @SETTINGS
-@given(method=st.sampled_from(CROWD_METHODS + ("crowd-majority",)),
+@given(method=st.sampled_from(CROWD_METHODS + CAP_ONLY),
        seed=st.integers(0, 10_000), rate=st.floats(0.0, 0.3),
        random_state=st.integers(0, 1000))
 def test_dissenting_methods_only_use_labels_an_annotator_gave(method, seed, rate,
@@ -135,6 +143,7 @@ def test_recipe_rates_per_split_and_overall(seed, rate, share, n_splits):
 
 def test_properties_module_is_collected():
     # guards against the hypothesis tests silently collecting nothing
-    assert len(ALL_METHODS) == 6
+    assert set(ALL_METHODS) == set(NOISE_METHODS.names()) - set(CAP_ONLY)
+    assert set(CROWD_METHODS) <= set(ALL_METHODS)
     with pytest.raises(InvalidInputError):
         _run("dissenting-label", 0, 0.9, accuracy=1.0)

@@ -8,20 +8,18 @@ import pytest
 from ner_fixtures import fake_encode, make_corpus
 
 from labelaudit import InvalidInputError, InvalidParameterError
+from labelaudit.detect import sentence_scores
+from labelaudit.models import EncoderTokenScorer, cross_val_token_probs, make_token_scorer
+from labelaudit.models._word_vectors import encode_word_vectors
 from labelaudit.tokens import (
-    EncoderTokenScorer,
-    cross_val_token_probs,
-    encode_word_vectors,
     evaluate_tokens,
     make_token_dataset,
-    make_token_scorer,
     read_conll,
     read_tokens,
     scan_tokens,
-    sentence_scores,
-    token_classes,
     write_conll,
 )
+from labelaudit.tokens._spans import token_classes
 
 
 def _never(sentences):

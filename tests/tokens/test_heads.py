@@ -4,8 +4,13 @@ import numpy as np
 import pytest
 
 from labelaudit import InvalidParameterError
-from labelaudit.tokens import CRFHead, LinearHead, shape_features, window_features
-from labelaudit.tokens._heads import make_head
+from labelaudit.models._heads import (
+    CRFHead,
+    LinearHead,
+    make_head,
+    shape_features,
+    window_features,
+)
 
 
 def toy_task(n=60, seed=0):

@@ -3,14 +3,10 @@
 import numpy as np
 import pytest
 
-from labelaudit.tokens import (
-    EncoderTokenScorer,
-    TokenVectorCache,
-    encode_word_vectors,
-    make_token_dataset,
-    make_token_scorer,
-    scan_tokens,
-)
+from labelaudit.models import EncoderTokenScorer, make_token_scorer
+from labelaudit.models._encoder import TokenVectorCache
+from labelaudit.models._word_vectors import encode_word_vectors
+from labelaudit.tokens import make_token_dataset, scan_tokens
 
 
 def test_word_vectors_are_mean_pooled_subwords(tiny_ner_bert_dir):
@@ -61,7 +57,7 @@ def test_vector_cache_reuses_and_separates_models(tmp_path):
 
 
 def test_vector_cache_keys_ending_in_nul_bytes(tmp_path):
-    from labelaudit.tokens._vectors import _sentence_key
+    from labelaudit.models._encoder import _sentence_key
 
     # numpy's "S16" strips trailing NUL bytes; such keys must still be found on disk.
     sentence = next([f"w{i}"] for i in range(100_000) if _sentence_key([f"w{i}"])[-1] == 0)
@@ -93,6 +89,9 @@ def test_finetune_scorer_on_cpu(tiny_ner_bert_dir, corpus):
         assert probs.shape == (len(sent), len(result.classes))
         assert np.allclose(probs.sum(1), 1.0, atol=1e-5)
     # A sentence longer than max_length sub-words still gets a prediction for every word.
+    # (Cross-fitting fits clones; fit the scorer itself to predict with it.)
+    labels = [np.array([result.classes.index(t) for t in s]) for s in ds.iob2_tags]
+    scorer.fit(scorer.prepare(ds), labels, len(result.classes))
     long = [["Paris", "visited", "Rome", "on", "Monday", "."] * 4]
     [probs] = scorer.predict_proba(long)
     assert probs.shape == (24, len(result.classes))

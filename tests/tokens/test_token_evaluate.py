@@ -5,8 +5,8 @@ import pytest
 from ner_fixtures import fake_encode
 
 from labelaudit import InvalidInputError, InvalidParameterError
+from labelaudit.models import EncoderTokenScorer
 from labelaudit.tokens import (
-    EncoderTokenScorer,
     evaluate_tokens,
     format_issue_table,
     make_token_dataset,

@@ -3,16 +3,11 @@ import pytest
 from ner_fixtures import fake_encode
 
 from labelaudit import InvalidInputError, InvalidParameterError
-from labelaudit.tokens import (
-    EncoderTokenScorer,
-    cross_val_token_probs,
-    document_folds,
-    make_token_dataset,
-    read_conll,
-    scan_tokens,
-    sentence_scores,
-    token_classes,
-)
+from labelaudit.detect import sentence_scores
+from labelaudit.models import EncoderTokenScorer, cross_val_token_probs
+from labelaudit.models._crossfit import group_folds as document_folds
+from labelaudit.tokens import make_token_dataset, read_conll, scan_tokens
+from labelaudit.tokens._spans import token_classes
 
 
 def test_document_folds_never_split_a_document_and_balance_tokens():
@@ -156,3 +151,65 @@ def test_plain_tags_give_wrong_tag_issues():
     assert list(frame.columns) == ["id", "position", "token", "tag", "suggested_tag", "loss",
                                    "score"]
     assert len(frame) == ds.n_tokens
+
+
+# --- issue #12: token scorers on the shared layers -----------------------------------------
+
+def test_token_scorers_are_scorers_and_clone_unfitted(corpus):
+    from labelaudit.models import Scorer, TokenScorer
+
+    tokens, _, noisy, docs, _ = corpus
+    ds = make_token_dataset(tokens, noisy, documents=docs)
+    scorer = EncoderTokenScorer(encode=fake_encode, head="linear")
+    assert isinstance(scorer, TokenScorer) and isinstance(scorer, Scorer)
+    classes = token_classes(ds)
+    from labelaudit.tokens._spans import encode_tags
+
+    scorer.fit(scorer.prepare(ds), encode_tags(ds, classes), n_classes=len(classes))
+    fresh = scorer.clone()
+    assert hasattr(scorer, "head_") and not hasattr(fresh, "head_")
+    assert fresh.head == "linear" and fresh.name == "encoder+linear"
+
+
+def test_token_scores_are_detect_label_quality_scores(corpus):
+    from labelaudit.detect import label_quality_scores, token_scores
+
+    rng = np.random.default_rng(0)
+    labels = [rng.integers(0, 3, size=n) for n in (3, 1, 4)]
+    probs = [rng.dirichlet(np.ones(3), size=len(y)) for y in labels]
+    flat = label_quality_scores(np.concatenate(labels), np.vstack(probs), method="loss")
+    assert np.array_equal(np.concatenate(token_scores(labels, probs)), flat)
+    assert [len(s) for s in token_scores(labels, probs)] == [3, 1, 4]
+
+
+def test_several_token_scorers_are_averaged_per_token(noisy_conll):
+    path, _, planted = noisy_conll
+    ds = read_conll(path)
+    members = [EncoderTokenScorer(encode=fake_encode, head="linear"),
+               EncoderTokenScorer(encode=fake_encode)]
+    result = scan_tokens(ds, scorer=members, n_folds=4)
+    assert result.scorer == "encoder+linear+encoder+crf"
+    for sent, probs in zip(ds.tokens, result.pred_probs, strict=True):
+        assert probs.shape == (len(sent), len(result.classes))
+        assert np.allclose(probs.sum(1), 1.0)
+    assert {r["id"] for r in result.to_records()[:5]} == set(planted.values())
+    single = scan_tokens(ds, scorer=[members[1]], n_folds=4)
+    alone = scan_tokens(ds, scorer=members[1], n_folds=4)
+    assert single.to_records() == alone.to_records()
+    with pytest.raises(InvalidParameterError, match="at least one"):
+        scan_tokens(ds, scorer=[], n_folds=4)
+
+
+def test_moved_token_names_still_import_with_a_deprecation_warning():
+    import labelaudit.models
+    import labelaudit.tokens
+
+    with pytest.warns(DeprecationWarning, match="labelaudit.models"):
+        assert labelaudit.tokens.EncoderTokenScorer is EncoderTokenScorer
+    with pytest.warns(DeprecationWarning, match="group_folds"):
+        assert labelaudit.tokens.document_folds is document_folds
+    assert labelaudit.tokens.scan_tokens is scan_tokens
+    assert "EncoderTokenScorer" in labelaudit.models.__all__
+    assert "cross_val_token_probs" not in labelaudit.tokens.__all__
+    with pytest.raises(AttributeError):
+        labelaudit.tokens.no_such_name  # noqa: B018

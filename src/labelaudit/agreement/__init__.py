@@ -7,7 +7,8 @@ the items the annotators agreed on, and how large a difference between two syste
 can explain.
 
 Annotations come in long format, one row per ``item, annotator, label`` (crowd-kit's ``task,
-worker, label`` work too); :func:`nested_to_long` converts a per-item list column.
+worker, label`` work too); :func:`nested_to_long` converts a per-item list column, and
+:func:`read_annotation_file` reads either shape from a file, as ``labelaudit agreement`` does.
 """
 
 from labelaudit.agreement._aggregation import Aggregation
@@ -19,6 +20,7 @@ from labelaudit.agreement._annotations import (
     nested_to_long,
     to_annotations,
 )
+from labelaudit.agreement._chance_difference import ChanceDifference, chance_difference
 from labelaudit.agreement._gold import (
     GoldStandard,
     agreed_items,
@@ -33,18 +35,14 @@ from labelaudit.agreement._kappa import (
 )
 from labelaudit.agreement._latent import aggregate, dawid_skene, glad, mace
 from labelaudit.agreement._majority import majority_vote
-from labelaudit.agreement._noise_model import (
-    ChanceDifference,
-    NoiseBound,
-    chance_difference,
-    noise_bound,
-    tolerable_disagreements,
-)
+from labelaudit.agreement._noise_model import NoiseBound, noise_bound, tolerable_disagreements
+from labelaudit.agreement._read import AnnotationFile, read_annotation_file
 from labelaudit.agreement._report import AgreementReport, Estimate, agreement_report, bootstrap_ci
 
 __all__ = [
     "Aggregation",
     "AgreementReport",
+    "AnnotationFile",
     "Annotations",
     "ChanceDifference",
     "DroppedAnnotationsWarning",
@@ -70,6 +68,7 @@ __all__ = [
     "noise_bound",
     "observed_agreement",
     "per_item_agreement",
+    "read_annotation_file",
     "to_annotations",
     "tolerable_disagreements",
 ]

@@ -9,6 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from labelaudit._errors import InvalidParameterError, MissingExtraError
+from labelaudit._validation import check_choice
 from labelaudit.agreement._kappa import check_counts
 
 __all__ = ["krippendorff_alpha"]
@@ -60,8 +61,7 @@ def krippendorff_alpha(
     >>> round(krippendorff_alpha(counts, level="interval", values=[1, 2, 3, 4]), 3)
     0.811
     """
-    if level not in LEVELS:
-        raise InvalidParameterError(f"level must be one of {list(LEVELS)}, got {level!r}")
+    check_choice(level, "level", LEVELS)
     arr = check_counts(counts)
     if values is None:
         domain = np.arange(arr.shape[1], dtype=float)

@@ -16,9 +16,6 @@ numbers; the categories are their sorted distinct values.
 
 from __future__ import annotations
 
-import json
-import math
-import numbers
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -27,6 +24,15 @@ import numpy as np
 import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows
+from labelaudit.agreement._crowd import Crowd, crowd_from_annotations
+from labelaudit.agreement._labels import (
+    clean_label,
+    format_items,
+    is_empty_label,
+    is_missing,
+    label_kind,
+)
+from labelaudit.agreement._nested import nested_to_long
 
 __all__ = [
     "Annotations",
@@ -43,8 +49,6 @@ __all__ = [
 ITEM_ALIASES = ("item", "item_id", "task", "task_id", "id")
 ANNOTATOR_ALIASES = ("annotator", "annotator_id", "worker", "worker_id", "rater")
 LABEL_ALIASES = ("label",)
-_WORKER_KEYS = ("worker", "annotator", "worker_id", "annotator_id", "rater")
-_LABEL_KEYS = ("label", "value", "answer")
 
 
 class DroppedAnnotationsWarning(UserWarning):
@@ -104,17 +108,6 @@ class Annotations:
         )
 
 
-def format_items(items: Sequence[object], *, limit: int = 5) -> str:
-    """Name the first few offending items: ``"items 'a', 'b'"``, ``"item 3"``.
-
-    Examples
-    --------
-    >>> format_items(["a", "b"])
-    "items 'a', 'b'"
-    """
-    return "item" + format_rows(items, limit=limit)[3:]
-
-
 def _pick(columns: Sequence[str], given: str | None, aliases: tuple, what: str) -> str | None:
     if given is not None:
         if given not in columns:
@@ -126,108 +119,6 @@ def _pick(columns: Sequence[str], given: str | None, aliases: tuple, what: str) 
         if name in columns:
             return name
     return None
-
-
-def _is_missing(value: object) -> bool:
-    if value is None or value is pd.NA or value is pd.NaT:
-        return True
-    return isinstance(value, float) and math.isnan(value)
-
-
-def _is_empty_label(value: object) -> bool:
-    """A missing label: None, NaN, or a blank string."""
-    return _is_missing(value) or (isinstance(value, str) and not value.strip())
-
-
-def clean_label(value: object) -> object:
-    """Turn numpy scalars into Python values and integral floats into ints."""
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
-
-
-def _label_kind(value: object) -> str:
-    if isinstance(value, str):
-        return "str"
-    if isinstance(value, numbers.Number):
-        return "number"
-    return type(value).__name__
-
-
-def _parse_cell(cell: object, row: object) -> list[tuple[object, object]]:
-    """(annotator, label) pairs of one nested cell; annotator is None when not given."""
-    if isinstance(cell, str):
-        text = cell.strip()
-        if text.startswith("["):
-            try:
-                cell = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise InvalidInputError(
-                    f"the annotations of row {row!r} are not a valid JSON list: {exc}"
-                ) from exc
-        else:
-            raise InvalidInputError(
-                f"the annotations of row {row!r} are a string, not a list; expected a list of "
-                "labels or of {'worker': id, 'label': value} objects"
-            )
-    if _is_missing(cell):
-        return []
-    if isinstance(cell, np.ndarray):
-        cell = cell.tolist()
-    if not isinstance(cell, (list, tuple)):
-        raise InvalidInputError(
-            f"the annotations of row {row!r} are a {type(cell).__name__}, not a list; expected "
-            "a list of labels or of {'worker': id, 'label': value} objects"
-        )
-    pairs = []
-    for entry in cell:
-        if isinstance(entry, dict):
-            worker = next((entry[k] for k in _WORKER_KEYS if k in entry), None)
-            key = next((k for k in _LABEL_KEYS if k in entry), None)
-            if key is None:
-                raise InvalidInputError(
-                    f"an annotation of row {row!r} has no label key: {entry!r}; expected one "
-                    f"of {list(_LABEL_KEYS)}"
-                )
-            pairs.append((worker, entry[key]))
-        else:
-            pairs.append((None, entry))
-    return pairs
-
-
-def nested_to_long(frame: pd.DataFrame, *, item: str, annotations: str) -> pd.DataFrame:
-    """Explode a per-item list column into a long table ``item, annotator, label``.
-
-    Parameters
-    ----------
-    frame : DataFrame
-        One row per item.
-    item : str
-        The item-id column.
-    annotations : str
-        The list column: plain labels, or ``{"worker": id, "label": value}`` objects (JSON
-        text is parsed). Annotators are None when the list holds plain labels.
-
-    Examples
-    --------
-    >>> df = pd.DataFrame({"id": [1, 2], "votes": [["a", "b"], [{"worker": "w1", "label": "a"}]]})
-    >>> nested_to_long(df, item="id", annotations="votes").values.tolist()
-    [[1, None, 'a'], [1, None, 'b'], [2, 'w1', 'a']]
-    """
-    for col in (item, annotations):
-        if col not in frame.columns:
-            raise InvalidInputError(
-                f"no column {col!r} in the input; columns are {list(frame.columns)}"
-            )
-    items, workers, labels = [], [], []
-    for item_id, cell in zip(frame[item].tolist(), frame[annotations].tolist(), strict=True):
-        for worker, value in _parse_cell(cell, item_id):
-            items.append(item_id)
-            workers.append(worker)
-            labels.append(value)
-    return pd.DataFrame({"item": items, "annotator": workers, "label": labels}, dtype=object)
 
 
 def to_annotations(
@@ -285,33 +176,20 @@ def to_annotations(
 
     item_values = annotations[item_col].to_numpy(dtype=object)
     raw_labels = annotations[label_col].to_numpy(dtype=object)
-    missing_item = [i for i, v in enumerate(item_values) if _is_missing(v)]
+    missing_item = [i for i, v in enumerate(item_values) if is_missing(v)]
     if missing_item:
         raise InvalidInputError(
             f"the item column {item_col!r} is empty in {format_rows(missing_item)}; "
             "every annotation needs an item id"
         )
-    keep = np.array([not _is_empty_label(v) for v in raw_labels], dtype=bool)
+    keep = np.array([not is_empty_label(v) for v in raw_labels], dtype=bool)
     if not keep.any():
         raise InvalidInputError(
             f"all {len(keep)} annotations have an empty or missing label (column {label_col!r}): "
             "there is nothing to measure; check the label column (label=... or --label)"
         )
     positions = np.flatnonzero(keep)
-    labels = [clean_label(v) for v in raw_labels[keep]]
-    kinds = [_label_kind(v) for v in labels]
-    first_kind = kinds[0]
-    odd = [int(positions[i]) for i, k in enumerate(kinds) if k != first_kind]
-    if odd or first_kind not in ("str", "number"):
-        bad = odd or [int(positions[0])]
-        raise InvalidInputError(
-            f"labels of mixed or unsupported types in column {label_col!r}: row "
-            f"{positions[0]} is {first_kind}, {format_rows(bad)} differ; labels must be all "
-            "strings or all numbers (convert the column to one type)"
-        )
-    classes = tuple(sorted(set(labels)))  # type: ignore[type-var]  # one kind, checked above
-    class_index = {c: i for i, c in enumerate(classes)}
-    label_codes = np.array([class_index[v] for v in labels], dtype=np.int64)
+    classes, label_codes = _label_codes(raw_labels[keep], positions, label_col)
 
     item_codes_all, item_uniques = pd.factorize(pd.Series(item_values, dtype=object), sort=False)
     # items whose every annotation is missing still appear, with no annotations
@@ -320,33 +198,9 @@ def to_annotations(
     if not keep.all():
         _warn_dropped(keep, items, item_codes, label_col)
 
-    if annot_col is not None:
-        annot_values = annotations[annot_col].to_numpy(dtype=object)[keep]
-        known = np.array([not _is_missing(v) for v in annot_values], dtype=bool)
-        if known.all():
-            annot_codes, annot_uniques = pd.factorize(
-                pd.Series(annot_values, dtype=object), sort=False
-            )
-            annotators: np.ndarray | None = np.asarray(annot_uniques, dtype=object)
-            annotator_codes = annot_codes.astype(np.int64)
-            pair = pd.Series(item_codes * (len(annot_uniques) + 1) + annotator_codes)
-            dup = np.flatnonzero(pair.duplicated().to_numpy())
-            if len(dup):
-                raise InvalidInputError(
-                    f"an annotator labels the same item more than once in "
-                    f"{format_rows(positions[dup].tolist())}; keep one label per "
-                    "(item, annotator) pair"
-                )
-        elif known.any():
-            raise InvalidInputError(
-                f"the annotator column {annot_col!r} is empty in "
-                f"{format_rows(positions[~known].tolist())}; give every annotation an "
-                "annotator id or none at all"
-            )
-        else:
-            annotators, annotator_codes = None, np.full(len(labels), -1, dtype=np.int64)
-    else:
-        annotators, annotator_codes = None, np.full(len(labels), -1, dtype=np.int64)
+    annotators, annotator_codes = _annotator_codes(
+        None if annot_col is None else annotations[annot_col].to_numpy(dtype=object)[keep],
+        annot_col, item_codes, positions)
     return Annotations(
         items=items,
         classes=classes,
@@ -355,6 +209,44 @@ def to_annotations(
         annotator_codes=annotator_codes,
         label_codes=label_codes,
     )
+
+
+def _label_codes(labels: np.ndarray, positions: np.ndarray, column: str
+                 ) -> tuple[tuple, np.ndarray]:
+    """The sorted classes and each label's index; the labels must be of one kind."""
+    values = [clean_label(v) for v in labels]
+    kinds = [label_kind(v) for v in values]
+    odd = [int(positions[i]) for i, k in enumerate(kinds) if k != kinds[0]]
+    if odd or kinds[0] not in ("str", "number"):
+        raise InvalidInputError(
+            f"labels of mixed or unsupported types in column {column!r}: row "
+            f"{positions[0]} is {kinds[0]}, {format_rows(odd or [int(positions[0])])} differ; "
+            "labels must be all strings or all numbers (convert the column to one type)")
+    classes = tuple(sorted(set(values)))  # type: ignore[type-var]  # one kind, checked above
+    index = {c: i for i, c in enumerate(classes)}
+    return classes, np.array([index[v] for v in values], dtype=np.int64)
+
+
+def _annotator_codes(values: np.ndarray | None, column: str | None, item_codes: np.ndarray,
+                     positions: np.ndarray) -> tuple[np.ndarray | None, np.ndarray]:
+    """The annotators and each annotation's code (-1 and None without annotator ids)."""
+    known = (np.zeros(len(item_codes), dtype=bool) if values is None
+             else np.array([not is_missing(v) for v in values], dtype=bool))
+    if not known.any():
+        return None, np.full(len(item_codes), -1, dtype=np.int64)
+    if not known.all():
+        raise InvalidInputError(
+            f"the annotator column {column!r} is empty in "
+            f"{format_rows(positions[~known].tolist())}; give every annotation an "
+            "annotator id or none at all")
+    codes, uniques = pd.factorize(pd.Series(values, dtype=object), sort=False)
+    codes = codes.astype(np.int64)
+    dup = np.flatnonzero(pd.Series(item_codes * (len(uniques) + 1) + codes).duplicated())
+    if len(dup):
+        raise InvalidInputError(
+            f"an annotator labels the same item more than once in "
+            f"{format_rows(positions[dup].tolist())}; keep one label per (item, annotator) pair")
+    return np.asarray(uniques, dtype=object), codes
 
 
 def _warn_dropped(keep: np.ndarray, items: np.ndarray, item_codes: np.ndarray,
@@ -404,103 +296,3 @@ def annotation_counts(
     frame.index = pd.Index(ann.items, name="item")
     frame.columns.name = None
     return frame
-
-
-@dataclass(frozen=True)
-class Crowd:
-    """Crowd annotations encoded against the dataset's label set.
-
-    Attributes
-    ----------
-    items, workers, labels : ndarray of int, shape (n_annotations,)
-        Row of the dataset, annotator code (-1 when unknown) and class index of each
-        annotation.
-    counts : ndarray of int, shape (n_samples, n_classes)
-        How many annotators gave each item each class.
-    n_workers : int
-        Number of distinct known annotators (0 when the annotations carry no ids).
-    """
-
-    items: np.ndarray
-    workers: np.ndarray
-    labels: np.ndarray
-    counts: np.ndarray
-    n_workers: int
-
-
-def crowd_from_annotations(
-    annotations: pd.DataFrame | pd.Series | Sequence[object], *, ids: np.ndarray,
-    classes: np.ndarray,
-) -> Crowd:
-    """Encode crowd annotations against the rows and the label set of a dataset.
-
-    ``annotations`` is either a long table (one row per annotation: ``item_id``,
-    ``annotator_id``, ``label``, or the aliases :func:`labelaudit.agreement.to_annotations`
-    knows) whose item ids are the dataset's ``ids``, or one entry per row: a list of plain
-    labels or of ``{"worker": id, "label": value}`` objects (JSON text is parsed).
-
-    Examples
-    --------
-    >>> crowd = crowd_from_annotations([["a", "b"], ["b"]], ids=np.arange(2),
-    ...                                classes=np.array(["a", "b"]))
-    >>> crowd.counts.tolist(), crowd.n_workers
-    ([[1, 1], [0, 1]], 0)
-    """
-    n = len(ids)
-    if isinstance(annotations, pd.DataFrame):
-        long = annotations
-        position = {clean_label(v): i for i, v in enumerate(np.asarray(ids).tolist())}
-    else:
-        values = list(annotations)
-        if len(values) != n:
-            raise InvalidInputError(
-                f"annotations has {len(values)} entries but there are {n} labels; give one "
-                "list of annotations per row, or a long table (item_id, annotator_id, label)"
-            )
-        nested = pd.DataFrame({"item": np.arange(n),
-                               "annotations": pd.Series(values, dtype=object)})
-        long = nested_to_long(nested, item="item", annotations="annotations")
-        if long["annotator"].notna().any() and long["annotator"].isna().any():
-            without = pd.unique(long.loc[long["annotator"].isna(), "item"])
-            raise InvalidInputError(
-                "give every annotation an annotator id or none at all: "
-                f"{format_rows(without)} have annotations without one"
-            )
-        position = {i: i for i in range(n)}
-        if len(long) == 0:
-            return _empty_crowd(n, len(classes))
-    if len(long) == 0:
-        return _empty_crowd(n, len(classes))
-    ann = to_annotations(long)
-    rows = np.array([position.get(clean_label(v), -1) for v in ann.items.tolist()],
-                    dtype=np.int64)
-    if (rows < 0).any():
-        raise InvalidInputError(
-            f"the annotations name items that are not in the data: "
-            f"{format_rows(ann.items[rows < 0].tolist())}; item ids must match the id column "
-            "(or row numbers 0..n-1 without one)"
-        )
-    index = {clean_label(c): i for i, c in enumerate(np.asarray(classes).tolist())}
-    codes = np.array([index.get(clean_label(c), -1) for c in ann.classes], dtype=np.int64)
-    if (codes < 0).any():
-        unknown = [c for c, k in zip(ann.classes, codes, strict=True) if k < 0]
-        bad = np.isin(ann.label_codes, np.flatnonzero(codes < 0))
-        where = pd.unique(ann.items[ann.item_codes[bad]])
-        raise InvalidInputError(
-            f"the annotations use labels outside the label set {np.asarray(classes).tolist()}: "
-            f"{unknown}, in {format_rows(where)}; "
-            "map them to dataset labels or pass the full label set as classes"
-        )
-    items = rows[ann.item_codes]
-    labels = codes[ann.label_codes]
-    counts = np.zeros((n, len(classes)), dtype=np.int64)
-    np.add.at(counts, (items, labels), 1)
-    n_workers = 0 if ann.annotators is None else len(ann.annotators)
-    return Crowd(items=items, workers=ann.annotator_codes.astype(np.int64), labels=labels,
-                 counts=counts, n_workers=n_workers)
-
-
-def _empty_crowd(n: int, n_classes: int) -> Crowd:
-    empty = np.zeros(0, dtype=np.int64)
-    return Crowd(items=empty, workers=empty, labels=empty,
-                 counts=np.zeros((n, n_classes), dtype=np.int64), n_workers=0)

@@ -9,9 +9,11 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from labelaudit._errors import InvalidInputError, InvalidParameterError
+from labelaudit._errors import InvalidInputError
+from labelaudit._validation import check_choice, check_number
 from labelaudit.agreement._aggregation import _records
-from labelaudit.agreement._annotations import Annotations, format_items, to_annotations
+from labelaudit.agreement._annotations import Annotations, to_annotations
+from labelaudit.agreement._labels import format_items
 from labelaudit.agreement._noise_model import NoiseBound, noise_bound
 
 __all__ = ["GoldStandard", "agreed_items", "chance_agreement", "gold_standard"]
@@ -19,16 +21,9 @@ __all__ = ["GoldStandard", "agreed_items", "chance_agreement", "gold_standard"]
 ChanceMethod = Literal["annotators", "pooled"]
 
 
-def _check_share(min_share: float) -> float:
-    try:
-        share = float(min_share)
-    except (TypeError, ValueError) as exc:
-        raise InvalidParameterError(f"min_share must be a number, got {min_share!r}") from exc
-    if not (0.5 < share <= 1.0):
-        raise InvalidParameterError(
-            f"min_share must be in (0.5, 1] (a strict majority at least), got {min_share}"
-        )
-    return share
+def _check_share(min_share: object) -> float:
+    """A strict majority at least: in (0.5, 1]."""
+    return check_number(min_share, "min_share", low=0.5, high=1.0, low_open=True)
 
 
 def _thresholds(n_ann: np.ndarray, share: float) -> np.ndarray:
@@ -132,8 +127,7 @@ def chance_agreement(
     >>> chance_agreement(df)
     0.5
     """
-    if method not in ("annotators", "pooled"):
-        raise InvalidParameterError(f"method must be 'annotators' or 'pooled', got {method!r}")
+    check_choice(method, "method", ("annotators", "pooled"))
     share = _check_share(min_share)
     ann = to_annotations(annotations, item=item, annotator=annotator, label=label)
     counts = _checked_counts(ann)

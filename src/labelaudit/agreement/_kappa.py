@@ -9,6 +9,7 @@ two label vectors.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 from numpy.typing import ArrayLike
 
 from labelaudit._errors import InvalidInputError, format_rows
@@ -101,7 +102,10 @@ def fleiss_kappa(counts: ArrayLike) -> float:
     When items have different numbers of annotations ``k_i``, ``P_{A_i}`` uses ``k_i`` and
     ``p_j`` divides by the total number of annotations :math:`\\sum_i k_i` (the usual
     generalisation; with a constant ``k`` it is exactly equation 2, and equal to
-    ``statsmodels.stats.inter_rater.fleiss_kappa``).
+    ``statsmodels.stats.inter_rater.fleiss_kappa``). It is kept rather than delegated to
+    statsmodels because statsmodels refuses a table whose items have different numbers of
+    annotations (an ``AssertionError``), which crowd data usually is; statsmodels is also
+    only a development dependency.
 
     Parameters
     ----------
@@ -150,7 +154,9 @@ def cohen_kappa(labels_a: ArrayLike, labels_b: ArrayLike) -> float:
               P_e = \\sum_j p_{A}(j)\\, p_{B}(j)
 
     with each annotator's own category proportions (Cohen 1960), unlike Fleiss' kappa, which
-    pools them.
+    pools them. Computed by :func:`sklearn.metrics.cohen_kappa_score` on the labels coded as
+    integers, so labels of any (even mixed) types work; where chance agreement is 1 (both
+    annotators use one and the same category) kappa is NaN, without scikit-learn's warnings.
 
     Parameters
     ----------
@@ -176,14 +182,10 @@ def cohen_kappa(labels_a: ArrayLike, labels_b: ArrayLike) -> float:
         )
     if len(a) == 0:
         raise InvalidInputError("cohen_kappa needs at least one item labelled by both annotators")
-    classes = sorted(set(a.tolist()) | set(b.tolist()), key=lambda v: (str(type(v)), v))
-    index = {c: i for i, c in enumerate(classes)}
-    ia = np.array([index[v] for v in a])
-    ib = np.array([index[v] for v in b])
-    p_o = float((ia == ib).mean())
-    pa = np.bincount(ia, minlength=len(classes)) / len(a)
-    pb = np.bincount(ib, minlength=len(classes)) / len(b)
-    p_e = float((pa * pb).sum())
-    if np.isclose(p_e, 1.0, rtol=0, atol=1e-15):
+    from sklearn.metrics import cohen_kappa_score
+
+    codes, classes = pd.factorize(pd.Series(np.concatenate([a, b]), dtype=object),
+                                  use_na_sentinel=False)
+    if len(classes) < 2:
         return float("nan")
-    return (p_o - p_e) / (1.0 - p_e)
+    return float(cohen_kappa_score(codes[:len(a)], codes[len(a):]))

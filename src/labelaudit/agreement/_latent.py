@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import warnings
-from typing import Literal
+from collections.abc import Callable
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
-from labelaudit._errors import InvalidInputError, InvalidParameterError, MissingExtraError
+from labelaudit._errors import InvalidInputError, MissingExtraError
+from labelaudit._validation import check_choice
 from labelaudit.agreement._aggregation import Aggregation
 from labelaudit.agreement._annotations import Annotations, to_annotations
 
@@ -64,42 +66,27 @@ def _result(
     )
 
 
-def _check_items(ann: Annotations) -> None:
+def _fit(annotations: pd.DataFrame | Annotations, columns: tuple[str | None, ...],
+         make_model: Callable[[Any], Any]) -> tuple[Annotations, Any, pd.DataFrame]:
+    """Validate the annotations, then fit ``make_model(crowdkit.aggregation)`` on them
+    without its convergence and pandas warnings; returns them, the model and its input."""
+    item, annotator, label = columns
+    ann = to_annotations(annotations, item=item, annotator=annotator, label=label)
     n_ann = np.bincount(ann.item_codes, minlength=ann.n_items)
     if (n_ann == 0).any():
         raise InvalidInputError(
-            f"{int((n_ann == 0).sum())} items have no annotation; drop them before aggregating"
-        )
-
-
-def _prepare(
-    annotations: pd.DataFrame | Annotations,
-    item: str | None,
-    annotator: str | None,
-    label: str | None,
-):
-    """Validate the annotations for a crowd-kit model; return them and ``crowdkit.aggregation``."""
-    ann = to_annotations(annotations, item=item, annotator=annotator, label=label)
-    _check_items(ann)
-    return ann, _import_crowdkit()
-
-
-def _fit_quietly(model, frame: pd.DataFrame) -> None:
-    """Fit a crowd-kit model without its convergence and pandas warnings."""
+            f"{int((n_ann == 0).sum())} items have no annotation; drop them before aggregating")
+    frame = _crowdkit_frame(ann)
+    model = make_model(_import_crowdkit())
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model.fit(frame)
+    return ann, model, frame
 
 
-def dawid_skene(
-    annotations: pd.DataFrame | Annotations,
-    *,
-    item: str | None = None,
-    annotator: str | None = None,
-    label: str | None = None,
-    n_iter: int = 100,
-    tol: float = 1e-5,
-) -> Aggregation:
+def dawid_skene(annotations: pd.DataFrame | Annotations, *, item: str | None = None,
+                annotator: str | None = None, label: str | None = None, n_iter: int = 100,
+                tol: float = 1e-5) -> Aggregation:
     """Aggregate with the Dawid-Skene model (per-annotator confusion matrices, EM).
 
     Parameters
@@ -129,9 +116,8 @@ def dawid_skene(
     >>> dawid_skene(df).labels.tolist()
     ['x', 'y']
     """
-    ann, agg = _prepare(annotations, item, annotator, label)
-    model = agg.DawidSkene(n_iter=n_iter, tol=tol)
-    _fit_quietly(model, _crowdkit_frame(ann))
+    ann, model, _ = _fit(annotations, (item, annotator, label),
+                         lambda agg: agg.DawidSkene(n_iter=n_iter, tol=tol))
     errors = model.errors_  # index (worker, observed label), columns true label
     priors = model.priors_
     quality = np.full(len(ann.annotators), np.nan)  # type: ignore[arg-type]
@@ -146,16 +132,12 @@ def dawid_skene(
     return _result("dawid_skene", ann, model.probas_, quality)
 
 
-def glad(
-    annotations: pd.DataFrame | Annotations,
-    *,
-    item: str | None = None,
-    annotator: str | None = None,
-    label: str | None = None,
-    n_iter: int = 100,
-    tol: float = 1e-5,
-) -> Aggregation:
+def glad(annotations: pd.DataFrame | Annotations, *, item: str | None = None,
+         annotator: str | None = None, label: str | None = None, n_iter: int = 100,
+         tol: float = 1e-5) -> Aggregation:
     """Aggregate with GLAD (annotator ability and item difficulty).
+
+    Parameters are those of :func:`dawid_skene` (``n_iter, tol`` of crowd-kit's ``GLAD``).
 
     Returns
     -------
@@ -170,14 +152,13 @@ def glad(
 
     Examples
     --------
-    >>> df = pd.DataFrame({"item": [1, 1, 1, 2, 2, 2], "annotator": list("abcabc"),
-    ...                    "label": ["x", "x", "y", "y", "y", "y"]})
-    >>> glad(df).labels.tolist()
-    ['x', 'y']
+    >>> votes = pd.DataFrame({"task": [1, 1, 1, 2, 2, 2], "worker": list("abcabc"),
+    ...                       "label": [0, 0, 1, 1, 1, 1]})
+    >>> glad(votes).labels.tolist()
+    [0, 1]
     """
-    ann, agg = _prepare(annotations, item, annotator, label)
-    model = agg.GLAD(n_iter=n_iter, tol=tol)
-    _fit_quietly(model, _crowdkit_frame(ann))
+    ann, model, _ = _fit(annotations, (item, annotator, label),
+                         lambda agg: agg.GLAD(n_iter=n_iter, tol=tol))
     alphas = model.alphas_
     quality = np.array(
         [float(alphas.get(w, np.nan)) for w in range(len(ann.annotators))]  # type: ignore[arg-type]
@@ -185,16 +166,9 @@ def glad(
     return _result("glad", ann, model.probas_, quality)
 
 
-def mace(
-    annotations: pd.DataFrame | Annotations,
-    *,
-    item: str | None = None,
-    annotator: str | None = None,
-    label: str | None = None,
-    n_restarts: int = 10,
-    n_iter: int = 50,
-    random_state: int = 0,
-) -> Aggregation:
+def mace(annotations: pd.DataFrame | Annotations, *, item: str | None = None,
+         annotator: str | None = None, label: str | None = None, n_restarts: int = 10,
+         n_iter: int = 50, random_state: int = 0) -> Aggregation:
     """Aggregate with MACE (each annotator either knows the label or spams).
 
     Returns
@@ -209,15 +183,14 @@ def mace(
 
     Examples
     --------
-    >>> df = pd.DataFrame({"item": [1, 1, 1, 2, 2, 2], "annotator": list("abcabc"),
-    ...                    "label": ["x", "x", "y", "y", "y", "y"]})
-    >>> mace(df, n_restarts=1).labels.tolist()
-    ['x', 'y']
+    >>> crowd = pd.DataFrame({"item_id": ["q", "q", "q", "r", "r", "r"],
+    ...                       "annotator_id": [1, 2, 3, 1, 2, 3], "label": list("ppnnnn")})
+    >>> mace(crowd, n_restarts=1).labels.tolist()
+    ['p', 'n']
     """
-    ann, agg = _prepare(annotations, item, annotator, label)
-    frame = _crowdkit_frame(ann)
-    model = agg.MACE(n_restarts=n_restarts, n_iter=n_iter, random_state=random_state)
-    _fit_quietly(model, frame)
+    ann, model, frame = _fit(
+        annotations, (item, annotator, label),
+        lambda agg: agg.MACE(n_restarts=n_restarts, n_iter=n_iter, random_state=random_state))
     _, worker_names = pd.factorize(frame["worker"])  # crowd-kit's worker order
     quality = np.full(len(ann.annotators), np.nan)  # type: ignore[arg-type]
     quality[np.asarray(worker_names, dtype=int)] = model.spamming_[:, 1]
@@ -246,8 +219,7 @@ def aggregate(
     """
     from labelaudit.agreement._majority import majority_vote
 
-    if method not in METHODS:
-        raise InvalidParameterError(f"method must be one of {list(METHODS)}, got {method!r}")
+    check_choice(method, "method", METHODS)
     ann = to_annotations(annotations, item=item, annotator=annotator, label=label)
     if method == "majority_vote":
         return majority_vote(ann, ties=ties, random_state=random_state)

@@ -7,9 +7,11 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from labelaudit._errors import InvalidInputError, InvalidParameterError
+from labelaudit._errors import InvalidInputError
+from labelaudit._validation import check_choice
 from labelaudit.agreement._aggregation import Aggregation
-from labelaudit.agreement._annotations import Annotations, format_items, to_annotations
+from labelaudit.agreement._annotations import Annotations, to_annotations
+from labelaudit.agreement._labels import format_items
 
 __all__ = ["majority_vote"]
 
@@ -63,8 +65,7 @@ def majority_vote(
     >>> majority_vote(df, ties="first").labels.tolist()
     ['pos', 'neg']
     """
-    if ties not in _TIES:
-        raise InvalidParameterError(f"ties must be one of {list(_TIES)}, got {ties!r}")
+    check_choice(ties, "ties", _TIES)
     ann = to_annotations(annotations, item=item, annotator=annotator, label=label)
     counts = ann.counts()
     n_ann = counts.sum(axis=1)

@@ -10,21 +10,21 @@ turns a noise level into the difference between two systems that chance alone ca
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
-from scipy import special, stats
+from scipy import special
 
 from labelaudit._errors import InvalidParameterError
+from labelaudit._validation import check_fraction, check_int
+from labelaudit.agreement._text import key_value_text, percent
 
-__all__ = [
-    "ChanceDifference",
-    "NoiseBound",
-    "chance_difference",
-    "noise_bound",
-    "tolerable_disagreements",
-]
+__all__ = ["NoiseBound", "noise_bound", "tolerable_disagreements"]
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -64,35 +64,35 @@ class NoiseBound:
         return self.n_items - self.n_disagreed
 
     def to_dict(self) -> dict:
-        return {**asdict(self), "n_agreed": self.n_agreed}
+        """Every field and ``n_agreed``, JSON-ready (an undefined gamma is None)."""
+        return {**asdict(self), "n_agreed": self.n_agreed,
+                "gamma": None if math.isnan(self.gamma) else self.gamma}
 
     def to_frame(self) -> pd.DataFrame:
         """One row with every field."""
         return pd.DataFrame([self.to_dict()])
 
+    def summary(self) -> str:
+        """The bound as a two-column table for a person."""
+        return key_value_text([
+            ("items (n)", self.n_items),
+            ("disagreed (d)", self.n_disagreed),
+            ("agreed", self.n_agreed),
+            ("p, chance agreement on a hard item", self.p_chance),
+            ("confidence", self.confidence),
+            ("hard items at most (t0)", self.max_hard),
+            ("hard items hidden among the agreed", self.hidden_hard),
+            ("gamma, noise of the agreed subset", percent(self.gamma)),
+        ])
 
-def _check_prob(value: float, name: str, *, open_right: bool = False) -> float:
+
+def checked(check: Callable[..., T], value: object, name: str, **bounds: Any) -> T:
+    """``check(value, name, **bounds)`` from :mod:`labelaudit._validation`, its message worded
+    as these functions have always put it (``n_items must be a whole number, got 2.5``)."""
     try:
-        value = float(value)
-    except (TypeError, ValueError) as exc:
-        raise InvalidParameterError(f"{name} must be a number, got {value!r}") from exc
-    if not (0.0 <= value <= 1.0) or (open_right and value >= 1.0) or math.isnan(value):
-        upper = "1)" if open_right else "1]"
-        raise InvalidParameterError(f"{name} must be in [0, {upper}, got {value}")
-    return value
-
-
-def _check_count(value: object, name: str, *, minimum: int = 0) -> int:
-    if isinstance(value, np.floating):
-        value = value.item()  # np.float64(3.0) is 3, and prints as 3.5, not np.float64(3.5)
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        if isinstance(value, float) and not isinstance(value, bool) and value.is_integer():
-            value = int(value)
-        else:
-            raise InvalidParameterError(f"{name} must be a whole number, got {value!r}")
-    if value < minimum:
-        raise InvalidParameterError(f"{name} must be at least {minimum}, got {value}")
-    return int(value)
+        return check(value, name, **bounds)
+    except InvalidParameterError as exc:
+        raise InvalidParameterError(str(exc).replace("; got ", ", got ")) from None
 
 
 def _log_posterior_tail(n: int, d: int, p: float) -> tuple[np.ndarray, float]:
@@ -163,12 +163,12 @@ def noise_bound(
     >>> bound.hidden_hard, round(bound.gamma, 3)
     (125, 0.139)
     """
-    n = _check_count(n_items, "n_items", minimum=1)
-    d = _check_count(n_disagreed, "n_disagreed")
+    n = checked(check_int, n_items, "n_items", minimum=1)
+    d = checked(check_int, n_disagreed, "n_disagreed", minimum=0)
     if d > n:
         raise InvalidParameterError(f"n_disagreed ({d}) cannot exceed n_items ({n})")
-    p = _check_prob(p_chance, "p_chance")
-    alpha = _check_prob(confidence, "confidence", open_right=True)
+    p = checked(check_fraction, p_chance, "p_chance")
+    alpha = checked(check_fraction, confidence, "confidence", high_open=True)
     tails, total = _log_posterior_tail(n, d, p)
     log_threshold = math.log1p(-alpha) if alpha < 1 else -math.inf
     below = np.flatnonzero(tails - total < log_threshold)
@@ -202,10 +202,10 @@ def tolerable_disagreements(
     >>> tolerable_disagreements(1000, 0.5, gamma=0.05, confidence=0.95)
     33
     """
-    n = _check_count(n_items, "n_items", minimum=1)
-    target = _check_prob(gamma, "gamma")
-    p = _check_prob(p_chance, "p_chance")
-    alpha = _check_prob(confidence, "confidence", open_right=True)
+    n = checked(check_int, n_items, "n_items", minimum=1)
+    target = checked(check_fraction, gamma, "gamma")
+    p = checked(check_fraction, p_chance, "p_chance")
+    alpha = checked(check_fraction, confidence, "confidence", high_open=True)
 
     def ok(d: int) -> bool:
         return noise_bound(n, d, p, confidence=alpha).gamma <= target
@@ -222,155 +222,3 @@ def tolerable_disagreements(
         else:
             hi = mid
     return lo
-
-
-@dataclass(frozen=True)
-class ChanceDifference:
-    """How large a difference between two systems chance alone can produce (section 4.1).
-
-    Two systems equally good on easy items, guessing on the ``n_noise`` hard ones: the
-    difference ``S`` in correct answers sums ``R`` independent steps of -1, 0, +1 with
-    probabilities 1/4, 1/2, 1/4, so ``mu_S = 0`` and ``sigma_S = sqrt(R / 2)``.
-
-    Attributes
-    ----------
-    n_items, n_noise : int
-        ``L`` and ``R``.
-    confidence : float
-    sigma : float
-        ``sqrt(R / 2)``.
-    chebyshev_bound : float
-        ``sigma / sqrt(1 - confidence)``: ``P(|S| > bound) <= 1 - confidence`` for any
-        distribution (Chebyshev; 4.47 sigma at 95%).
-    normal_bound : float
-        ``z * sigma`` with the two-sided normal quantile (1.96 sigma at 95%; the paper's
-        footnote 9 rounds it to 2 sigma).
-    delta : int or None
-        The observed difference, when given.
-    p_exact : float or None
-        ``P(|S| >= delta)`` under the model, exactly: ``S + R`` is Binomial(2R, 1/2).
-    """
-
-    n_items: int
-    n_noise: int
-    confidence: float
-    sigma: float
-    chebyshev_bound: float
-    normal_bound: float
-    delta: int | None = None
-    p_exact: float | None = None
-
-    @property
-    def noise_rate(self) -> float:
-        return self.n_noise / self.n_items
-
-    @property
-    def can_be_chance(self) -> bool | None:
-        """Whether ``delta`` is within the Chebyshev bound (None without a delta)."""
-        if self.delta is None:
-            return None
-        return abs(self.delta) <= self.chebyshev_bound
-
-    @property
-    def can_be_chance_exact(self) -> bool | None:
-        """Whether ``P(|S| >= delta)`` under the model is at least ``1 - confidence``.
-
-        The model fixes the distribution of ``S``, so this test is much tighter than the
-        distribution-free Chebyshev bound the paper uses (None without a delta).
-        """
-        if self.p_exact is None:
-            return None
-        return self.p_exact >= 1 - self.confidence
-
-    def to_dict(self) -> dict:
-        return {
-            **asdict(self),
-            "noise_rate": self.noise_rate,
-            "can_be_chance": self.can_be_chance,
-            "can_be_chance_exact": self.can_be_chance_exact,
-        }
-
-    def to_frame(self) -> pd.DataFrame:
-        return pd.DataFrame([self.to_dict()])
-
-
-def chance_difference(
-    n_items: int,
-    *,
-    n_noise: int | None = None,
-    noise_rate: float | None = None,
-    delta: int | None = None,
-    confidence: float = 0.95,
-) -> ChanceDifference:
-    """The difference between two systems that noise in the gold standard can explain.
-
-    Section 4.1 of the paper: on a gold standard of ``L`` items of which up to ``R`` are
-    noise, :math:`S = \\sum_{i=1}^R X_i` with :math:`X_i \\in \\{-1, 0, 1\\}` of probability
-    1/4, 1/2, 1/4, :math:`\\sigma_S = \\sqrt{R/2}`, and by Chebyshev
-    :math:`\\Pr(|S| > k\\sigma) \\le 1/k^2`.
-
-    Parameters
-    ----------
-    n_items : int
-        ``L``.
-    n_noise : int, optional
-        ``R``; or give ``noise_rate`` (``gamma``), and ``R = round(gamma * L)``.
-    noise_rate : float, optional
-    delta : int, optional
-        An observed difference in correct answers, to test against chance; its size is at
-        most ``n_items``.
-    confidence : float, default 0.95
-
-    Returns
-    -------
-    ChanceDifference
-
-    Examples
-    --------
-    The paper's example: L = 900, R = 125; a difference of up to 35 correct answers (3.9%
-    of the gold standard) can be attributed to chance:
-
-    >>> res = chance_difference(900, n_noise=125)
-    >>> int(res.chebyshev_bound), round(res.chebyshev_bound / 900, 3)
-    (35, 0.039)
-    """
-    big_l = _check_count(n_items, "n_items", minimum=1)
-    if (n_noise is None) == (noise_rate is None):
-        raise InvalidParameterError("give exactly one of n_noise and noise_rate")
-    if n_noise is None:
-        rate = _check_prob(noise_rate, "noise_rate")  # type: ignore[arg-type]
-        r = int(round(rate * big_l))
-    else:
-        r = _check_count(n_noise, "n_noise")
-    if r > big_l:
-        raise InvalidParameterError(f"n_noise ({r}) cannot exceed n_items ({big_l})")
-    alpha = _check_prob(confidence, "confidence", open_right=True)
-    if alpha <= 0:
-        raise InvalidParameterError(f"confidence must be in (0, 1), got {alpha}")
-    sigma = math.sqrt(r / 2)
-    cheb = sigma / math.sqrt(1 - alpha)
-    normal = float(stats.norm.ppf(0.5 + alpha / 2)) * sigma
-    p_exact = None
-    if delta is not None:
-        if isinstance(delta, (int, np.integer)) and not isinstance(delta, bool):
-            delta = abs(int(delta))  # the sign only says which system is ahead
-        delta = _check_count(delta, "delta")
-        if delta > big_l:
-            raise InvalidParameterError(
-                f"delta ({delta}) cannot exceed n_items ({big_l}): two systems' correct "
-                "answers on n_items items differ by at most n_items")
-        if delta == 0:
-            p_exact = 1.0
-        else:
-            # S + R ~ Binomial(2R, 1/2); P(|S| >= delta) = 2 P(B >= R + delta)
-            p_exact = float(min(1.0, 2 * stats.binom.sf(r + delta - 1, 2 * r, 0.5)))
-    return ChanceDifference(
-        n_items=big_l,
-        n_noise=r,
-        confidence=alpha,
-        sigma=sigma,
-        chebyshev_bound=cheb,
-        normal_bound=normal,
-        delta=delta,
-        p_exact=p_exact,
-    )

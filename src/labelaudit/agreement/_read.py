@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -13,12 +14,13 @@ from labelaudit._errors import InvalidInputError
 from labelaudit.agreement._annotations import (
     ITEM_ALIASES,
     DroppedAnnotationsWarning,
-    _is_empty_label,
-    _is_missing,
-    format_items,
-    nested_to_long,
     to_annotations,
 )
+from labelaudit.agreement._labels import format_items, is_empty_label, is_missing
+from labelaudit.agreement._nested import nested_to_long
+
+if TYPE_CHECKING:  # pragma: no cover
+    from labelaudit.agreement._report import AgreementReport
 
 __all__ = ["AnnotationFile", "NESTED_GUESSES", "read_annotation_file"]
 
@@ -48,6 +50,33 @@ class AnnotationFile:
     frame: pd.DataFrame
     nested_column: str | None
     gold: pd.Series | None
+
+    def agreement_report(self, **options: Any) -> AgreementReport:
+        """:func:`labelaudit.agreement.agreement_report` of these annotations, with the
+        file's gold labels; ``options`` are those of that function but the columns."""
+        from labelaudit.agreement._report import agreement_report
+
+        return agreement_report(
+            self.long, item="item", label="label", gold=self.gold,
+            annotator="annotator" if "annotator" in self.long.columns else None, **options)
+
+    def items_frame(self, report: AgreementReport) -> pd.DataFrame:
+        """The report's row per item (:meth:`AgreementReport.items_frame`), keyed by the
+        file's item column."""
+        return report.items_frame().rename(columns={"item": self.item_column})
+
+    def gold_frame(self, report: AgreementReport) -> pd.DataFrame:
+        """The agreed items with their label (``gold_label``), support and number of
+        annotations, keyed by the file's item column; a nested file's other columns
+        (text, ...) come along."""
+        gold = report.gold.to_frame().rename(
+            columns={"item": self.item_column, "label": "gold_label"})
+        if self.nested_column is None:
+            return gold
+        extra = self.frame.drop(columns=[c for c in self.frame.columns
+                                         if c == self.nested_column or c in gold.columns])
+        extra[self.item_column] = self.frame[self.item_column]
+        return gold.merge(extra, on=self.item_column, how="left")
 
 
 def _is_list_column(frame: pd.DataFrame, column: str) -> bool:
@@ -98,7 +127,7 @@ def read_annotation_file(
         if gold not in frame.columns:
             raise InvalidInputError(f"{path}: no gold column {gold!r}")
         pairs = frame[[item_col, gold]]
-        pairs = pairs[[not _is_missing(v) for v in pairs[gold]]]
+        pairs = pairs[[not is_missing(v) for v in pairs[gold]]]
         conflict = pairs.groupby(item_col)[gold].nunique()
         bad = conflict[conflict > 1].index.tolist()
         if bad:
@@ -127,7 +156,7 @@ def _read_nested(frame: pd.DataFrame, path: str | Path, item: str | None, nested
             f"{path}: nested input needs one row per item, but {format_items(dup)} repeat")
     long = nested_to_long(frame, item=item_col, annotations=nested_col)
     n_items = len(frame)
-    empty = np.array([_is_empty_label(v) for v in long["label"]], dtype=bool)
+    empty = np.array([is_empty_label(v) for v in long["label"]], dtype=bool)
     if empty.any():
         where = pd.unique(long.loc[empty, "item"].to_numpy(dtype=object)).tolist()
         warnings.warn(DroppedAnnotationsWarning(

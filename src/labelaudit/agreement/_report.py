@@ -12,71 +12,19 @@ import numpy as np
 import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
+from labelaudit._validation import check_fraction, check_int
 from labelaudit.agreement._aggregation import Aggregation, _plain, _records
 from labelaudit.agreement._alpha import Level, krippendorff_alpha
-from labelaudit.agreement._annotations import (
-    Annotations,
-    DroppedAnnotationsWarning,
-    _is_missing,
-    _label_kind,
-    clean_label,
-    format_items,
-    to_annotations,
-)
+from labelaudit.agreement._annotations import Annotations, DroppedAnnotationsWarning, to_annotations
+from labelaudit.agreement._annotators import annotator_table, gold_array
+from labelaudit.agreement._bootstrap import Estimate, bootstrap_ci, estimate
 from labelaudit.agreement._gold import ChanceMethod, GoldStandard, gold_standard
 from labelaudit.agreement._kappa import cohen_kappa, fleiss_kappa, per_item_agreement
+from labelaudit.agreement._labels import format_items, label_kind
 from labelaudit.agreement._latent import Method, aggregate
+from labelaudit.agreement._text import number, percent
 
 __all__ = ["AgreementReport", "Estimate", "agreement_report", "bootstrap_ci"]
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """A statistic with its bootstrap confidence interval (NaN bounds when not bootstrapped)."""
-
-    name: str
-    value: float
-    ci_low: float
-    ci_high: float
-
-    def to_dict(self) -> dict:
-        return {k: _plain(v) for k, v in self.__dict__.items()}
-
-
-def bootstrap_ci(
-    n_units: int,
-    statistic: Callable[[np.ndarray], float],
-    *,
-    n_bootstrap: int = 1000,
-    confidence: float = 0.95,
-    random_state: int | None = 0,
-) -> tuple[float, float]:
-    """Percentile bootstrap interval of ``statistic(indices)`` over units resampled with
-    replacement.
-
-    Replicates where the statistic is undefined (NaN) are dropped; the interval is NaN when
-    fewer than 10 remain.
-
-    Examples
-    --------
-    >>> x = np.arange(100.0)
-    >>> lo, hi = bootstrap_ci(100, lambda idx: x[idx].mean(), n_bootstrap=200)
-    >>> bool(lo < 49.5 < hi)
-    True
-    """
-    if n_bootstrap <= 0:
-        return float("nan"), float("nan")
-    rng = np.random.default_rng(random_state)
-    reps = np.array(
-        [statistic(rng.integers(0, n_units, n_units)) for _ in range(int(n_bootstrap))],
-        dtype=float,
-    )
-    reps = reps[~np.isnan(reps)]
-    if len(reps) < 10:
-        return float("nan"), float("nan")
-    tail = (1 - confidence) / 2
-    lo, hi = np.quantile(reps, [tail, 1 - tail])
-    return float(lo), float(hi)
 
 
 @dataclass(frozen=True)
@@ -106,6 +54,8 @@ class AgreementReport:
     gold_labels : ndarray of shape (n_items,) or None
         The reference labels given, None where an item has none.
     confidence, n_bootstrap : float, int
+    ties : str
+        The tie policy of majority vote.
     """
 
     n_items: int
@@ -121,6 +71,7 @@ class AgreementReport:
     gold_labels: np.ndarray | None
     confidence: float
     n_bootstrap: int
+    ties: str = "random"
 
     def statistic(self, name: str) -> Estimate:
         """The estimate called ``name``."""
@@ -169,40 +120,65 @@ class AgreementReport:
             "annotators": _records(self.annotator_table),
         }
 
+    def summary(self, *, source: str = "annotations", method: str | None = None) -> str:
+        """The report for a person: counts, the statistics with their intervals, the
+        aggregation, the gold standard and its noise bound, and the ten busiest annotators.
 
-def _gold_array(gold: Mapping | pd.Series, ann: Annotations) -> np.ndarray:
-    series = gold if isinstance(gold, pd.Series) else pd.Series(dict(gold), dtype=object)
-    lookup = {k: v for k, v in series.items() if not _is_missing(v)}
-    out = np.array([clean_label(lookup[i]) if i in lookup else None for i in ann.items],
-                   dtype=object)
-    known = [v for v in out if v is not None]
-    if not known:
-        raise InvalidInputError(
-            "none of the gold labels belongs to an annotated item; check that the gold ids "
-            "match the item ids"
-        )
-    kinds = {_label_kind(v) for v in known}
-    ann_kind = _label_kind(ann.classes[0])
-    if kinds != {ann_kind}:
-        raise InvalidInputError(
-            f"gold labels are {sorted(kinds)} but annotations are {ann_kind}; convert one "
-            "column so both use the same type"
-        )
-    return out
+        ``source`` names the annotations in the first line; ``method`` the aggregation
+        (default: its name, e.g. ``majority_vote``).
+        """
+        per = self.annotations_per_item
+        who = (f"{self.n_annotators} annotators" if self.n_annotators is not None
+               else "annotators unknown")
+        ci = f"{100 * self.confidence:g}% CI" if self.n_bootstrap else "CI"
+        stats = pd.DataFrame(
+            [(e.name, number(e.value),
+              "" if math.isnan(e.ci_low) else f"[{e.ci_low:.3f}, {e.ci_high:.3f}]")
+             for e in self.statistics], columns=["statistic", "value", ci])
+        agg = self.aggregation
+        ties = f" (ties: {self.ties})" if agg.method == "majority_vote" else ""
+        lines = [
+            f"{source}: {self.n_items} items, {self.n_annotations} annotations "
+            f"({per[1]:.1f} per item, min {per[0]}, max {per[2]}), {who}, "
+            f"classes {', '.join(map(str, self.classes))}", "",
+            stats.to_string(index=False), "",
+            f"aggregation: {method or agg.method}, {int(agg.tied.sum())} tied items{ties}",
+            *self._gold_lines(), *self._annotator_lines()]
+        return "\n".join(lines) + "\n"
 
+    def _gold_lines(self) -> list[str]:
+        gold = self.gold.summary()
+        kind = "unanimous" if gold["min_share"] >= 1 else f"top label >= {gold['min_share']:g}"
+        lines = [f"gold standard ({kind}): {gold['n_agreed']} of {gold['n_items']} items "
+                 f"agreed, {gold['n_disagreed']} disagreed",
+                 f"  p, chance agreement on a hard item = {gold['p_chance']:.4g} "
+                 f"({gold['p_method']})",
+                 f"  noise bound gamma = {percent(gold['gamma'])} at "
+                 f"{100 * gold['confidence']:g}% confidence (up to {gold['hidden_hard']} hard "
+                 f"items among the {gold['n_agreed']} agreed)"]
+        if self.gold_labels is None or not gold["n_agreed"]:
+            return lines
+        agreed = pd.Series(self.gold.labels, index=self.gold.items)
+        in_gold = pd.Index(self.aggregation.items).isin(pd.Index(self.gold.items))
+        pairs = [(a, r) for a, r in zip(
+            agreed.reindex(self.aggregation.items[in_gold]).to_numpy(dtype=object),
+            self.gold_labels[in_gold], strict=True) if r is not None]
+        if pairs:
+            wrong = sum(1 for a, r in pairs if a != r)
+            lines.append(f"  against the reference labels: {wrong} of {len(pairs)} agreed items "
+                         f"disagree ({percent(wrong / len(pairs))})")
+        return lines
 
-def _loo_majority_agreement(ann: Annotations, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per annotator: share of labels equal to the unique majority of the item's others."""
-    others = counts[ann.item_codes].astype(float)
-    others[np.arange(len(ann.label_codes)), ann.label_codes] -= 1
-    top = others.max(axis=1)
-    unique = ((others == top[:, None]).sum(axis=1) == 1) & (others.sum(axis=1) > 0)
-    agree = (others[np.arange(len(ann.label_codes)), ann.label_codes] == top) & unique
-    n_annot = len(ann.annotators)  # type: ignore[arg-type]
-    used = np.bincount(ann.annotator_codes[unique], minlength=n_annot).astype(float)
-    hits = np.bincount(ann.annotator_codes[agree], minlength=n_annot).astype(float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(used > 0, hits / np.maximum(used, 1), np.nan), used
+    def _annotator_lines(self) -> list[str]:
+        table = self.annotator_table
+        if not len(table):
+            return []
+        shown = table.sort_values(["n_labels", "annotator"], ascending=[False, True]).head(10)
+        for col in ("agreement_with_majority", "quality", "gold_accuracy"):
+            if col in shown:
+                shown[col] = shown[col].map(number)
+        more = f" (10 of {len(table)}, most labels first)" if len(table) > 10 else ""
+        return ["", f"annotators{more}", shown.to_string(index=False)]
 
 
 def agreement_report(
@@ -265,54 +241,81 @@ def agreement_report(
     >>> round(rep.statistic("observed_agreement").value, 2), rep.statistic("cohen_kappa").value
     (0.75, 0.5)
     """
-    if not (0 < confidence < 1):
-        raise InvalidParameterError(f"confidence must be in (0, 1), got {confidence}")
-    if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, (int, np.integer)) or (
-        n_bootstrap < 0
-    ):
-        raise InvalidParameterError(f"n_bootstrap must be a whole number >= 0, got {n_bootstrap}")
-    ann = to_annotations(annotations, item=item, annotator=annotator, label=label)
-    counts = ann.counts()
-    n_ann = counts.sum(axis=1)
-    few = np.flatnonzero(n_ann < 2)
-    if len(few):
-        if not drop_single:
-            raise InvalidInputError(
-                f"agreement needs at least 2 annotations per item; fewer in "
-                f"{format_items(ann.items[few].tolist())} (drop them, or pass "
-                "drop_single=True / --drop-single)"
-            )
-        frame = ann.to_frame()
-        frame = frame[frame["item"].isin(pd.Index(ann.items[n_ann >= 2]))]
-        if frame.empty:
-            raise InvalidInputError(
-                f"none of the {ann.n_items} items has 2 or more annotations: nothing to measure")
-        warnings.warn(DroppedAnnotationsWarning(
-            f"dropped {len(few)} of {ann.n_items} items with fewer than 2 annotations "
-            f"({format_items(ann.items[few].tolist())})"), stacklevel=2)
-        if ann.annotators is None:
-            frame = frame.drop(columns="annotator")
-        ann = to_annotations(frame, item="item", label="label",
-                             annotator="annotator" if ann.annotators is not None else None)
-        counts = ann.counts()
-        n_ann = counts.sum(axis=1)
-
+    check_fraction(confidence, "confidence", low_open=True, high_open=True)
+    n_bootstrap = check_int(n_bootstrap, "n_bootstrap", minimum=0)
+    ann = _drop_single(to_annotations(annotations, item=item, annotator=annotator, label=label),
+                       drop_single)
     values: list[float] | None = None
     if level != "nominal":
-        if _label_kind(ann.classes[0]) != "number":
+        if label_kind(ann.classes[0]) != "number":
             raise InvalidParameterError(
-                f"level={level!r} needs numeric labels; these labels are strings"
-            )
+                f"level={level!r} needs numeric labels; these labels are strings")
         values = [float(c) for c in ann.classes]
+    agg = aggregate(ann, method=method, ties=ties, random_state=random_state)
+    gold_arr = gold_array(gold, ann) if gold is not None else None
+    counts = ann.counts()
+    n_ann = counts.sum(axis=1)
 
-    def est(name: str, fn: Callable[[np.ndarray], float], n_units: int) -> Estimate:
-        value = fn(np.arange(n_units))
-        lo, hi = (math.nan, math.nan)
-        if n_units > 1:
-            lo, hi = bootstrap_ci(n_units, fn, n_bootstrap=int(n_bootstrap),
-                                  confidence=confidence, random_state=random_state)
-        return Estimate(name, float(value), lo, hi)
+    def est(name: str, statistic: Callable[[np.ndarray], float], n_units: int) -> Estimate:
+        return estimate(name, statistic, n_units, n_bootstrap=n_bootstrap,
+                        confidence=confidence, random_state=random_state)
 
+    stats = _statistics(ann, counts, est, level=level, values=values)
+    if gold_arr is not None:
+        has = np.array([g is not None for g in gold_arr])
+        correct = np.array([a == g for a, g in zip(agg.labels, gold_arr, strict=True)])[has]
+        stats.append(est("aggregate_accuracy", lambda idx: float(correct[idx].mean()),
+                         int(has.sum())))
+    return AgreementReport(
+        n_items=ann.n_items,
+        n_annotations=int(n_ann.sum()),
+        n_annotators=None if ann.annotators is None else len(ann.annotators),
+        classes=ann.classes,
+        annotations_per_item=(int(n_ann.min()), float(n_ann.mean()), int(n_ann.max())),
+        statistics=tuple(stats),
+        item_agreement=per_item_agreement(counts),
+        aggregation=agg,
+        gold=gold_standard(ann, min_share=min_share, confidence=confidence, p_chance=p_chance,
+                           p_method=p_method),
+        annotator_table=annotator_table(ann, counts, agg, gold_arr),
+        gold_labels=gold_arr,
+        confidence=float(confidence),
+        n_bootstrap=n_bootstrap,
+        ties=ties,
+    )
+
+
+def _drop_single(ann: Annotations, drop_single: bool) -> Annotations:
+    """The annotations without items of fewer than 2 annotations (refused unless asked)."""
+    n_ann = ann.counts().sum(axis=1)
+    few = np.flatnonzero(n_ann < 2)
+    if not len(few):
+        return ann
+    if not drop_single:
+        raise InvalidInputError(
+            f"agreement needs at least 2 annotations per item; fewer in "
+            f"{format_items(ann.items[few].tolist())} (drop them, or pass "
+            "drop_single=True / --drop-single)")
+    frame = ann.to_frame()
+    frame = frame[frame["item"].isin(pd.Index(ann.items[n_ann >= 2]))]
+    if frame.empty:
+        raise InvalidInputError(
+            f"none of the {ann.n_items} items has 2 or more annotations: nothing to measure")
+    warnings.warn(DroppedAnnotationsWarning(
+        f"dropped {len(few)} of {ann.n_items} items with fewer than 2 annotations "
+        f"({format_items(ann.items[few].tolist())})"), stacklevel=3)
+    if ann.annotators is None:
+        frame = frame.drop(columns="annotator")
+    return to_annotations(frame, item="item", label="label",
+                          annotator="annotator" if ann.annotators is not None else None)
+
+
+def _statistics(ann: Annotations, counts: np.ndarray,
+                est: Callable[[str, Callable[[np.ndarray], float], int], Estimate], *,
+                level: Level, values: list[float] | None) -> list[Estimate]:
+    """Observed and chance agreement, Fleiss' kappa, Krippendorff's alpha, Cohen's kappa
+    (exactly two annotators) and the unanimous share, each bootstrapped over items."""
+    n_ann = counts.sum(axis=1)
     pa_i = per_item_agreement(counts)
 
     def p_e(idx: np.ndarray) -> float:
@@ -323,11 +326,8 @@ def agreement_report(
         est("observed_agreement", lambda idx: float(pa_i[idx].mean()), ann.n_items),
         est("chance_agreement", p_e, ann.n_items),
         est("fleiss_kappa", lambda idx: fleiss_kappa(counts[idx]), ann.n_items),
-        est(
-            "krippendorff_alpha",
-            lambda idx: krippendorff_alpha(counts[idx], level=level, values=values),
-            ann.n_items,
-        ),
+        est("krippendorff_alpha",
+            lambda idx: krippendorff_alpha(counts[idx], level=level, values=values), ann.n_items),
     ]
     if ann.annotators is not None and len(ann.annotators) == 2:
         both = pd.DataFrame(
@@ -338,61 +338,4 @@ def agreement_report(
             stats.append(est("cohen_kappa", lambda idx: cohen_kappa(la[idx], lb[idx]), len(la)))
     unanimous = counts.max(axis=1) == n_ann
     stats.append(est("unanimous_share", lambda idx: float(unanimous[idx].mean()), ann.n_items))
-
-    agg = aggregate(ann, method=method, ties=ties, random_state=random_state)
-    gold_std = gold_standard(
-        ann, min_share=min_share, confidence=confidence, p_chance=p_chance, p_method=p_method
-    )
-    gold_arr = _gold_array(gold, ann) if gold is not None else None
-    if gold_arr is not None:
-        has = np.array([g is not None for g in gold_arr])
-        correct = np.array([a == g for a, g in zip(agg.labels, gold_arr, strict=True)])
-        stats.append(
-            est(
-                "aggregate_accuracy",
-                lambda idx: float(correct[has][idx].mean()),
-                int(has.sum()),
-            )
-        )
-
-    table = pd.DataFrame()
-    if ann.annotators is not None:
-        loo, _ = _loo_majority_agreement(ann, counts)
-        table = pd.DataFrame(
-            {
-                "annotator": ann.annotators,
-                "n_labels": np.bincount(ann.annotator_codes, minlength=len(ann.annotators)),
-                "agreement_with_majority": loo,
-                "quality": agg.annotator_quality,
-            }
-        )
-        if gold_arr is not None:
-            ref = gold_arr[ann.item_codes]
-            has_ref = np.array([r is not None for r in ref])
-            classes = np.asarray(ann.classes, dtype=object)
-            hit = has_ref & np.array(
-                [r is not None and classes[c] == r
-                 for c, r in zip(ann.label_codes, ref, strict=True)]
-            )
-            n_gold = np.bincount(ann.annotator_codes[has_ref], minlength=len(ann.annotators))
-            n_hit = np.bincount(ann.annotator_codes[hit], minlength=len(ann.annotators))
-            with np.errstate(invalid="ignore", divide="ignore"):
-                table["gold_accuracy"] = np.where(n_gold > 0, n_hit / np.maximum(n_gold, 1),
-                                                  np.nan)
-            table["n_gold"] = n_gold
-
-    return AgreementReport(
-        n_items=ann.n_items,
-        n_annotations=int(n_ann.sum()),
-        n_annotators=None if ann.annotators is None else len(ann.annotators),
-        classes=ann.classes,
-        annotations_per_item=(int(n_ann.min()), float(n_ann.mean()), int(n_ann.max())),
-        statistics=tuple(stats),
-        item_agreement=pa_i,
-        aggregation=agg,
-        gold=gold_std,
-        annotator_table=table,
-        gold_labels=gold_arr,
-        confidence=float(confidence),
-        n_bootstrap=int(n_bootstrap),
-    )
+    return stats

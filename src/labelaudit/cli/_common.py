@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import warnings
 from collections.abc import Iterator
@@ -13,6 +14,7 @@ __all__ = [
     "at_least",
     "choice_list",
     "emit_output",
+    "flag_spelling",
     "fraction",
     "output_file",
     "print_table",
@@ -140,3 +142,36 @@ def warnings_to_stderr(args: argparse.Namespace) -> Iterator[None]:
                     if w.category.__module__.startswith("labelaudit") and text not in seen:
                         seen.add(text)
                         print(f"labelaudit: warning: {text}", file=sys.stderr)
+
+
+def as_flags(text: str, options: tuple[str, ...], bare: tuple[str, ...] = ()) -> str:
+    """A library message with ``option=value`` spelled as flags: ``n_errors=5`` as
+    ``--n-errors 5``, ``partial_ranking=True`` as ``--partial-ranking``; the quotes of a
+    ``bare`` option's value go (``unknown='clean'`` as ``--unknown clean``)."""
+    def flag(match: re.Match[str]) -> str:
+        name, value = match[1], match[2]
+        if value == "True":
+            value = ""
+        elif name in bare:
+            value = value.strip("'")
+        return f"--{name.replace('_', '-')}" + (f" {value}" if value else "")
+
+    pattern = rf"\b({'|'.join(options)})=('[^']*'|[^\s,;:)/]*)"
+    return re.sub(pattern, flag, text)
+
+
+@contextmanager
+def flag_spelling(options: tuple[str, ...], *, bare: tuple[str, ...] = ()) -> Iterator[None]:
+    """Reword labelaudit's errors and warnings inside the block with ``options`` as flags."""
+    from labelaudit._errors import LabelAuditError
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            yield
+        except LabelAuditError as exc:
+            raise type(exc)(as_flags(str(exc), options, bare)) from None
+    for w in caught:
+        ours = w.category.__module__.startswith("labelaudit")
+        warnings.warn(type(w.message)(as_flags(str(w.message), options, bare)) if ours
+                      else w.message, stacklevel=1)

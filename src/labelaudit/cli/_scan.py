@@ -38,7 +38,8 @@ def add_parser(subparsers, parents) -> None:
     p.add_argument("--text", default="text", help="text column (default: text)")
     p.add_argument("--text-pair", help="second text column for sentence pairs (NLI)")
     p.add_argument("--label", default="label", help="label column (default: label)")
-    p.add_argument("--id", help="id column (default: the row number)")
+    p.add_argument("--id", help="id column (default: a column named id if the table has "
+                   "one, else the row number from 0)")
     p.add_argument("--score", metavar="FILE",
                    help="rank this file's items with models fitted on DATA (test-set audit)")
     add_output_options(p, what="every item, most suspect first",
@@ -85,7 +86,7 @@ def _list(value: str) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     from labelaudit._errors import InvalidParameterError
-    from labelaudit._scan import scan
+    from labelaudit.audit import scan
 
     weights: Any = args.weights
     if args.weights not in ("auto", "equal"):

@@ -7,7 +7,14 @@ import sys
 import time
 from pathlib import Path
 
-from labelaudit.cli._common import at_least, output_file, show_progress, warnings_to_stderr
+from labelaudit.cli._common import (
+    at_least,
+    choice_list,
+    output_file,
+    show_progress,
+    warnings_to_stderr,
+)
+from labelaudit.registry import FORMATS, TOKEN_SCORERS
 
 ORDER = 15
 
@@ -24,10 +31,10 @@ suggested_tags, score (worst token's probability), score_softmin, token_scores
 """
 
 
-# What each --out suffix holds: records (jsonl), one row per issue (csv) or the text view.
-_SUFFIX_FORMATS = {".jsonl": ("jsonl",), ".csv": ("csv",), ".tsv": ("csv",),
-                   ".parquet": ("csv",), ".json": ("csv",), ".txt": ("table", "csv")}
-_MAX_SEED = 2**32 - 1  # labelaudit.tokens._scorer.MAX_SEED, without importing numpy here
+# --out suffixes: .jsonl holds records, .txt the text view (or --format csv), the others one
+# row per issue; "csv" (the issue table) is also accepted with .tsv, .json and .parquet.
+_SUFFIXES = (".jsonl", ".csv", ".tsv", ".parquet", ".json", ".txt")
+_MAX_SEED = 2**32 - 1  # labelaudit.models._token_scorer.MAX_SEED, without importing numpy here
 
 
 def tag_column(text: str) -> int:
@@ -50,6 +57,16 @@ def seed(text: str) -> int:
     return value
 
 
+def add_tag_options(parser: argparse.ArgumentParser, *, what: str) -> None:
+    """``--scheme`` and ``--tag-column``: how to read the tags of a token file."""
+    parser.add_argument("--scheme", choices=["auto", "iob1", "iob2", "bioes", "plain"],
+                        default="auto", help=f"tagging scheme of {what} (default: detected); "
+                        "'plain' for tags without spans such as POS tags")
+    parser.add_argument("--tag-column", type=tag_column, default=-1,
+                        help=f"0-based column of the tag in CoNLL files of {what}; negative "
+                        "counts from the end (default: -1, the last)")
+
+
 def add_parser(subparsers, parents) -> None:
     p = subparsers.add_parser(
         "scan-tokens", parents=parents,
@@ -63,25 +80,24 @@ def add_parser(subparsers, parents) -> None:
                    "(the training data with --score)")
     p.add_argument("--score", metavar="FILE",
                    help="audit this file with a model fitted on DATA (test-set audit)")
-    p.add_argument("--out", "-o", type=output_file(tuple(_SUFFIX_FORMATS)),
+    p.add_argument("--out", "-o", type=output_file(_SUFFIXES),
                    help="output file, its suffix picks the format: .jsonl (records), "
                    ".csv/.tsv/.parquet/.json (one row per issue) or .txt (table); "
                    "default: a table on stdout")
-    p.add_argument("--format", choices=["table", "jsonl", "csv"],
-                   help="output format (default: by --out suffix; table on stdout); with "
-                   "--out it must match the suffix")
-    p.add_argument("--scheme", choices=["auto", "iob1", "iob2", "bioes", "plain"],
-                   default="auto", help="tagging scheme of the input (default: detected); "
-                   "'plain' for tags without spans such as POS tags")
-    p.add_argument("--tag-column", type=tag_column, default=-1,
-                   help="0-based column of the tag in CoNLL files; negative counts from the "
-                   "end (default: -1, the last)")
+    p.add_argument("--format", choices=FORMATS.names(),
+                   help="output format (default: by --out suffix; table on stdout): table "
+                   "(the text view), jsonl (records), or csv/tsv/json/parquet (one row per "
+                   "issue); with --out it must match the suffix")
+    add_tag_options(p, what="the input")
     p.add_argument("--folds", type=at_least(2), default=5,
                    help="cross-fitting folds (default: 5)")
-    p.add_argument("--scorer", choices=["encoder", "finetune"],
-                   help="encoder: frozen word vectors + a head (default, CPU-friendly); "
-                   "finetune: fine-tune --model (default when --model is given)")
-    p.add_argument("--model", help="model to fine-tune (or the frozen encoder with --scorer "
+    p.add_argument("--scorers", type=choice_list(TOKEN_SCORERS.names()),
+                   help="comma-separated token scorers: encoder (frozen word vectors + a "
+                   "head; the default, CPU-friendly), finetune (fine-tune --model; the "
+                   "default when --model is given); several are averaged per token")
+    p.add_argument("--scorer", dest="scorers", type=choice_list(TOKEN_SCORERS.names()),
+                   help=argparse.SUPPRESS)  # the old spelling
+    p.add_argument("--model", help="model to fine-tune (or the frozen encoder with --scorers "
                    "encoder): a Hugging Face id or local folder (default: all-MiniLM-L6-v2)")
     p.add_argument("--head", choices=["linear", "crf"], default="crf",
                    help="head on the frozen encoder's word vectors: a linear-chain CRF (default; "
@@ -105,7 +121,8 @@ def _format(args: argparse.Namespace) -> str:
     if not args.out:
         return args.format or "table"
     suffix = Path(args.out).suffix.lower()
-    formats = _SUFFIX_FORMATS[suffix]
+    formats = {".txt": ("table", "csv"), ".jsonl": ("jsonl",), ".csv": ("csv",)}.get(
+        suffix, (suffix[1:], "csv"))
     if args.format and args.format not in formats:
         args.scan_tokens_parser.error(
             f"--format {args.format} does not match --out {args.out}: a {suffix} file gets "
@@ -127,66 +144,74 @@ def _json_line(record: dict) -> str:
     return text + "\n"
 
 
-def run(args: argparse.Namespace) -> int:
-    from labelaudit.io import atomic_path, write_table
-    from labelaudit.tokens import (
-        format_issue_table,
-        issues_to_frame,
-        make_token_scorer,
-        read_tokens,
-        scan_tokens,
-    )
+def _scorers(args: argparse.Namespace, progress: bool) -> list:
+    """The token scorers asked for, each with the options that apply to it."""
+    from labelaudit.models import make_token_scorer
 
-    scheme = None if args.scheme == "auto" else args.scheme
-    fmt = _format(args)
-    started = time.perf_counter()
-    progress = show_progress(args)
-    kind = args.scorer or ("finetune" if args.model else "encoder")
-    # Warnings are held until the progress bars are gone, then shown one line each.
-    with warnings_to_stderr(args):
-        data = read_tokens(args.data, tag_column=args.tag_column, scheme=scheme)
-        test = read_tokens(args.score, tag_column=args.tag_column, scheme=scheme) \
-            if args.score else None
-        if kind == "finetune":
-            scorer = make_token_scorer("finetune", model=args.model, epochs=args.epochs,
-                                       batch_size=args.batch_size, progress=progress,
-                                       random_state=args.seed)
-        else:
-            scorer = make_token_scorer("encoder", model=args.model, head=args.head,
-                                       cache=not args.no_cache, cache_dir=args.cache_dir,
-                                       progress=progress, random_state=args.seed)
-        result = scan_tokens(data, score=test, scorer=scorer, n_folds=args.folds,
-                             random_state=args.seed, rules=not args.no_rules,
-                             progress=progress)
+    kinds = args.scorers or ["finetune" if args.model else "encoder"]
+    return [make_token_scorer("finetune", model=args.model, epochs=args.epochs,
+                              batch_size=args.batch_size, progress=progress,
+                              random_state=args.seed) if kind == "finetune" else
+            make_token_scorer(kind, model=args.model, head=args.head, cache=not args.no_cache,
+                              cache_dir=args.cache_dir, progress=progress,
+                              random_state=args.seed)
+            for kind in dict.fromkeys(kinds)]
+
+
+def _write(result, args: argparse.Namespace, fmt: str) -> None:
+    """Records (jsonl) or the text view (table, .txt) as text; any other format is the
+    table of issues through :func:`labelaudit.io.emit`."""
+    from labelaudit.io import atomic_path, emit
+    from labelaudit.tokens import format_issue_table, issues_to_frame
+
     records = result.to_records()
     if fmt == "jsonl":
         text = "".join(_json_line(r) for r in records)
     elif fmt == "table":
         text = format_issue_table(records, top=args.show or None) + "\n"
+    elif args.out and Path(args.out).suffix.lower() == ".txt":
+        text = issues_to_frame(records).to_csv(index=False)
     else:
-        frame = issues_to_frame(records)
-        if args.out and Path(args.out).suffix.lower() != ".txt":
-            write_table(frame, args.out)
-            text = None
-        else:
-            text = frame.to_csv(index=False)
-    if text is not None:
-        if args.out:
-            with atomic_path(args.out) as tmp:
-                Path(tmp).write_text(text, encoding="utf-8")
-        else:
-            sys.stdout.write(text)
+        emit(issues_to_frame(records), args.out, format=None if args.out else fmt)
+        return
+    if not args.out:
+        sys.stdout.write(text)
+        return
+    with atomic_path(args.out) as tmp:
+        Path(tmp).write_text(text, encoding="utf-8")
+
+
+def _summary(result, args: argparse.Namespace, seconds: float) -> str:
+    audited = result.dataset
+    kinds: dict[str, int] = {}
+    for issues in result.issues:
+        for x in issues:
+            kinds[x.kind] = kinds.get(x.kind, 0) + 1
+    flagged = sum(1 for issues in result.issues if issues)
+    summary = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items(), key=lambda kv: -kv[1]))
+    return (f"labelaudit scan-tokens: {len(audited)} sentences ({audited.n_tokens} tokens, "
+            f"{audited.scheme.upper()}) scored by {result.scorer} in {seconds:.1f}s; "
+            f"{flagged} sentences with issues" + (f": {summary}" if summary else "")
+            + (f"; wrote {args.out}" if args.out else ""))
+
+
+def run(args: argparse.Namespace) -> int:
+    from labelaudit.audit import scan_tokens
+    from labelaudit.tokens import read_tokens
+
+    scheme = None if args.scheme == "auto" else args.scheme
+    fmt = _format(args)
+    started = time.perf_counter()
+    progress = show_progress(args)
+    # Warnings are held until the progress bars are gone, then shown one line each.
+    with warnings_to_stderr(args):
+        data = read_tokens(args.data, tag_column=args.tag_column, scheme=scheme)
+        test = read_tokens(args.score, tag_column=args.tag_column, scheme=scheme) \
+            if args.score else None
+        result = scan_tokens(data, score=test, scorer=_scorers(args, progress),
+                             n_folds=args.folds, random_state=args.seed,
+                             rules=not args.no_rules, progress=progress)
+    _write(result, args, fmt)
     if not args.quiet:
-        audited = result.dataset
-        kinds: dict[str, int] = {}
-        for issues in result.issues:
-            for x in issues:
-                kinds[x.kind] = kinds.get(x.kind, 0) + 1
-        flagged = sum(1 for issues in result.issues if issues)
-        summary = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items(), key=lambda kv: -kv[1]))
-        print(f"labelaudit scan-tokens: {len(audited)} sentences ({audited.n_tokens} tokens, "
-              f"{audited.scheme.upper()}) scored by {result.scorer} in "
-              f"{time.perf_counter() - started:.1f}s; {flagged} sentences with issues"
-              + (f": {summary}" if summary else "")
-              + (f"; wrote {args.out}" if args.out else ""), file=sys.stderr)
+        print(_summary(result, args, time.perf_counter() - started), file=sys.stderr)
     return 0

@@ -16,6 +16,7 @@ from labelaudit.detect._scores import (
     per_item_loss,
     suggest_labels,
 )
+from labelaudit.detect._tokens import sentence_scores, token_scores
 
 __all__ = [
     "SCORE_METHODS",
@@ -31,6 +32,8 @@ __all__ = [
     "ensemble_pred_probs",
     "label_quality_scores",
     "per_item_loss",
+    "sentence_scores",
     "suggest_labels",
     "temperature_scale",
+    "token_scores",
 ]

@@ -54,7 +54,7 @@ def annotation_matrix(annotations: pd.Series, classes: np.ndarray, ids: np.ndarr
     >>> annotation_matrix(cells, np.array(["a", "b"]), np.arange(2)).tolist()
     [[0.0, nan], [nan, 1.0]]
     """
-    from labelaudit.agreement._annotations import crowd_from_annotations
+    from labelaudit.agreement._crowd import crowd_from_annotations
 
     crowd = crowd_from_annotations(list(annotations), ids=ids, classes=classes)
     if crowd.n_workers:

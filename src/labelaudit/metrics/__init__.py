@@ -3,7 +3,8 @@
 Every function takes the truth ``is_error`` (boolean, or float with NaN for unverified
 items) and label-quality ``scores`` where **lower means more suspect**. Unverified items
 must be resolved explicitly with ``unknown="exclude"`` or ``unknown="clean"``. Tied scores
-are never split by row order (see :mod:`labelaudit.metrics._ranking`).
+are never split by row order (see :mod:`labelaudit.metrics._ranking`). :func:`evaluate`
+joins a scan output with a truth table by id and measures every ranking in it.
 
 >>> from labelaudit.metrics import detection_report
 >>> detection_report([1, 0, 1, 0], [0.1, 0.2, 0.3, 0.4]).roc_auc
@@ -11,6 +12,7 @@ are never split by row order (see :mod:`labelaudit.metrics._ranking`).
 """
 
 from labelaudit.metrics._distance import loss_wasserstein_distance
+from labelaudit.metrics._evaluate import CutoffWarning, EvaluationResult, evaluate
 from labelaudit.metrics._plot import plot_precision_recall
 from labelaudit.metrics._ranking import (
     PrecisionRecallCurve,
@@ -27,13 +29,16 @@ from labelaudit.metrics._truth import Unknown, rank_from_ids
 from labelaudit.metrics._verified import VerifiedPrecision, verified_precision
 
 __all__ = [
+    "CutoffWarning",
     "DetectionReport",
+    "EvaluationResult",
     "PrecisionRecallCurve",
     "Unknown",
     "VerifiedPrecision",
     "aupr_score",
     "average_precision_score",
     "detection_report",
+    "evaluate",
     "loss_wasserstein_distance",
     "plot_precision_recall",
     "precision_at_k",

@@ -9,12 +9,8 @@ from labelaudit.metrics._truth import Unknown, check_both_classes, check_truth
 __all__ = ["loss_wasserstein_distance"]
 
 
-def loss_wasserstein_distance(
-    losses: ArrayLike,
-    is_error: ArrayLike,
-    *,
-    unknown: Unknown | None = None,
-) -> float:
+def loss_wasserstein_distance(losses: ArrayLike, is_error: ArrayLike, *,
+                              unknown: Unknown | None = None) -> float:
     """Wasserstein (earth mover's) distance between the losses of erroneous and clean items.
 
     Chong et al. (2022, section 7 and table 5) compare kinds of label noise by "the
@@ -42,8 +38,8 @@ def loss_wasserstein_distance(
 
     References
     ----------
-    .. [1] D. Chong, J. Hong and C. D. Manning, "Detecting Label Errors by using
-       Pre-Trained Language Models", EMNLP 2022.
+    Chong, Hong & Manning (2022), Detecting Label Errors by using Pre-Trained Language
+    Models, EMNLP, section 7 and table 5.
 
     Examples
     --------

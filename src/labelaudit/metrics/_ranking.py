@@ -155,13 +155,9 @@ def _curve(truth: Truth, n_errors: int | None, k: int | None = None) -> Precisio
     )
 
 
-def precision_recall_curve(
-    is_error: ArrayLike,
-    scores: ArrayLike,
-    *,
-    unknown: Unknown | None = None,
-    n_errors: int | None = None,
-) -> PrecisionRecallCurve:
+def precision_recall_curve(is_error: ArrayLike, scores: ArrayLike, *,
+                           unknown: Unknown | None = None,
+                           n_errors: int | None = None) -> PrecisionRecallCurve:
     """Precision and recall of flagging the items with the lowest scores, at every threshold.
 
     Parameters
@@ -193,13 +189,8 @@ def precision_recall_curve(
     return _curve(truth, n_errors)
 
 
-def aupr_score(
-    is_error: ArrayLike,
-    scores: ArrayLike,
-    *,
-    unknown: Unknown | None = None,
-    n_errors: int | None = None,
-) -> float:
+def aupr_score(is_error: ArrayLike, scores: ArrayLike, *, unknown: Unknown | None = None,
+               n_errors: int | None = None) -> float:
     """Area under the precision-recall curve by the trapezoidal rule.
 
     Chong et al. (2022, appendix E.1): "We calculate the Area Under the Precision-Recall
@@ -215,12 +206,9 @@ def aupr_score(
 
     Parameters
     ----------
-    is_error : array-like of shape (n_items,)
-        True where the given label is wrong; float with NaN for unverified items.
-    scores : array-like of shape (n_items,)
-        Label-quality scores, lower = more suspect.
-    unknown : {"exclude", "clean"}, optional
-        Required when ``is_error`` has NaN: drop those items, or count them as clean.
+    is_error, scores, unknown
+        As in :func:`precision_recall_curve`: the truth (NaN for unverified items), the
+        label-quality scores (lower = more suspect) and what to do with unverified items.
     n_errors : int, optional
         Total number of errors (recall denominator) when the truth is partial; the AUPR
         then scales by ``observed errors / n_errors``.
@@ -246,14 +234,8 @@ def aupr_score(
     return _curve(truth, n_errors).area()
 
 
-def truncated_aupr_score(
-    is_error: ArrayLike,
-    scores: ArrayLike,
-    *,
-    k: int,
-    unknown: Unknown | None = None,
-    n_errors: int | None = None,
-) -> float:
+def truncated_aupr_score(is_error: ArrayLike, scores: ArrayLike, *, k: int,
+                         unknown: Unknown | None = None, n_errors: int | None = None) -> float:
     """AUPR over the first ``k`` items of the ranking only.
 
     For data where only the top ``k`` items were verified (Chong et al. 2022, appendix E.1:
@@ -277,13 +259,8 @@ def truncated_aupr_score(
     return _curve(truth, n_errors, k=k).area()
 
 
-def average_precision_score(
-    is_error: ArrayLike,
-    scores: ArrayLike,
-    *,
-    unknown: Unknown | None = None,
-    n_errors: int | None = None,
-) -> float:
+def average_precision_score(is_error: ArrayLike, scores: ArrayLike, *,
+                            unknown: Unknown | None = None, n_errors: int | None = None) -> float:
     """Average precision, as :func:`sklearn.metrics.average_precision_score` computes it.
 
     ``AP = sum_j (R_j - R_{j-1}) * P_j`` over the distinct thresholds (a step function, no
@@ -305,13 +282,8 @@ def average_precision_score(
     return ap * truth.n_errors / total
 
 
-def precision_at_k(
-    is_error: ArrayLike,
-    scores: ArrayLike,
-    *,
-    k: int,
-    unknown: Unknown | None = None,
-) -> float:
+def precision_at_k(is_error: ArrayLike, scores: ArrayLike, *, k: int,
+                   unknown: Unknown | None = None) -> float:
     """Share of errors among the ``k`` most suspect items.
 
     A tie group that straddles position ``k`` counts its errors in proportion to how many of
@@ -331,14 +303,8 @@ def precision_at_k(
     return _errors_at(truth, k) / k
 
 
-def recall_at_k(
-    is_error: ArrayLike,
-    scores: ArrayLike,
-    *,
-    k: int,
-    unknown: Unknown | None = None,
-    n_errors: int | None = None,
-) -> float:
+def recall_at_k(is_error: ArrayLike, scores: ArrayLike, *, k: int, unknown: Unknown | None = None,
+                n_errors: int | None = None) -> float:
     """Share of all errors found among the ``k`` most suspect items.
 
     Ties are handled as in :func:`precision_at_k`; ``k`` larger than the number of items
@@ -355,12 +321,8 @@ def recall_at_k(
     return _errors_at(truth, min(k, truth.n_items)) / total
 
 
-def roc_auc_score(
-    is_error: ArrayLike,
-    scores: ArrayLike,
-    *,
-    unknown: Unknown | None = None,
-) -> float:
+def roc_auc_score(is_error: ArrayLike, scores: ArrayLike, *,
+                  unknown: Unknown | None = None) -> float:
     """Area under the ROC curve: the chance that a random error ranks above a random clean item.
 
     Computed by :func:`sklearn.metrics.roc_auc_score` on ``-scores``; a tie between an error

@@ -70,13 +70,8 @@ class DetectionReport:
         return pd.DataFrame([self.to_dict()])
 
 
-def detection_report(
-    is_error: ArrayLike,
-    scores: ArrayLike,
-    *,
-    unknown: Unknown | None = None,
-    n_errors: int | None = None,
-) -> DetectionReport:
+def detection_report(is_error: ArrayLike, scores: ArrayLike, *, unknown: Unknown | None = None,
+                     n_errors: int | None = None) -> DetectionReport:
     """Compute AUPR, average precision, P,R@Err%, R@2·Err% and ROC AUC of one ranking.
 
     Chong et al. (2022, section 7): "estimating the number of dataset errors and checking
@@ -85,12 +80,9 @@ def detection_report(
 
     Parameters
     ----------
-    is_error : array-like of shape (n_items,)
-        True where the given label is wrong; float with NaN for unverified items.
-    scores : array-like of shape (n_items,)
-        Label-quality scores, lower = more suspect.
-    unknown : {"exclude", "clean"}, optional
-        Required when ``is_error`` has NaN: drop those items, or count them as clean.
+    is_error, scores, unknown
+        As in :func:`labelaudit.metrics.precision_recall_curve`: the truth (NaN for
+        unverified items), the scores (lower = more suspect), what to do with unverified items.
     n_errors : int, optional
         Estimated number of errors in the whole set (e.g. ``round(0.05 * n_items)``) when
         the truth is partial; used as ``k_err`` and as the recall denominator.

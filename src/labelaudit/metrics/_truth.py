@@ -12,6 +12,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows
+from labelaudit._validation import check_choice, check_int, shown
 
 __all__ = [
     "Unknown",
@@ -26,19 +27,6 @@ __all__ = [
 
 Unknown = Literal["exclude", "clean"]
 _UNKNOWN_VALUES = ("exclude", "clean")
-
-
-def shown(value: object) -> str:
-    """``repr`` of an option's value for a message, numpy scalars as plain numbers.
-
-    Examples
-    --------
-    >>> shown(np.int64(68)), shown("x")
-    ('68', "'x'")
-    """
-    if isinstance(value, np.generic):
-        value = value.item()
-    return repr(value)
 
 
 @dataclass(frozen=True)
@@ -90,12 +78,9 @@ def _truth_as_float(is_error: ArrayLike) -> np.ndarray:
 
 def check_unknown(unknown: object) -> Unknown | None:
     """Validate the ``unknown`` option."""
-    if unknown is None or unknown in _UNKNOWN_VALUES:
-        return unknown  # type: ignore[return-value]
-    raise InvalidParameterError(
-        f"unknown must be 'exclude' (drop unverified items) or 'clean' (count them as clean), "
-        f"got {shown(unknown)}"
-    )
+    if unknown is None:
+        return None
+    return check_choice(unknown, "unknown", _UNKNOWN_VALUES)  # type: ignore[return-value]
 
 
 def check_truth(
@@ -162,23 +147,24 @@ def check_both_classes(truth: Truth, lead: str) -> None:
 
 
 def check_k(k: object, *, name: str = "k") -> int:
-    """Validate a positive integer cut-off."""
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
-        raise InvalidParameterError(f"{name} must be a positive integer, got {shown(k)}")
-    return int(k)
+    """Validate a positive integer cut-off (:func:`labelaudit._validation.check_int`, worded
+    as the metrics have always said it)."""
+    try:
+        return check_int(k, name, minimum=1)
+    except InvalidParameterError:
+        raise InvalidParameterError(f"{name} must be a positive integer, got {shown(k)}") from None
 
 
 def check_n_errors(n_errors: object, observed: int) -> int | None:
     """Validate an estimated total number of errors (None keeps the observed count)."""
     if n_errors is None:
         return None
-    if isinstance(n_errors, bool) or not isinstance(n_errors, numbers.Integral) or n_errors < 1:
-        raise InvalidParameterError(f"n_errors must be a positive integer, got {shown(n_errors)}")
+    n_errors = check_k(n_errors, name="n_errors")
     if n_errors < observed:
         raise InvalidParameterError(
             f"n_errors ({n_errors}) is smaller than the {observed} errors marked in is_error"
         )
-    return int(n_errors)
+    return n_errors
 
 
 def rank_from_ids(ranked_ids: Sequence[object], all_ids: Sequence[object]) -> np.ndarray:

@@ -8,12 +8,10 @@ flagged items estimates how many real errors the whole flagged set holds.
 
 from __future__ import annotations
 
-import math
-import numbers
 from dataclasses import asdict, dataclass
 
 from labelaudit._errors import InvalidParameterError
-from labelaudit.metrics._truth import shown
+from labelaudit._validation import check_fraction, check_int, shown
 
 __all__ = ["VerifiedPrecision", "verified_precision"]
 
@@ -53,11 +51,14 @@ class VerifiedPrecision:
 
 
 def _check_count(value: object, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise InvalidParameterError(f"{name} must be an integer, got {shown(value)}")
-    if value < 0:
-        raise InvalidParameterError(f"{name} must be >= 0, got {value}")
-    return int(value)
+    """A count >= 0 (:func:`labelaudit._validation.check_int`, in the wording tests assert)."""
+    try:
+        number = check_int(value, name)
+    except InvalidParameterError:
+        raise InvalidParameterError(f"{name} must be an integer, got {shown(value)}") from None
+    if number < 0:
+        raise InvalidParameterError(f"{name} must be >= 0, got {number}")
+    return number
 
 
 def verified_precision(
@@ -122,12 +123,7 @@ def verified_precision(
         raise InvalidParameterError(
             f"n_confirmed ({n_confirmed}) cannot exceed n_verified ({n_verified})"
         )
-    if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real):
-        raise InvalidParameterError(
-            f"confidence must be a number in (0, 1), got {shown(confidence)}")
-    confidence = float(confidence)
-    if not (0.0 < confidence < 1.0) or math.isnan(confidence):
-        raise InvalidParameterError(f"confidence must be in (0, 1), got {confidence}")
+    confidence = check_fraction(confidence, "confidence", low_open=True, high_open=True)
     if n_flagged is not None:
         n_flagged = _check_count(n_flagged, "n_flagged")
         if n_flagged < n_verified:

@@ -8,8 +8,6 @@ from typing import Any
 
 import numpy as np
 
-from labelaudit.io import TextDataset
-
 __all__ = ["Scorer", "take", "full_proba"]
 
 
@@ -36,27 +34,42 @@ def full_proba(proba: np.ndarray, fitted_classes: np.ndarray, n_classes: int) ->
 
 
 class Scorer(ABC):
-    """A model that turns texts into class probabilities.
+    """A model that turns items (texts, or tagged sentences) into class probabilities.
 
     Scorers work in two steps so that expensive, label-free work (encoding texts with a
     pre-trained encoder) happens once for all items, and only the cheap, label-dependent
-    part is repeated per fold: ``prepare`` maps a :class:`TextDataset` to features;
-    ``fit`` and ``predict_proba`` take rows of those features.
+    part is repeated per fold: ``prepare`` maps a dataset (a :class:`TextDataset`, or a
+    ``TokenDataset`` for token scorers) to one feature row per item; ``fit`` and
+    ``predict_proba`` take rows of those features (see :func:`take`).
+
+    Text scorers predict one row ``(n_classes,)`` per item; token scorers (subclasses of
+    ``TokenScorer``) one ``(n_tokens, n_classes)`` array per sentence. Cross-fitting puts
+    the held-out predictions back in item order with :meth:`join_predictions`.
     """
 
     name: str = "scorer"
 
     @abstractmethod
-    def prepare(self, data: TextDataset, *, progress: bool = False) -> Any:
+    def prepare(self, data: Any, *, progress: bool = False) -> Any:
         """Compute the label-free features of every item in ``data``."""
 
     @abstractmethod
-    def fit(self, features: Any, labels: np.ndarray, *, n_classes: int) -> Scorer:
+    def fit(self, features: Any, labels: Any, *, n_classes: int) -> Scorer:
         """Fit on feature rows and integer labels; returns ``self``."""
 
     @abstractmethod
-    def predict_proba(self, features: Any) -> np.ndarray:
+    def predict_proba(self, features: Any) -> Any:
         """Probabilities of shape (n_samples, n_classes)."""
+
+    def join_predictions(self, parts: list[tuple[np.ndarray, Any]], n_samples: int, *,
+                         n_classes: int) -> Any:
+        """Predictions of every item, in item order, from ``(positions, predict_proba
+        output)`` pairs: one array (n_samples, n_classes) with rows summing to 1."""
+        pred_probs = np.full((n_samples, n_classes), np.nan)
+        for positions, probs in parts:
+            pred_probs[positions] = probs
+        sums = pred_probs.sum(axis=1, keepdims=True)
+        return pred_probs / np.where(sums > 0, sums, 1.0)
 
     def clone(self) -> Scorer:
         """An unfitted copy with the same options."""

@@ -11,7 +11,8 @@ import numpy as np
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.models._base import Scorer, take
 
-__all__ = ["make_folds", "crossfit_pred_probs", "fit_score_pred_probs", "FoldWarning"]
+__all__ = ["FoldWarning", "crossfit_pred_probs", "fit_score_pred_probs", "group_folds",
+           "make_folds"]
 
 
 class FoldWarning(UserWarning):
@@ -61,33 +62,89 @@ def make_folds(labels: np.ndarray, *, n_folds: int = 5, random_state: int | None
     return fold_ids
 
 
-def crossfit_pred_probs(
-    scorer: Scorer, features: Any, labels: np.ndarray, fold_ids: np.ndarray, *,
-    n_classes: int, progress: bool = False,
+def group_folds(
+    groups: np.ndarray, *, n_folds: int = 5, sizes: np.ndarray | None = None,
+    random_state: int | None = 0,
 ) -> np.ndarray:
-    """Out-of-sample probabilities (n_samples, n_classes): each fold is scored by a model
-    fitted on the other folds only."""
-    from tqdm.auto import tqdm
+    """Assign whole groups (documents) to folds, balancing the size per fold.
 
-    pred_probs = np.full((len(labels), n_classes), np.nan)
+    Groups are taken in a random order (``random_state``), largest first, and each goes to
+    the fold with the smallest load so far, so no group is ever split across folds.
+
+    Parameters
+    ----------
+    groups : ndarray of shape (n_samples,)
+        Group of each item (the document of each sentence).
+    sizes : ndarray of shape (n_samples,), optional
+        Weight of each item (tokens per sentence; default 1: balance items).
+
+    Returns
+    -------
+    ndarray of int, shape (n_samples,): the fold of each item.
+
+    Examples
+    --------
+    >>> folds = group_folds(np.array([0, 0, 1, 1, 2, 3]), n_folds=2)
+    >>> bool(folds[0] == folds[1] and folds[2] == folds[3])
+    True
+    """
+    if not isinstance(n_folds, (int, np.integer)) or n_folds < 2:
+        raise InvalidParameterError(f"n_folds must be an integer of at least 2; got {n_folds!r}")
+    groups = np.asarray(groups)
+    names, inverse = np.unique(groups, return_inverse=True)
+    if len(names) < n_folds:
+        raise InvalidInputError(
+            f"{len(names)} documents cannot fill {n_folds} folds without splitting one; "
+            "use fewer folds or more data"
+        )
+    weight = np.bincount(inverse, weights=np.ones(len(groups)) if sizes is None else sizes)
+    order = np.random.default_rng(random_state).permutation(len(names))
+    # Largest groups first (stable within the random order) keeps folds even.
+    order = order[np.argsort(-weight[order], kind="stable")]
+    load = np.zeros(n_folds)
+    fold_of_group = np.empty(len(names), dtype=np.int64)
+    for g in order:
+        f = int(np.argmin(load))
+        fold_of_group[g] = f
+        load[f] += weight[g]
+    return fold_of_group[inverse]
+
+
+def crossfit_pred_probs(
+    scorer: Scorer, features: Any, labels: Any, fold_ids: np.ndarray, *,
+    n_classes: int, progress: bool = False,
+) -> Any:
+    """Out-of-sample probabilities: each fold is scored by a model fitted on the other
+    folds only.
+
+    ``features`` and ``labels`` hold one row per item (an array, or a list such as one
+    array of tags per sentence); the result is what the scorer's
+    :meth:`~Scorer.join_predictions` makes of the held-out predictions: an array
+    (n_samples, n_classes) for text scorers, one array (n_tokens, n_classes) per sentence
+    for token scorers.
+    """
+    from labelaudit.models._progress import progress_bar
+
     folds = np.unique(fold_ids)
-    for fold in tqdm(folds, desc=f"folds ({scorer.name})", disable=not progress, leave=False):
-        held_out = np.flatnonzero(fold_ids == fold)
-        train = np.flatnonzero(fold_ids != fold)
-        model = scorer.clone().fit(take(features, train), labels[train], n_classes=n_classes)
-        pred_probs[held_out] = model.predict_proba(take(features, held_out))
-    return _normalise(pred_probs)
+    parts = []
+    with progress_bar(len(folds), f"cross-fitting {len(folds)} folds ({scorer.name})",
+                      unit=" folds", enabled=progress) as bar:
+        for fold in folds:
+            held_out = np.flatnonzero(fold_ids == fold)
+            train = np.flatnonzero(fold_ids != fold)
+            model = scorer.clone().fit(take(features, train), take(labels, train),
+                                       n_classes=n_classes)
+            parts.append((held_out, model.predict_proba(take(features, held_out))))
+            bar.update(1)
+    return scorer.join_predictions(parts, len(labels), n_classes=n_classes)
 
 
 def fit_score_pred_probs(
-    scorer: Scorer, train_features: Any, train_labels: np.ndarray, score_features: Any, *,
+    scorer: Scorer, train_features: Any, train_labels: Any, score_features: Any, *,
     n_classes: int,
-) -> np.ndarray:
+) -> Any:
     """Fit on one split and predict another (the test-set audit)."""
     model = scorer.clone().fit(train_features, train_labels, n_classes=n_classes)
-    return _normalise(model.predict_proba(score_features))
-
-
-def _normalise(pred_probs: np.ndarray) -> np.ndarray:
-    sums = pred_probs.sum(axis=1, keepdims=True)
-    return pred_probs / np.where(sums > 0, sums, 1.0)
+    return scorer.join_predictions([(np.arange(len(score_features)),
+                                     model.predict_proba(score_features))],
+                                   len(score_features), n_classes=n_classes)

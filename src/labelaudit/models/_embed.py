@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -17,6 +18,7 @@ from labelaudit.models._encoder import (
     load_sentence_encoder,
     resolve_model_path,
 )
+from labelaudit.models._progress import progress_bar
 
 __all__ = ["EmbedScorer", "encode_texts"]
 
@@ -47,7 +49,6 @@ def encode_texts(
 
     def compute(batch_keys: list[str]) -> np.ndarray:
         import torch
-        from tqdm.auto import tqdm
 
         st = encoder if encoder is not None else load_sentence_encoder(path, progress=progress)
         st.max_seq_length = max_length
@@ -57,8 +58,8 @@ def encode_texts(
         what = "text pairs" if joint else "texts"
         chunk = max(batch_size, 1) * 8  # one bar step per few batches, not per text
         parts = []
-        with tqdm(total=len(inputs), desc=f"encoding {len(inputs):,} {what}", unit=" texts",
-                  disable=not progress, leave=False) as bar:
+        with progress_bar(len(inputs), f"encoding {len(inputs):,} {what}", unit=" texts",
+                          enabled=progress) as bar:
             for start in range(0, len(inputs), chunk):
                 with torch.autocast("cpu", dtype=torch.bfloat16, enabled=use_bf16):
                     part = st.encode(inputs[start:start + chunk], batch_size=batch_size,
@@ -71,6 +72,7 @@ def encode_texts(
     return cache.get_or_compute(keys, compute)
 
 
+@dataclass(eq=False, kw_only=True)
 class EmbedScorer(Scorer):
     """Frozen sentence embeddings (default all-MiniLM-L6-v2) + logistic regression.
 
@@ -89,15 +91,12 @@ class EmbedScorer(Scorer):
 
     name = "embed"
 
-    def __init__(self, *, model: str | None = None, pair_mode: PairMode = "features",
-                 C: float = 1.0, batch_size: int = 32, max_length: int = 256,
-                 cache_dir: str | Path | None = None) -> None:
-        self.model = model
-        self.pair_mode = pair_mode
-        self.C = C
-        self.batch_size = batch_size
-        self.max_length = max_length
-        self.cache_dir = cache_dir
+    model: str | None = None
+    pair_mode: PairMode = "features"
+    C: float = 1.0
+    batch_size: int = 32
+    max_length: int = 256
+    cache_dir: str | Path | None = None
 
     def prepare(self, data: TextDataset, *, progress: bool = False) -> Any:
         options: dict[str, Any] = dict(model=self.model, batch_size=self.batch_size,

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -13,8 +16,10 @@ from labelaudit._errors import InvalidParameterError
 __all__ = [
     "DEFAULT_MODEL",
     "EmbeddingCache",
+    "TokenVectorCache",
     "default_cache_dir",
     "load_sentence_encoder",
+    "quiet_loading",
     "resolve_model_path",
     "torch_setup",
 ]
@@ -68,6 +73,31 @@ def bf16_supported() -> bool:
     return "avx512_bf16" in flags or "amx_bf16" in flags
 
 
+@contextmanager
+def quiet_loading(*, bars: bool = False, reports: bool = False) -> Iterator[None]:
+    """Hide transformers' "Loading weights" bars (unless ``bars``) and load reports
+    (unless ``reports``) while a model loads.
+
+    The scan's own bars say what is happening; the load report (a classifier newly
+    initialised for fine-tuning, an unused pooler) is expected and would land between those
+    bars, once per fold.
+    """
+    from transformers.utils import logging as hf_logging
+
+    was_enabled = hf_logging.is_progress_bar_enabled()
+    verbosity = hf_logging.get_verbosity()
+    if not bars:
+        hf_logging.disable_progress_bar()
+    if not reports:
+        hf_logging.set_verbosity_error()
+    try:
+        yield
+    finally:
+        hf_logging.set_verbosity(verbosity)
+        if was_enabled:
+            hf_logging.enable_progress_bar()
+
+
 def load_sentence_encoder(model: str | None = None, *, device: str | None = None,
                           progress: bool = False):
     """Load a sentence-transformers model (default: packaged all-MiniLM-L6-v2).
@@ -75,18 +105,11 @@ def load_sentence_encoder(model: str | None = None, *, device: str | None = None
     Hugging Face's weight-loading bar shows only with ``progress``.
     """
     from sentence_transformers import SentenceTransformer
-    from transformers.utils import logging as hf_logging
 
     torch_setup()
     path = resolve_model_path(model)
-    was_enabled = hf_logging.is_progress_bar_enabled()
-    if not progress:
-        hf_logging.disable_progress_bar()
-    try:
+    with quiet_loading(bars=progress, reports=True):
         return SentenceTransformer(path, device=device)
-    finally:
-        if was_enabled:
-            hf_logging.enable_progress_bar()
 
 
 def default_cache_dir() -> Path:
@@ -97,6 +120,48 @@ def default_cache_dir() -> Path:
 
 def _text_key(text: str) -> bytes:
     return hashlib.sha256(text.encode("utf-8")).digest()[:16]
+
+
+def _sentence_key(tokens: Sequence[str]) -> bytes:
+    return _text_key("\x1f".join(tokens))
+
+
+def _shards(root: Path | None) -> Iterator[tuple[list[bytes], Any]]:
+    """``(keys, open .npz)`` of every shard under ``root``; a damaged shard is skipped
+    (its items are encoded again)."""
+    if root is None or not root.exists():
+        return
+    for shard in sorted(root.glob("*.npz")):
+        try:
+            with np.load(shard) as data:
+                keys = data["keys"]
+                if keys.dtype.kind == "S":  # numpy's "S16" strips trailing NUL bytes
+                    yield [bytes(k).ljust(16, b"\0") for k in keys], data
+                else:
+                    yield [bytes(k) for k in keys], data
+        except (OSError, ValueError, KeyError):
+            continue
+
+
+def _write_shard(root: Path, keys: list[bytes], **arrays: np.ndarray) -> None:
+    """One new shard of 16-byte ``keys`` and their ``arrays``, written atomically."""
+    from labelaudit.io import atomic_path
+
+    root.mkdir(parents=True, exist_ok=True)
+    name = hashlib.sha256(b"".join(keys)).hexdigest()[:16] + ".npz"
+    payload: dict[str, Any] = {
+        "keys": np.frombuffer(b"".join(keys), dtype=np.uint8).reshape(len(keys), 16), **arrays}
+    with atomic_path(root / name) as tmp, open(tmp, "wb") as handle:
+        np.savez(handle, **payload)
+
+
+def _first_of_each(keys: list[bytes], known: dict[bytes, Any]) -> list[int]:
+    """Positions of the first occurrence of every key not in ``known``."""
+    first: dict[bytes, int] = {}
+    for i, key in enumerate(keys):
+        if key not in known:
+            first.setdefault(key, i)
+    return list(first.values())
 
 
 class EmbeddingCache:
@@ -110,48 +175,71 @@ class EmbeddingCache:
         self.root = None if root is None else Path(root) / hashlib.sha256(
             model_key.encode()).hexdigest()[:20]
 
-    def _load(self) -> dict[bytes, np.ndarray]:
-        found: dict[bytes, np.ndarray] = {}
-        if self.root is None or not self.root.exists():
-            return found
-        for shard in sorted(self.root.glob("*.npz")):
-            try:
-                with np.load(shard) as data:
-                    keys, vectors = data["keys"], data["vectors"]
-            except (OSError, ValueError, KeyError):
-                continue  # a damaged shard is ignored, its texts re-encoded
-            if keys.dtype.kind == "S":  # older shards: numpy strips trailing NUL bytes
-                keys = [bytes(k).ljust(16, b"\0") for k in keys]
-            else:
-                keys = [bytes(k) for k in keys]
-            for key, vector in zip(keys, vectors, strict=True):
-                found[key] = vector
-        return found
-
     def get_or_compute(self, texts: list[str], compute) -> np.ndarray:
         """Return embeddings of ``texts``, computing only those not cached."""
         keys = [_text_key(t) for t in texts]
-        known = self._load()
-        missing = [i for i, k in enumerate(keys) if k not in known]
-        if missing:
-            unique: dict[bytes, int] = {}
-            for i in missing:
-                unique.setdefault(keys[i], i)
-            order = list(unique.values())
+        known: dict[bytes, np.ndarray] = {}
+        for shard_keys, data in _shards(self.root):
+            known.update(zip(shard_keys, data["vectors"], strict=True))
+        order = _first_of_each(keys, known)
+        if order:
             vectors = np.asarray(compute([texts[i] for i in order]), dtype=np.float32)
-            for i, vector in zip(order, vectors, strict=True):
-                known[keys[i]] = vector
+            known.update(zip([keys[i] for i in order], vectors, strict=True))
             if self.root is not None:
-                self._save([keys[i] for i in order], vectors)
+                _write_shard(self.root, [keys[i] for i in order], vectors=vectors)
         return np.stack([known[k] for k in keys]) if keys else np.zeros((0, 0), np.float32)
 
-    def _save(self, keys: list[bytes], vectors: np.ndarray) -> None:
-        from labelaudit.io import atomic_path
 
-        assert self.root is not None
-        self.root.mkdir(parents=True, exist_ok=True)
-        name = hashlib.sha256(b"".join(keys)).hexdigest()[:16] + ".npz"
-        with atomic_path(self.root / name) as tmp:
-            with open(tmp, "wb") as handle:
-                raw = np.frombuffer(b"".join(keys), dtype=np.uint8).reshape(len(keys), 16)
-                np.savez(handle, keys=raw, vectors=vectors)
+class TokenVectorCache:
+    """Per-sentence arrays ``(n_tokens, dim)`` on disk, keyed by model and by the sentence.
+
+    The sibling of :class:`EmbeddingCache` for ragged data: each call that encodes new
+    sentences appends one shard (``.npz`` with keys, lengths and the stacked vectors in
+    float16) under ``root/tokens/<model key>/``. ``root=None`` keeps nothing.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> cache = TokenVectorCache(tempfile.mkdtemp(), "toy")
+    >>> fake = lambda sents: [np.full((len(s), 2), len(s), np.float32) for s in sents]
+    >>> [v.shape for v in cache.get_or_compute([["a", "b"], ["c"]], fake)]
+    [(2, 2), (1, 2)]
+    >>> cache.get_or_compute([["a", "b"]], lambda s: 1 / 0)[0].tolist()  # from disk
+    [[2.0, 2.0], [2.0, 2.0]]
+    """
+
+    def __init__(self, root: str | Path | None, model_key: str) -> None:
+        self.root = None if root is None else (
+            Path(root) / "tokens" / hashlib.sha256(model_key.encode()).hexdigest()[:20]
+        )
+
+    def _load(self, wanted: set[bytes]) -> dict[bytes, np.ndarray]:
+        found: dict[bytes, np.ndarray] = {}
+        for keys, data in _shards(self.root):
+            hit = [k in wanted for k in keys]
+            if any(hit):  # read a shard's vectors only when it holds a wanted sentence
+                offsets = np.concatenate([[0], np.cumsum(data["lengths"])])
+                vectors = data["vectors"]
+                found.update((key, vectors[offsets[i]:offsets[i + 1]])
+                             for i, key in enumerate(keys) if hit[i])
+        return found
+
+    def get_or_compute(
+        self,
+        sentences: Sequence[Sequence[str]],
+        compute: Callable[[list[list[str]]], list[np.ndarray]],
+    ) -> list[np.ndarray]:
+        """Vectors of each sentence, shape ``(len(sentence), dim)``, computing only new ones."""
+        keys = [_sentence_key(s) for s in sentences]
+        known = self._load(set(keys))
+        todo = _first_of_each(keys, known)
+        if todo:
+            computed = compute([list(sentences[i]) for i in todo])
+            for i, vectors in zip(todo, computed, strict=False):
+                known[keys[i]] = np.asarray(vectors, dtype=np.float16)
+            if self.root is not None:
+                arrays = [known[keys[i]] for i in todo]
+                _write_shard(self.root, [keys[i] for i in todo],
+                             lengths=np.array([len(a) for a in arrays], dtype=np.int64),
+                             vectors=np.concatenate(arrays).astype(np.float16))
+        return [known[k].astype(np.float32) for k in keys]

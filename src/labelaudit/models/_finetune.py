@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from labelaudit.io import TextDataset
 from labelaudit.models._base import Scorer
-from labelaudit.models._encoder import resolve_model_path, torch_setup
+from labelaudit.models._encoder import quiet_loading, resolve_model_path, torch_setup
+from labelaudit.models._progress import progress_bar
 
 __all__ = ["FinetuneScorer"]
 
@@ -21,6 +23,7 @@ def _device(requested: str | None) -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
+@dataclass(eq=False, kw_only=True)
 class FinetuneScorer(Scorer):
     """Fine-tune a pre-trained transformer per fold and predict held-out items.
 
@@ -45,20 +48,17 @@ class FinetuneScorer(Scorer):
 
     name = "finetune"
 
-    def __init__(self, *, model: str | None = None, epochs: int = 2,
-                 learning_rate: float = 5e-5, batch_size: int = 16, max_length: int = 128,
-                 random_state: int = 0, device: str | None = None) -> None:
-        self.model = model
-        self.epochs = epochs
-        self.learning_rate = learning_rate
-        self.batch_size = batch_size
-        self.max_length = max_length
-        self.random_state = random_state
-        self.device = device
+    model: str | None = None
+    epochs: int = 2
+    learning_rate: float = 5e-5
+    batch_size: int = 16
+    max_length: int = 128
+    random_state: int = 0
+    device: str | None = None
 
     def prepare(self, data: TextDataset, *, progress: bool = False) -> Any:
         pairs = data.text_pairs if data.text_pairs is not None else [None] * len(data)
-        self.progress_ = progress
+        self._progress = progress
         return list(zip(data.texts, pairs, strict=True))
 
     def _encode(self, tokenizer: Any, rows: list[tuple[str, str | None]]):
@@ -77,37 +77,34 @@ class FinetuneScorer(Scorer):
 
     def fit(self, features: Any, labels: np.ndarray, *, n_classes: int) -> FinetuneScorer:
         import torch
-        from tqdm.auto import tqdm
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
-        from transformers.utils import logging as hf_logging
 
         torch_setup()
-        hf_logging.set_verbosity_error()
         torch.manual_seed(self.random_state)
         path = resolve_model_path(self.model)
         device = _device(self.device)
-        self.tokenizer_ = AutoTokenizer.from_pretrained(path)
-        model = AutoModelForSequenceClassification.from_pretrained(
-            path, num_labels=n_classes).to(device)
+        with quiet_loading(bars=True):
+            self.tokenizer_ = AutoTokenizer.from_pretrained(path)
+            model = AutoModelForSequenceClassification.from_pretrained(
+                path, num_labels=n_classes).to(device)
         optimizer = torch.optim.AdamW(model.parameters(), lr=self.learning_rate)
         rng = np.random.default_rng(self.random_state)
         targets = torch.as_tensor(np.asarray(labels), dtype=torch.long)
         steps = self.epochs * -(-len(features) // self.batch_size)
         schedule = torch.optim.lr_scheduler.LambdaLR(
             optimizer, lambda step: max(0.0, 1.0 - step / max(steps, 1)))
-        bar = tqdm(total=steps, desc="fine-tune", leave=False,
-                   disable=not getattr(self, "progress_", False))
         model.train()
-        for _ in range(self.epochs):
-            for index in self._batches(len(features), shuffle=True, rng=rng):
-                batch = self._encode(self.tokenizer_, [features[i] for i in index]).to(device)
-                out = model(**batch, labels=targets[index].to(device))
-                out.loss.backward()
-                optimizer.step()
-                schedule.step()
-                optimizer.zero_grad()
-                bar.update(1)
-        bar.close()
+        with progress_bar(steps, "fine-tune", unit=" batches",
+                          enabled=getattr(self, "_progress", False)) as bar:
+            for _ in range(self.epochs):
+                for index in self._batches(len(features), shuffle=True, rng=rng):
+                    batch = self._encode(self.tokenizer_, [features[i] for i in index])
+                    out = model(**batch.to(device), labels=targets[index].to(device))
+                    out.loss.backward()
+                    optimizer.step()
+                    schedule.step()
+                    optimizer.zero_grad()
+                    bar.update(1)
         model.eval()
         self.model_ = model
         self.device_ = device

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -12,6 +13,7 @@ from labelaudit.models._base import Scorer, full_proba
 __all__ = ["TfidfScorer"]
 
 
+@dataclass(eq=False, kw_only=True)
 class TfidfScorer(Scorer):
     """TF-IDF (word 1-2 grams, sublinear tf) + multinomial logistic regression.
 
@@ -40,12 +42,10 @@ class TfidfScorer(Scorer):
 
     name = "tfidf"
 
-    def __init__(self, *, C: float = 10.0, ngram_range: tuple[int, int] = (1, 2), min_df: int = 1,
-                 max_features: int | None = 200_000) -> None:
-        self.C = C
-        self.ngram_range = ngram_range
-        self.min_df = min_df
-        self.max_features = max_features
+    C: float = 10.0
+    ngram_range: tuple[int, int] = (1, 2)
+    min_df: int = 1
+    max_features: int | None = 200_000
 
     def prepare(self, data: TextDataset, *, progress: bool = False) -> Any:
         if data.text_pairs is None:

@@ -18,8 +18,14 @@ from labelaudit.noise._common import (
 from labelaudit.noise._crowd_majority import crowd_majority_labels
 from labelaudit.noise._inject import NOISE_METHODS, NoiseMethod, inject_noise, parse_recipe
 from labelaudit.noise._instance_dependent import nearest_other_class
-from labelaudit.noise._realism import RealismResult, noise_realism, plot_loss_histograms
+from labelaudit.noise._realism import (
+    RealismResult,
+    measure_noise_realism,
+    noise_realism,
+    plot_loss_histograms,
+)
 from labelaudit.noise._result import NoiseResult
+from labelaudit.noise._table import inject_noise_table, read_noise_matrix, read_noise_sources
 
 __all__ = [
     "NOISE_METHODS",
@@ -32,10 +38,14 @@ __all__ = [
     "crowd_from_annotations",
     "crowd_majority_labels",
     "inject_noise",
+    "inject_noise_table",
+    "measure_noise_realism",
     "nearest_other_class",
     "noise_realism",
     "parse_recipe",
     "plot_loss_histograms",
     "random_noise_matrix",
+    "read_noise_matrix",
+    "read_noise_sources",
     "target_count",
 ]

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from labelaudit._errors import InvalidParameterError
-from labelaudit.agreement._annotations import clean_label
+from labelaudit.agreement._labels import clean_label
 from labelaudit.noise._common import Flips, NoiseData, Shortfall, allocate
 
 __all__ = ["check_noise_matrix", "class_dependent_flips", "random_noise_matrix"]
@@ -15,25 +15,36 @@ __all__ = ["check_noise_matrix", "class_dependent_flips", "random_noise_matrix"]
 def random_noise_matrix(n_classes: int, rate: float, rng: np.random.Generator) -> np.ndarray:
     """Draw a row-stochastic noise matrix of shape (n_classes, n_classes) with mean rate ``rate``.
 
-    Row ``i`` flips with probability ``p_i = min(1, rate * K * d_i)``, where
-    ``d ~ Dirichlet(1, ..., 1)``, so the classes differ in how noisy they are; its flips
-    go to the other classes in proportions drawn from ``Dirichlet(1, ..., 1)``.
+    ``T[i, j] = P(noisy j | clean i)`` with trace ``n_classes * (1 - rate)``, so the classes
+    differ in how noisy they are while their flip rates average ``rate``; each row's flips go
+    to the other classes in random proportions. Drawn by cleanlab's
+    :func:`cleanlab.benchmarking.noise_generation.generate_noise_matrix_from_trace` (whose
+    matrix is the transpose, columns = clean class), seeded from ``rng``; every diagonal
+    entry stays below 1, so every class can be noised. cleanlab draws from numpy's global
+    random state, which is restored afterwards.
 
     Examples
     --------
     >>> matrix = random_noise_matrix(3, 0.1, np.random.default_rng(0))
     >>> matrix.shape, bool(np.allclose(matrix.sum(axis=1), 1))
     ((3, 3), True)
+    >>> round(float(np.trace(matrix)), 6)
+    2.7
     """
-    if n_classes < 2:
-        return np.ones((n_classes, n_classes))
-    flip = np.minimum(1.0, rate * n_classes * rng.dirichlet(np.ones(n_classes)))
-    matrix = np.zeros((n_classes, n_classes))
-    for i in range(n_classes):
-        others = [j for j in range(n_classes) if j != i]
-        matrix[i, others] = flip[i] * rng.dirichlet(np.ones(n_classes - 1))
-        matrix[i, i] = 1.0 - flip[i]
-    return matrix
+    if n_classes < 2 or rate <= 0:
+        return np.eye(n_classes)
+    from labelaudit.detect._cleanlab import import_cleanlab
+
+    generation = import_cleanlab("cleanlab.benchmarking.noise_generation")
+    seed = int(rng.integers(2**32 - 1))
+    state = np.random.get_state()  # noqa: NPY002 - cleanlab's draws must not leak out
+    try:
+        matrix = generation.generate_noise_matrix_from_trace(
+            n_classes, n_classes * (1.0 - rate), max_trace_prob=1.0 - rate / 2,
+            valid_noise_matrix=False, seed=seed)
+    finally:
+        np.random.set_state(state)  # noqa: NPY002
+    return np.asarray(matrix, dtype=float).T
 
 
 def _key(value: object) -> str:

@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from labelaudit._errors import InvalidInputError, InvalidParameterError
-from labelaudit.agreement._annotations import Crowd, crowd_from_annotations
+from labelaudit._errors import InvalidInputError
+from labelaudit._validation import check_fraction
+from labelaudit.agreement._crowd import Crowd, crowd_from_annotations
 
 __all__ = [
     "Crowd",
@@ -93,10 +94,7 @@ def check_rate(rate: object, *, allow_none: bool = False) -> float | None:
     """
     if rate is None and allow_none:
         return None
-    ok = isinstance(rate, (int, float, np.integer, np.floating)) and not isinstance(rate, bool)
-    if not ok or not math.isfinite(float(rate)) or not 0 <= float(rate) < 1:  # type: ignore[arg-type]
-        raise InvalidParameterError(f"rate must be a number in [0, 1); got {rate!r}")
-    return float(rate)  # type: ignore[arg-type]
+    return check_fraction(rate, "rate", high_open=True)
 
 
 def target_count(rate: float, n: int) -> int:
@@ -110,7 +108,7 @@ def target_count(rate: float, n: int) -> int:
     return int(math.floor(rate * n + 0.5 + 1e-9))
 
 
-def warn_rounding(rate: float, n: int) -> None:
+def warn_rounding(rate: float, n: int, *, stacklevel: int = 3) -> None:
     """Warn when ``round(rate * n)`` is 0 for a positive rate, or every one of the ``n`` items.
 
     Examples
@@ -127,12 +125,12 @@ def warn_rounding(rate: float, n: int) -> None:
     if rate > 0 and count == 0:
         warnings.warn(NoiseRateWarning(
             f"rate {rate:g} of {n} items asks for {exact} items, which rounds to 0: no item is "
-            f"noised (a rate of at least {0.5 / n:.6g} noises one)"), stacklevel=3)
+            f"noised (a rate of at least {0.5 / n:.6g} noises one)"), stacklevel=stacklevel)
     elif n and count == n:
         warnings.warn(NoiseRateWarning(
             f"rate {rate:g} of {n} items asks for {exact} items, which rounds to all {n}: every "
             f"item is noised (a rate below {(n - 0.5) / n:.6g} keeps at least one clean item)"),
-            stacklevel=3)
+            stacklevel=stacklevel)
 
 
 def allocate(total: int, weights: Sequence[float] | np.ndarray,

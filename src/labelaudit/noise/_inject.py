@@ -12,12 +12,7 @@ import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.io import encode_labels
-from labelaudit.noise._class_dependent import (
-    _key,
-    check_noise_matrix,
-    class_dependent_flips,
-    random_noise_matrix,
-)
+from labelaudit.noise._class_dependent import _key, check_noise_matrix, random_noise_matrix
 from labelaudit.noise._common import (
     Flips,
     NoiseData,
@@ -28,13 +23,9 @@ from labelaudit.noise._common import (
     target_count,
     warn_rounding,
 )
-from labelaudit.noise._crowd_majority import crowd_majority_flips
-from labelaudit.noise._dissenting_label import dissenting_label_flips
-from labelaudit.noise._dissenting_worker import dissenting_worker_flips
-from labelaudit.noise._instance_dependent import instance_dependent_flips
-from labelaudit.noise._minority_split import minority_split_flips
+from labelaudit.noise._recipe import Recipe, parse_recipe
 from labelaudit.noise._result import NoiseResult
-from labelaudit.noise._uniform import uniform_flips
+from labelaudit.registry import NOISE_METHODS as _REGISTRY
 
 __all__ = ["NOISE_METHODS", "NoiseMethod", "inject_noise", "parse_recipe"]
 
@@ -42,80 +33,13 @@ NoiseMethod = Literal[
     "uniform", "class-dependent", "dissenting-label", "dissenting-worker", "crowd-majority",
     "minority-split", "instance-dependent",
 ]
-NOISE_METHODS: tuple[str, ...] = (
-    "uniform", "class-dependent", "dissenting-label", "dissenting-worker", "crowd-majority",
-    "minority-split", "instance-dependent",
-)
-_FLIPS: dict[str, Callable[..., Flips]] = {
-    "uniform": uniform_flips,
-    "class-dependent": class_dependent_flips,
-    "dissenting-label": dissenting_label_flips,
-    "dissenting-worker": dissenting_worker_flips,
-    "crowd-majority": crowd_majority_flips,
-    "minority-split": minority_split_flips,
-    "instance-dependent": instance_dependent_flips,
-}
-Recipe = Mapping[str, float] | Sequence[tuple[str, float]] | str
+#: The names of :data:`labelaudit.registry.NOISE_METHODS`, the one list of noise methods.
+NOISE_METHODS: tuple[str, ...] = _REGISTRY.names()
 
 
-def parse_recipe(recipe: Recipe) -> tuple[tuple[str, float], ...]:
-    """Validate a recipe: methods with positive shares that sum to 1.
-
-    Accepts ``"dissenting-worker:0.8,dissenting-label:0.2"``, a mapping or pairs.
-
-    Examples
-    --------
-    >>> parse_recipe("dissenting-worker:0.8, dissenting-label:0.2")
-    (('dissenting-worker', 0.8), ('dissenting-label', 0.2))
-    >>> parse_recipe({"uniform": 0.5, "uniform ": 0.5})
-    Traceback (most recent call last):
-    ...
-    labelaudit._errors.InvalidParameterError: recipe names 'uniform' twice
-    """
-    if isinstance(recipe, str):
-        pairs: list[tuple[str, object]] = []
-        for part in recipe.split(","):
-            name, sep, share = part.strip().rpartition(":")
-            if not sep or not name.strip():
-                raise InvalidParameterError(
-                    f"recipe part {part.strip()!r} is not METHOD:SHARE; write e.g. "
-                    "'dissenting-worker:0.8,dissenting-label:0.2'"
-                )
-            try:
-                pairs.append((name, float(share)))
-            except ValueError:
-                raise InvalidParameterError(
-                    f"recipe share {share!r} of {name.strip()!r} is not a number") from None
-    elif isinstance(recipe, Mapping):
-        pairs = list(recipe.items())
-    else:
-        try:
-            pairs = [(key, share) for key, share in recipe]
-        except (TypeError, ValueError):
-            raise InvalidParameterError(
-                "recipe must be 'METHOD:SHARE,...', a mapping or (method, share) pairs"
-            ) from None
-    out: list[tuple[str, float]] = []
-    for raw_name, raw_share in pairs:
-        method = str(raw_name).strip()
-        if method not in NOISE_METHODS:
-            raise InvalidParameterError(
-                f"unknown noise method {method!r} in the recipe; choose from "
-                f"{', '.join(NOISE_METHODS)}")
-        if any(method == seen for seen, _ in out):
-            raise InvalidParameterError(f"recipe names {method!r} twice")
-        number = (float(raw_share) if isinstance(raw_share, (int, float, np.number))
-                  and not isinstance(raw_share, bool) else math.nan)
-        if not math.isfinite(number) or number <= 0:
-            raise InvalidParameterError(f"the share of {method!r} must be a positive number; "
-                                        f"got {raw_share!r}")
-        out.append((method, number))
-    if not out:
-        raise InvalidParameterError("the recipe is empty")
-    total = sum(share for _, share in out)
-    if abs(total - 1.0) > 1e-6:
-        raise InvalidParameterError(f"recipe shares must sum to 1; they sum to {total:g}")
-    return tuple(out)
+def _flips(name: str) -> Callable[..., Flips]:
+    """The flip function registered as ``name``."""
+    return _REGISTRY.load(name)
 
 
 def _text_key(text: object) -> str:
@@ -189,6 +113,61 @@ def _embed(texts: Sequence[object] | None, embeddings: np.ndarray | None,
         raise InvalidInputError(
             f"embeddings must have shape (n_samples, dim) = ({n}, dim); got {vectors.shape}")
     return vectors
+
+
+def _plan(method: str | None, recipe: Recipe | None, rate: object, noise_matrix: object,
+          swap_input: object) -> tuple[tuple[tuple[str, float], ...], float | None]:
+    """The methods with their shares, and the checked rate (None: crowd-majority, all)."""
+    if (method is None) == (recipe is None):
+        raise InvalidParameterError("give exactly one of method and recipe")
+    if recipe is not None:
+        components = parse_recipe(recipe)
+    else:
+        components = ((_REGISTRY.check(method), 1.0),)  # type: ignore[arg-type]
+    names = [name for name, _ in components]
+    checked = check_rate(rate, allow_none=names == ["crowd-majority"])
+    if noise_matrix is not None and "class-dependent" not in names:
+        raise InvalidParameterError("noise_matrix is only used by class-dependent noise")
+    if not isinstance(swap_input, (bool, np.bool_)):
+        raise InvalidParameterError(f"swap_input must be True or False; got {swap_input!r}")
+    if swap_input and "instance-dependent" not in names:
+        raise InvalidParameterError("swap_input is only used by instance-dependent noise")
+    return components, checked
+
+
+def _encode(labels: object, ids: object, classes: object
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Row ids, the labels as class indices, and the label set."""
+    values = pd.Series(list(labels) if not isinstance(labels, pd.Series)  # type: ignore[call-overload]
+                       else labels.tolist(), dtype=object)
+    n = len(values)
+    if n == 0:
+        raise InvalidInputError("there are no labels to noise")
+    row_ids = np.arange(n) if ids is None else np.asarray(ids, dtype=object)
+    if len(row_ids) != n:
+        raise InvalidInputError(f"ids has {len(row_ids)} entries but there are {n} labels")
+    if ids is not None and pd.Series(row_ids).duplicated().any():
+        raise InvalidInputError("ids must be unique")
+    coded, label_set = encode_labels(values, row_ids, column="labels",
+                                     classes=None if classes is None else np.asarray(classes))
+    if classes is not None and pd.Series(label_set).duplicated().any():
+        raise InvalidParameterError("classes must not repeat a value")
+    if len(label_set) < 2:
+        raise InvalidInputError(
+            f"the label set has {len(label_set)} class ({label_set.tolist()}); noise needs at "
+            "least two classes (pass the full label set as classes)")
+    return row_ids, coded, label_set
+
+
+def _per_item(values: np.ndarray | Sequence[object] | pd.Series, what: str, n: int
+              ) -> np.ndarray:
+    """One value per item (a split), none missing."""
+    out = np.asarray(list(values), dtype=object)
+    if len(out) != n:
+        raise InvalidInputError(f"{what} has {len(out)} entries but there are {n} labels")
+    if pd.Series(out).isna().any():
+        raise InvalidInputError(f"{what} has missing values; give every item a {what}")
+    return out
 
 
 def inject_noise(
@@ -293,86 +272,59 @@ def inject_noise(
     >>> result.labels.tolist(), result.noise_method.tolist()
     (['b', 'a', 'b', 'a'], ['crowd-majority', None, None, 'crowd-majority'])
     """
-    if (method is None) == (recipe is None):
-        raise InvalidParameterError("give exactly one of method and recipe")
-    if recipe is not None:
-        components = parse_recipe(recipe)
-    else:
-        if method not in NOISE_METHODS:
-            raise InvalidParameterError(
-                f"unknown noise method {method!r}; choose from {', '.join(NOISE_METHODS)}")
-        components = ((str(method), 1.0),)
+    components, rate = _plan(method, recipe, rate, noise_matrix, swap_input)
     names = [name for name, _ in components]
-    cap_only = names == ["crowd-majority"]
-    rate = check_rate(rate, allow_none=cap_only)
-    if rate is None and not cap_only:  # pragma: no cover - check_rate raises first
-        raise InvalidParameterError("rate is required")
-    if noise_matrix is not None and "class-dependent" not in names:
-        raise InvalidParameterError("noise_matrix is only used by class-dependent noise")
-    if not isinstance(swap_input, (bool, np.bool_)):
-        raise InvalidParameterError(f"swap_input must be True or False; got {swap_input!r}")
-    if swap_input and "instance-dependent" not in names:
-        raise InvalidParameterError("swap_input is only used by instance-dependent noise")
-
-    values = pd.Series(list(labels) if not isinstance(labels, pd.Series) else labels.tolist(),
-                       dtype=object)
-    n = len(values)
-    if n == 0:
-        raise InvalidInputError("there are no labels to noise")
-    row_ids = np.arange(n) if ids is None else np.asarray(ids, dtype=object)
-    if len(row_ids) != n:
-        raise InvalidInputError(f"ids has {len(row_ids)} entries but there are {n} labels")
-    if ids is not None and pd.Series(row_ids).duplicated().any():
-        raise InvalidInputError("ids must be unique")
-    coded, label_set = encode_labels(values, row_ids, column="labels",
-                                     classes=None if classes is None else np.asarray(classes))
-    if classes is not None and pd.Series(label_set).duplicated().any():
-        raise InvalidParameterError("classes must not repeat a value")
-    n_classes = len(label_set)
-    if n_classes < 2:
-        raise InvalidInputError(
-            f"the label set has {n_classes} class ({label_set.tolist()}); noise needs at least "
-            "two classes (pass the full label set as classes)")
+    row_ids, coded, label_set = _encode(labels, ids, classes)
+    n = len(coded)
     rng = np.random.default_rng(random_state)
-
-    crowd = (crowd_from_annotations(annotations, ids=row_ids, classes=label_set)
-             if annotations is not None else None)
     matrix = None
     if "class-dependent" in names:
         matrix = (check_noise_matrix(noise_matrix, label_set) if noise_matrix is not None
-                  else random_noise_matrix(n_classes, float(rate or 0.0), rng))
+                  else random_noise_matrix(len(label_set), float(rate or 0.0), rng))
+    text_list = None if texts is None else [_text_key(t) for t in texts]
+    if text_list is not None and len(text_list) != n:
+        raise InvalidInputError(f"texts has {len(text_list)} entries but there are {n} labels")
     vectors = None
-    text_list = None
-    if texts is not None:
-        text_list = [_text_key(t) for t in texts]
-        if len(text_list) != n:
-            raise InvalidInputError(f"texts has {len(text_list)} entries but there are {n} labels")
     if "instance-dependent" in names:
         vectors = _embed(texts, embeddings, embed, model, cache_dir, progress, n)
         if swap_input and text_list is None:
             raise InvalidParameterError("swap_input needs the texts")
-    split_arr = None
-    if split is not None:
-        split_arr = np.asarray(list(split), dtype=object)
-        if len(split_arr) != n:
-            raise InvalidInputError(f"split has {len(split_arr)} entries but there are {n} labels")
-        if pd.Series(split_arr).isna().any():
-            raise InvalidInputError("split has missing values; give every item a split")
+    split_arr = None if split is None else _per_item(split, "split", n)
     source_arr = _sources(sources, label_set, coded) if sources is not None else None
+    data = NoiseData(
+        labels=coded, n_classes=len(label_set), noise_matrix=matrix, embeddings=vectors,
+        crowd=(crowd_from_annotations(annotations, ids=row_ids, classes=label_set)
+               if annotations is not None else None),
+        texts=text_list, swap_input=bool(swap_input))
+    new_labels, text_source, method_of = _noise(data, components, rate, split_arr,
+                                                source_arr, rng)
+    return NoiseResult(
+        labels=label_set[new_labels], clean_labels=label_set[coded],
+        is_noisy=np.array([m is not None for m in method_of.tolist()], dtype=bool),
+        noise_method=method_of,
+        classes=label_set, ids=row_ids, text_source=text_source, sources=source_arr,
+        split=split_arr, target_matrix=matrix, rate=rate, recipe=components,
+        similarity=data.cache["neighbours"][1] if "neighbours" in data.cache else None,
+        random_state=random_state)
 
-    data = NoiseData(labels=coded, n_classes=n_classes, crowd=crowd, embeddings=vectors,
-                     texts=text_list, noise_matrix=matrix, swap_input=bool(swap_input))
-    strata, where = _strata(n, split_arr, source_arr)
+
+def _noise(data: NoiseData, components: tuple[tuple[str, float], ...], rate: float | None,
+           split: np.ndarray | None, sources: np.ndarray | None, rng: np.random.Generator
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Run every component in every (split, source) stratum: noisy labels, text sources and
+    the method of each noised item (None elsewhere)."""
+    n = data.n_samples
+    cap_only = [name for name, _ in components] == ["crowd-majority"]
+    strata, where = _strata(n, split, sources)
     sizes = np.bincount(strata, minlength=len(where))
     if rate is None:
         counts = np.full((len(where), 1), -1, dtype=np.int64)  # crowd-majority: all
     else:
         if not cap_only:
-            warn_rounding(rate, n)
+            warn_rounding(rate, n, stacklevel=4)
         totals = allocate(target_count(rate, n), sizes.astype(float), caps=sizes)
         counts = _component_counts(totals, [share for _, share in components])
-
-    new_labels = coded.copy()
+    new_labels = data.labels.copy()
     text_source = np.full(n, -1, dtype=np.int64)
     method_of = np.full(n, None, dtype=object)
     taken = np.zeros(n, dtype=bool)
@@ -381,31 +333,14 @@ def inject_noise(
             count = int(counts[s, c])
             eligible = (strata == s) & ~taken
             try:
-                flips = _FLIPS[name](data, eligible, None if count < 0 else count, rng)
+                flips = _flips(name)(data, eligible, None if count < 0 else count, rng)
             except Shortfall as short:
-                if cap_only:  # crowd-majority: the rate is a cap
-                    flips = _FLIPS[name](data, eligible, short.available, rng)
-                else:
+                if not cap_only:
                     raise _shortfall_error(name, short, count, share, int(sizes[s]), where[s],
                                            rate, len(components) > 1) from None
+                flips = _flips(name)(data, eligible, short.available, rng)  # rate is a cap
             _apply(flips, name, data, new_labels, text_source, method_of, taken)
-
-    return NoiseResult(
-        labels=label_set[new_labels],
-        clean_labels=label_set[coded],
-        is_noisy=taken,
-        noise_method=method_of,
-        classes=label_set,
-        ids=row_ids,
-        text_source=text_source,
-        sources=source_arr,
-        split=split_arr,
-        similarity=data.cache["neighbours"][1] if "neighbours" in data.cache else None,
-        target_matrix=matrix,
-        rate=rate,
-        recipe=components,
-        random_state=random_state,
-    )
+    return new_labels, text_source, method_of
 
 
 def _apply(flips: Flips, name: str, data: NoiseData, new_labels: np.ndarray,

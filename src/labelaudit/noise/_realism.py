@@ -11,7 +11,7 @@ import pandas as pd
 
 from labelaudit._errors import InvalidInputError
 
-__all__ = ["RealismResult", "noise_realism", "plot_loss_histograms"]
+__all__ = ["RealismResult", "measure_noise_realism", "noise_realism", "plot_loss_histograms"]
 
 
 def _method_names(noise_method: object, n: int) -> np.ndarray:
@@ -137,6 +137,58 @@ def noise_realism(labels: np.ndarray, pred_probs: np.ndarray, *,
         raise InvalidInputError("every item is marked as noised: there are no clean items to "
                                 "compare with")
     return RealismResult(losses=losses, noise_method=methods)
+
+
+def _marks(frame: pd.DataFrame, noise_column: str | None) -> np.ndarray:
+    """The noise method of each row from ``noise_column`` (default ``noise_method``, else
+    ``is_noisy``); a boolean column names its noised items after the column."""
+    column = noise_column or next(
+        (c for c in ("noise_method", "is_noisy") if c in frame.columns), None)
+    if column is None or column not in frame.columns:
+        raise InvalidInputError(
+            f"no noise column {column or 'noise_method or is_noisy'!r} in the table; name the "
+            "column that marks noised items with noise_column=COLUMN")
+    marks = frame[column]
+    if marks.dtype == bool or set(marks.dropna().unique().tolist()) <= {True, False}:
+        flags = marks.fillna(False).astype(bool).tolist()
+        return np.array([column if flag else None for flag in flags], dtype=object)
+    return marks.to_numpy(dtype=object)
+
+
+def measure_noise_realism(
+    frame: pd.DataFrame,
+    *,
+    text: str = "text",
+    label: str = "label",
+    text_pair: str | None = None,
+    id: str | None = None,
+    noise_column: str | None = None,
+    scorers: Sequence[str] = ("tfidf", "embed"),
+    n_folds: int = 5,
+    random_state: int | None = 0,
+    model: str | None = None,
+    cache_dir: str | Path | None = None,
+    progress: bool = False,
+) -> RealismResult:
+    """Cross-fit scorers on a noised table's labels and compare the losses of its noised and
+    clean items (:func:`noise_realism`); what ``labelaudit noise realism`` reports.
+
+    ``noise_column`` names each item's noise method (default ``noise_method``, else
+    ``is_noisy``, whose noised items are then called ``is_noisy``). ``scorers``,
+    ``n_folds``, ``model`` and ``cache_dir`` are those of
+    :func:`labelaudit.models.cross_val_pred_probs`.
+    """
+    from labelaudit.io import prepare_text_dataset
+    from labelaudit.models import cross_val_pred_probs
+
+    methods = _marks(frame, noise_column)
+    data = prepare_text_dataset(frame, text=text, label=label, text_pair=text_pair, id=id)
+    pred_probs = cross_val_pred_probs(
+        data, scorers=list(scorers), n_folds=n_folds, random_state=random_state,
+        progress=progress, model=model, cache_dir=cache_dir)
+    if data.labels is None:  # pragma: no cover - prepare_text_dataset was given a label
+        raise InvalidInputError(f"no labels in column {label!r}")
+    return noise_realism(data.labels, pred_probs, noise_method=methods)
 
 
 def plot_loss_histograms(results: RealismResult | Sequence[RealismResult], path: str | Path,

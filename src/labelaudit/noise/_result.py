@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from labelaudit._errors import InvalidInputError
 from labelaudit.noise._common import target_count
 
 __all__ = ["NoiseResult"]
@@ -118,10 +119,96 @@ class NoiseResult:
         if self.split is not None:
             frame["split"] = self.split
         if (self.text_source >= 0).any():
-            frame["text_from"] = pd.Series(
-                [self.ids[j] if j >= 0 else None for j in self.text_source.tolist()],
-                dtype=object)
+            frame["text_from"] = self._text_from()
         return frame
+
+    def apply_to(self, frame: pd.DataFrame, *, label: str = "label", text: str | None = None,
+                 text_pair: str | None = None) -> pd.DataFrame:
+        """The noised copy of ``frame``, the table these labels came from (row for row).
+
+        Column ``label`` holds the noisy label; ``clean_label``, ``is_noisy`` and
+        ``noise_method`` are added, and ``noise_source`` with sources. Where a text was
+        swapped in (``swap_input``), ``text`` (and ``text_pair``) hold the new text,
+        ``clean_<column>`` the original one and ``text_from`` the id of the item it came from.
+
+        Examples
+        --------
+        >>> from labelaudit.noise import inject_noise
+        >>> frame = pd.DataFrame({"text": list("abcd"), "label": ["x", "y", "x", "y"]})
+        >>> result = inject_noise(frame["label"], method="uniform", rate=0.5, random_state=1)
+        >>> result.apply_to(frame).columns.tolist()
+        ['text', 'label', 'clean_label', 'is_noisy', 'noise_method']
+        """
+        if len(frame) != len(self.labels):
+            raise InvalidInputError(
+                f"the table has {len(frame)} rows but {len(self.labels)} labels were noised; "
+                "apply the result to the table its labels came from")
+        out = frame.copy()
+        out[label] = self.labels
+        out["clean_label"] = self.clean_labels
+        out["is_noisy"] = self.is_noisy
+        out["noise_method"] = self.noise_method
+        if self.sources is not None:
+            out["noise_source"] = self.sources
+        swapped = self.text_source >= 0
+        if swapped.any():
+            for column in (text, text_pair):
+                if column:
+                    out[f"clean_{column}"] = frame[column]
+                    out.loc[swapped, column] = frame[column].to_numpy()[self.text_source[swapped]]
+            out["text_from"] = self._text_from()
+        return out
+
+    def _text_from(self) -> np.ndarray:
+        """The id of the item whose text was swapped in; None where the text is kept."""
+        return np.array([self.ids[j] if j >= 0 else None for j in self.text_source.tolist()],
+                        dtype=object)
+
+    def to_dict(self) -> dict:
+        """JSON-ready record: the recipe, the requested and achieved rates, the rates by
+        class, method, source and split, and the target and achieved noise matrices."""
+        return {
+            "method": self.recipe[0][0] if len(self.recipe) == 1 else None,
+            "recipe": [{"method": m, "share": s} for m, s in self.recipe],
+            "requested_rate": self.rate,
+            "n_requested": self.n_requested,
+            "seed": self.random_state,
+            "n_items": len(self.labels),
+            "n_noisy": self.n_noisy,
+            "achieved_rate": self.achieved_rate,
+            "rates": self.summary().to_dict(orient="records"),
+            "classes": self.classes.tolist(),
+            "noise_matrix": self.noise_matrix.tolist(),
+            "transition_counts": self.transition_counts.tolist(),
+            "target_matrix": None if self.target_matrix is None else self.target_matrix.tolist(),
+        }
+
+    def describe(self) -> str:
+        """What was noised, for a person: the count, the rate asked for and what it rounds
+        to, the rate achieved, the rates table and the achieved noise matrix."""
+        from labelaudit.io import render_table
+
+        what = (self.recipe[0][0] if len(self.recipe) == 1
+                else ", ".join(f"{m} {s:g}" for m, s in self.recipe))
+        items = f"{self.n_requested} item{'' if self.n_requested == 1 else 's'}"
+        if self.rate is None:
+            asked = "every disagreement"
+        elif self.recipe == (("crowd-majority", 1.0),):
+            asked = f"requested rate {self.rate:g} as a cap -> at most {items}"
+        else:
+            asked = f"requested rate {self.rate:g} -> {items}"
+        swapped = int((self.text_source >= 0).sum())
+        kept = f"; {swapped} by a text swap, label kept" if swapped else ""
+        rates = self.summary()
+        rates["rate"] = rates["rate"].map(lambda v: f"{v:.4f}")
+        names = [str(c) for c in self.classes.tolist()]
+        matrix = pd.DataFrame(self.noise_matrix, index=names, columns=names).round(4)
+        return "\n".join([
+            f"noised {self.n_noisy} of {len(self.labels)} items with {what} ({asked}; "
+            f"achieved rate {self.achieved_rate:.4f}{kept})",
+            render_table(rates),
+            "achieved noise matrix (row = clean label, column = noisy label):",
+            matrix.to_string()])
 
     def summary(self) -> pd.DataFrame:
         """Achieved rates overall, per clean class, per method, per source and per split.

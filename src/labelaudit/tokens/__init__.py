@@ -1,102 +1,110 @@
 """Token-level label errors in tagged data (NER, POS) in CoNLL or JSONL format.
 
-Read data with :func:`read_tokens`, audit it with :func:`scan_tokens` (out-of-sample token
-probabilities, then token, span and sentence scores plus rule-based issues), and measure the
-ranking against a corrected copy with :func:`evaluate_tokens`.
+What is specific to tagged data lives here: reading and writing CoNLL and JSONL, tagging
+schemes and spans, span issue types and their display, and evaluation against a corrected
+copy. Read data with :func:`read_tokens`, audit it with :func:`scan_tokens` (from
+:mod:`labelaudit.audit`: out-of-sample token probabilities from a token scorer of
+:mod:`labelaudit.models`, scored by :mod:`labelaudit.detect`) and measure the ranking
+against a corrected copy with :func:`evaluate_tokens`.
 """
 
-from labelaudit.tokens._conll import (
-    TokenDataset,
-    make_token_dataset,
-    read_conll,
-    read_token_jsonl,
-    read_tokens,
-    write_conll,
-)
-from labelaudit.tokens._crossfit import (
-    cross_val_token_probs,
-    document_folds,
-    encode_tags,
-    fit_score_token_probs,
-    token_classes,
-)
-from labelaudit.tokens._display import format_issue_table, issues_to_frame, mark_sentence
-from labelaudit.tokens._evaluate import (
-    LevelMetrics,
-    SpanPrecision,
-    TokenEvaluation,
-    evaluate_tokens,
-    read_token_issues,
-)
-from labelaudit.tokens._heads import CRFHead, LinearHead, shape_features, window_features
+from __future__ import annotations
+
+import importlib
+import warnings
+from typing import TYPE_CHECKING
+
+from labelaudit.tokens._conll import read_conll, read_token_jsonl, read_tokens, write_conll
+from labelaudit.tokens._dataset import TokenDataset, make_token_dataset
+from labelaudit.tokens._display import format_issue_table, issues_to_frame
+from labelaudit.tokens._evaluate import TokenEvaluation, evaluate_tokens, read_token_issues
 from labelaudit.tokens._issues import ISSUE_KINDS, TokenIssue
-from labelaudit.tokens._rules import (
-    TagConsistency,
-    consistency_issues,
-    invalid_sequence_issues,
-    tag_consistency,
-)
-from labelaudit.tokens._scan import TokenScanResult, scan_tokens, sentence_scores, token_scores
 from labelaudit.tokens._schemes import (
     SCHEMES,
     Span,
     convert_tags,
     detect_scheme,
-    invalid_transitions,
     spans_from_tags,
     tags_from_spans,
 )
-from labelaudit.tokens._scorer import EncoderTokenScorer, make_token_scorer
-from labelaudit.tokens._spans import decode_tags, region_score, span_issues, tag_issues
-from labelaudit.tokens._vectors import TokenVectorCache, encode_word_vectors
+
+if TYPE_CHECKING:  # pragma: no cover
+    from labelaudit.audit import TokenScanResult, scan_tokens
 
 __all__ = [
-    "CRFHead",
-    "EncoderTokenScorer",
     "ISSUE_KINDS",
-    "LevelMetrics",
-    "LinearHead",
     "SCHEMES",
     "Span",
-    "SpanPrecision",
-    "TagConsistency",
     "TokenDataset",
     "TokenEvaluation",
     "TokenIssue",
     "TokenScanResult",
-    "TokenVectorCache",
-    "consistency_issues",
     "convert_tags",
-    "cross_val_token_probs",
-    "decode_tags",
     "detect_scheme",
-    "document_folds",
-    "encode_tags",
-    "encode_word_vectors",
     "evaluate_tokens",
-    "fit_score_token_probs",
     "format_issue_table",
-    "invalid_sequence_issues",
-    "invalid_transitions",
     "issues_to_frame",
     "make_token_dataset",
-    "make_token_scorer",
-    "mark_sentence",
     "read_conll",
     "read_token_issues",
     "read_token_jsonl",
     "read_tokens",
-    "region_score",
     "scan_tokens",
-    "sentence_scores",
-    "shape_features",
-    "span_issues",
     "spans_from_tags",
-    "tag_consistency",
-    "tag_issues",
     "tags_from_spans",
-    "token_classes",
-    "token_scores",
-    "window_features",
     "write_conll",
 ]
+
+# Importable, but not part of the public API (imported on first use).
+_INTERNAL = {
+    "LevelMetrics": "labelaudit.tokens._evaluate",
+    "SpanPrecision": "labelaudit.tokens._evaluate",
+    "TagConsistency": "labelaudit.tokens._rules",
+    "consistency_issues": "labelaudit.tokens._rules",
+    "decode_tags": "labelaudit.tokens._spans",
+    "encode_tags": "labelaudit.tokens._spans",
+    "invalid_sequence_issues": "labelaudit.tokens._rules",
+    "invalid_transitions": "labelaudit.tokens._schemes",
+    "mark_sentence": "labelaudit.tokens._display",
+    "region_score": "labelaudit.tokens._spans",
+    "span_issues": "labelaudit.tokens._spans",
+    "tag_consistency": "labelaudit.tokens._rules",
+    "tag_issues": "labelaudit.tokens._spans",
+    "token_classes": "labelaudit.tokens._spans",
+    # scan_tokens imports this package: re-exported lazily to avoid an import cycle.
+    "TokenScanResult": "labelaudit.audit",
+    "scan_tokens": "labelaudit.audit",
+}
+
+# Moved to another package: still importable from here, with a DeprecationWarning.
+_MOVED = {
+    "CRFHead": ("labelaudit.models._heads", "CRFHead", "labelaudit.models._heads"),
+    "EncoderTokenScorer": ("labelaudit.models", "EncoderTokenScorer", "labelaudit.models"),
+    "LinearHead": ("labelaudit.models._heads", "LinearHead", "labelaudit.models._heads"),
+    "TokenVectorCache": ("labelaudit.models._encoder", "TokenVectorCache",
+                         "labelaudit.models._encoder"),
+    "cross_val_token_probs": ("labelaudit.models", "cross_val_token_probs",
+                              "labelaudit.models"),
+    "document_folds": ("labelaudit.models._crossfit", "group_folds",
+                       "labelaudit.models._crossfit (as group_folds)"),
+    "encode_word_vectors": ("labelaudit.models._word_vectors", "encode_word_vectors",
+                            "labelaudit.models._word_vectors"),
+    "fit_score_token_probs": ("labelaudit.models._token_scorer", "fit_score_token_probs",
+                              "labelaudit.models._token_scorer"),
+    "make_token_scorer": ("labelaudit.models", "make_token_scorer", "labelaudit.models"),
+    "sentence_scores": ("labelaudit.detect", "sentence_scores", "labelaudit.detect"),
+    "shape_features": ("labelaudit.models._heads", "shape_features", "labelaudit.models._heads"),
+    "token_scores": ("labelaudit.detect", "token_scores", "labelaudit.detect"),
+    "window_features": ("labelaudit.models._heads", "window_features", "labelaudit.models._heads"),
+}
+
+
+def __getattr__(name: str) -> object:
+    if name in _INTERNAL:
+        return getattr(importlib.import_module(_INTERNAL[name]), name)
+    if name in _MOVED:
+        module, attribute, place = _MOVED[name]
+        warnings.warn(f"labelaudit.tokens.{name} moved to {place}; this alias goes in the "
+                      "next release", DeprecationWarning, stacklevel=2)
+        return getattr(importlib.import_module(module), attribute)
+    raise AttributeError(f"module 'labelaudit.tokens' has no attribute {name!r}")

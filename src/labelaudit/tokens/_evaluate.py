@@ -12,7 +12,7 @@ import pandas as pd
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit._validation import check_int
 from labelaudit.io._read import json_lines
-from labelaudit.tokens._conll import TokenDataset
+from labelaudit.tokens._dataset import TokenDataset
 from labelaudit.tokens._issues import TokenIssue
 from labelaudit.tokens._schemes import convert_tags
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from labelaudit._errors import InvalidParameterError
-from labelaudit.tokens._conll import TokenDataset
+from labelaudit.tokens._dataset import TokenDataset
 from labelaudit.tokens._issues import TokenIssue
 from labelaudit.tokens._schemes import (
     Scheme,

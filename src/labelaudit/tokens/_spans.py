@@ -1,17 +1,54 @@
-"""Span-level issues: compare the given entities with the entities a model predicts."""
+"""Tag classes, and span-level issues: compare the given entities with the entities a model
+predicts."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from labelaudit._errors import InvalidInputError
 from labelaudit.tokens._issues import IssueKind, TokenIssue
 from labelaudit.tokens._schemes import Span, spans_from_tags, split_tag
 
-__all__ = ["decode_tags", "region_score", "span_issues", "tag_issues"]
+if TYPE_CHECKING:  # pragma: no cover
+    from labelaudit.tokens._dataset import TokenDataset
+
+__all__ = ["decode_tags", "encode_tags", "region_score", "span_issues", "tag_issues",
+           "token_classes"]
 
 _EPS = 1e-12
+
+
+def token_classes(*datasets: TokenDataset) -> tuple[str, ...]:
+    """The tag classes of one or more datasets in IOB2: ``O``, then ``B-X``, ``I-X`` per type.
+
+    Plain tags (no spans) are sorted. Both ``B-`` and ``I-`` of every type are included
+    even if one never occurs, so that a model can suggest either.
+
+    Examples
+    --------
+    >>> from labelaudit.tokens import make_token_dataset
+    >>> token_classes(make_token_dataset([["a", "b"]], [["B-PER", "O"]]))
+    ('O', 'B-PER', 'I-PER')
+    """
+    tags = {t for ds in datasets for sent in ds.iob2_tags for t in sent}
+    if any(ds.scheme == "plain" for ds in datasets):
+        return tuple(sorted(tags))
+    types = sorted({split_tag(t)[1] for t in tags if t != "O"})
+    return ("O",) + tuple(f"{p}-{kind}" for kind in types for p in ("B", "I"))
+
+
+def encode_tags(dataset: TokenDataset, classes: Sequence[str]) -> list[np.ndarray]:
+    """IOB2 tags of each sentence as indices into ``classes``."""
+    index = {c: i for i, c in enumerate(classes)}
+    unknown = sorted({t for s in dataset.iob2_tags for t in s if t not in index})
+    if unknown:
+        raise InvalidInputError(
+            f"tags {unknown[:5]} do not occur in the training data; the model cannot score them"
+        )
+    return [np.array([index[t] for t in s], dtype=np.int64) for s in dataset.iob2_tags]
 
 
 def decode_tags(pred_probs: np.ndarray, classes: Sequence[str], *, spans: bool = True) -> list[str]:

@@ -3,18 +3,25 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from labelaudit._validation import check_int, check_number
-from labelaudit.tokens._conll import TokenDataset
-from labelaudit.tokens._scorer import check_seed
-from labelaudit.tokens._vectors import quiet_loading, sentence_pieces
+from labelaudit.models._encoder import quiet_loading, resolve_model_path, torch_setup
+from labelaudit.models._progress import progress_bar
+from labelaudit.models._token_scorer import TokenScorer, check_seed
+from labelaudit.models._word_vectors import sentence_pieces
+
+if TYPE_CHECKING:  # pragma: no cover
+    from labelaudit.tokens._dataset import TokenDataset
 
 __all__ = ["FinetuneTokenScorer"]
 
 
-class FinetuneTokenScorer:
+@dataclass(eq=False, kw_only=True)
+class FinetuneTokenScorer(TokenScorer):
     """``AutoModelForTokenClassification`` fine-tuned from ``model`` on each training fold.
 
     Each word's tag is predicted at its first sub-word (the usual recipe); the other
@@ -31,31 +38,18 @@ class FinetuneTokenScorer:
         ``"cuda"`` when available, else ``"cpu"``.
     """
 
-    def __init__(
-        self,
-        *,
-        model: str | None = None,
-        epochs: int = 3,
-        batch_size: int = 16,
-        learning_rate: float = 5e-5,
-        weight_decay: float = 0.01,
-        max_length: int = 256,
-        device: str | None = None,
-        progress: bool = False,
-        random_state: int | None = 0,
-    ) -> None:
-        self.model = model
-        self.epochs = epochs
-        self.batch_size = batch_size
-        self.learning_rate = learning_rate
-        self.weight_decay = weight_decay
-        self.max_length = max_length
-        self.device = device
-        self.progress = progress
-        self.random_state = random_state
+    model: str | None = None
+    epochs: int = 3
+    batch_size: int = 16
+    learning_rate: float = 5e-5
+    weight_decay: float = 0.01
+    max_length: int = 256
+    device: str | None = None
+    progress: bool = False
+    random_state: int | None = 0
 
-    @property
-    def name(self) -> str:
+    @property  # type: ignore[override]
+    def name(self) -> str:  # type: ignore[override]
         """Short description for reports."""
         return f"finetune({self.model or 'all-MiniLM-L6-v2'})"
 
@@ -68,15 +62,13 @@ class FinetuneTokenScorer:
         check_number(self.weight_decay, "weight_decay", low=0.0)
         check_seed(self.random_state)
 
-    def prepare(self, dataset: TokenDataset) -> list[list[str]]:
+    def prepare(self, data: TokenDataset, *, progress: bool = False) -> list[list[str]]:
         """The features of a sentence are its tokens; encoding happens in ``fit``."""
         self._check_params()
-        return [list(t) for t in dataset.tokens]
+        return [list(t) for t in data.tokens]
 
     def _tokenizer(self):
         from transformers import AutoTokenizer
-
-        from labelaudit.models import resolve_model_path
 
         return AutoTokenizer.from_pretrained(resolve_model_path(self.model))
 
@@ -96,23 +88,30 @@ class FinetuneTokenScorer:
                 first[word] = position
         return first
 
-    def fit(self, features: Sequence[Sequence[str]], labels: Sequence[np.ndarray], n_classes: int):
+    def _start(self, n_classes: int) -> tuple[Any, Any, str, np.random.Generator]:
+        """A fresh network from ``model`` with ``n_classes`` outputs, its tokenizer, the
+        device and the random generator of this fit."""
         import torch
-        from transformers import AutoModelForTokenClassification, get_linear_schedule_with_warmup
-
-        from labelaudit.models import resolve_model_path, torch_setup
+        from transformers import AutoModelForTokenClassification
 
         self._check_params()
         torch_setup()
         rng = np.random.default_rng(self.random_state)
         torch.manual_seed(int(rng.integers(2**31)))
         device = self.device or ("cuda" if torch.cuda.is_available() else "cpu")
-        tokenizer = self._tokenizer()
         with quiet_loading():
             net = AutoModelForTokenClassification.from_pretrained(
                 resolve_model_path(self.model), num_labels=n_classes,
                 ignore_mismatched_sizes=True,
             ).to(device)
+        return net, self._tokenizer(), device, rng
+
+    def fit(self, features: Sequence[Sequence[str]], labels: Sequence[np.ndarray],
+            n_classes: int) -> FinetuneTokenScorer:
+        import torch
+        from transformers import get_linear_schedule_with_warmup
+
+        net, tokenizer, device, rng = self._start(n_classes)
         pieces = self._chunks(tokenizer, features)
         n_batches = -(-len(pieces) // self.batch_size)
         optimizer = torch.optim.AdamW(
@@ -121,34 +120,28 @@ class FinetuneTokenScorer:
         schedule = get_linear_schedule_with_warmup(
             optimizer, int(0.1 * n_batches * self.epochs), n_batches * self.epochs
         )
-        bar = None
-        if self.progress:
-            from tqdm.auto import tqdm
-
-            epochs = f"{self.epochs} epoch" + ("s" if self.epochs > 1 else "")
-            bar = tqdm(total=n_batches * self.epochs, unit=" batches", leave=False,
-                       desc=f"fine-tuning on {len(features):,} sentences ({epochs})")
+        epochs = f"{self.epochs} epoch" + ("s" if self.epochs > 1 else "")
         net.train()
-        for _ in range(self.epochs):
-            order = rng.permutation(len(pieces))
-            for b in range(n_batches):
-                batch = [pieces[i] for i in order[b * self.batch_size : (b + 1) * self.batch_size]]
-                words = [list(features[s][a:e]) for s, a, e in batch]
-                enc = self._encode(tokenizer, words)
-                target = torch.full(enc["input_ids"].shape, -100, dtype=torch.long)
-                for row, (s, a, _) in enumerate(batch):
-                    for word, position in self._first_subwords(enc, row).items():
-                        target[row, position] = int(labels[s][a + word])
-                out = net(**{k: v.to(device) for k, v in enc.items()}, labels=target.to(device))
-                optimizer.zero_grad()
-                out.loss.backward()
-                torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
-                optimizer.step()
-                schedule.step()
-                if bar is not None:
+        with progress_bar(n_batches * self.epochs, unit=" batches", enabled=self.progress,
+                          desc=f"fine-tuning on {len(features):,} sentences ({epochs})") as bar:
+            for _ in range(self.epochs):
+                order = rng.permutation(len(pieces))
+                for start in range(0, n_batches * self.batch_size, self.batch_size):
+                    batch = [pieces[i] for i in order[start:start + self.batch_size]]
+                    words = [list(features[s][a:e]) for s, a, e in batch]
+                    enc = self._encode(tokenizer, words)
+                    target = torch.full(enc["input_ids"].shape, -100, dtype=torch.long)
+                    for row, (s, a, _) in enumerate(batch):
+                        for word, position in self._first_subwords(enc, row).items():
+                            target[row, position] = int(labels[s][a + word])
+                    out = net(**{k: v.to(device) for k, v in enc.items()},
+                              labels=target.to(device))
+                    optimizer.zero_grad()
+                    out.loss.backward()
+                    torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
+                    optimizer.step()
+                    schedule.step()
                     bar.update(1)
-        if bar is not None:
-            bar.close()
         net.eval()
         self.net_, self.tokenizer_ = net, tokenizer
         self.device_, self.n_classes_ = device, n_classes

@@ -1,0 +1,169 @@
+"""The result of a text scan: out-of-sample probabilities and every method's scores."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["ChanceLevelWarning", "ScanResult", "warn_if_chance_level"]
+
+
+class ChanceLevelWarning(UserWarning):
+    """The scorers predict no better than always guessing the most common class."""
+
+
+@dataclass(frozen=True)
+class ScanResult:
+    """The outcome of :func:`scan`: out-of-sample probabilities and every method's scores.
+
+    Attributes
+    ----------
+    ids, texts, text_pairs : the scored items (``text_pairs`` None for single texts).
+    labels : ndarray of int, shape (n_samples,)
+        Given labels as indices into ``classes``.
+    classes : ndarray of shape (n_classes,)
+        The user's label values.
+    pred_probs : ndarray of shape (n_samples, n_classes)
+        Out-of-sample probabilities of the ensemble of all members.
+    member_probs : dict of str to ndarray (n_samples, n_classes)
+        Each member's out-of-sample probabilities (scorer name, ``#seed`` for repeats).
+    weights : dict of str to float
+        The ensemble weight of each scorer (its seed repeats averaged first).
+    temperatures : dict of str to float
+        The temperature each scorer was scaled by before averaging (1 = unchanged).
+    scores : dict of str to ndarray (n_samples,)
+        Label-quality score of every method asked for; lower = more suspect.
+    rank_by : str
+        The method that orders the output.
+    flagged : ndarray of bool, shape (n_samples,)
+    flag_rule : str
+        How ``flagged`` was decided.
+    n_issues_estimate : int
+        cleanlab's estimate of the number of label errors.
+    seconds : float
+        Wall time of the scan.
+    """
+
+    ids: np.ndarray
+    texts: list[str]
+    text_pairs: list[str] | None
+    labels: np.ndarray
+    classes: np.ndarray
+    pred_probs: np.ndarray
+    member_probs: dict[str, np.ndarray]
+    weights: dict[str, float]
+    temperatures: dict[str, float]
+    scores: dict[str, np.ndarray]
+    rank_by: str
+    flagged: np.ndarray
+    flag_rule: str
+    n_issues_estimate: int
+    seconds: float
+    mode: str = field(default="cross-fit")
+    consensus_labels: np.ndarray | None = None
+
+    @property
+    def accuracy(self) -> float:
+        """Out-of-sample accuracy of ``pred_probs`` against the given labels."""
+        return float((self.pred_probs.argmax(axis=1) == self.labels).mean())
+
+    @property
+    def order(self) -> np.ndarray:
+        """Item positions, most suspect first (stable for ties)."""
+        return np.argsort(self.scores[self.rank_by], kind="stable")
+
+    def score_column(self, method: str) -> str:
+        """The output column of a method's scores (``loss`` names its scorer)."""
+        if method == "loss":
+            return f"score_loss_{next(iter(self.weights))}"
+        return f"score_{method}"
+
+    @property
+    def near_chance(self) -> bool:
+        """True when out-of-sample accuracy is within 0.05 of the majority-class rate."""
+        return _near_chance(self.labels, self.pred_probs)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per item, most suspect first.
+
+        Columns: ``id, text, [text_pair,] label, suggested_label, suggested_prob,
+        given_prob, loss, rank, score_<method>..., flagged``; labels use the user's values.
+        Every ``score_*`` is a label-quality score, lower = more suspect. ``loss`` is the
+        ensemble's ``-log p(label)``; the ``loss`` method (the first scorer alone, FML) is
+        written as ``score_loss_<scorer>``. ``score_crowdlab`` is CROWDLAB's consensus
+        quality score (in [0, 1]) where the consensus equals the given label and that
+        score minus 2 (in [-2, -1]) where it does not, so those items rank first.
+        """
+        from labelaudit.detect import per_item_loss, suggest_labels
+
+        suggested, suggested_prob = suggest_labels(self.labels, self.pred_probs)
+        columns: dict[str, Any] = {"id": self.ids, "text": self.texts}
+        if self.text_pairs is not None:
+            columns["text_pair"] = self.text_pairs
+        columns.update(
+            label=self.classes[self.labels],
+            suggested_label=self.classes[suggested],
+            suggested_prob=suggested_prob,
+            given_prob=self.pred_probs[np.arange(len(self.labels)), self.labels],
+            loss=per_item_loss(self.labels, self.pred_probs),
+        )
+        frame = pd.DataFrame(columns)
+        order = self.order
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[order] = np.arange(1, len(order) + 1)
+        frame["rank"] = rank
+        for method, values in self.scores.items():
+            frame[self.score_column(method)] = values
+        if self.consensus_labels is not None:
+            frame["consensus_label"] = self.classes[self.consensus_labels]
+        frame["flagged"] = self.flagged
+        return frame.iloc[order].reset_index(drop=True)
+
+    def summary(self) -> str:
+        """A few lines for a person: items, classes, estimated errors, accuracy, time."""
+        weights = ", ".join(f"{k} {v:.2f} (T={self.temperatures[k]:.2f})"
+                            for k, v in self.weights.items())
+        n = max(len(self.labels), 1)
+        majority = float(np.bincount(self.labels).max() / n) if len(self.labels) else 0.0
+        weak = ""
+        if self.near_chance:
+            weak = (f"\n  the models are near chance level (accuracy {self.accuracy:.3f} vs "
+                    f"{majority:.3f} for always the most common class): many flags are the "
+                    "models' mistakes, not label errors")
+        return (
+            f"items: {len(self.labels)}  classes: {len(self.classes)}  mode: {self.mode}\n"
+            f"estimated label errors (cleanlab): {self.n_issues_estimate} "
+            f"({self.n_issues_estimate / n:.1%})\n"
+            f"flagged: {int(self.flagged.sum())} ({self.flagged.sum() / n:.1%}; "
+            f"{self.flag_rule})  ranked by: {self.rank_by}{weak}\n"
+            f"out-of-sample accuracy: {self.accuracy:.3f} (most common class: {majority:.3f})"
+            f"  ensemble weights: {weights}\n"
+            f"time: {self.seconds:.1f}s"
+        )
+
+
+def _near_chance(labels: np.ndarray, pred_probs: np.ndarray) -> bool:
+    if len(labels) == 0:
+        return False
+    accuracy = float((pred_probs.argmax(axis=1) == labels).mean())
+    return accuracy < float(np.bincount(labels).max() / len(labels)) + 0.05
+
+
+def warn_if_chance_level(labels: np.ndarray, pred_probs: np.ndarray) -> None:
+    import warnings
+
+    accuracy = float((pred_probs.argmax(axis=1) == labels).mean())
+    majority = float(np.bincount(labels).max() / len(labels))
+    if _near_chance(labels, pred_probs):
+        warnings.warn(
+            f"out-of-sample accuracy {accuracy:.2f} is "
+            f"{'barely above' if accuracy > majority else 'no better than'} always predicting "
+            f"the most common class ({majority:.2f}): the scorers have not learned this task, "
+            "so the ranking is close to random and the estimated error count is unreliable; "
+            "fit on a real training split with --score, or use a model that knows the task "
+            "(--model)",
+            ChanceLevelWarning, stacklevel=3,
+        )
