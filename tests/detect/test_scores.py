@@ -85,3 +85,41 @@ def test_bad_inputs():
         label_quality_scores(np.array([0, 0, 1, 3]), PROBS)
     with pytest.raises(InvalidInputError, match="finite"):
         label_quality_scores(LABELS, np.where(PROBS > 0.5, np.nan, PROBS))
+
+
+def _random_scores_input(seed: int, n: int = 200, n_classes: int = 4):
+    rng = np.random.default_rng(seed)
+    return rng.integers(n_classes, size=n), rng.dirichlet(np.ones(n_classes) * 0.7, size=n)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_scores_against_cleanlab_rank(seed):
+    """self_confidence is cleanlab's; margin is cleanlab's normalized_margin rescaled; entropy
+    is not cleanlab's confidence_weighted_entropy (ours ignores the given label)."""
+    from labelaudit.detect._cleanlab import import_cleanlab
+
+    rank = import_cleanlab("cleanlab.rank")
+    labels, probs = _random_scores_input(seed)
+    theirs = {m: rank.get_label_quality_scores(labels, probs, method=m)
+              for m in ("self_confidence", "normalized_margin", "confidence_weighted_entropy")}
+    np.testing.assert_array_equal(label_quality_scores(labels, probs, method="self_confidence"),
+                                  theirs["self_confidence"])
+    margin = label_quality_scores(labels, probs, method="margin")
+    np.testing.assert_allclose(margin, 2 * theirs["normalized_margin"] - 1, atol=1e-12)
+    np.testing.assert_array_equal(np.argsort(margin, kind="stable"),
+                                  np.argsort(theirs["normalized_margin"], kind="stable"))
+    entropy = label_quality_scores(labels, probs, method="entropy")
+    cwe = theirs["confidence_weighted_entropy"]
+    assert not np.allclose(entropy, cwe)
+    assert not np.array_equal(np.argsort(entropy), np.argsort(cwe))  # a different ranking
+    other_labels = (labels + 1) % probs.shape[1]  # ours is label-blind, cleanlab's is not
+    np.testing.assert_array_equal(label_quality_scores(other_labels, probs, method="entropy"),
+                                  entropy)
+    assert not np.allclose(rank.get_label_quality_scores(
+        other_labels, probs, method="confidence_weighted_entropy"), cwe)
+
+
+def test_self_confidence_of_no_items():
+    empty = label_quality_scores(np.zeros(0, dtype=int), np.zeros((0, 3)),
+                                 method="self_confidence")
+    assert empty.shape == (0,)

@@ -114,3 +114,17 @@ def test_type_mismatch_is_named(tables):
     truth = truth.drop(columns="is_error").assign(true_label=1)
     with pytest.raises(InvalidInputError, match=r"\(label='label' of issues: '\w+', '\w+'; str\)"):
         evaluate(issues, truth)
+
+
+def test_the_result_reads_as_a_short_table_and_writes_a_document_or_a_table(tables, tmp_path):
+    import json
+
+    issues, truth, _, _ = tables
+    result = evaluate(issues, truth, at_k=[5])
+    table = result.to_table()
+    assert {"ap", "p@err", "r@2err", "p@5", "r@5"} <= set(table.columns)
+    assert table["ap"].tolist() == result.to_frame()["average_precision"].round(4).tolist()
+    document = json.loads(result.write(tmp_path / "m.json").read_text())
+    assert [row["method"] for row in document["metrics"]] == ["good", "random"]
+    written = pd.read_csv(result.write(tmp_path / "m.csv"))
+    assert written.columns.tolist() == result.to_frame().columns.tolist()

@@ -5,6 +5,8 @@ import pytest
 from ner_fixtures import fake_encode
 
 from labelaudit import InvalidInputError, InvalidParameterError
+from labelaudit.metrics import detection_report
+from labelaudit.metrics._report import HeadlineMetrics
 from labelaudit.models import EncoderTokenScorer
 from labelaudit.tokens import (
     evaluate_tokens,
@@ -59,6 +61,21 @@ def test_hand_computed_metrics():
     frame = ev.to_frame()
     assert list(frame["level"]) == ["token", "sentence", "sentence", "span", "span", "span"]
     json.dumps(ev.to_dict())  # JSON-ready
+
+
+def test_levels_carry_the_detection_report_headline():
+    tokens = [["a", "b"], ["c", "d"], ["e"]]
+    truth = make_token_dataset(tokens, [["O", "B-LOC"], ["O", "O"], ["B-PER"]])
+    records = [record(0, ["a", "b"], ["O", "O"], [-0.1, -3.0]),
+               record(1, ["c", "d"], ["O", "O"], [-2.0, -0.2]),
+               record(2, ["e"], ["O"], [-1.0])]
+    token = evaluate_tokens(records, truth, ks=(1,)).levels[0]
+    report = detection_report([False, True, False, False, True], [-0.1, -3.0, -2.0, -0.2, -1.0])
+    assert isinstance(token, HeadlineMetrics) and token.headline() == report.headline()
+    assert list(token.to_dict()) == [
+        "level", "method", "n_items", "n_errors", "aupr", "average_precision",
+        "precision_at_err", "recall_at_err", "recall_at_2err", "roc_auc", "ks",
+        "precision_at_k", "recall_at_k"]
 
 
 def test_mismatches_are_clear_errors():

@@ -9,6 +9,9 @@ can explain.
 Annotations come in long format, one row per ``item, annotator, label`` (crowd-kit's ``task,
 worker, label`` work too); :func:`nested_to_long` converts a per-item list column, and
 :func:`read_annotation_file` reads either shape from a file, as ``labelaudit agreement`` does.
+:func:`to_annotations` encodes them as :class:`Annotations`, the package's one crowd-label type
+(also against a dataset's rows and label set, with ``ids=`` and ``classes=``, for the noise
+methods and CROWDLAB).
 """
 
 from labelaudit.agreement._aggregation import Aggregation
@@ -38,6 +41,7 @@ from labelaudit.agreement._majority import majority_vote
 from labelaudit.agreement._noise_model import NoiseBound, noise_bound, tolerable_disagreements
 from labelaudit.agreement._read import AnnotationFile, read_annotation_file
 from labelaudit.agreement._report import AgreementReport, Estimate, agreement_report, bootstrap_ci
+from labelaudit.agreement._tolerance import Tolerance, tolerance
 
 __all__ = [
     "Aggregation",
@@ -49,6 +53,7 @@ __all__ = [
     "Estimate",
     "GoldStandard",
     "NoiseBound",
+    "Tolerance",
     "aggregate",
     "agreed_items",
     "agreement_report",
@@ -71,4 +76,5 @@ __all__ = [
     "read_annotation_file",
     "to_annotations",
     "tolerable_disagreements",
+    "tolerance",
 ]

@@ -12,6 +12,12 @@ Two input shapes are accepted everywhere in :mod:`labelaudit.agreement`:
 Missing annotations (``None``/``NaN`` or blank labels) are dropped, with a
 :class:`DroppedAnnotationsWarning` that counts them. Labels must all be strings or all be
 numbers; the categories are their sorted distinct values.
+
+:class:`Annotations` is the one crowd-label type of the package: agreement statistics read its
+counts and codes, the noise methods its long-format codes, CROWDLAB its
+:meth:`~Annotations.to_matrix`.
+Given a dataset's ``ids`` and ``classes``, :func:`to_annotations` encodes the annotations
+against its rows and label set (per-row lists of labels are accepted then too).
 """
 
 from __future__ import annotations
@@ -24,7 +30,6 @@ import numpy as np
 import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows
-from labelaudit.agreement._crowd import Crowd, crowd_from_annotations
 from labelaudit.agreement._labels import (
     clean_label,
     format_items,
@@ -36,11 +41,9 @@ from labelaudit.agreement._nested import nested_to_long
 
 __all__ = [
     "Annotations",
-    "Crowd",
     "DroppedAnnotationsWarning",
     "annotation_counts",
     "clean_label",
-    "crowd_from_annotations",
     "format_items",
     "nested_to_long",
     "to_annotations",
@@ -57,18 +60,33 @@ class DroppedAnnotationsWarning(UserWarning):
 
 @dataclass(frozen=True)
 class Annotations:
-    """Annotations in canonical long form, with integer codes.
+    """Crowd annotations in canonical long form, with integer codes.
+
+    Built by :func:`to_annotations`: from a long table alone, or encoded against a dataset's
+    rows and label set (``ids=``, ``classes=``), where item ``i`` is the dataset's row ``i``
+    and label code ``k`` its class ``k``.
 
     Attributes
     ----------
     items : ndarray of shape (n_items,)
-        Item ids in order of first appearance.
+        Item ids in order of first appearance (the dataset's ids, in row order, when encoded
+        against a dataset; items without annotations are kept).
     classes : tuple
-        The sorted distinct labels (user values).
+        The sorted distinct labels (user values), or the dataset's label set.
     annotators : ndarray of shape (n_annotators,) or None
         Annotator ids in order of first appearance; None when the input had none.
     item_codes, annotator_codes, label_codes : ndarray of shape (n_annotations,)
         Index of each annotation's item, annotator (-1 when unknown) and label.
+
+    Examples
+    --------
+    >>> ann = to_annotations([["a", "b"], ["b"]], ids=np.arange(2), classes=np.array(["a", "b"]))
+    >>> ann.item_codes.tolist(), ann.label_codes.tolist(), ann.n_annotators
+    ([0, 0, 1], [0, 1, 1], 0)
+    >>> ann.counts().tolist()
+    [[1, 1], [0, 1]]
+    >>> ann.to_matrix().tolist()
+    [[0.0, 1.0], [1.0, nan]]
     """
 
     items: np.ndarray
@@ -86,11 +104,35 @@ class Annotations:
     def n_classes(self) -> int:
         return len(self.classes)
 
+    @property
+    def n_annotators(self) -> int:
+        """Number of distinct known annotators (0 when the annotations carry no ids)."""
+        return 0 if self.annotators is None else len(self.annotators)
+
     def counts(self) -> np.ndarray:
         """Category counts of shape (n_items, n_classes)."""
         out = np.zeros((self.n_items, self.n_classes), dtype=np.int64)
         np.add.at(out, (self.item_codes, self.label_codes), 1)
         return out
+
+    def to_matrix(self) -> np.ndarray:
+        """The labels as an (n_items, n_annotators) array of class indices, NaN where missing.
+
+        The ``labels_multiannotator`` input of cleanlab's CROWDLAB. Without annotator ids the
+        k-th label of every item is treated as annotator k.
+
+        Returns
+        -------
+        ndarray of float, shape (n_items, n_annotators)
+        """
+        if self.annotators is not None:
+            columns, n_columns = self.annotator_codes, len(self.annotators)
+        else:  # the k-th label of each item is annotator k
+            columns = pd.Series(self.item_codes).groupby(self.item_codes).cumcount().to_numpy()
+            n_columns = int(columns.max()) + 1 if len(columns) else 0
+        matrix = np.full((self.n_items, n_columns), np.nan)
+        matrix[self.item_codes, columns] = self.label_codes
+        return matrix
 
     def to_frame(self) -> pd.DataFrame:
         """The long table with columns ``item, annotator, label``."""
@@ -122,22 +164,32 @@ def _pick(columns: Sequence[str], given: str | None, aliases: tuple, what: str) 
 
 
 def to_annotations(
-    annotations: pd.DataFrame | Annotations,
+    annotations: pd.DataFrame | Annotations | Sequence[object],
     *,
     item: str | None = None,
     annotator: str | None = None,
     label: str | None = None,
+    ids: np.ndarray | Sequence[object] | None = None,
+    classes: np.ndarray | Sequence[object] | None = None,
 ) -> Annotations:
     """Validate a long annotation table and encode it.
 
     Parameters
     ----------
-    annotations : DataFrame or Annotations
+    annotations : DataFrame, Annotations or sequence
         Long format, one row per annotation. An :class:`Annotations` is returned unchanged.
+        With ``ids`` and ``classes``, also one entry per dataset row: a list of plain labels
+        or of ``{"worker": id, "label": value}`` objects (JSON text is parsed).
     item, annotator, label : str, optional
         Column names; found among the usual aliases when not given (``item``, ``item_id``,
         ``task``; ``annotator``, ``annotator_id``, ``worker``; ``label``). The annotator column
         is optional.
+    ids : array-like of shape (n_samples,), optional
+        A dataset's row ids: encode the annotations against its rows (item ``i`` is row ``i``;
+        a long table's item ids must be among ``ids``). Give ``classes`` with it.
+    classes : array-like of shape (n_classes,), optional
+        The dataset's label set (label code ``k`` is ``classes[k]``); every annotation's
+        label must be in it. Give ``ids`` with it.
 
     Returns
     -------
@@ -158,9 +210,17 @@ def to_annotations(
     """
     if isinstance(annotations, Annotations):
         return annotations
+    if ids is not None or classes is not None:
+        if ids is None or classes is None:
+            raise InvalidParameterError("give ids and classes together, or neither")
+        from labelaudit.agreement._crowd import encode_rows
+
+        return encode_rows(annotations, ids=ids, classes=classes, item=item,
+                           annotator=annotator, label=label)
     if not isinstance(annotations, pd.DataFrame):
         raise InvalidParameterError(
-            f"annotations must be a pandas DataFrame, got {type(annotations).__name__}"
+            f"annotations must be a pandas DataFrame, got {type(annotations).__name__} (one "
+            "list of annotations per row is read only against a dataset: pass ids= and classes=)"
         )
     cols = list(annotations.columns)
     item_col = _pick(cols, item, ITEM_ALIASES, "item")

@@ -51,7 +51,7 @@ def _loo_majority_agreement(ann: Annotations, counts: np.ndarray) -> np.ndarray:
     top = others.max(axis=1)
     unique = ((others == top[:, None]).sum(axis=1) == 1) & (others.sum(axis=1) > 0)
     agree = (others[rows, ann.label_codes] == top) & unique
-    n_annot = len(ann.annotators)  # type: ignore[arg-type]
+    n_annot = ann.n_annotators
     return _share(np.bincount(ann.annotator_codes[agree], minlength=n_annot).astype(float),
                   np.bincount(ann.annotator_codes[unique], minlength=n_annot).astype(float))
 

@@ -120,7 +120,7 @@ def dawid_skene(annotations: pd.DataFrame | Annotations, *, item: str | None = N
                          lambda agg: agg.DawidSkene(n_iter=n_iter, tol=tol))
     errors = model.errors_  # index (worker, observed label), columns true label
     priors = model.priors_
-    quality = np.full(len(ann.annotators), np.nan)  # type: ignore[arg-type]
+    quality = np.full(ann.n_annotators, np.nan)
     for w in range(len(quality)):
         acc = 0.0
         for c in priors.index:
@@ -161,7 +161,7 @@ def glad(annotations: pd.DataFrame | Annotations, *, item: str | None = None,
                          lambda agg: agg.GLAD(n_iter=n_iter, tol=tol))
     alphas = model.alphas_
     quality = np.array(
-        [float(alphas.get(w, np.nan)) for w in range(len(ann.annotators))]  # type: ignore[arg-type]
+        [float(alphas.get(w, np.nan)) for w in range(ann.n_annotators)]
     )
     return _result("glad", ann, model.probas_, quality)
 
@@ -192,7 +192,7 @@ def mace(annotations: pd.DataFrame | Annotations, *, item: str | None = None,
         annotations, (item, annotator, label),
         lambda agg: agg.MACE(n_restarts=n_restarts, n_iter=n_iter, random_state=random_state))
     _, worker_names = pd.factorize(frame["worker"])  # crowd-kit's worker order
-    quality = np.full(len(ann.annotators), np.nan)  # type: ignore[arg-type]
+    quality = np.full(ann.n_annotators, np.nan)
     quality[np.asarray(worker_names, dtype=int)] = model.spamming_[:, 1]
     return _result("mace", ann, model.probas_, quality)
 

@@ -78,6 +78,20 @@ class AnnotationFile:
         extra[self.item_column] = self.frame[self.item_column]
         return gold.merge(extra, on=self.item_column, how="left")
 
+    def write_gold(self, report: AgreementReport, out: str | Path, *,
+                   source: str | Path) -> tuple[pd.DataFrame, Path]:
+        """Write :meth:`gold_frame` to ``out`` (format by suffix) and the gold standard's
+        summary, with its noise bound gamma, to the ``out``-stem ``.noise.json`` sidecar;
+        returns the agreed items and the sidecar's path."""
+        from labelaudit.io import write_json, write_table
+
+        gold, target = self.gold_frame(report), Path(out)
+        sidecar = target.with_suffix(".noise.json")
+        write_table(gold, target)
+        write_json({"source": str(source), "gold_file": target.name, **report.gold.summary()},
+                   sidecar)
+        return gold, sidecar
+
 
 def _is_list_column(frame: pd.DataFrame, column: str) -> bool:
     values = frame[column].dropna()

@@ -6,7 +6,25 @@ dataset (NER, POS); both are orchestration only.
 """
 
 from labelaudit.audit._text import ChanceLevelWarning, ScanResult, scan
+from labelaudit.audit._token_output import (
+    describe_token_scan,
+    evaluate_token_scan,
+    make_token_scorers,
+    token_output_format,
+    write_token_scan,
+)
 from labelaudit.audit._token_result import TokenScanResult
 from labelaudit.audit._tokens import scan_tokens
 
-__all__ = ["ChanceLevelWarning", "ScanResult", "TokenScanResult", "scan", "scan_tokens"]
+__all__ = [
+    "ChanceLevelWarning",
+    "ScanResult",
+    "TokenScanResult",
+    "describe_token_scan",
+    "evaluate_token_scan",
+    "make_token_scorers",
+    "scan",
+    "scan_tokens",
+    "token_output_format",
+    "write_token_scan",
+]

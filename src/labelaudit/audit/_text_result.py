@@ -86,6 +86,12 @@ class ScanResult:
         """True when out-of-sample accuracy is within 0.05 of the majority-class rate."""
         return _near_chance(self.labels, self.pred_probs)
 
+    def to_table(self, n_rows: int = 20) -> pd.DataFrame:
+        """The ``n_rows`` most suspect items of :meth:`to_frame` with the columns a person
+        reads first: ``rank, id, label, suggested_label, suggested_prob, loss, flagged, text``."""
+        return self.to_frame().head(n_rows)[["rank", "id", "label", "suggested_label",
+                                             "suggested_prob", "loss", "flagged", "text"]]
+
     def to_frame(self) -> pd.DataFrame:
         """One row per item, most suspect first.
 

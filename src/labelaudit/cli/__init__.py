@@ -1,7 +1,8 @@
 """The ``labelaudit`` command line: a thin layer over the library.
 
 Each subcommand lives in its own private module in this package (``_scan.py``,
-``_evaluate.py``...) that defines ``add_parser(subparsers)`` and ``run(args)``.
+``_evaluate.py``...) that defines ``add_parser(subparsers, parents)``, whose parsers set
+the ``handler`` that runs them (see ``_common.add_command``).
 Modules are discovered here, so adding a command never edits this file. Command
 modules import heavy dependencies inside ``run`` so that ``--help`` stays fast.
 """
@@ -24,7 +25,7 @@ def _command_modules() -> list:
     for info in pkgutil.iter_modules(__path__):
         if info.name.startswith("_") and not info.name.startswith("__"):
             module = importlib.import_module(f"{__name__}.{info.name}")
-            if hasattr(module, "add_parser") and hasattr(module, "run"):
+            if hasattr(module, "add_parser"):
                 modules.append(module)
     return sorted(modules, key=lambda m: (getattr(m, "ORDER", 50), m.__name__))
 
@@ -54,64 +55,21 @@ _POSITIONAL = ("data", "issues", "input", "realism_input", "verdicts", "file", "
 _OUTPUTS = ("out", "gold_out", "items_out", "annotators_out", "summary", "plot", "label_config")
 
 
-def _same_file(a: str, b: str) -> bool:
-    from pathlib import Path
-
-    try:
-        return Path(a).resolve() == Path(b).resolve()
-    except OSError:
-        return False
-
-
-def _check_writable(name: str, out: str) -> None:
-    """Refuse, before any work, an output whose folder cannot exist or be written."""
-    import os
-    from pathlib import Path
-
-    from labelaudit._errors import InvalidParameterError
-
-    flag = f"--{name.replace('_', '-')}"
-    target = Path(out)
-    if target.is_dir():
-        raise InvalidParameterError(f"{flag} {out} is a folder; give a file name")
-    ancestor = target.parent
-    while not ancestor.exists() and ancestor != ancestor.parent:
-        ancestor = ancestor.parent
-    if not ancestor.is_dir():
-        raise InvalidParameterError(
-            f"{flag} {out}: {ancestor} is a file, not a folder, so {out} cannot be written")
-    if not os.access(ancestor, os.W_OK | os.X_OK):
-        raise InvalidParameterError(
-            f"{flag} {out}: the folder {ancestor} is not writable; choose another location")
-
-
 def _check_outputs(args: argparse.Namespace) -> None:
     """Refuse an output path that names an input file (or the review project)."""
-    from labelaudit._errors import InvalidParameterError
+    from labelaudit.io import check_output_paths
 
     in_names, out_names = list(_INPUTS), list(_OUTPUTS)
     # `review init` creates (or with --overwrite replaces) --db; the other steps read it.
     (out_names if getattr(args, "review_command", None) == "init" else in_names).append("db")
-    inputs = [(name, getattr(args, name, None)) for name in in_names]
-    written: list[tuple[str, str]] = []
-    for out_name in out_names:
-        out = getattr(args, out_name, None)
-        if not isinstance(out, str):
-            continue
-        for other_name, other in written:
-            if _same_file(out, other):
-                raise InvalidParameterError(
-                    f"--{other_name.replace('_', '-')} and --{out_name.replace('_', '-')} "
-                    f"both write {out}; give them different files")
-        written.append((out_name, out))
-        _check_writable(out_name, out)
-        for in_name, value in inputs:
-            if isinstance(value, str) and _same_file(out, value):
-                what = ("an input file" if in_name in _POSITIONAL
-                        else f"the --{in_name.replace('_', '-')} file")
-                raise InvalidParameterError(
-                    f"{out} (the output) is {what}; labelaudit never overwrites an input: "
-                    f"choose another output file")
+    check_output_paths(
+        [(_flag(name), getattr(args, name, None)) for name in out_names],
+        [("an input file" if name in _POSITIONAL else f"the {_flag(name)} file",
+          getattr(args, name, None)) for name in in_names])
+
+
+def _flag(name: str) -> str:
+    return f"--{name.replace('_', '-')}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

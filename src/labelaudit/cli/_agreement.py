@@ -6,7 +6,16 @@ import argparse
 import sys
 from pathlib import Path
 
-from labelaudit.cli._common import add_output_options, at_least, fraction, warnings_to_stderr
+from labelaudit.cli._common import (
+    add_command,
+    add_output_options,
+    add_seed,
+    at_least,
+    fraction,
+    interval,
+    log,
+    warnings_to_stderr,
+)
 from labelaudit.registry import AGGREGATION_METHODS
 
 ORDER = 40
@@ -27,22 +36,8 @@ noise bound gamma follows Beigman Klebanov & Beigman (2009), equation 1.
 
 _SUBCOMMANDS = ("measure", "compare", "noise", "tolerate")
 _NESTED_GUESSES = ("annotator_labels", "annotations", "labels", "votes")  # agreement._read
-
-
-def _share(text: str) -> float:
-    """Argparse type of --min-share: a strict majority, in (0.5, 1]."""
-    value = fraction(text)
-    if value <= 0.5:
-        raise argparse.ArgumentTypeError(f"must be in (0.5, 1] (a strict majority), got {value:g}")
-    return value
-
-
-def _confidence(text: str) -> float:
-    """Argparse type of --confidence: in (0, 1)."""
-    value = fraction(text)
-    if value in (0.0, 1.0):
-        raise argparse.ArgumentTypeError(f"must be in (0, 1), got {value:g}")
-    return value
+_share = interval(0.5, low_open=True, note=" (a strict majority)")  # --min-share
+_confidence = interval(0.0, low_open=True, high_open=True)  # --confidence
 
 
 class _DefaultMeasureParser(argparse.ArgumentParser):
@@ -59,24 +54,21 @@ class _DefaultMeasureParser(argparse.ArgumentParser):
 
 
 def add_parser(subparsers, parents) -> None:
-    p = subparsers.add_parser(
-        "agreement", parents=parents,
+    p = add_command(
+        subparsers, "agreement", parents, handler=None, epilog=_EPILOG,
         help="annotator agreement, label aggregation and the noise level of a gold standard",
         description="Measure agreement between annotators (observed agreement, Fleiss' kappa, "
         "Krippendorff's alpha, Cohen's kappa for two annotators, with bootstrap intervals), "
         "aggregate their labels (majority vote, Dawid-Skene, GLAD, MACE), and bound the noise "
-        "of the agreed subset. `agreement FILE` is short for `agreement measure FILE`.",
-        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+        "of the agreed subset. `agreement FILE` is short for `agreement measure FILE`.")
     p.__class__ = _DefaultMeasureParser
     sub = p.add_subparsers(dest="agreement_command", metavar="{measure,compare,noise,tolerate}",
                            parser_class=argparse.ArgumentParser)
 
-    m = sub.add_parser(
-        "measure", parents=parents, help="agreement report of an annotation file (the default)",
-        description="Agreement, aggregation and gold-standard noise of an annotation file.",
-        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    m = add_command(
+        sub, "measure", parents, handler=run_measure, epilog=_EPILOG,
+        help="agreement report of an annotation file (the default)",
+        description="Agreement, aggregation and gold-standard noise of an annotation file.")
     m.add_argument("input", help="annotations: CSV, TSV, JSONL, JSON or Parquet")
     cols = m.add_argument_group("columns")
     cols.add_argument("--item", help="item-id column (default: item/item_id/task, or id when "
@@ -110,7 +102,7 @@ def add_parser(subparsers, parents) -> None:
                    default="nominal", help="Krippendorff's alpha level (default: nominal)")
     m.add_argument("--bootstrap", type=at_least(0), default=1000, metavar="N",
                    help="bootstrap replicates for the intervals, 0 for none (default: 1000)")
-    m.add_argument("--random-state", type=at_least(0), default=0, help="seed (default: 0)")
+    add_seed(m, type=at_least(0))
     m.add_argument("--drop-single", action="store_true",
                    help="drop items with fewer than 2 annotations instead of failing")
     add_output_options(m, what="the report", default_format=None,
@@ -124,7 +116,6 @@ def add_parser(subparsers, parents) -> None:
     m.add_argument("--annotators-out", metavar="FILE",
                    help="write one row per annotator: labels, agreement with the majority, "
                    "quality, gold accuracy")
-    m.set_defaults(handler=run_measure)
 
     c = _calculation(
         sub, parents, "compare", run_compare,
@@ -163,70 +154,37 @@ def add_parser(subparsers, parents) -> None:
     t.add_argument("--p-chance", type=fraction, required=True,
                    help="chance agreement on a hard item")
     t.add_argument("--gamma", type=fraction, default=0.05, help="target noise (default: 0.05)")
-    p.set_defaults(handler=None)
 
 
 def _calculation(sub, parents, name: str, handler, **text: str) -> argparse.ArgumentParser:
     """A subcommand that computes from numbers: ``--confidence`` and the output options."""
-    shared = argparse.ArgumentParser(add_help=False)
-    shared.add_argument("--confidence", type=_confidence, default=0.95, help="(default: 0.95)")
-    add_output_options(shared, what="the result", default_format=None)
-    parser = sub.add_parser(name, parents=[*parents, shared], **text)
-    parser.set_defaults(handler=handler, usage_error=parser.error)
+    parser = add_command(sub, name, parents, handler=handler, raw=False, **text)
+    parser.add_argument("--confidence", type=_confidence, default=0.95, help="(default: 0.95)")
+    add_output_options(parser, what="the result", default_format=None)
+    parser.set_defaults(usage_error=parser.error)
     return parser
 
 
-def run(args: argparse.Namespace) -> int:
-    """Dispatch to the chosen sub-subcommand."""
-    return int(args.handler(args) or 0)
-
-
 def _log(args: argparse.Namespace, message: str) -> None:
-    if not getattr(args, "quiet", False):
-        print(f"labelaudit agreement: {message}", file=sys.stderr)
+    log(args, f"labelaudit agreement: {message}")
 
 
-def _emit(args: argparse.Namespace, frame, document: dict, text: str) -> None:
-    """Write a result to --out or stdout: ``text`` as the table format, ``document`` as
-    json, ``frame`` in the other formats (json by default off a terminal or to a file)."""
-    import json
+def _emit(args: argparse.Namespace, result, text: str | None = None) -> None:
+    """Write a result to --out or stdout: its summary as the table format, its dict as
+    json, its frame in the other formats (json by default off a terminal or to a file)."""
+    from labelaudit.io import emit_report
 
-    from labelaudit._errors import InvalidParameterError
-    from labelaudit.cli._common import emit_output
-    from labelaudit.io import atomic_path, format_of
-
-    if args.format not in (None, "table", "json"):
-        emit_output(frame, args)
-        return
-    fmt = args.format or ("json" if args.out or not sys.stdout.isatty() else "table")
-    if args.out and fmt != format_of(args.out):
-        if args.format is None:
-            emit_output(frame, args)
-            return
-        raise InvalidParameterError(
-            f"--format {fmt} does not match the output file {args.out} "
-            f"({format_of(args.out)}); the suffix picks the file's format")
-    if fmt == "json":
-        text = json.dumps(document, indent=2, ensure_ascii=False, default=_plain) + "\n"
-    if args.out:
-        with atomic_path(args.out) as tmp:
-            Path(tmp).write_text(text, encoding="utf-8")
-    else:
-        sys.stdout.write(text)
-
-
-def _plain(value: object) -> object:
-    """numpy scalars in a JSON document as the Python values they hold."""
-    item = getattr(value, "item", None)
-    if callable(item):
-        return item()
-    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+    frame = result.to_frame()
+    fmt = emit_report(frame, result.to_dict(), text or result.summary(), args.out,
+                      format=args.format)
+    if args.out and fmt not in ("table", "json"):
+        log(args, f"wrote {len(frame)} rows to {args.out}")
 
 
 def run_measure(args: argparse.Namespace) -> int:
     from labelaudit.agreement import read_annotation_file
     from labelaudit.agreement._text import percent
-    from labelaudit.io import write_json, write_table
+    from labelaudit.io import write_table
 
     with warnings_to_stderr(args):  # what was dropped: empty labels, empty lists, --drop-single
         data = read_annotation_file(args.input, item=args.item, annotations=args.annotations,
@@ -237,9 +195,8 @@ def run_measure(args: argparse.Namespace) -> int:
             method=AGGREGATION_METHODS.load(args.method).__name__, ties=args.ties,
             min_share=args.min_share, confidence=args.confidence, p_chance=args.p_chance,
             p_method=args.p_method, level=args.level, n_bootstrap=args.bootstrap,
-            drop_single=args.drop_single, random_state=args.random_state)
-    _emit(args, report.to_frame(), report.to_dict(),
-          report.summary(source=Path(args.input).name, method=args.method))
+            drop_single=args.drop_single, random_state=args.seed)
+    _emit(args, report, report.summary(source=Path(args.input).name, method=args.method))
     if args.items_out:
         items = data.items_frame(report)
         write_table(items, args.items_out)
@@ -248,13 +205,8 @@ def run_measure(args: argparse.Namespace) -> int:
         write_table(report.annotator_table, args.annotators_out)
         _log(args, f"wrote {len(report.annotator_table)} annotators to {args.annotators_out}")
     if args.gold_out:
-        gold = data.gold_frame(report)
-        target = Path(args.gold_out)
-        sidecar = target.with_suffix(".noise.json")
-        write_table(gold, target)
-        write_json({"source": str(args.input), "gold_file": target.name,
-                    **report.gold.summary()}, sidecar)
-        _log(args, f"wrote {len(gold)} agreed items to {target} (gamma "
+        gold, sidecar = data.write_gold(report, args.gold_out, source=args.input)
+        _log(args, f"wrote {len(gold)} agreed items to {Path(args.gold_out)} (gamma "
              f"{percent(report.gold.noise.gamma)} at {100 * args.confidence:g}% confidence; "
              f"see {sidecar})")
     return 0
@@ -271,7 +223,7 @@ def run_compare(args: argparse.Namespace) -> int:
                          f"correct answers on {args.n} items differ by at most {args.n}")
     result = chance_difference(args.n, n_noise=args.noise_items, noise_rate=args.noise,
                                delta=args.delta, confidence=args.confidence)
-    _emit(args, result.to_frame(), result.to_dict(), result.summary())
+    _emit(args, result)
     return 0
 
 
@@ -281,25 +233,12 @@ def run_noise(args: argparse.Namespace) -> int:
     if args.disagreements > args.n:
         args.usage_error(f"--disagreements {args.disagreements} is more than --n {args.n} items")
     result = noise_bound(args.n, args.disagreements, args.p_chance, confidence=args.confidence)
-    _emit(args, result.to_frame(), result.to_dict(), result.summary())
+    _emit(args, result)
     return 0
 
 
 def run_tolerate(args: argparse.Namespace) -> int:
-    import pandas as pd
+    from labelaudit.agreement import tolerance
 
-    from labelaudit.agreement import tolerable_disagreements
-    from labelaudit.agreement._text import key_value_text, percent
-
-    d = tolerable_disagreements(args.n, args.p_chance, gamma=args.gamma,
-                                confidence=args.confidence)
-    result = {"n_items": args.n, "p_chance": args.p_chance, "gamma": args.gamma,
-              "confidence": args.confidence, "max_disagreements": d}
-    _emit(args, pd.DataFrame([result]), result, key_value_text([
-        ("items (n)", args.n),
-        ("p, chance agreement on a hard item", args.p_chance),
-        ("target gamma", percent(args.gamma)),
-        ("confidence", args.confidence),
-        ("most disagreements tolerated", d if d >= 0 else "none (even 0 exceeds gamma)"),
-    ]))
+    _emit(args, tolerance(args.n, args.p_chance, gamma=args.gamma, confidence=args.confidence))
     return 0

@@ -9,18 +9,78 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = [
-    "add_output_options",
-    "at_least",
-    "choice_list",
-    "emit_output",
-    "flag_spelling",
-    "fraction",
-    "output_file",
-    "print_table",
-    "show_progress",
-    "warnings_to_stderr",
-]
+__all__ = ["add_command", "add_output_options", "add_seed", "add_tag_options", "at_least",
+           "choice_list", "comma_list", "cut_offs", "emit_output", "fraction", "interval", "log",
+           "output_file", "show_progress", "warnings_to_stderr"]
+
+
+def add_command(subparsers, name: str, parents: list[argparse.ArgumentParser], *, help: str,
+                description: str, handler, epilog: str | None = None, raw: bool = True,
+                **kwargs) -> argparse.ArgumentParser:
+    """The parser of one command (``help`` is its line in the parent's ``--help``), run by
+    ``handler``; ``raw`` keeps the description's and epilog's line breaks."""
+    formatter = argparse.RawDescriptionHelpFormatter if raw else argparse.HelpFormatter
+    parser = subparsers.add_parser(name, parents=parents, help=help, description=description,
+                                   epilog=epilog, formatter_class=formatter, **kwargs)
+    parser.set_defaults(handler=handler)
+    return parser
+
+
+class _OldSeed(argparse.Action):
+    """``--random-state``, the old spelling of ``--seed``: still works, and says so."""
+
+    def __call__(self, parser, namespace, values, option=None) -> None:  # type: ignore[override]
+        print(f"labelaudit: warning: {option} is deprecated; use --seed", file=sys.stderr)
+        setattr(namespace, self.dest, values)
+
+
+def add_seed(parser, *, type=int, help: str = "random seed (default: 0)") -> None:
+    """``--seed`` (default 0), and ``--random-state``, its deprecated hidden spelling."""
+    parser.add_argument("--seed", type=type, default=0, help=help)
+    parser.add_argument("--random-state", type=type, dest="seed", default=argparse.SUPPRESS,
+                        action=_OldSeed, help=argparse.SUPPRESS)
+
+
+def tag_column(text: str) -> int:
+    """Argparse type of --tag-column: any column but 0, the token."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value == 0:
+        raise argparse.ArgumentTypeError(
+            "0 is the token column; give the tag's column (1 or more, or negative from the end)")
+    return value
+
+
+def add_tag_options(parser: argparse.ArgumentParser, *, what: str) -> None:
+    """``--scheme`` and ``--tag-column``: how to read the tags of a token file."""
+    parser.add_argument("--scheme", choices=["auto", "iob1", "iob2", "bioes", "plain"],
+                        default="auto", help=f"tagging scheme of {what} (default: detected); "
+                        "'plain' for tags without spans such as POS tags")
+    parser.add_argument("--tag-column", type=tag_column, default=-1,
+                        help=f"0-based column of the tag in CoNLL files of {what}; negative "
+                        "counts from the end (default: -1, the last)")
+
+
+def cut_offs(text: str) -> list[int]:
+    """Argparse type of --at-k: comma-separated integers of at least 1."""
+    values = []
+    for part in (x.strip() for x in text.split(",")):
+        if not part:
+            continue
+        try:
+            value = int(part)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"not an integer: {part!r}; give comma-separated cut-offs such as 10,50") \
+                from None
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"cut-offs must be at least 1, got {value}")
+        values.append(value)
+    if not values:
+        raise argparse.ArgumentTypeError("no cut-off given; use for example 10,50,100")
+    return values
 
 
 def fraction(text: str) -> float:
@@ -34,8 +94,8 @@ def fraction(text: str) -> float:
     return value
 
 
-def at_least(minimum: int):
-    """Argparse type of an integer option with a lower bound."""
+def at_least(minimum: int, maximum: int | None = None):
+    """Argparse type of an integer option with a lower (and optionally an upper) bound."""
 
     def parse(text: str) -> int:
         try:
@@ -44,9 +104,34 @@ def at_least(minimum: int):
             raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
         if value < minimum:
             raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"must be at most {maximum}, got {value}")
         return value
 
     return parse
+
+
+def interval(low: float, high: float = 1.0, *, low_open: bool = False,
+             high_open: bool = False, note: str = ""):
+    """Argparse type of a number in an interval, ``(0.5, 1]`` with ``low_open=True``."""
+    shown = f"{'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}{note}"
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not (low < value if low_open else low <= value) or \
+                not (value < high if high_open else value <= high):
+            raise argparse.ArgumentTypeError(f"must be in {shown}, got {value:g}")
+        return value
+
+    return parse
+
+
+def comma_list(text: str) -> list[str]:
+    """Argparse type of a comma-separated list of names (blanks dropped)."""
+    return [v.strip() for v in text.split(",") if v.strip()]
 
 
 def choice_list(choices: tuple[str, ...], *, allow_all: bool = False):
@@ -55,7 +140,7 @@ def choice_list(choices: tuple[str, ...], *, allow_all: bool = False):
     def parse(text: str) -> list[str]:
         if allow_all and text == "all":
             return list(choices)
-        values = [v.strip() for v in text.split(",") if v.strip()]
+        values = comma_list(text)
         unknown = [v for v in values if v not in choices]
         if unknown or not values:
             raise argparse.ArgumentTypeError(
@@ -82,23 +167,24 @@ def output_file(suffixes: tuple[str, ...]):
 
 def add_output_options(parser: argparse.ArgumentParser, *, what: str = "the result table",
                        default_format: str | None = "table", out_help: str | None = None,
-                       formats: tuple[str, ...] | None = None) -> None:
+                       formats: tuple[str, ...] | None = None, format_help: str | None = None,
+                       extra_suffixes: tuple[str, ...] = ()) -> None:
     """``--out FILE`` and ``--format`` as every command that writes a table has them.
 
-    The output file's suffix picks its format (.csv .tsv .jsonl .json .parquet); without
-    ``--out``, ``--format`` picks what goes to stdout.
+    The output file's suffix picks its format (.csv .tsv .jsonl .json .parquet, and
+    ``extra_suffixes``); without ``--out``, ``--format`` picks what goes to stdout.
     """
     from labelaudit.registry import FORMATS
 
     choices = formats or FORMATS.names()
     suffixes = tuple(f".{f}" for f in choices if f != "table")
     parser.add_argument(
-        "--out", "-o", type=output_file(suffixes),
+        "--out", "-o", type=output_file(suffixes + extra_suffixes),
         help=out_help or f"write {what} to this file; {' '.join(suffixes)} by its suffix "
         "(default: stdout)")
     parser.add_argument(
         "--format", choices=choices, default=default_format,
-        help=f"format of {what} on stdout when --out is not given "
+        help=format_help or f"format of {what} on stdout when --out is not given "
         f"(default: {default_format or 'depends on the command'})")
 
 
@@ -110,38 +196,19 @@ def emit_output(frame, args: argparse.Namespace, *, max_colwidth: int = 60) -> N
     out = getattr(args, "out", None)
     emit(frame, out, format=None if out else getattr(args, "format", None),
          max_colwidth=max_colwidth)
-    if out and not getattr(args, "quiet", False):
-        print(f"wrote {len(frame)} rows to {out}", file=sys.stderr)
+    if out:
+        log(args, f"wrote {len(frame)} rows to {out}")
+
+
+def log(args: argparse.Namespace, text: str) -> None:
+    """A line for a person on stderr, unless --quiet."""
+    if not getattr(args, "quiet", False):
+        print(text, file=sys.stderr)
 
 
 def show_progress(args: argparse.Namespace) -> bool:
     """Progress bars only on a terminal and without --quiet."""
     return not getattr(args, "quiet", False) and sys.stderr.isatty()
-
-
-def print_table(frame, *, file=None, max_rows: int | None = None, max_colwidth: int = 60) -> None:
-    """Print a DataFrame as an aligned text table."""
-    from labelaudit.io import render_table
-
-    print(render_table(frame, max_rows=max_rows, max_colwidth=max_colwidth),
-          file=file or sys.stdout)
-
-
-@contextmanager
-def warnings_to_stderr(args: argparse.Namespace) -> Iterator[None]:
-    """Show labelaudit's warnings as one ``warning:`` line each (none with --quiet)."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            yield
-        finally:
-            if not getattr(args, "quiet", False):
-                seen = set()
-                for w in caught:
-                    text = str(w.message)
-                    if w.category.__module__.startswith("labelaudit") and text not in seen:
-                        seen.add(text)
-                        print(f"labelaudit: warning: {text}", file=sys.stderr)
 
 
 def as_flags(text: str, options: tuple[str, ...], bare: tuple[str, ...] = ()) -> str:
@@ -156,13 +223,18 @@ def as_flags(text: str, options: tuple[str, ...], bare: tuple[str, ...] = ()) ->
             value = value.strip("'")
         return f"--{name.replace('_', '-')}" + (f" {value}" if value else "")
 
+    if not options:
+        return text
     pattern = rf"\b({'|'.join(options)})=('[^']*'|[^\s,;:)/]*)"
     return re.sub(pattern, flag, text)
 
 
 @contextmanager
-def flag_spelling(options: tuple[str, ...], *, bare: tuple[str, ...] = ()) -> Iterator[None]:
-    """Reword labelaudit's errors and warnings inside the block with ``options`` as flags."""
+def warnings_to_stderr(args: argparse.Namespace, *, flags: tuple[str, ...] = (),
+                       bare: tuple[str, ...] = ()) -> Iterator[None]:
+    """Show labelaudit's warnings as one ``warning:`` line each (none with --quiet), and
+    reword them and labelaudit's errors with the library options ``flags`` spelled as
+    flags (see :func:`as_flags`)."""
     from labelaudit._errors import LabelAuditError
 
     with warnings.catch_warnings(record=True) as caught:
@@ -170,8 +242,14 @@ def flag_spelling(options: tuple[str, ...], *, bare: tuple[str, ...] = ()) -> It
         try:
             yield
         except LabelAuditError as exc:
-            raise type(exc)(as_flags(str(exc), options, bare)) from None
-    for w in caught:
-        ours = w.category.__module__.startswith("labelaudit")
-        warnings.warn(type(w.message)(as_flags(str(w.message), options, bare)) if ours
-                      else w.message, stacklevel=1)
+            if not flags:
+                raise
+            raise type(exc)(as_flags(str(exc), flags, bare)) from None
+        finally:
+            if not getattr(args, "quiet", False):
+                seen = set()
+                for w in caught:
+                    text = as_flags(str(w.message), flags, bare)
+                    if w.category.__module__.startswith("labelaudit") and text not in seen:
+                        seen.add(text)
+                        print(f"labelaudit: warning: {text}", file=sys.stderr)

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from labelaudit.cli._common import add_output_options, emit_output
-from labelaudit.cli._scan_tokens import add_tag_options
+from labelaudit.cli._common import (
+    add_command,
+    add_output_options,
+    add_tag_options,
+    cut_offs,
+    emit_output,
+)
 
 ORDER = 35
 
@@ -21,35 +25,13 @@ suggestion equals the correction (fix@k).
 """
 
 
-def cut_offs(text: str) -> list[int]:
-    """Argparse type of --at-k: comma-separated integers of at least 1."""
-    values = []
-    for part in (x.strip() for x in text.split(",")):
-        if not part:
-            continue
-        try:
-            value = int(part)
-        except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"not an integer: {part!r}; give comma-separated cut-offs such as 10,50") \
-                from None
-        if value < 1:
-            raise argparse.ArgumentTypeError(f"cut-offs must be at least 1, got {value}")
-        values.append(value)
-    if not values:
-        raise argparse.ArgumentTypeError("no cut-off given; use for example 10,50,100")
-    return values
-
-
 def add_parser(subparsers, parents) -> None:
-    p = subparsers.add_parser(
-        "evaluate-tokens", parents=parents,
+    p = add_command(
+        subparsers, "evaluate-tokens", parents, handler=run, epilog=_EPILOG,
         help="token, sentence and span metrics of a scan-tokens output against corrected data",
         description="Join a scan-tokens JSONL with a corrected copy of the same sentences "
         "(same tokens, corrected tags) and report AUPR, average precision and P/R@k at the "
-        "token and sentence level, and the precision of the top span issues.",
-        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+        "token and sentence level, and the precision of the top span issues.")
     p.add_argument("issues", help="JSONL written by `labelaudit scan-tokens`")
     p.add_argument("--truth", required=True,
                    help="corrected copy: CoNLL file or .jsonl with tokens/tags lists")
@@ -61,28 +43,23 @@ def add_parser(subparsers, parents) -> None:
     add_output_options(p, what="the metrics",
                        out_help="write the metrics: .json (a document), or "
                        ".csv/.tsv/.jsonl/.parquet (the table)")
-    p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    import json
+    from labelaudit.audit import evaluate_token_scan
+    from labelaudit.io import emit_report, render_table, write_json
 
-    from labelaudit.io import emit, write_json
-    from labelaudit.tokens import evaluate_tokens, read_token_issues, read_tokens
-
-    records = read_token_issues(args.issues)
-    scheme = None if args.scheme == "auto" else args.scheme
-    truth = read_tokens(args.truth, tag_column=args.tag_column, scheme=scheme)
-    evaluation = evaluate_tokens(records, truth, ks=args.at_k)
+    evaluation = evaluate_token_scan(
+        args.issues, args.truth, tag_column=args.tag_column,
+        scheme=None if args.scheme == "auto" else args.scheme, ks=args.at_k)
     frame = evaluation.to_frame()
     # JSON is the whole document (levels and span precision), not the table's rows.
-    if args.out and Path(args.out).suffix.lower() == ".json":
+    if args.out and args.out.lower().endswith(".json"):
         write_json(evaluation.to_dict(), args.out)
     elif args.out:
         emit_output(frame, args)
     # Standard output gets the metrics too (the table unless --quiet with --out).
-    if args.format == "json":
-        print(json.dumps(evaluation.to_dict(), indent=2))
-    elif args.format != "table" or not args.out or not args.quiet:
-        emit(frame.round(4) if args.format == "table" else frame, format=args.format)
+    if args.format != "table" or not args.out or not args.quiet:
+        emit_report(frame, evaluation.to_dict(), render_table(frame.round(4)) + "\n",
+                    format=args.format)
     return 0

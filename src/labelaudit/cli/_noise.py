@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from labelaudit.cli._common import (
+    add_command,
     add_output_options,
     at_least,
     choice_list,
+    emit_output,
+    log,
     show_progress,
     warnings_to_stderr,
 )
@@ -38,16 +40,14 @@ per noise method, the Wasserstein distance between the losses of noised and clea
 
 
 def add_parser(subparsers, parents) -> None:
-    p = subparsers.add_parser(
-        "noise", parents=parents,
+    p = add_command(
+        subparsers, "noise", parents, handler=run, epilog=_EPILOG,
         help="inject realistic, controlled label noise (and measure its realism)",
         description="Noise a clean dataset at an exact rate with synthetic (uniform, "
         "class-dependent), human-originated (dissenting label/worker, crowd majority, "
         "minority split) or instance-dependent noise, or a recipe mixing them.",
         usage="labelaudit noise INPUT --label COL (--method M | --recipe SPEC) [--rate R] ...\n"
-        "       labelaudit noise realism INPUT --text COL --label COL [--plot FILE] ...",
-        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+        "       labelaudit noise realism INPUT --text COL --label COL [--plot FILE] ...")
     p.add_argument("input", metavar="INPUT",
                    help="CSV, TSV, JSONL, JSON, Parquet or datasets folder; or the word "
                    "'realism' followed by the noisy file")
@@ -98,7 +98,7 @@ def add_parser(subparsers, parents) -> None:
     q.add_argument("--folds", type=at_least(2), default=5,
                    help="cross-fitting folds (default: 5)")
     q.add_argument("--plot", metavar="FILE", help="save loss histograms (.png, .pdf, .svg)")
-    p.set_defaults(handler=run, noise_parser=p)
+    p.set_defaults(noise_parser=p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -128,13 +128,12 @@ def _check_usage(args: argparse.Namespace) -> None:
 
 
 def _run_noise(args: argparse.Namespace) -> int:
-    from labelaudit.cli._common import emit_output, flag_spelling
     from labelaudit.io import read_table, write_json
     from labelaudit.noise import inject_noise_table, read_noise_matrix, read_noise_sources
 
     _check_usage(args)
     frame = read_table(args.input)
-    with warnings_to_stderr(args), flag_spelling(("text", "sources")):
+    with warnings_to_stderr(args, flags=("text", "sources")):
         result = inject_noise_table(
             frame, label=args.label, method=args.method, recipe=args.recipe, rate=args.rate,
             random_state=args.seed, id=args.id, text=args.text, text_pair=args.text_pair,
@@ -149,13 +148,11 @@ def _run_noise(args: argparse.Namespace) -> int:
     emit_output(out, args)
     if args.summary:
         write_json(result.to_dict(), args.summary)
-    if not args.quiet:
-        print(result.describe(), file=sys.stderr)
+    log(args, result.describe())
     return 0
 
 
 def _run_realism(args: argparse.Namespace) -> int:
-    from labelaudit.cli._common import emit_output, flag_spelling
     from labelaudit.io import read_table
     from labelaudit.noise import measure_noise_realism, plot_loss_histograms
 
@@ -168,7 +165,7 @@ def _run_realism(args: argparse.Namespace) -> int:
     if injection:
         args.noise_parser.error(f"{', '.join(injection)}: not used by `noise realism`")
     frame = read_table(args.realism_input)
-    with warnings_to_stderr(args), flag_spelling(("noise_column",)):
+    with warnings_to_stderr(args, flags=("noise_column",)):
         result = measure_noise_realism(
             frame, text=args.text or "text", label=args.label, text_pair=args.text_pair,
             id=args.id, noise_column=args.noise_column, scorers=args.scorers,

@@ -9,7 +9,16 @@ import argparse
 import sys
 from typing import Any
 
-from labelaudit.cli._common import add_output_options, at_least, emit_output, fraction
+from labelaudit.cli._common import (
+    add_command,
+    add_output_options,
+    add_seed,
+    at_least,
+    comma_list,
+    emit_output,
+    fraction,
+    log,
+)
 
 ORDER = 60
 
@@ -31,30 +40,9 @@ given label) or Non-Agreement (no majority).
 """
 
 
-def _port(text: str) -> int:
-    value: int = at_least(1)(text)
-    if value > 65535:
-        raise argparse.ArgumentTypeError(f"a port is 1 to 65535, got {value}")
-    return value
-
-
-def _names(text: str) -> list[str]:
-    """A comma-separated list of names."""
-    return [v.strip() for v in text.split(",") if v.strip()]
-
-
-class _OldSeed(argparse.Action):
-    """``--random-state``, the old spelling of ``--seed``: still works, and says so."""
-
-    def __call__(self, parser: Any, namespace: Any, values: Any, option: Any = None) -> None:
-        print(f"labelaudit: warning: {option} is deprecated; use --seed", file=sys.stderr)
-        setattr(namespace, self.dest, values)
-
-
 def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser(
-        "review", parents=parents, help="verify flagged items with people (web app)",
-        description=_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = add_command(subparsers, "review", parents, handler=None, description=_DESCRIPTION,
+                         help="verify flagged items with people (web app)")
     sub = parser.add_subparsers(dest="review_command", metavar="STEP", required=True)
 
     # -- init
@@ -70,9 +58,8 @@ def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
                    "suggested_prob, rank, score_*, flagged")
     p.add_argument("--rank-by", metavar="COLUMN",
                    help="order the items by this numeric column, ascending (the lowest value "
-                   "is the most suspect), instead of the scan's rank; needed for a table that "
-                   "is not a scan output. Without an id column, ids are row numbers (0-based), "
-                   "as scan makes them")
+                   "is the most suspect), instead of the scan's rank. Without an id column, ids "
+                   "are row numbers (0-based), as scan makes them")
     p.add_argument("--top", type=at_least(0), help="items to review (default: every flagged item)")
     p.add_argument("--select", choices=("top", "random"), default="top",
                    help="review the most suspect items, or a random sample of the flagged ones "
@@ -96,17 +83,14 @@ def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
                    help="a sentinel after every K review answers (default: spread evenly)")
     p.add_argument("--show-label", action="store_true",
                    help="show reviewers the given label (default: blind)")
-    p.add_argument("--labels", type=_names,
+    p.add_argument("--labels", type=comma_list,
                    help="the label set, comma-separated (default: every label seen)")
     p.add_argument("--n-flagged", type=at_least(0),
                    help="flagged items in the whole dataset (default: the flagged column)")
     p.add_argument("--score-column", help="score column to keep (default: the first score_*)")
     p.add_argument("--title", default="Label review", help="title shown to reviewers")
     p.add_argument("--instructions", default="", help="instructions shown above each item")
-    p.add_argument("--seed", type=int, default=0,
-                   help="random seed of --select random (default: 0)")
-    p.add_argument("--random-state", type=int, dest="seed", default=argparse.SUPPRESS,
-                   action=_OldSeed, help=argparse.SUPPRESS)  # the old spelling, deprecated
+    add_seed(p, help="random seed of --select random (default: 0)")
     p.add_argument("--overwrite", action="store_true", help="replace an existing --db")
 
     # -- invite
@@ -124,9 +108,8 @@ def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     where = p.add_mutually_exclusive_group()
     where.add_argument("--base-url", metavar="URL",
                        help="the address reviewers open, e.g. https://review.example.org behind "
-                       "a proxy (default: where `review serve` last ran for this project, else "
-                       "the previous invite's address, else http://127.0.0.1:8000)")
-    where.add_argument("--port", type=_port,
+                       "a proxy (default: as described above)")
+    where.add_argument("--port", type=at_least(1, 65535),
                        help="the port `review serve --port` runs on: the link is "
                        "http://127.0.0.1:PORT (or the serve host)")
 
@@ -136,16 +119,15 @@ def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
               " exposing it to a network. The address is kept in the project, so invites made "
               "from now on link to it; serve warns when earlier invite links point elsewhere.")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
-    p.add_argument("--port", type=_port,
+    p.add_argument("--port", type=at_least(1, 65535),
                    help="port, 1 to 65535 (default: the port of the project's invite links, "
                    "else 8000)")
 
     # -- status
     p = _step(sub, parents, "status", run_status, "progress and agreement so far",
               "Progress, verdicts so far, Fleiss' kappa and reviewers.")
-    add_output_options(p, what="the status (table: the report and the reviewer table; json: "
-                       "the whole report as one document; csv, tsv, jsonl, parquet: the "
-                       "reviewer table)",
+    add_output_options(p, what="the status (table: the report and the reviewer table; "
+                       "the others as for --out)",
                        out_help="write the report to this file: .json the whole report as one "
                        "document, .csv .tsv .jsonl .parquet the reviewer table (default: stdout)")
 
@@ -201,23 +183,12 @@ def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 def _step(sub: Any, parents: list[argparse.ArgumentParser], name: str, handler: Any,
           summary: str, description: str, *, db: bool = True) -> argparse.ArgumentParser:
-    """The parser of one step (``summary`` is its line in ``review --help``), with ``--db``
-    (unless ``db=False``) and its handler."""
-    p = sub.add_parser(name, parents=parents, help=summary, description=description)
+    """One step's parser (``summary``: its line in ``review --help``) with ``--db``."""
+    p = add_command(sub, name, parents, help=summary, description=description,
+                    handler=handler, raw=False)
     if db:
         p.add_argument("--db", required=True, help="the review project file (SQLite)")
-    p.set_defaults(handler=handler)
     return p
-
-
-def run(args: argparse.Namespace) -> int:
-    """Dispatch to the step's handler (the parser sets it)."""
-    return int(args.handler(args))
-
-
-def _log(args: argparse.Namespace, text: str) -> None:
-    if not getattr(args, "quiet", False):
-        print(text, file=sys.stderr)
 
 
 def run_init(args: argparse.Namespace) -> int:
@@ -232,13 +203,8 @@ def run_init(args: argparse.Namespace) -> int:
         score_column=args.score_column, title=args.title, instructions=args.instructions,
         random_state=args.seed, overwrite=args.overwrite, rank_by=args.rank_by,
     )
-    kinds, config = store.item_counts(), store.config
-    _log(args, f"created {args.db}: {kinds['review']} items to review by "
-         f"{config.n_reviewers} reviewers each (majority {config.majority}), "
-         f"{kinds['qualification']} qualification and {kinds['sentinel']} "
-         f"sentinel items, labels {config.classes}, "
-         f"{'labels shown' if config.show_label else 'blind'}. Next: labelaudit review invite "
-         f"--db {args.db} --name NAME")
+    log(args, f"created {args.db}: {store.describe()}. Next: labelaudit review invite "
+        f"--db {args.db} --name NAME")
     return 0
 
 
@@ -249,9 +215,9 @@ def run_invite(args: argparse.Namespace) -> int:
                                  new_token=args.new_token, base_url=args.base_url,
                                  port=args.port)
     print(invitation.url)
-    _log(args, f"{'admin' if args.admin else 'reviewer'} {invitation.reviewer.name!r}: send "
-         f"them this link privately; it is shown only once. It opens the app served at "
-         f"{invitation.base} (another address: --port or --base-url)")
+    log(args, f"{'admin' if args.admin else 'reviewer'} {invitation.reviewer.name!r}: send "
+        f"them this link privately; it is shown only once. It opens the app served at "
+        f"{invitation.base} (another address: --port or --base-url)")
     return 0
 
 
@@ -261,34 +227,22 @@ def run_serve(args: argparse.Namespace) -> int:
     server = open_server(args.db, host=args.host, port=args.port)
     for notice in server.notices:
         print(f"labelaudit review serve: warning: {notice}", file=sys.stderr)
-    _log(args, f"serving {args.db} on {server.url} (Ctrl-C to stop); reviewers open their "
-         "invite links")
+    log(args, f"serving {args.db} on {server.url} (Ctrl-C to stop); reviewers open their "
+        "invite links")
     server.run()
     return 0
 
 
 def run_status(args: argparse.Namespace) -> int:
-    import json
-
-    from labelaudit.io import format_of, write_json
+    from labelaudit.io import emit_report
     from labelaudit.review import review_status
 
     status = review_status(args.db)
-    fmt = format_of(args.out) if args.out else args.format
-    if fmt == "json":  # the whole report, as one document
-        if args.out:
-            write_json(status.summary(), args.out)
-            _log(args, f"wrote the status to {args.out}")
-        else:
-            print(json.dumps(status.summary(), indent=2))
-    elif fmt == "table":
-        print(status.describe())
-        reviewers = status.to_frame()
-        if len(reviewers):
-            print()
-            emit_output(reviewers.drop(columns=["status_reason", "source"]), args)
-    else:
-        emit_output(status.to_frame(), args)
+    fmt = emit_report(status.to_frame(), status.summary(), status.to_text(), args.out,
+                      format=None if args.out else args.format)
+    if args.out:
+        what = "the status" if fmt == "json" else f"{len(status.to_frame())} rows"
+        log(args, f"wrote {what} to {args.out}")
     return 0
 
 
@@ -304,7 +258,7 @@ def run_results(args: argparse.Namespace) -> int:
     emit_output(frame, args)
     if args.summary:
         write_json(results.summary(), args.summary)
-    _log(args, results.describe())
+    log(args, results.describe())
     return 0
 
 
@@ -314,7 +268,7 @@ def run_apply(args: argparse.Namespace) -> int:
     applied = apply_verdicts_file(args.data, args.verdicts, args.out, label=args.label,
                                   id=args.id, row_numbers=args.no_id,
                                   non_agreement=args.non_agreement)
-    _log(args, str(applied))
+    log(args, str(applied))
     return 0
 
 
@@ -324,7 +278,7 @@ def run_export(args: argparse.Namespace) -> int:
     kinds = ["review", "sentinel"] + (["qualification"] if args.include_qualification else [])
     export_items(args.db, args.out, to=args.to, kinds=kinds, predictions=not args.no_predictions,
                  label_config=args.label_config)
-    _log(args, f"wrote {args.out} ({args.to})")
+    log(args, f"wrote {args.out} ({args.to})")
     return 0
 
 
@@ -332,5 +286,5 @@ def run_import(args: argparse.Namespace) -> int:
     from labelaudit.review import import_answers
 
     report = import_answers(args.db, args.file, source=args.source)
-    _log(args, f"imported {args.file}: {report}")
+    log(args, f"imported {args.file}: {report}")
     return 0

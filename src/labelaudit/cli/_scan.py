@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from labelaudit.cli._common import (
+    add_command,
     add_output_options,
     at_least,
     choice_list,
+    comma_list,
     emit_output,
     fraction,
+    log,
     show_progress,
     warnings_to_stderr,
 )
@@ -27,12 +29,11 @@ _EPILOG = """examples:
 
 
 def add_parser(subparsers, parents) -> None:
-    p = subparsers.add_parser(
-        "scan", parents=parents, help="find label errors in a text classification dataset",
+    p = add_command(
+        subparsers, "scan", parents, handler=run, epilog=_EPILOG,
+        help="find label errors in a text classification dataset",
         description="Rank every item by the out-of-sample loss of its given label "
-        "(cross-fitted, or fitted on a training file with --score) and suggest a label.",
-        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+        "(cross-fitted, or fitted on a training file with --score) and suggest a label.")
     p.add_argument("data", help="CSV, TSV, JSONL, JSON, Parquet or a datasets folder "
                    "(the training split with --score)")
     p.add_argument("--text", default="text", help="text column (default: text)")
@@ -77,11 +78,6 @@ def add_parser(subparsers, parents) -> None:
                       help="flag items whose given label has probability below this")
     p.add_argument("--cache-dir", help="embedding cache (default: ~/.cache/labelaudit)")
     p.add_argument("--show", type=at_least(0), default=20, help="rows printed without --out")
-    p.set_defaults(handler=run)
-
-
-def _list(value: str) -> list[str]:
-    return [v.strip() for v in value.split(",") if v.strip()]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -91,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     weights: Any = args.weights
     if args.weights not in ("auto", "equal"):
         try:
-            weights = [float(w) for w in _list(args.weights)]
+            weights = [float(w) for w in comma_list(args.weights)]
         except ValueError:
             raise InvalidParameterError(
                 f"--weights must be auto, equal or numbers; got {args.weights!r}") from None
@@ -99,16 +95,12 @@ def run(args: argparse.Namespace) -> int:
         result = scan(
             args.data, text=args.text, label=args.label, text_pair=args.text_pair, id=args.id,
             score=args.score, scorers=args.scorers, methods=args.methods,
-            annotations=args.annotations,
-            rank_by=args.rank_by, weights=weights, n_folds=args.folds, n_seeds=args.seeds,
-            random_state=args.seed, top=args.top, threshold=args.threshold, model=args.model,
-            pair_mode=args.pair_mode, cache_dir=args.cache_dir, progress=show_progress(args),
-        )
-    frame = result.to_frame()
-    if not args.out and args.format == "table":
-        frame = frame.head(args.show)[["rank", "id", "label", "suggested_label",
-                                       "suggested_prob", "loss", "flagged", "text"]]
-    if not args.quiet:
-        print(result.summary(), file=sys.stderr)
-    emit_output(frame, args, max_colwidth=70)
+            annotations=args.annotations, rank_by=args.rank_by, weights=weights,
+            n_folds=args.folds, n_seeds=args.seeds, random_state=args.seed, top=args.top,
+            threshold=args.threshold, model=args.model, pair_mode=args.pair_mode,
+            cache_dir=args.cache_dir, progress=show_progress(args))
+    log(args, result.summary())
+    table = not args.out and args.format == "table"
+    emit_output(result.to_table(args.show) if table else result.to_frame(), args,
+                max_colwidth=70)
     return 0

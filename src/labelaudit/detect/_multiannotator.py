@@ -41,9 +41,11 @@ def annotation_matrix(annotations: pd.Series, classes: np.ndarray, ids: np.ndarr
     """Per-item annotation lists as an (n_samples, n_annotators) array of class indices.
 
     Each cell is a list of plain labels or of ``{"worker": id, "label": value}`` objects
-    (JSON text is parsed), encoded by :func:`labelaudit.noise.crowd_from_annotations`.
-    Without worker ids the k-th label of every item is treated as annotator k. Missing
-    annotations are NaN.
+    (JSON text is parsed). A shorthand for
+    ``to_annotations(list(annotations), ids=ids, classes=classes).to_matrix()``
+    (:meth:`labelaudit.agreement.Annotations.to_matrix`) that also refuses items without
+    annotations. Without worker ids the k-th label of every item is treated as annotator k.
+    Missing annotations are NaN.
 
     Examples
     --------
@@ -54,16 +56,9 @@ def annotation_matrix(annotations: pd.Series, classes: np.ndarray, ids: np.ndarr
     >>> annotation_matrix(cells, np.array(["a", "b"]), np.arange(2)).tolist()
     [[0.0, nan], [nan, 1.0]]
     """
-    from labelaudit.agreement._crowd import crowd_from_annotations
+    from labelaudit.agreement._annotations import to_annotations
 
-    crowd = crowd_from_annotations(list(annotations), ids=ids, classes=classes)
-    if crowd.n_workers:
-        columns, n_columns = crowd.workers, crowd.n_workers
-    else:  # the k-th label of each item is annotator k
-        columns = pd.Series(crowd.items).groupby(crowd.items).cumcount().to_numpy()
-        n_columns = int(columns.max()) + 1 if len(columns) else 0
-    matrix = np.full((len(annotations), n_columns), np.nan)
-    matrix[crowd.items, columns] = crowd.labels
+    matrix = to_annotations(list(annotations), ids=ids, classes=classes).to_matrix()
     empty = np.isnan(matrix).all(axis=1)
     if empty.any():
         raise InvalidInputError(

@@ -1,6 +1,8 @@
 """Label-quality scores from out-of-sample predicted probabilities.
 
 Every score is a label-quality score: lower means more suspect, as in cleanlab.
+``self_confidence`` is computed by ``cleanlab.rank.get_label_quality_scores``; the other
+methods have no equivalent there (see :func:`label_quality_scores`).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from typing import Literal
 import numpy as np
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
+from labelaudit.detect._cleanlab import import_cleanlab
 
 __all__ = [
     "SCORE_METHODS",
@@ -75,10 +78,19 @@ def label_quality_scores(
     method : {"loss", "self_confidence", "margin", "entropy", "max_prob"}
         - ``loss``: ``log p(label | x)``, the negated cross-entropy (FML of Chong et al.
           2022, who rank items by the loss of the given label under a foundation model).
-        - ``self_confidence``: ``p(label | x)`` (cleanlab's self-confidence).
-        - ``margin``: ``p(label | x) - max_{k != label} p(k | x)`` (normalised margin).
-        - ``entropy``: ``1 - H(p) / log K``, label-blind: uncertain items are suspect.
-        - ``max_prob``: ``max_k p(k | x)``, the Hendrycks & Gimpel (2017) baseline.
+          Not in ``cleanlab.rank``.
+        - ``self_confidence``: ``p(label | x)``, computed by cleanlab's
+          ``cleanlab.rank.get_label_quality_scores(method="self_confidence")``.
+        - ``margin``: ``p(label | x) - max_{k != label} p(k | x)``, in [-1, 1] (0: the given
+          label ties with the best other class). Ours, not cleanlab's: cleanlab's
+          ``normalized_margin`` is the same margin rescaled to [0, 1], ``(margin + 1) / 2``
+          (it ranks the same, but its values differ, and scores are part of our outputs).
+        - ``entropy``: ``1 - H(p) / log K``, label-blind: uncertain items are suspect. Ours,
+          not cleanlab's: its ``confidence_weighted_entropy``, ``log(1 + r) / r`` with
+          ``r = (H(p) / log K) / p(label | x)``, depends on the given label and ranks
+          differently.
+        - ``max_prob``: ``max_k p(k | x)``, the Hendrycks & Gimpel (2017) baseline. Not in
+          ``cleanlab.rank``.
 
     Returns
     -------
@@ -102,7 +114,11 @@ def label_quality_scores(
     if method == "loss":
         return np.log(np.clip(given, _EPS, 1.0))
     if method == "self_confidence":
-        return given
+        if len(labels) == 0:  # cleanlab refuses empty labels
+            return given
+        rank = import_cleanlab("cleanlab.rank")
+        return np.asarray(rank.get_label_quality_scores(labels, pred_probs,
+                                                        method="self_confidence"), dtype=float)
     if method == "margin":
         others = pred_probs.copy()
         others[rows, labels] = -np.inf

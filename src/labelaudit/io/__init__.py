@@ -6,7 +6,9 @@ from labelaudit.io._dataset import (
     prepare_text_dataset,
     require_columns,
 )
+from labelaudit.io._paths import check_output_paths, check_writable, same_file
 from labelaudit.io._read import json_lines, read_table, read_text, split_lines
+from labelaudit.io._report import emit_report
 from labelaudit.io._write import (
     FORMATS,
     OUTPUT_SUFFIXES,
@@ -23,7 +25,10 @@ __all__ = [
     "OUTPUT_SUFFIXES",
     "TextDataset",
     "atomic_path",
+    "check_output_paths",
+    "check_writable",
     "emit",
+    "emit_report",
     "encode_labels",
     "format_of",
     "json_lines",
@@ -32,6 +37,7 @@ __all__ = [
     "read_text",
     "render_table",
     "require_columns",
+    "same_file",
     "split_lines",
     "write_json",
     "write_table",

@@ -93,6 +93,25 @@ class EvaluationResult:
             rows.append(row)
         return pd.DataFrame(rows)
 
+    def to_table(self) -> pd.DataFrame:
+        """:meth:`to_frame` for reading: short column names (``ap``, ``p@err``, ``r@2err``,
+        ``p@<k>``, ``unverified``...), ``-`` for no ``unknown`` setting, four decimals."""
+        return self.to_frame().rename(columns={
+            "average_precision": "ap", "precision_at_err": "p@err", "recall_at_err": "r@err",
+            "recall_at_2err": "r@2err", "n_unknown": "unverified",
+            **{f"precision_at_{k}": f"p@{k}" for k in self.at_k},
+            **{f"recall_at_{k}": f"r@{k}" for k in self.at_k},
+        }).fillna({"unknown": "-"}).round(4)
+
+    def write(self, path: str | Path) -> Path:
+        """Write the metrics atomically: a ``.json`` file gets the :meth:`to_dict` document,
+        any other suffix (``.csv .tsv .jsonl .parquet``) the :meth:`to_frame` table."""
+        from labelaudit.io import write_json, write_table
+
+        if Path(path).suffix.lower() == ".json":
+            return write_json(self.to_dict(), path)
+        return write_table(self.to_frame(), path)
+
     def to_dict(self) -> dict:
         """JSON-ready: the sources, how the truth was read, and the metrics (NaN as None)."""
         return {

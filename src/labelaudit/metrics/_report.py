@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
+from typing import Any
 
 import pandas as pd
 from numpy.typing import ArrayLike
@@ -16,11 +17,30 @@ from labelaudit.metrics._ranking import (
 )
 from labelaudit.metrics._truth import Unknown, check_both_classes, check_truth
 
-__all__ = ["DetectionReport", "detection_report"]
+__all__ = ["DetectionReport", "HeadlineMetrics", "detection_report"]
 
 
 @dataclass(frozen=True)
-class DetectionReport:
+class HeadlineMetrics:
+    """The headline metrics of one ranking, shared by :class:`DetectionReport` and the
+    per-level results of token evaluation (see :class:`DetectionReport` for each field)."""
+
+    n_items: int
+    n_errors: int
+    aupr: float
+    average_precision: float
+    precision_at_err: float
+    recall_at_err: float
+    recall_at_2err: float
+    roc_auc: float
+
+    def headline(self) -> dict[str, Any]:
+        """The headline fields only, by name (to build another result from this one)."""
+        return {f.name: getattr(self, f.name) for f in fields(HeadlineMetrics)}
+
+
+@dataclass(frozen=True)
+class DetectionReport(HeadlineMetrics):
     """Headline metrics of a label-error ranking against the truth (Chong et al. 2022, table 3).
 
     Attributes
@@ -49,14 +69,6 @@ class DetectionReport:
         estimate passed as ``n_errors=`` to :func:`detection_report`.
     """
 
-    n_items: int
-    n_errors: int
-    aupr: float
-    average_precision: float
-    precision_at_err: float
-    recall_at_err: float
-    recall_at_2err: float
-    roc_auc: float
     unknown: Unknown | None
     n_unknown: int = 0
     k_err: int = 0

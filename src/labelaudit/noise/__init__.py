@@ -8,13 +8,9 @@ dissenting worker, crowd majority, minority split), instance-dependent noise on 
 close a noising's losses are to the clean items' (Wasserstein distance).
 """
 
+from labelaudit.agreement._crowd import crowd_from_annotations  # deprecated
 from labelaudit.noise._class_dependent import check_noise_matrix, random_noise_matrix
-from labelaudit.noise._common import (
-    NoiseRateWarning,
-    allocate,
-    crowd_from_annotations,
-    target_count,
-)
+from labelaudit.noise._common import NoiseRateWarning, allocate, target_count
 from labelaudit.noise._crowd_majority import crowd_majority_labels
 from labelaudit.noise._inject import NOISE_METHODS, NoiseMethod, inject_noise, parse_recipe
 from labelaudit.noise._instance_dependent import nearest_other_class

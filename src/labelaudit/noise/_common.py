@@ -11,17 +11,15 @@ import numpy as np
 
 from labelaudit._errors import InvalidInputError
 from labelaudit._validation import check_fraction
-from labelaudit.agreement._crowd import Crowd, crowd_from_annotations
+from labelaudit.agreement._annotations import Annotations
 
 __all__ = [
-    "Crowd",
     "Flips",
     "NoiseData",
     "NoiseRateWarning",
     "Shortfall",
     "allocate",
     "check_rate",
-    "crowd_from_annotations",
     "target_count",
     "warn_rounding",
 ]
@@ -46,7 +44,7 @@ class NoiseData:
 
     labels: np.ndarray
     n_classes: int
-    crowd: Crowd | None = None
+    crowd: Annotations | None = None
     embeddings: np.ndarray | None = None
     texts: Sequence[str] | None = None
     noise_matrix: np.ndarray | None = None
@@ -185,20 +183,20 @@ def allocate(total: int, weights: Sequence[float] | np.ndarray,
 
 
 def require_crowd(data: NoiseData, method: str, *, workers: bool = False,
-                  several: bool = False) -> Crowd:
+                  several: bool = False) -> Annotations:
     """The crowd annotations, or a clear error when a method needs what is missing."""
-    if data.crowd is None or len(data.crowd.items) == 0:
+    if data.crowd is None or len(data.crowd.item_codes) == 0:
         raise InvalidInputError(
             f"{method} needs per-item crowd annotations; pass annotations "
             "(CLI: --annotations COLUMN or --annotations-file FILE)"
         )
-    if workers and data.crowd.n_workers == 0:
+    if workers and data.crowd.n_annotators == 0:
         raise InvalidInputError(
             f"{method} needs annotator ids, and these annotations have none; give annotations "
             "as {'worker': id, 'label': value} objects or a long table with an annotator "
             "column, or use dissenting-label / minority-split instead"
         )
-    if several and data.crowd.counts.sum(axis=1).max() < 2:
+    if several and data.crowd.counts().sum(axis=1).max() < 2:
         raise InvalidInputError(
             f"{method} needs several annotations per item; no item has more than one"
         )

@@ -53,8 +53,9 @@ def crowd_majority_flips(data: NoiseData, eligible: np.ndarray, count: int | Non
     crowdsourced re-annotation of a POS tagging data set.
     """
     crowd = require_crowd(data, "crowd-majority", several=True)
-    majority = crowd_majority_labels(data.labels, crowd.counts, rng)
-    several = crowd.counts.sum(axis=1) >= 2
+    counts = crowd.counts()
+    majority = crowd_majority_labels(data.labels, counts, rng)
+    several = counts.sum(axis=1) >= 2
     candidates = np.flatnonzero(eligible & several & (majority != data.labels))
     if count is None:
         count = len(candidates)

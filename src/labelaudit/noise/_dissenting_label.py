@@ -26,13 +26,14 @@ def dissenting_label_flips(data: NoiseData, eligible: np.ndarray, count: int,
     Models, section 4 and appendix A.1 (20% of TweetNLP-5 and SNLI-5).
     """
     crowd = require_crowd(data, "dissenting-label")
-    dissent = (crowd.labels != data.labels[crowd.items]) & eligible[crowd.items]
-    candidates = np.unique(crowd.items[dissent])
+    items_of, labels_of = crowd.item_codes, crowd.label_codes
+    dissent = (labels_of != data.labels[items_of]) & eligible[items_of]
+    candidates = np.unique(items_of[dissent])
     if count > len(candidates):
         raise Shortfall(len(candidates), "items need an annotation that disagrees with them")
     items = np.sort(rng.choice(candidates, size=count, replace=False))
     # dissenting annotations grouped by item, in item order
-    d_items, d_labels = crowd.items[dissent], crowd.labels[dissent]
+    d_items, d_labels = items_of[dissent], labels_of[dissent]
     order = np.argsort(d_items, kind="stable")
     d_items, d_labels = d_items[order], d_labels[order]
     start = np.searchsorted(d_items, items, side="left")

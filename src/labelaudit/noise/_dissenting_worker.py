@@ -27,28 +27,29 @@ def dissenting_worker_flips(data: NoiseData, eligible: np.ndarray, count: int,
     Models, section 4 and appendix A.1 (80% of TweetNLP-5).
     """
     crowd = require_crowd(data, "dissenting-worker", workers=True)
-    known = crowd.workers >= 0
-    dissent = known & (crowd.labels != data.labels[crowd.items]) & eligible[crowd.items]
-    available = len(np.unique(crowd.items[dissent]))
+    items_of, workers_of, labels_of = crowd.item_codes, crowd.annotator_codes, crowd.label_codes
+    known = workers_of >= 0
+    dissent = known & (labels_of != data.labels[items_of]) & eligible[items_of]
+    available = len(np.unique(items_of[dissent]))
     if count > available:
         raise Shortfall(available, "items need a disagreeing annotation from a known annotator")
     taken = np.zeros(data.n_samples, dtype=bool)
     items: list[np.ndarray] = []
     new: list[np.ndarray] = []
     remaining = count
-    for worker in rng.permutation(crowd.n_workers):
+    for worker in rng.permutation(crowd.n_annotators):
         if remaining == 0:
             break
-        mine = np.flatnonzero(dissent & (crowd.workers == worker))
-        mine = mine[~taken[crowd.items[mine]]]
+        mine = np.flatnonzero(dissent & (workers_of == worker))
+        mine = mine[~taken[items_of[mine]]]
         if len(mine) == 0:
             continue
         # one label per item (to_annotations forbids an annotator labelling an item twice)
         if len(mine) > remaining:
             mine = np.sort(rng.choice(mine, size=remaining, replace=False))
-        taken[crowd.items[mine]] = True
-        items.append(crowd.items[mine])
-        new.append(crowd.labels[mine])
+        taken[items_of[mine]] = True
+        items.append(items_of[mine])
+        new.append(labels_of[mine])
         remaining -= len(mine)
     if not items:
         return Flips.of(np.zeros(0, np.int64), np.zeros(0, np.int64))

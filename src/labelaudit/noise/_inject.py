@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
+from labelaudit.agreement._annotations import to_annotations
 from labelaudit.io import encode_labels
 from labelaudit.noise._class_dependent import _key, check_noise_matrix, random_noise_matrix
 from labelaudit.noise._common import (
@@ -19,7 +20,6 @@ from labelaudit.noise._common import (
     Shortfall,
     allocate,
     check_rate,
-    crowd_from_annotations,
     target_count,
     warn_rounding,
 )
@@ -293,7 +293,7 @@ def inject_noise(
     source_arr = _sources(sources, label_set, coded) if sources is not None else None
     data = NoiseData(
         labels=coded, n_classes=len(label_set), noise_matrix=matrix, embeddings=vectors,
-        crowd=(crowd_from_annotations(annotations, ids=row_ids, classes=label_set)
+        crowd=(to_annotations(annotations, ids=row_ids, classes=label_set)
                if annotations is not None else None),
         texts=text_list, swap_input=bool(swap_input))
     new_labels, text_source, method_of = _noise(data, components, rate, split_arr,

@@ -28,7 +28,7 @@ def minority_split_flips(data: NoiseData, eligible: np.ndarray, count: int,
     Models, appendix A.3 (80% of SNLI-5).
     """
     crowd = require_crowd(data, "minority-split", several=True)
-    counts = crowd.counts
+    counts = crowd.counts()
     labels = data.labels
     n_ann = counts.sum(axis=1)
     rows = np.arange(len(labels))

@@ -168,6 +168,14 @@ class ReviewStatus:
             lines.append(f"detector precision: {precision} over {v.n_verified} decided items")
         return "\n".join(lines)
 
+    def to_text(self) -> str:
+        """:meth:`describe`, then the reviewer table when there are reviewers."""
+        from labelaudit.io import render_table
+
+        reviewers = self.to_frame().drop(columns=["status_reason", "source"])
+        table = f"\n{render_table(reviewers, max_colwidth=60)}\n" if len(reviewers) else ""
+        return f"{self.describe()}\n{table}"
+
 
 def review_status(db: ReviewStore | str | Path) -> ReviewStatus:
     """Progress and results so far of a review project.

@@ -339,6 +339,14 @@ class ReviewStore:
         return {kind: int(kinds.get(kind, 0)) for kind in ("review", "qualification",
                                                             "sentinel")}
 
+    def describe(self) -> str:
+        """One line: items by kind, reviewers per item and majority, labels, blind or not."""
+        kinds, config = self.item_counts(), self.config
+        return (f"{kinds['review']} items to review by {config.n_reviewers} reviewers each "
+                f"(majority {config.majority}), {kinds['qualification']} qualification and "
+                f"{kinds['sentinel']} sentinel items, labels {config.classes}, "
+                f"{'labels shown' if config.show_label else 'blind'}")
+
     def items_frame(self) -> pd.DataFrame:
         """Every item, in queue order within each kind."""
         return self._frame("SELECT * FROM items ORDER BY kind, position")

@@ -12,6 +12,7 @@ import pandas as pd
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit._validation import check_int
 from labelaudit.io._read import json_lines
+from labelaudit.metrics._report import HeadlineMetrics
 from labelaudit.tokens._dataset import TokenDataset
 from labelaudit.tokens._issues import TokenIssue
 from labelaudit.tokens._schemes import convert_tags
@@ -39,26 +40,24 @@ def read_token_issues(path: str | Path) -> list[dict]:
     return records
 
 
-@dataclass(frozen=True)
-class LevelMetrics:
+@dataclass(frozen=True, kw_only=True)
+class LevelMetrics(HeadlineMetrics):
     """Detection metrics of one ranking (token or sentence level) against the truth.
 
-    ``precision_at_k[j]`` and ``recall_at_k[j]`` belong to cut-off ``ks[j]``.
+    The headline metrics of :class:`labelaudit.metrics.DetectionReport` (``n_items`` to
+    ``roc_auc``), with the ``level`` and ``method`` they rank by, and precision and recall
+    at cut-offs: ``precision_at_k[j]`` and ``recall_at_k[j]`` belong to cut-off ``ks[j]``.
     """
 
     level: str
     method: str
-    n_items: int
-    n_errors: int
-    aupr: float
-    average_precision: float
-    precision_at_err: float
-    recall_at_err: float
-    recall_at_2err: float
-    roc_auc: float
     ks: tuple[int, ...]
     precision_at_k: tuple[float, ...]
     recall_at_k: tuple[float, ...]
+
+    def to_dict(self) -> dict[str, object]:
+        """The fields as a plain dict: ``level, method``, the headline metrics, the cut-offs."""
+        return {"level": self.level, "method": self.method, **asdict(self)}
 
 
 @dataclass(frozen=True)
@@ -93,7 +92,7 @@ class TokenEvaluation:
         return _no_nan({
             "n_sentences": self.n_sentences,
             "n_tokens": self.n_tokens,
-            "levels": [asdict(x) for x in self.levels],
+            "levels": [x.to_dict() for x in self.levels],
             "spans": [asdict(x) for x in self.spans],
         })
 
@@ -144,12 +143,8 @@ def _level(level: str, method: str, is_error: np.ndarray, scores: np.ndarray,
             f"the corrected copy has {'only' if is_error.all() else 'no'} {level}-level "
             "differences; metrics need both errors and clean items"
         )
-    report = detection_report(is_error, scores)
     return LevelMetrics(
-        level=level, method=method, n_items=report.n_items, n_errors=report.n_errors,
-        aupr=report.aupr, average_precision=report.average_precision,
-        precision_at_err=report.precision_at_err, recall_at_err=report.recall_at_err,
-        recall_at_2err=report.recall_at_2err, roc_auc=report.roc_auc, ks=ks,
+        **detection_report(is_error, scores).headline(), level=level, method=method, ks=ks,
         precision_at_k=tuple(float(precision_at_k(is_error, scores, k=k)) for k in ks),
         recall_at_k=tuple(float(recall_at_k(is_error, scores, k=k)) for k in ks),
     )

@@ -130,6 +130,11 @@ def _check_scheme(scheme: str) -> None:
 def spans_from_tags(tags: Sequence[str], *, scheme: Scheme = "iob2") -> list[Span]:
     """The entities of one sentence, read leniently (an ``I-X`` after ``O`` opens an entity).
 
+    We keep our own parser (no runtime dependency) and a test
+    (``tests/tokens/test_spans_seqeval.py``) shows it agrees with seqeval's default
+    ``get_entities`` on random IOB1, IOB2 and BIOES sequences, ill-formed ones included;
+    seqeval's strict mode instead drops an ``I-X`` that does not continue an entity.
+
     Examples
     --------
     >>> spans = spans_from_tags(["B-PER", "I-PER", "O", "B-LOC", "B-LOC"])
