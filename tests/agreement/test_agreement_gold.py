@@ -102,7 +102,8 @@ def test_gold_standard_subset_and_bound():
     assert gold.noise == expected
     assert gold.p_method == "annotators"
     assert set(gold.to_frame().columns) == {"item", "label", "support", "n_annotations"}
-    summary = gold.summary()
+    summary = gold.noise_statement()
+    assert summary["n_agreed"] == len(gold.items) and "gold standard" in gold.summary()
     assert summary["gamma"] == pytest.approx(expected.gamma)
     # a looser agreement threshold admits more items
     loose = gold_standard(df, min_share=0.6, p_chance=0.3)

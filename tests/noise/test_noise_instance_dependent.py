@@ -74,7 +74,7 @@ def test_rate_applies_per_noise_source():
     embeddings = np.random.default_rng(0).normal(size=(40, 8))
     result = inject_noise(labels, method="instance-dependent", rate=0.25, embeddings=embeddings,
                           sources={"a": "SC", "b": "SC", "c": "TC"})
-    summary = result.summary().set_index(["by", "value"])
+    summary = result.achieved_rates().set_index(["by", "value"])
     assert summary.loc[("source", "SC"), "n_noisy"] == 5
     assert summary.loc[("source", "TC"), "n_noisy"] == 5
     # within a source, the hardest items are taken

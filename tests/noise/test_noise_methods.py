@@ -245,7 +245,7 @@ def test_recipe_tweetnlp5_shares_and_splits(make_crowd):
     split = np.where(np.arange(200) < 120, "train", "test")
     result = inject_noise(frame["gold"], recipe="dissenting-worker:0.8,dissenting-label:0.2",
                           rate=0.05, annotations=frame["annotator_labels"], split=split)
-    summary = result.summary().set_index(["by", "value"])
+    summary = result.achieved_rates().set_index(["by", "value"])
     assert summary.loc[("overall", "all"), "n_noisy"] == 10
     assert summary.loc[("method", "dissenting-worker"), "n_noisy"] == 8
     assert summary.loc[("method", "dissenting-label"), "n_noisy"] == 2
@@ -303,7 +303,7 @@ def test_to_frame_and_summary(hand_crowd):
     assert list(frame.columns) == ["id", "label", "clean_label", "is_noisy", "noise_method",
                                    "noise_source"]
     assert frame["id"].tolist() == hand_crowd["id"].tolist()
-    summary = result.summary().set_index(["by", "value"])
+    summary = result.achieved_rates().set_index(["by", "value"])
     # sources S1 has 6 items and S2 4: 2 noised items split 1 and 1 (1.2 and 0.8)
     assert summary.loc[("source", "S1"), "n_noisy"] == 1
     assert summary.loc[("source", "S2"), "n_noisy"] == 1

@@ -67,7 +67,7 @@ def test_achieved_count_is_exact_or_a_clear_error(method, seed, rate, n_items, n
         return
     assert wanted <= possible
     assert result.n_noisy == wanted
-    assert result.summary().iloc[0]["n_noisy"] == wanted
+    assert result.achieved_rates().iloc[0]["n_noisy"] == wanted
 
 
 @SETTINGS

@@ -116,7 +116,7 @@ def test_record_and_description():
     record = result.to_dict()
     assert (record["n_requested"], record["n_noisy"], record["achieved_rate"]) == (40, 40, 1.0)
     json.dumps(record)
-    text = result.describe()
+    text = result.summary()
     assert text.splitlines()[0] == ("noised 40 of 40 items with uniform (requested rate 0.999 "
                                     "-> 40 items; achieved rate 1.0000)")
     assert "achieved noise matrix (row = clean label, column = noisy label):" in text

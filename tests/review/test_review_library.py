@@ -56,12 +56,12 @@ def test_status_and_results_from_a_path(tmp_path, scan, answer_until_done):
     reviewer, _ = store.add_reviewer("a")
     answer_until_done(store, reviewer, lambda item: item["given_label"])
     status = review_status(store.path)
-    assert "items complete: 3 of 3" in status.describe()
-    assert status.summary()["progress"]["n_complete"] == 3
-    assert "precision_at_k" not in status.summary()
+    assert "items complete: 3 of 3" in status.summary()
+    assert status.to_dict()["progress"]["n_complete"] == 3
+    assert "precision_at_k" not in status.to_dict()
     assert status.to_frame()["reviewer"].tolist() == ["a"]
     results = review_results(store.path)
-    assert results.describe().startswith("Correctable 0, Non-Agreement 0, Non-Error 3")
+    assert results.summary().startswith("Correctable 0, Non-Agreement 0, Non-Error 3")
 
 
 def test_apply_verdicts_file_writes_a_copy_and_never_in_place(tmp_path):
@@ -116,4 +116,4 @@ def test_status_summary_is_json_ready(tmp_path, scan):
     store = init_review(scan, tmp_path / "r.sqlite", top=2)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        json.dumps(review_status(store).summary())
+        json.dumps(review_status(store).to_dict())

@@ -112,7 +112,7 @@ def test_reviewer_statistics(voted):
 
 
 def test_summary_is_json(voted):
-    summary = review_results(voted).summary()
+    summary = review_results(voted).to_dict()
     text = json.dumps(summary)
     assert json.loads(text)["verdicts"][CORRECTABLE] == 2
     assert summary["precision"]["n_verified"] == 5

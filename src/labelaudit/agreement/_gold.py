@@ -201,7 +201,7 @@ class GoldStandard:
             }
         )
 
-    def summary(self) -> dict:
+    def noise_statement(self) -> dict:
         """The noise statement of the subset, JSON-ready (the ``--gold-out`` sidecar)."""
         return {
             "n_items": self.noise.n_items,
@@ -218,7 +218,23 @@ class GoldStandard:
         }
 
     def to_dict(self) -> dict:
-        return {**self.summary(), "items": _records(self.to_frame())}
+        """:meth:`noise_statement` with the agreed items."""
+        return {**self.noise_statement(), "items": _records(self.to_frame())}
+
+    def summary(self) -> str:
+        """The gold standard for a person: agreed items, chance agreement, noise bound."""
+        from labelaudit.agreement._text import percent
+
+        gold = self.noise_statement()
+        kind = "unanimous" if gold["min_share"] >= 1 else f"top label >= {gold['min_share']:g}"
+        return "\n".join([
+            f"gold standard ({kind}): {gold['n_agreed']} of {gold['n_items']} items "
+            f"agreed, {gold['n_disagreed']} disagreed",
+            f"  p, chance agreement on a hard item = {gold['p_chance']:.4g} "
+            f"({gold['p_method']})",
+            f"  noise bound gamma = {percent(gold['gamma'])} at "
+            f"{100 * gold['confidence']:g}% confidence (up to {gold['hidden_hard']} hard "
+            f"items among the {gold['n_agreed']} agreed)"])
 
 
 def gold_standard(

@@ -88,8 +88,8 @@ class AnnotationFile:
         gold, target = self.gold_frame(report), Path(out)
         sidecar = target.with_suffix(".noise.json")
         write_table(gold, target)
-        write_json({"source": str(source), "gold_file": target.name, **report.gold.summary()},
-                   sidecar)
+        statement = report.gold.noise_statement()
+        write_json({"source": str(source), "gold_file": target.name, **statement}, sidecar)
         return gold, sidecar
 
 

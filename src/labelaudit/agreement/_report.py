@@ -116,7 +116,7 @@ class AgreementReport:
                 "method": self.aggregation.method,
                 "tied_items": int(self.aggregation.tied.sum()),
             },
-            "gold_standard": self.gold.summary(),
+            "gold_standard": self.gold.noise_statement(),
             "annotators": _records(self.annotator_table),
         }
 
@@ -147,16 +147,8 @@ class AgreementReport:
         return "\n".join(lines) + "\n"
 
     def _gold_lines(self) -> list[str]:
-        gold = self.gold.summary()
-        kind = "unanimous" if gold["min_share"] >= 1 else f"top label >= {gold['min_share']:g}"
-        lines = [f"gold standard ({kind}): {gold['n_agreed']} of {gold['n_items']} items "
-                 f"agreed, {gold['n_disagreed']} disagreed",
-                 f"  p, chance agreement on a hard item = {gold['p_chance']:.4g} "
-                 f"({gold['p_method']})",
-                 f"  noise bound gamma = {percent(gold['gamma'])} at "
-                 f"{100 * gold['confidence']:g}% confidence (up to {gold['hidden_hard']} hard "
-                 f"items among the {gold['n_agreed']} agreed)"]
-        if self.gold_labels is None or not gold["n_agreed"]:
+        lines = self.gold.summary().split("\n")
+        if self.gold_labels is None or not len(self.gold.items):
             return lines
         agreed = pd.Series(self.gold.labels, index=self.gold.items)
         in_gold = pd.Index(self.aggregation.items).isin(pd.Index(self.gold.items))

@@ -148,7 +148,7 @@ def _run_noise(args: argparse.Namespace) -> int:
     emit_output(out, args)
     if args.summary:
         write_json(result.to_dict(), args.summary)
-    log(args, result.describe())
+    log(args, result.summary())
     return 0
 
 

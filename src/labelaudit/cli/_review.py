@@ -238,7 +238,7 @@ def run_status(args: argparse.Namespace) -> int:
     from labelaudit.review import review_status
 
     status = review_status(args.db)
-    fmt = emit_report(status.to_frame(), status.summary(), status.to_text(), args.out,
+    fmt = emit_report(status.to_frame(), status.to_dict(), status.to_text(), args.out,
                       format=None if args.out else args.format)
     if args.out:
         what = "the status" if fmt == "json" else f"{len(status.to_frame())} rows"
@@ -257,8 +257,8 @@ def run_results(args: argparse.Namespace) -> int:
         frame = frame.drop(columns=[c for c in ("text", "text_pair") if c in frame.columns])
     emit_output(frame, args)
     if args.summary:
-        write_json(results.summary(), args.summary)
-    log(args, results.describe())
+        write_json(results.to_dict(), args.summary)
+    log(args, results.summary())
     return 0
 
 

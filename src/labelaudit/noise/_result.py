@@ -176,14 +176,14 @@ class NoiseResult:
             "n_items": len(self.labels),
             "n_noisy": self.n_noisy,
             "achieved_rate": self.achieved_rate,
-            "rates": self.summary().to_dict(orient="records"),
+            "rates": self.achieved_rates().to_dict(orient="records"),
             "classes": self.classes.tolist(),
             "noise_matrix": self.noise_matrix.tolist(),
             "transition_counts": self.transition_counts.tolist(),
             "target_matrix": None if self.target_matrix is None else self.target_matrix.tolist(),
         }
 
-    def describe(self) -> str:
+    def summary(self) -> str:
         """What was noised, for a person: the count, the rate asked for and what it rounds
         to, the rate achieved, the rates table and the achieved noise matrix."""
         from labelaudit.io import render_table
@@ -199,7 +199,7 @@ class NoiseResult:
             asked = f"requested rate {self.rate:g} -> {items}"
         swapped = int((self.text_source >= 0).sum())
         kept = f"; {swapped} by a text swap, label kept" if swapped else ""
-        rates = self.summary()
+        rates = self.achieved_rates()
         rates["rate"] = rates["rate"].map(lambda v: f"{v:.4f}")
         names = [str(c) for c in self.classes.tolist()]
         matrix = pd.DataFrame(self.noise_matrix, index=names, columns=names).round(4)
@@ -210,7 +210,7 @@ class NoiseResult:
             "achieved noise matrix (row = clean label, column = noisy label):",
             matrix.to_string()])
 
-    def summary(self) -> pd.DataFrame:
+    def achieved_rates(self) -> pd.DataFrame:
         """Achieved rates overall, per clean class, per method, per source and per split.
 
         Columns ``by`` (``overall``, ``class``, ``method``, ``source``, ``split``),

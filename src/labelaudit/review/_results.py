@@ -86,7 +86,7 @@ class ReviewResults:
         return {v: int(counts.get(v, 0)) for v in (CORRECTABLE, NON_AGREEMENT, NON_ERROR,
                                                    PENDING)}
 
-    def summary(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         """A JSON-ready summary (reviewer table and precision curve included)."""
         def clean(value: Any) -> Any:
             if isinstance(value, float) and math.isnan(value):
@@ -110,7 +110,7 @@ class ReviewResults:
             "precision_at_k": records(self.precision_at_k),
         }
 
-    def describe(self) -> str:
+    def summary(self) -> str:
         """One line for a person: verdicts, the detector's precision, errors, kappa."""
         text = ", ".join(f"{k} {v}" for k, v in self.verdict_counts().items())
         v = self.verified
@@ -142,16 +142,16 @@ class ReviewStatus:
         """The reviewer table (see :attr:`ReviewResults.reviewers`)."""
         return self.results.reviewers
 
-    def summary(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         """A JSON-ready summary: the results' (without the precision curve) and progress."""
-        summary = self.results.summary()
+        summary = self.results.to_dict()
         summary.pop("precision_at_k")
         done = self.progress
         summary["progress"] = {"n_items": done.n_items, "n_complete": done.n_complete,
                                "n_answers": done.n_answers, "n_needed": done.n_needed}
         return summary
 
-    def describe(self) -> str:
+    def summary(self) -> str:
         """A few lines for a person: progress, verdicts, kappa and precision."""
         done, results = self.progress, self.results
         lines = [
@@ -169,12 +169,12 @@ class ReviewStatus:
         return "\n".join(lines)
 
     def to_text(self) -> str:
-        """:meth:`describe`, then the reviewer table when there are reviewers."""
+        """:meth:`summary`, then the reviewer table when there are reviewers."""
         from labelaudit.io import render_table
 
         reviewers = self.to_frame().drop(columns=["status_reason", "source"])
         table = f"\n{render_table(reviewers, max_colwidth=60)}\n" if len(reviewers) else ""
-        return f"{self.describe()}\n{table}"
+        return f"{self.summary()}\n{table}"
 
 
 def review_status(db: ReviewStore | str | Path) -> ReviewStatus:
