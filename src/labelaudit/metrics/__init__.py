@@ -13,6 +13,15 @@ joins a scan output with a truth table by id and measures every ranking in it.
 
 from labelaudit.metrics._distance import loss_wasserstein_distance
 from labelaudit.metrics._evaluate import CutoffWarning, EvaluationResult, evaluate
+from labelaudit.metrics._impact import (
+    EmptyCorrectableWarning,
+    flip_point,
+    impact,
+    impact_curve,
+)
+from labelaudit.metrics._impact_models import LadderMember, ladder_predictions, model_ladder
+from labelaudit.metrics._impact_result import ImpactCurve, ImpactResult, RankFlip
+from labelaudit.metrics._impact_sets import PendingVerdictWarning
 from labelaudit.metrics._plot import plot_precision_recall
 from labelaudit.metrics._ranking import (
     PrecisionRecallCurve,
@@ -25,27 +34,43 @@ from labelaudit.metrics._ranking import (
     truncated_aupr_score,
 )
 from labelaudit.metrics._report import DetectionReport, detection_report
+from labelaudit.metrics._select import ModelConfig, SelectionResult, select_models, sweep_configs
 from labelaudit.metrics._truth import Unknown, rank_from_ids
 from labelaudit.metrics._verified import VerifiedPrecision, verified_precision
 
 __all__ = [
     "CutoffWarning",
     "DetectionReport",
+    "EmptyCorrectableWarning",
     "EvaluationResult",
+    "ImpactCurve",
+    "ImpactResult",
+    "LadderMember",
+    "ModelConfig",
+    "PendingVerdictWarning",
     "PrecisionRecallCurve",
+    "RankFlip",
+    "SelectionResult",
     "Unknown",
     "VerifiedPrecision",
     "aupr_score",
     "average_precision_score",
     "detection_report",
     "evaluate",
+    "flip_point",
+    "impact",
+    "impact_curve",
+    "ladder_predictions",
     "loss_wasserstein_distance",
+    "model_ladder",
     "plot_precision_recall",
     "precision_at_k",
     "precision_recall_curve",
     "rank_from_ids",
     "recall_at_k",
     "roc_auc_score",
+    "select_models",
+    "sweep_configs",
     "truncated_aupr_score",
     "verified_precision",
 ]

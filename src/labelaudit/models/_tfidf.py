@@ -27,6 +27,9 @@ class TfidfScorer(Scorer):
     ngram_range : tuple of int
     min_df : int
     max_features : int or None
+    tol : float
+        Stopping tolerance of the solver (newton-cg stops when the largest gradient entry
+        is below it: with many classes, 1e-3 can stop it before the first step).
 
     Examples
     --------
@@ -46,6 +49,7 @@ class TfidfScorer(Scorer):
     ngram_range: tuple[int, int] = (1, 2)
     min_df: int = 1
     max_features: int | None = 200_000
+    tol: float = 1e-3
 
     def prepare(self, data: TextDataset, *, progress: bool = False) -> Any:
         if data.text_pairs is None:
@@ -76,7 +80,7 @@ class TfidfScorer(Scorer):
 
         matrix = self._transform(features, fit=True)
         self.n_classes_ = n_classes
-        self.model_ = LogisticRegression(C=self.C, solver="newton-cg", tol=1e-3,
+        self.model_ = LogisticRegression(C=self.C, solver="newton-cg", tol=self.tol,
                                          max_iter=1000).fit(matrix, labels)
         return self
 

@@ -1,0 +1,120 @@
+"""``labelaudit select``: what noisy and corrected validation data do to model selection."""
+
+from __future__ import annotations
+
+import argparse
+
+from labelaudit.cli._common import (
+    add_command,
+    add_output_options,
+    add_seed,
+    at_least,
+    choice_list,
+    emit_output,
+    log,
+    show_progress,
+    warnings_to_stderr,
+)
+
+ORDER = 36
+
+_EPILOG = """examples:
+  labelaudit select train.jsonl --val val.jsonl --test test.jsonl --text text --label label \\
+      --noise uniform:0.05 --sweep 40 --seeds 3 --out selection.json
+  labelaudit select train.csv --val val.csv --test test.csv --noise uniform:0.2 --sweep 10 \\
+      --scorers tfidf,embed --format csv
+
+The training, validation and test labels are noised at the same rate; validation and test
+come clean (as given), noisy, and corrected (the noisy split scanned with models fitted on
+the noisy training data, and its top Err % relabelled to the suggested label). A sweep of
+models is trained on the noisy training data; each validation version selects its best
+model. The table has one row per seed and validation version: the model selected, its true
+accuracy (clean test), its measurable accuracy (the matching test version) and its rank
+by true accuracy in the sweep. --out x.json writes every accuracy and the summary.
+"""
+
+_OPTIONS = ("noise", "noisy_label", "n_configs", "seeds", "scorers", "text", "label",
+            "text_pair")
+
+
+def noise_spec(text: str) -> str:
+    """Argparse type of --noise: METHOD:RATE, checked against the noise methods."""
+    from labelaudit._errors import InvalidParameterError
+    from labelaudit.metrics._select_splits import parse_noise
+
+    try:
+        parse_noise(text)
+    except InvalidParameterError as exc:
+        raise argparse.ArgumentTypeError(str(exc).replace("noise=", "--noise ")) from None
+    return text
+
+
+def add_parser(subparsers, parents) -> None:
+    from labelaudit.metrics._select_sweep import SWEEP_SCORERS
+
+    p = add_command(
+        subparsers, "select", parents, handler=run, epilog=_EPILOG,
+        help="measure what noisy and corrected validation data do to model selection",
+        description="End-to-end noising (Chong, Hong & Manning 2022, Table 4): train a "
+        "sweep of models on noisy training data and report, for clean, noisy and corrected "
+        "validation data, the true and measurable test accuracy of the model each selects.")
+    p.add_argument("train", help="training table with clean labels (CSV, TSV, JSONL, JSON, "
+                   "Parquet)")
+    p.add_argument("--val", required=True, help="validation table, clean labels")
+    p.add_argument("--test", required=True, help="test table, clean labels")
+    p.add_argument("--text", default="text", help="text column (default: text)")
+    p.add_argument("--text-pair", metavar="COLUMN", help="second text column, for pairs")
+    p.add_argument("--label", default="label", help="clean-label column (default: label)")
+    noise = p.add_mutually_exclusive_group()
+    noise.add_argument("--noise", type=noise_spec, metavar="METHOD:RATE",
+                       help="noise method and share of labels noised in every split "
+                       "(default: uniform:0.05)")
+    noise.add_argument("--noisy-label", metavar="COLUMN",
+                       help="instead of --noise: a column of every table with labels "
+                       "already noised (e.g. by `labelaudit noise`, with --label clean_label)")
+    p.add_argument("--sweep", type=at_least(1), default=40, metavar="N",
+                   help="model configurations in the sweep (default: 40; the grid has 42 "
+                   "TF-IDF and 7 embedding configurations)")
+    p.add_argument("--seeds", type=at_least(1), default=3,
+                   help="repeats with different noise and scan folds (default: 3)")
+    p.add_argument("--scorers", type=choice_list(SWEEP_SCORERS), default=["tfidf"],
+                   metavar="NAMES", help="scorer families of the sweep and the scan, "
+                   f"comma-separated from {', '.join(SWEEP_SCORERS)} (default: tfidf)")
+    p.add_argument("--model", help="encoder of the embed scorer (default: all-MiniLM-L6-v2)")
+    p.add_argument("--cache-dir", help="embedding cache folder")
+    add_seed(p)
+    p.set_defaults(select_parser=p)
+    add_output_options(p, what="the selections", out_help="write the result: .json (every "
+                       "accuracy, the sweep and the summary) or .csv .tsv .jsonl .parquet "
+                       "(the selection table)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from labelaudit._errors import InvalidParameterError
+    from labelaudit.io import check_output_paths
+    from labelaudit.metrics import select_models, sweep_configs
+
+    noise = None if args.noisy_label else (args.noise or "uniform:0.05")
+    try:  # --sweep against the grid of --scorers: a usage error, before any work
+        sweep_configs(args.sweep, scorers=args.scorers, random_state=args.seed)
+    except InvalidParameterError as exc:
+        args.select_parser.error(str(exc).replace("n_configs", "--sweep"))
+    check_output_paths([("--out", args.out)], [("an input file", args.train),
+                                               ("the --val file", args.val),
+                                               ("the --test file", args.test)])
+    with warnings_to_stderr(args, flags=_OPTIONS):
+        result = select_models(
+            args.train, args.val, args.test, text=args.text, label=args.label,
+            text_pair=args.text_pair, noise=noise, noisy_label=args.noisy_label,
+            n_configs=args.sweep, seeds=args.seeds, scorers=args.scorers,
+            random_state=args.seed, model=args.model, cache_dir=args.cache_dir,
+            progress=show_progress(args))
+        if args.out and args.out.lower().endswith(".json"):
+            from labelaudit.io import write_json
+
+            write_json(result.to_dict(), args.out)
+            log(args, f"wrote {args.out}")
+        else:
+            emit_output(result.to_frame(), args)
+        log(args, result.summary())
+    return 0

@@ -1,0 +1,255 @@
+"""What label errors in a test set do to a benchmark (Northcutt et al. 2021, section 6).
+
+After a verification round, the test set D splits into benign items B (not flagged, or
+flagged and the given label confirmed), correctable items C (reviewers agreed on another
+label) and unknown items U (no agreement); P = D \\ U = B ∪ C is the pruned set. The noise
+prevalence is N = |C| / |P|. Removing a share x of B gives the expected accuracy
+
+    A(x; M) = (A_C(M)|C| + (1 - x) A_B(M)|B|) / (|C| + (1 - x)|B|)
+
+at noise prevalence N(x) = |C| / (|C| + (1 - x)|B|): A(0; M) is the accuracy on P and
+A(1; M) the accuracy on C.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from labelaudit._errors import InvalidInputError, InvalidParameterError
+from labelaudit.io import read_table
+from labelaudit.metrics._impact_result import ImpactCurve, ImpactResult, RankFlip
+from labelaudit.metrics._impact_sets import (
+    BENIGN,
+    CORRECTABLE,
+    UNKNOWN,
+    ImpactSets,
+    PendingVerdictWarning,
+    align_predictions,
+    impact_sets,
+)
+
+__all__ = ["EmptyCorrectableWarning", "impact", "impact_curve", "flip_point"]
+
+
+class EmptyCorrectableWarning(UserWarning):
+    """No item is correctable: N = 0 and no ranking can flip."""
+
+
+def impact_curve(acc_C: np.ndarray, acc_B: np.ndarray, n_correctable: int,  # noqa: N803
+                 n_benign: int, x: np.ndarray) -> np.ndarray:
+    """A(x; M) for each model (rows) at each share ``x`` of B removed (columns).
+
+    Implements A(x; M) = (A_C(M)|C| + (1 - x) A_B(M)|B|) / (|C| + (1 - x)|B|); NaN where
+    the denominator is 0 (x = 1 with C empty).
+
+    Examples
+    --------
+    >>> impact_curve(np.array([0.5]), np.array([0.9]), 10, 90, np.array([0.0, 1.0]))
+    array([[0.86, 0.5 ]])
+    """
+    kept = (1.0 - np.asarray(x, dtype=float)) * n_benign
+    numerator = (np.nan_to_num(np.asarray(acc_C, dtype=float))[:, None] * n_correctable
+                 + np.nan_to_num(np.asarray(acc_B, dtype=float))[:, None] * kept[None, :])
+    denominator = n_correctable + kept
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1),
+                        np.nan)
+
+
+def flip_point(c_a: float, b_a: float, c_b: float, b_b: float, n_correctable: int,
+               n_benign: int) -> float | None:
+    """The share x in (0, 1) at which A(x; a) = A(x; b), or None if their order does not
+    flip strictly inside (0, 1).
+
+    With t = (1 - x)|B|, A(x; a) - A(x; b) = (Δ_C |C| + Δ_B t) / (|C| + t), a ratio of
+    linear functions, so it is 0 at t = -Δ_C |C| / Δ_B, i.e. x = 1 + Δ_C |C| / (Δ_B |B|).
+
+    Examples
+    --------
+    >>> flip_point(0.2, 0.9, 0.6, 0.8, 10, 90)  # 1 + (-0.4 * 10) / (0.1 * 90)
+    0.5555555555555556
+    """
+    d_c, d_b = c_a - c_b, b_a - b_b
+    if n_correctable == 0 or n_benign == 0 or d_b == 0:
+        return None
+    x = 1.0 + d_c * n_correctable / (d_b * n_benign)
+    return x if 0.0 < x < 1.0 else None
+
+
+def _accuracy(hits: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Share of hits (n_models, n_samples) over the items in ``mask``; NaN when empty."""
+    n = int(mask.sum())
+    if n == 0:
+        return np.full(hits.shape[0], np.nan)
+    return hits[:, mask].sum(axis=1) / n
+
+
+def _ranks(acc: np.ndarray) -> np.ndarray:
+    """Rank 1 for the highest accuracy; ties share the best rank."""
+    values = np.nan_to_num(acc, nan=-1.0)
+    return (values[None, :] > values[:, None]).sum(axis=1) + 1
+
+
+def _flips(models: tuple[str, ...], acc_C: np.ndarray, acc_B: np.ndarray,  # noqa: N803
+           n_correctable: int, n_benign: int) -> tuple[RankFlip, ...]:
+    """Every pair whose corrected order flips inside (0, 1), each checked on the curve."""
+    flips = []
+    for i, j in combinations(range(len(models)), 2):
+        x = flip_point(acc_C[i], acc_B[i], acc_C[j], acc_B[j], n_correctable, n_benign)
+        if x is None:
+            continue
+        at = impact_curve(acc_C[[i, j]], acc_B[[i, j]], n_correctable, n_benign,
+                          np.array([x]))[:, 0]
+        if not np.isclose(at[0], at[1], rtol=0, atol=1e-9):  # pragma: no cover - algebra
+            raise AssertionError(f"flip of {models[i]}/{models[j]} at x={x} fails the check")
+        start = impact_curve(acc_C[[i, j]], acc_B[[i, j]], n_correctable, n_benign,
+                             np.zeros(1))[:, 0]
+        first, second = (i, j) if start[0] > start[1] else (j, i)  # ahead at x = 0
+        prevalence = n_correctable / (n_correctable + (1 - x) * n_benign)
+        flips.append(RankFlip(models[first], models[second], float(x), float(prevalence)))
+    return tuple(sorted(flips, key=lambda f: f.x))
+
+
+def _wilson(k: int, n: int, confidence_level: float) -> tuple[float, float]:
+    """Wilson score interval of k/n, as ``scipy.stats.binomtest(k, n).proportion_ci(
+    method="wilson")`` gives it, without importing scipy.stats."""
+    from scipy.special import ndtri
+
+    z = float(ndtri(0.5 + confidence_level / 2))
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, float(centre - half)), min(1.0, float(centre + half))
+
+
+def _check_options(confidence_level: float, n_points: int) -> None:
+    if not 0.0 < confidence_level < 1.0:
+        raise InvalidParameterError(f"confidence_level must be in (0, 1), got {confidence_level}")
+    if n_points < 2:
+        raise InvalidParameterError(f"n_points must be at least 2, got {n_points}")
+
+
+def impact(
+    corrected: pd.DataFrame | str | Path,
+    predictions: Mapping[str, pd.DataFrame | str | Path],
+    *,
+    id: str = "id",  # noqa: A002 - mirrors the CLI flag
+    label: str | None = None,
+    corrected_label: str | None = None,
+    flagged: str | None = None,
+    verdict: str | None = None,
+    confidence_level: float = 0.95,
+    n_points: int = 101,
+) -> ImpactResult:
+    """Measure what the verified label errors of a test set do to each model and ranking.
+
+    Parameters
+    ----------
+    corrected : DataFrame or path
+        The table ``labelaudit review apply`` writes (recognised by its
+        ``review_original_label`` and ``review_verdict`` columns), or a plain table with
+        the original label, the corrected label and a flagged and/or a verdict column.
+    predictions : mapping of str to DataFrame or path
+        Model name to its predictions: ``id`` and a predicted-label column
+        (``predicted_label``, ``prediction``, ``pred``, ``label`` or the only other one), or
+        ``id`` and a probability column per class (named ``<class>`` or ``prob_<class>``).
+    id : str, default="id"
+        Id column of every table.
+    label, corrected_label : str, optional
+        Original and corrected label columns (default: ``review_original_label`` and
+        ``label`` for a ``review apply`` output, else ``label`` and ``corrected``).
+    flagged : str, optional
+        Boolean column: the item was flagged for review (default: ``flagged`` if present,
+        else every item with a verdict).
+    verdict : str, optional
+        Column of verdicts: Correctable, Non-Agreement, Non-Error or Pending (default:
+        ``review_verdict`` or ``verdict``). Without one, a flagged item is correctable when
+        its corrected label differs, benign when it is the same, unknown when blank.
+    confidence_level : float, default=0.95
+        Of the Wilson interval of N.
+    n_points : int, default=101
+        Points of the curve, x evenly spaced in [0, 1].
+
+    Returns
+    -------
+    ImpactResult
+
+    Warns
+    -----
+    PendingVerdictWarning
+        Flagged items without a final verdict, counted in U.
+    EmptyCorrectableWarning
+        C is empty: N = 0, no flips.
+
+    References
+    ----------
+    Northcutt, Athalye and Mueller, "Pervasive Label Errors in Test Sets Destabilize Machine
+    Learning Benchmarks", NeurIPS 2021 Datasets and Benchmarks, section 6.
+
+    Examples
+    --------
+    >>> data = pd.DataFrame({"id": [1, 2, 3, 4], "label": ["a", "a", "b", "b"],
+    ...     "corrected": ["a", "b", "b", "b"], "flagged": [False, True, False, True],
+    ...     "verdict": ["", "Correctable", "", "Non-Agreement"]})
+    >>> preds = {"m": pd.DataFrame({"id": [1, 2, 3, 4], "pred": ["a", "b", "b", "a"]})}
+    >>> result = impact(data, preds)
+    >>> (result.n_benign, result.n_correctable, result.n_unknown, result.noise_prevalence)
+    (2, 1, 1, 0.3333333333333333)
+    >>> float(result.acc_original[0]), float(result.acc_corrected[0]), result.flips
+    (0.6666666666666666, 1.0, ())
+    """
+    _check_options(confidence_level, n_points)
+    frame = corrected if isinstance(corrected, pd.DataFrame) else read_table(corrected)
+    sets, n_pending = impact_sets(frame, id=id, label=label, corrected_label=corrected_label,
+                                  flagged=flagged, verdict=verdict)
+    models, predicted = align_predictions(sets, predictions, id=id)
+    if n_pending:
+        warnings.warn(f"{n_pending} flagged items have no final verdict (Pending): counted "
+                      "as unknown (U)", PendingVerdictWarning, stacklevel=2)
+    return _measure(sets, n_pending, models, predicted, confidence_level, n_points)
+
+
+def _measure(sets: ImpactSets, n_pending: int, models: tuple[str, ...], predicted: np.ndarray,
+             confidence_level: float, n_points: int) -> ImpactResult:
+    """The impact measures from the sets and the aligned predictions."""
+    is_b, is_c = sets.sets == BENIGN, sets.sets == CORRECTABLE
+    n_b, n_c, n_u = int(is_b.sum()), int(is_c.sum()), int((sets.sets == UNKNOWN).sum())
+    if n_b + n_c == 0:
+        raise InvalidInputError("every item is unknown (U): the pruned set P is empty, so "
+                                "there is no accuracy to measure")
+    if n_c == 0:
+        warnings.warn("C is empty: no flagged item was corrected to another label, so "
+                      "N = 0 and no ranking flips", EmptyCorrectableWarning, stacklevel=3)
+    hits_original = predicted == sets.original[None, :]
+    hits_corrected = predicted == sets.corrected[None, :]
+    pruned = is_b | is_c
+    acc_original = _accuracy(hits_original, pruned)
+    acc_corrected = _accuracy(hits_corrected, pruned)
+    acc_c, acc_c_original = _accuracy(hits_corrected, is_c), _accuracy(hits_original, is_c)
+    acc_b = _accuracy(hits_corrected, is_b)
+    rank_original, rank_corrected = _ranks(acc_original), _ranks(acc_corrected)
+    swapped = tuple(
+        (models[i], models[j]) for i, j in combinations(range(len(models)), 2)
+        if (rank_original[i] - rank_original[j]) * (rank_corrected[i] - rank_corrected[j]) < 0)
+    x = np.linspace(0.0, 1.0, n_points)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        prevalence = np.where(n_c + (1 - x) * n_b > 0,
+                              n_c / np.maximum(n_c + (1 - x) * n_b, 1e-300), np.nan)
+    curve = ImpactCurve(x=x, noise_prevalence=prevalence,
+                        corrected=impact_curve(acc_c, acc_b, n_c, n_b, x),
+                        original=impact_curve(acc_c_original, acc_b, n_c, n_b, x))
+    return ImpactResult(
+        models=models, n_benign=n_b, n_correctable=n_c, n_unknown=n_u, n_pending=n_pending,
+        noise_prevalence=n_c / (n_b + n_c),
+        noise_prevalence_ci=_wilson(n_c, n_b + n_c, confidence_level),
+        confidence_level=confidence_level, acc_original=acc_original,
+        acc_corrected=acc_corrected, acc_C=acc_c, acc_C_original=acc_c_original,
+        acc_B=acc_b, rank_original=rank_original, rank_corrected=rank_corrected,
+        swapped=swapped, flips=_flips(models, acc_c, acc_b, n_c, n_b),
+        flips_original=_flips(models, acc_c_original, acc_b, n_c, n_b), curve=curve)
