@@ -113,3 +113,14 @@ def test_every_text_format_goes_to_stdout(fmt):
     stream = io.StringIO()
     emit(pd.DataFrame({"id": [7], "text": ["hello"]}), format=fmt, stdout=stream)
     assert "hello" in stream.getvalue()
+
+
+def test_the_cli_help_loads_no_heavy_library():
+    """Every command's parser reads names from the registry, so --help stays fast."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from labelaudit.cli import build_parser; build_parser(); "
+            "print('pandas' in sys.modules, 'numpy' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout
+    assert out.split() == ["False", "False"]

@@ -30,6 +30,7 @@ __all__ = [
     "RANKING_METHODS",
     "Registry",
     "SCORERS",
+    "SWEEP_SCORERS",
     "TOKEN_SCORERS",
     "all_registries",
 ]
@@ -86,6 +87,9 @@ SCORERS = Registry("scorer", {
     "embed": "labelaudit.models._embed:EmbedScorer",
     "finetune": "labelaudit.models._finetune:FinetuneScorer",
 }, default=("tfidf", "embed"))
+
+# The scorer families `select` sweeps over on a CPU (fine-tuning sweeps need a GPU).
+SWEEP_SCORERS: tuple[str, ...] = ("tfidf", "embed")
 
 TOKEN_SCORERS = Registry("token scorer", {
     "encoder": "labelaudit.models._token_encoder:EncoderTokenScorer",

@@ -50,7 +50,7 @@ def noise_spec(text: str) -> str:
 
 
 def add_parser(subparsers, parents) -> None:
-    from labelaudit.metrics._select_sweep import SWEEP_SCORERS
+    from labelaudit.registry import SWEEP_SCORERS
 
     p = add_command(
         subparsers, "select", parents, handler=run, epilog=_EPILOG,

@@ -11,11 +11,11 @@ import numpy as np
 
 from labelaudit._errors import InvalidParameterError
 from labelaudit.io import TextDataset
+from labelaudit.registry import SWEEP_SCORERS
 
 __all__ = ["SWEEP_SCORERS", "ModelConfig", "sweep_accuracy", "sweep_configs"]
 
 #: The scorers a sweep can draw from (fine-tuning is not part of the CPU sweep).
-SWEEP_SCORERS: tuple[str, ...] = ("tfidf", "embed")
 
 _C_GRID = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
 _NGRAMS = ((1, 1), (1, 2))
