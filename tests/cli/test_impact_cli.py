@@ -148,3 +148,11 @@ def test_ladder_with_tfidf_members(tmp_path):
                                    "tfidf-C100"]
     assert run_cli("corrected.csv", "--train", "train.jsonl", "--text", "text", "--models",
                    "bert", cwd=tmp_path).returncode == 2
+
+
+@pytest.mark.parametrize("out", ["corrected.jsonl", "small.csv"])
+def test_never_overwrites_an_input(files, out):
+    before = (files / out).read_bytes()
+    done = run_cli("corrected.jsonl", *MODELS, "--out", out, cwd=files)
+    one_line_error(done, "never overwrites an input")
+    assert (files / out).read_bytes() == before

@@ -49,9 +49,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # Argument names (``dest``) that hold files a command reads, and files it writes.
+# A list value (``--predictions NAME=FILE``, repeated) names one file per item, the path last.
 _INPUTS = ("data", "score", "issues", "truth", "input", "realism_input", "verdicts", "file",
-           "scan", "sentinels_file", "annotations_file", "noise_matrix")
-_POSITIONAL = ("data", "issues", "input", "realism_input", "verdicts", "file", "scan")
+           "scan", "sentinels_file", "annotations_file", "noise_matrix", "corrected", "train",
+           "val", "test", "predictions")
+_POSITIONAL = ("data", "issues", "input", "realism_input", "verdicts", "file", "scan",
+               "corrected", "train")
 _OUTPUTS = ("out", "gold_out", "items_out", "annotators_out", "summary", "plot", "label_config")
 
 
@@ -64,8 +67,15 @@ def _check_outputs(args: argparse.Namespace) -> None:
     (out_names if getattr(args, "review_command", None) == "init" else in_names).append("db")
     check_output_paths(
         [(_flag(name), getattr(args, name, None)) for name in out_names],
-        [("an input file" if name in _POSITIONAL else f"the {_flag(name)} file",
-          getattr(args, name, None)) for name in in_names])
+        [("an input file" if name in _POSITIONAL else f"the {_flag(name)} file", path)
+         for name in in_names for path in _paths(getattr(args, name, None))])
+
+
+def _paths(value: object) -> list[object]:
+    """The file paths an argument holds: itself, or each item's path for a repeated one."""
+    if isinstance(value, list):
+        return [item[-1] if isinstance(item, tuple) else item for item in value]
+    return [value]
 
 
 def _flag(name: str) -> str:

@@ -123,12 +123,9 @@ def _predictions(args: argparse.Namespace) -> dict:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from labelaudit.io import check_output_paths, emit, write_json, write_table
+    from labelaudit.io import emit, write_json, write_table
     from labelaudit.metrics import impact
 
-    inputs = [("an input file", args.corrected), ("the --train file", args.train)]
-    inputs += [(f"the --predictions {name} file", path) for name, path in args.predictions]
-    check_output_paths([("--out", args.out), ("--plot", args.plot)], inputs)
     with warnings_to_stderr(args, flags=_OPTIONS):
         result = impact(args.corrected, _predictions(args), id=args.id, label=args.label,
                         corrected_label=args.corrected_label, flagged=args.flagged,

@@ -91,7 +91,6 @@ def add_parser(subparsers, parents) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from labelaudit._errors import InvalidParameterError
-    from labelaudit.io import check_output_paths
     from labelaudit.metrics import select_models, sweep_configs
 
     noise = None if args.noisy_label else (args.noise or "uniform:0.05")
@@ -99,9 +98,6 @@ def run(args: argparse.Namespace) -> int:
         sweep_configs(args.sweep, scorers=args.scorers, random_state=args.seed)
     except InvalidParameterError as exc:
         args.select_parser.error(str(exc).replace("n_configs", "--sweep"))
-    check_output_paths([("--out", args.out)], [("an input file", args.train),
-                                               ("the --val file", args.val),
-                                               ("the --test file", args.test)])
     with warnings_to_stderr(args, flags=_OPTIONS):
         result = select_models(
             args.train, args.val, args.test, text=args.text, label=args.label,
