@@ -78,6 +78,19 @@ def make_topic_frame(n_per_class: int = 20, *, seed: int = 0, n_errors: int = 0,
     return frame
 
 
+SELECT_WORDS = {"sport": "match goal team", "food": "pasta sauce cook",
+                "tech": "code chip data"}
+
+
+def make_select_task(n: int, seed: int) -> pd.DataFrame:
+    """``n`` texts of three classes: two of the class's words and a random filler word."""
+    rng = np.random.default_rng(seed)
+    classes = np.array(sorted(SELECT_WORDS))[np.arange(n) % 3]
+    texts = [" ".join(rng.choice(SELECT_WORDS[c].split(), 2, replace=False))
+             + f" w{rng.integers(30)}" for c in classes]
+    return pd.DataFrame({"text": texts, "label": classes})
+
+
 @pytest.fixture
 def topic_frame():
     return make_topic_frame(20, n_errors=4)

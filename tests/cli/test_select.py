@@ -9,23 +9,14 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
-
-WORDS = {"sport": "match goal team", "food": "pasta sauce cook", "tech": "code chip data"}
-
-
-def task(n: int, seed: int) -> pd.DataFrame:
-    rng = np.random.default_rng(seed)
-    classes = np.array(sorted(WORDS))[np.arange(n) % 3]
-    texts = [" ".join(rng.choice(WORDS[c].split(), 2, replace=False)) + f" w{rng.integers(30)}"
-             for c in classes]
-    return pd.DataFrame({"text": texts, "label": classes})
+from tests.conftest import make_select_task
 
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory):
     path = tmp_path_factory.mktemp("select")
     for name, n, seed in (("train", 60, 0), ("val", 30, 1), ("test", 30, 2)):
-        task(n, seed).to_json(path / f"{name}.jsonl", orient="records", lines=True)
+        make_select_task(n, seed).to_json(path / f"{name}.jsonl", orient="records", lines=True)
     return path
 
 

@@ -7,30 +7,20 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from tests.conftest import make_select_task
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.io import prepare_text_dataset
 from labelaudit.metrics import ModelConfig, SelectionResult, select_models, sweep_configs
 from labelaudit.metrics._select_splits import label_versions, noisy_labels, parse_noise
 
-WORDS = {"sport": "match goal team", "food": "pasta sauce cook", "tech": "code chip data"}
-
 GOOD = ModelConfig("tfidf", {"C": 1.0, "ngram_range": (1, 1), "min_df": 2})
 MEMORISER = ModelConfig("tfidf", {"C": 1000.0, "ngram_range": (1, 1), "min_df": 1})
 
 
-def task(n: int, seed: int) -> pd.DataFrame:
-    """``n`` texts of three classes: two of the class's words and a random filler word."""
-    rng = np.random.default_rng(seed)
-    classes = np.array(sorted(WORDS))[np.arange(n) % 3]
-    texts = [" ".join(rng.choice(WORDS[c].split(), 2, replace=False)) + f" w{rng.integers(30)}"
-             for c in classes]
-    return pd.DataFrame({"text": texts, "label": classes})
-
-
 @pytest.fixture(scope="module")
 def splits():
-    return task(60, 0), task(30, 1), task(30, 2)
+    return make_select_task(60, 0), make_select_task(30, 1), make_select_task(30, 2)
 
 
 @pytest.fixture(scope="module")
