@@ -15,6 +15,7 @@ __all__ = [
     "InvalidParameterError",
     "MissingExtraError",
     "format_rows",
+    "plain_value",
 ]
 
 
@@ -40,6 +41,15 @@ class MissingExtraError(LabelAuditError, ImportError):
         )
 
 
+def plain_value(value: object) -> object:
+    """A numpy scalar as the Python value it holds (so messages print ``68``, not
+    ``np.int64(68)``); anything else unchanged."""
+    item = getattr(value, "item", None)
+    if callable(item) and hasattr(value, "dtype") and getattr(value, "ndim", 1) == 0:
+        return item()
+    return value
+
+
 def format_rows(rows: Iterable[object], *, limit: int = 5) -> str:
     """Format the first few offending rows for an error message.
 
@@ -50,8 +60,7 @@ def format_rows(rows: Iterable[object], *, limit: int = 5) -> str:
     >>> format_rows(["a"])
     "row 'a'"
     """
-    items: Sequence[object] = [r.item() if hasattr(r, "item") and hasattr(r, "dtype") else r
-                               for r in rows]  # numpy scalars print as plain values
+    items: Sequence[object] = [plain_value(r) for r in rows]
     shown = ", ".join(repr(r) if isinstance(r, str) else str(r) for r in items[:limit])
     word = "row" if len(items) == 1 else "rows"
     more = f" and {len(items) - limit} more" if len(items) > limit else ""

@@ -20,7 +20,7 @@ import math
 import numbers
 from collections.abc import Iterable
 
-from labelaudit._errors import InvalidParameterError
+from labelaudit._errors import InvalidParameterError, plain_value
 
 __all__ = ["check_choice", "check_fraction", "check_int", "check_number", "shown"]
 
@@ -34,10 +34,7 @@ def shown(value: object) -> str:
     >>> shown(np.int64(68)), shown("a"), shown(np.float64(0.5))
     ('68', "'a'", '0.5')
     """
-    item = getattr(value, "item", None)
-    if callable(item) and hasattr(value, "dtype") and getattr(value, "ndim", 1) == 0:
-        value = item()
-    return repr(value)
+    return repr(plain_value(value))
 
 
 def check_int(value: object, name: str, *, minimum: int | None = None,

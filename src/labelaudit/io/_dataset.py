@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from labelaudit._errors import InvalidInputError, format_rows
+from labelaudit._validation import shown
 
 __all__ = ["TextDataset", "encode_labels", "prepare_text_dataset", "require_columns"]
 
@@ -110,12 +111,6 @@ def encode_labels(
     return encoded, uniques
 
 
-def plain_value(value: object) -> object:
-    """A numpy scalar as the Python value it holds (so messages print ``68``, not
-    ``np.int64(68)``); anything else unchanged."""
-    return value.item() if isinstance(value, np.generic) else value
-
-
 def _value_kind(value: object) -> str:
     if isinstance(value, (bool, np.bool_)):
         return "bool"
@@ -138,18 +133,18 @@ def _ids(frame: pd.DataFrame, id_column: str | None) -> np.ndarray:
         firsts: dict[str, tuple[int, object]] = {}
         for row, value in enumerate(ids.tolist()):
             firsts.setdefault(_value_kind(value), (row, value))
-        shown = ", ".join(f"{plain_value(v)!r} ({k}, row {r})" for k, (r, v) in firsts.items())
+        kinds_seen = ", ".join(f"{shown(v)} ({k}, row {r})" for k, (r, v) in firsts.items())
         raise InvalidInputError(
-            f"column {id_column!r} mixes id types: {shown}; an id 2 and an id '2' would "
+            f"column {id_column!r} mixes id types: {kinds_seen}; an id 2 and an id '2' would "
             "be two items; use all strings or all integers"
         )
     duplicated = ids.duplicated(keep=False).to_numpy()
     if duplicated.any():
         values = pd.unique(ids[duplicated])
-        shown = (", ".join(repr(plain_value(v)) for v in values[:5])
-                 + (" ..." if len(values) > 5 else ""))
+        repeated = (", ".join(shown(v) for v in values[:5])
+                    + (" ..." if len(values) > 5 else ""))
         raise InvalidInputError(
-            f"column {id_column!r} has duplicate ids {shown} in "
+            f"column {id_column!r} has duplicate ids {repeated} in "
             f"{format_rows(np.flatnonzero(duplicated))}; ids must be unique"
         )
     return ids.to_numpy()
