@@ -68,7 +68,12 @@ class ScanResult:
     @property
     def accuracy(self) -> float:
         """Out-of-sample accuracy of ``pred_probs`` against the given labels."""
-        return float((self.pred_probs.argmax(axis=1) == self.labels).mean())
+        return _accuracy(self.labels, self.pred_probs)
+
+    @property
+    def majority_rate(self) -> float:
+        """The accuracy of always predicting the most common given label."""
+        return _majority_rate(self.labels)
 
     @property
     def order(self) -> np.ndarray:
@@ -84,7 +89,7 @@ class ScanResult:
     @property
     def near_chance(self) -> bool:
         """True when out-of-sample accuracy is within 0.05 of the majority-class rate."""
-        return _near_chance(self.labels, self.pred_probs)
+        return len(self.labels) > 0 and _near_chance(self.accuracy, self.majority_rate)
 
     def to_table(self, n_rows: int = 20) -> pd.DataFrame:
         """The ``n_rows`` most suspect items of :meth:`to_frame` with the columns a person
@@ -133,7 +138,7 @@ class ScanResult:
         weights = ", ".join(f"{k} {v:.2f} (T={self.temperatures[k]:.2f})"
                             for k, v in self.weights.items())
         n = max(len(self.labels), 1)
-        majority = float(np.bincount(self.labels).max() / n) if len(self.labels) else 0.0
+        majority = self.majority_rate
         weak = ""
         if self.near_chance:
             weak = (f"\n  the models are near chance level (accuracy {self.accuracy:.3f} vs "
@@ -151,19 +156,26 @@ class ScanResult:
         )
 
 
-def _near_chance(labels: np.ndarray, pred_probs: np.ndarray) -> bool:
-    if len(labels) == 0:
-        return False
-    accuracy = float((pred_probs.argmax(axis=1) == labels).mean())
-    return accuracy < float(np.bincount(labels).max() / len(labels)) + 0.05
+def _accuracy(labels: np.ndarray, pred_probs: np.ndarray) -> float:
+    return float((pred_probs.argmax(axis=1) == labels).mean())
+
+
+def _majority_rate(labels: np.ndarray) -> float:
+    return float(np.bincount(labels).max() / len(labels)) if len(labels) else 0.0
+
+
+def _near_chance(accuracy: float, majority: float) -> bool:
+    """Accuracy within 0.05 of always predicting the most common class."""
+    return accuracy < majority + 0.05
 
 
 def warn_if_chance_level(labels: np.ndarray, pred_probs: np.ndarray) -> None:
     import warnings
 
-    accuracy = float((pred_probs.argmax(axis=1) == labels).mean())
-    majority = float(np.bincount(labels).max() / len(labels))
-    if _near_chance(labels, pred_probs):
+    if len(labels) == 0:
+        return
+    accuracy, majority = _accuracy(labels, pred_probs), _majority_rate(labels)
+    if _near_chance(accuracy, majority):
         warnings.warn(
             f"out-of-sample accuracy {accuracy:.2f} is "
             f"{'barely above' if accuracy > majority else 'no better than'} always predicting "
