@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
-from labelaudit.io._read import json_lines, read_text
+from labelaudit.io._read import json_lines, read_text, split_lines
 from labelaudit.tokens._dataset import TokenDataset, make_token_dataset
 from labelaudit.tokens._schemes import Scheme, detect_scheme, is_span_tag
 
@@ -114,10 +114,9 @@ def _parse_conll(text: str, path: Path, tag_column: int) -> _Parsed:
     lines: list[int] = []
     doc, n_columns, first_line = 0, 0, 0
     bad_columns: list[str] = []
-    # Lines end at "\n" only (and a "\r" before it): str.splitlines() would also break a
-    # line at U+0085, U+2028 or U+2029 inside a token.
-    for number, raw in enumerate(text.split("\n"), start=1):
-        line = raw[:-1] if raw.endswith("\r") else raw
+    # io.split_lines, not str.splitlines(), which would also break a line at U+0085,
+    # U+2028 or U+2029 inside a token.
+    for number, line in enumerate(split_lines(text), start=1):
         columns = _split_line(line, use_tabs) if line.strip(_BLANKS) else []
         if not columns or columns[0].strip(_BLANKS) == DOCSTART:
             out.add(tokens, tags, lines, doc)
