@@ -21,6 +21,9 @@ _EPILOG = """examples:
   labelaudit impact corrected.jsonl --train train.jsonl --text text --models ladder \\
       --out impact.json
   labelaudit impact table.csv --label label --corrected true_label --flagged verified ...
+  labelaudit impact dev.fixed.conll --original dev.conll --predictions bert=bert.conll \
+      --out impact.json
+  labelaudit impact dev.fixed.conll --original dev.conll --train train.conll --out impact.json
 
 The corrected table is what `labelaudit review apply` writes (original label in
 review_original_label, corrected label in the label column, review_verdict); a plain table
@@ -33,11 +36,21 @@ with sizes, N and its interval, flips and the curves).
 --models ladder fits TF-IDF + logistic regression at C = 0.01..100, MiniLM embeddings +
 logistic regression, and fine-tuning when a CUDA GPU is present; --models tfidf,embed
 picks kinds of rung.
+
+Token data (NER, POS): give the corrected copy (CoNLL or token JSONL) as the corrected file
+and the original copy with --original. Sentences are the items: benign when their tags are
+the same in both copies, correctable when they differ, unknown when the corrected copy
+re-tokenised them. The score is entity-level micro F1 over exact spans (token accuracy for
+tags without spans, --scheme plain). Predictions are CoNLL or JSONL files with the original's
+tokens; --train fits MiniLM word vectors with linear heads (C = 0.01, 0.1, 1) and a CRF head
+(--models encoder), and fine-tuning on a CUDA GPU (finetune).
 """
 
 _OPTIONS = ("id", "label", "flagged", "verdict", "members",
             "confidence_level")
 _LADDER = ("tfidf", "embed", "finetune")
+_TOKEN_LADDER = ("encoder", "finetune")
+_TOKEN_SUFFIXES = (".conll", ".conllu", ".iob", ".iob1", ".iob2", ".bio", ".bioes")
 
 
 def _prediction(text: str) -> tuple[str, str]:
@@ -48,9 +61,9 @@ def _prediction(text: str) -> tuple[str, str]:
     return name.strip(), path.strip()
 
 
-def _models(text: str) -> list[str]:
-    """Argparse type of --models: ``ladder`` (every kind) or some of tfidf, embed, finetune."""
-    return list(_LADDER) if text == "ladder" else choice_list(_LADDER)(text)
+def _models(text: str) -> list[str] | None:
+    """Argparse type of --models: ``ladder`` (every kind, None) or some kinds of rung."""
+    return None if text == "ladder" else choice_list(_LADDER + ("encoder",))(text)
 
 
 def add_parser(subparsers, parents) -> None:
@@ -75,7 +88,7 @@ def add_parser(subparsers, parents) -> None:
                         help="label column of --train (default: label)")
     source.add_argument("--models", type=_models, default=None, metavar="ladder|KINDS",
                         help="models fitted with --train: ladder (default), or some of "
-                        "tfidf,embed,finetune")
+                        "tfidf,embed,finetune (token data: encoder,finetune)")
     columns = p.add_argument_group("columns of the corrected table")
     columns.add_argument("--id", default="id", help="id column of every file (default: id)")
     columns.add_argument("--label", help="original label (default: review_original_label "
@@ -88,16 +101,39 @@ def add_parser(subparsers, parents) -> None:
                          "every item with a verdict)")
     columns.add_argument("--verdict", metavar="COLUMN",
                          help="review verdict (default: review_verdict or verdict)")
+    tokens = p.add_argument_group("token data (NER, POS)")
+    tokens.add_argument("--original", metavar="FILE",
+                        help="the original copy of a tagged file (CoNLL or token JSONL); the "
+                        "corrected file is then its corrected copy")
+    tokens.add_argument("--scheme", choices=("auto", "iob1", "iob2", "bioes", "plain"),
+                        default="auto", help="tagging scheme of the token files (default: "
+                        "detected); plain scores token accuracy")
+    tokens.add_argument("--tag-column", type=int, default=-1, metavar="N",
+                        help="0-based tag column of CoNLL files (default: -1, the last)")
     add_output_options(p, what="the model table",
                        out_help="write the result: .json (the whole document) or "
                        ".csv .tsv .jsonl .parquet (the model table)")
     p.add_argument("--plot", metavar="FILE", help="A(x; M) per model against N, .png or .svg")
 
 
+def _members(args: argparse.Namespace, kinds: tuple[str, ...]) -> list[str]:
+    """The kinds of rung asked for, checked against those of this kind of data."""
+    from labelaudit._errors import InvalidParameterError
+
+    if args.models is None:
+        return list(kinds)
+    wrong = [m for m in args.models if m not in kinds]
+    if wrong:
+        data = "token data" if args.original else "tables"
+        raise InvalidParameterError(f"--models {','.join(wrong)} does not go with {data}; "
+                                    f"choose ladder or some of {','.join(kinds)}")
+    return list(args.models)
+
+
 def _predictions(args: argparse.Namespace) -> dict:
     """Model name to predictions: the files given, or the ladder fitted on --train."""
     from labelaudit._errors import InvalidParameterError
-    from labelaudit.metrics import ladder_predictions
+    from labelaudit.metrics import ladder_predictions, token_ladder_predictions
 
     if args.train and args.predictions:
         raise InvalidParameterError("give --predictions or --train, not both")
@@ -110,26 +146,71 @@ def _predictions(args: argparse.Namespace) -> dict:
             raise InvalidParameterError(f"model names given twice in --predictions: {twice}")
         return dict(args.predictions)
     if not args.train:
-        raise InvalidParameterError("give --predictions NAME=FILE or --train FILE --text COL")
+        raise InvalidParameterError(
+            "give --predictions NAME=FILE or --train FILE" + ("" if args.original
+                                                              else " --text COL"))
+    if args.original:
+        members = _members(args, _TOKEN_LADDER)
+        log(args, "fitting the token model ladder on " + args.train)
+        return token_ladder_predictions(args.train, args.original, members=members,
+                                        scheme=_scheme(args), tag_column=args.tag_column,
+                                        progress=show_progress(args))
     if not args.text:
         raise InvalidParameterError("--train needs --text, the text column")
+    members = _members(args, _LADDER)
     log(args, "fitting the model ladder on " + args.train)
     return ladder_predictions(args.train, args.corrected, text=args.text,
                               text_pair=args.text_pair, label=args.train_label, id=args.id,
-                              members=args.models or list(_LADDER),
-                              progress=show_progress(args))
+                              members=members, progress=show_progress(args))
+
+
+def _scheme(args: argparse.Namespace):  # noqa: ANN202 - a Scheme or None
+    return None if args.scheme == "auto" else args.scheme
+
+
+def _check_mode(args: argparse.Namespace) -> None:
+    """Token options with token data only, table options with tables only."""
+    from pathlib import Path
+
+    from labelaudit._errors import InvalidParameterError
+
+    if args.original:
+        table_only = [f"--{name.replace('_', '-')}" for name in (
+            "label", "corrected_label", "flagged", "verdict", "text", "text_pair")
+            if getattr(args, name)]
+        if table_only:
+            raise InvalidParameterError(
+                f"{', '.join(table_only).replace('--corrected-label', '--corrected')} "
+                "go with tables, not with token data (--original)")
+        return
+    if Path(args.corrected).suffix.lower() in _TOKEN_SUFFIXES:
+        raise InvalidParameterError(
+            f"{args.corrected} looks like a tagged (CoNLL) file: give its original copy with "
+            "--original FILE to measure token data")
+    if args.scheme != "auto" or args.tag_column != -1:
+        raise InvalidParameterError("--scheme and --tag-column go with token data (--original)")
+
+
+def _measure(args: argparse.Namespace):  # noqa: ANN202 - an ImpactResult
+    from labelaudit.metrics import impact, impact_tokens
+
+    _check_mode(args)
+    predictions = _predictions(args)
+    if args.original:
+        return impact_tokens(args.corrected, args.original, predictions,
+                             scheme=_scheme(args), tag_column=args.tag_column)
+    return impact(args.corrected, predictions, id=args.id, label=args.label,
+                  corrected_label=args.corrected_label, flagged=args.flagged,
+                  verdict=args.verdict)
 
 
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from labelaudit.io import emit, write_json, write_table
-    from labelaudit.metrics import impact
 
     with warnings_to_stderr(args, flags=_OPTIONS):
-        result = impact(args.corrected, _predictions(args), id=args.id, label=args.label,
-                        corrected_label=args.corrected_label, flagged=args.flagged,
-                        verdict=args.verdict)
+        result = _measure(args)
         if args.out and Path(args.out).suffix.lower() == ".json":
             write_json(result.to_dict(), args.out)
         elif args.out:

@@ -19,9 +19,16 @@ from labelaudit.metrics._impact import (
     impact,
     impact_curve,
 )
-from labelaudit.metrics._impact_models import LadderMember, ladder_predictions, model_ladder
+from labelaudit.metrics._impact_models import (
+    LadderMember,
+    ladder_predictions,
+    model_ladder,
+    token_ladder_predictions,
+    token_model_ladder,
+)
 from labelaudit.metrics._impact_result import ImpactCurve, ImpactResult, RankFlip
 from labelaudit.metrics._impact_sets import PendingVerdictWarning
+from labelaudit.metrics._impact_tokens import RetokenisedWarning, impact_tokens
 from labelaudit.metrics._plot import plot_precision_recall
 from labelaudit.metrics._ranking import (
     PrecisionRecallCurve,
@@ -50,6 +57,7 @@ __all__ = [
     "PendingVerdictWarning",
     "PrecisionRecallCurve",
     "RankFlip",
+    "RetokenisedWarning",
     "SelectionResult",
     "Unknown",
     "VerifiedPrecision",
@@ -60,6 +68,7 @@ __all__ = [
     "flip_point",
     "impact",
     "impact_curve",
+    "impact_tokens",
     "ladder_predictions",
     "loss_wasserstein_distance",
     "model_ladder",
@@ -71,6 +80,8 @@ __all__ = [
     "roc_auc_score",
     "select_models",
     "sweep_configs",
+    "token_ladder_predictions",
+    "token_model_ladder",
     "truncated_aupr_score",
     "verified_precision",
 ]

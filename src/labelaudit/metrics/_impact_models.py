@@ -127,3 +127,87 @@ def ladder_predictions(
             id: test_frame[id].to_numpy() if id in test_frame.columns else target.ids,
             "predicted_label": fitted.classes[probs.argmax(axis=1)]})
     return out
+
+
+TOKEN_KINDS: tuple[str, ...] = ("encoder", "finetune")
+_TOKEN_C = (0.01, 0.1, 1.0)
+
+
+def token_model_ladder(members: Sequence[str] = TOKEN_KINDS) -> list[LadderMember]:
+    """The rungs for tagged data, weakest first: frozen MiniLM word vectors with a linear
+    head at C = 0.01 to 1 and with a CRF head, and fine-tuning when a CUDA GPU is present.
+
+    Examples
+    --------
+    >>> [m.name for m in token_model_ladder(["encoder"])]
+    ['encoder+linear-C0.01', 'encoder+linear-C0.1', 'encoder+linear-C1', 'encoder+crf']
+    """
+    if isinstance(members, str):
+        members = [members]
+    unknown = [m for m in members if m not in TOKEN_KINDS]
+    if unknown or not members:
+        raise InvalidParameterError(
+            f"members={list(members)!r}: choose from {', '.join(TOKEN_KINDS)}")
+    ladder = []
+    if "encoder" in members:
+        ladder += [LadderMember(f"encoder+linear-C{c:g}", "encoder",
+                                {"head": "linear", "head_options": {"C": c}})
+                   for c in _TOKEN_C]
+        ladder.append(LadderMember("encoder+crf", "encoder", {"head": "crf"}))
+    if "finetune" in members and _cuda():
+        ladder.append(LadderMember("finetune", "finetune", {}))
+    return ladder
+
+
+def token_ladder_predictions(
+    train: Any,
+    data: Any,
+    *,
+    members: Sequence[str] = TOKEN_KINDS,
+    scheme: Any = None,
+    tag_column: int = -1,
+    options: dict[str, Any] | None = None,
+    progress: bool = False,
+) -> dict[str, list[list[str]]]:
+    """Fit every rung of :func:`token_model_ladder` on ``train`` and tag ``data``.
+
+    Parameters
+    ----------
+    train, data : TokenDataset or path
+        Tagged training sentences, and the sentences to tag (the original copy).
+    members : sequence of {"encoder", "finetune"}
+        Kinds of rung.
+    options : dict, optional
+        Extra options for every encoder rung (e.g. ``encode`` to replace the encoder, or
+        ``cache_dir``). The encoder rungs share one set of word vectors.
+
+    Returns
+    -------
+    dict of str to list of list of str
+        Model name to IOB2 tags per sentence, ready for :func:`impact_tokens`.
+    """
+    from labelaudit.models import make_token_scorer
+    from labelaudit.tokens import TokenDataset, read_tokens
+    from labelaudit.tokens._spans import decode_tags, encode_tags, token_classes
+
+    def load(source: Any) -> Any:
+        return source if isinstance(source, TokenDataset) else read_tokens(
+            source, tag_column=tag_column, scheme=scheme)
+
+    fitted, target = load(train), load(data)
+    classes = token_classes(fitted, target)
+    labels = encode_tags(fitted, classes)
+    spans = fitted.scheme != "plain"
+    out: dict[str, list[list[str]]] = {}
+    features: dict[str, tuple[Any, Any]] = {}
+    for member in token_model_ladder(members):
+        extra = dict(options or {}) if member.scorer == "encoder" else {}
+        scorer = make_token_scorer(member.scorer, **member.options, **extra)
+        if member.scorer not in features or member.scorer == "finetune":
+            features[member.scorer] = (scorer.prepare(fitted, progress=progress),
+                                       scorer.prepare(target, progress=progress))
+        train_x, test_x = features[member.scorer]
+        scorer.fit(train_x, labels, n_classes=len(classes))
+        out[member.name] = [decode_tags(np.asarray(p), classes, spans=spans)
+                            for p in scorer.predict_proba(test_x)]
+    return out

@@ -61,6 +61,9 @@ class RankFlip:
 class ImpactResult:
     """What label errors in a test set do to each model's accuracy and to the ranking.
 
+    ``metric`` names the score: ``accuracy`` for classification, ``entity_f1`` (micro F1
+    over exact entity spans) or ``token_accuracy`` (tags without spans) for token data,
+    whose sets are made of sentences (``unit``); the ``acc_*`` fields hold that score.
     Accuracies are on the pruned set P = B ∪ C: ``acc_original`` against the original
     labels (Ã), ``acc_corrected`` against the corrected ones (A*); ``acc_C`` is the
     corrected accuracy on C, ``acc_C_original`` the original one, ``acc_B`` the accuracy
@@ -88,11 +91,18 @@ class ImpactResult:
     flips: tuple[RankFlip, ...]
     flips_original: tuple[RankFlip, ...]
     curve: ImpactCurve
+    metric: str = "accuracy"
+    unit: str = "items"
 
     @property
     def n_pruned(self) -> int:
         """|P| = |B| + |C|."""
         return self.n_benign + self.n_correctable
+
+    @property
+    def _metric_name(self) -> str:
+        return {"entity_f1": "entity F1", "token_accuracy": "token accuracy"}.get(
+            self.metric, self.metric)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per model: accuracies on P, on C and on B, and both ranks."""
@@ -117,6 +127,8 @@ class ImpactResult:
             for i, name in enumerate(self.models)}
         curve = self.curve
         return {
+            "metric": self.metric,
+            "unit": self.unit,
             "sizes": {"B": self.n_benign, "C": self.n_correctable, "U": self.n_unknown,
                       "P": self.n_pruned},
             "pending": self.n_pending,
@@ -143,12 +155,15 @@ class ImpactResult:
         low, high = self.noise_prevalence_ci
         lines = [
             f"B={self.n_benign} C={self.n_correctable} U={self.n_unknown} P={self.n_pruned}"
+            + (f" {self.unit}" if self.unit != "items" else "")
             + (f" ({self.n_pending} pending counted in U)" if self.n_pending else ""),
             f"noise prevalence N = |C|/|P| = {self.noise_prevalence:.4f} "
             f"({self.confidence_level:.0%} Wilson interval {low:.4f}-{high:.4f})",
         ]
         if self.n_correctable == 0:
             lines.append("C is empty: no correctable errors, so N = 0 and no ranking flips")
+        if self.metric != "accuracy":
+            lines.append(f"score: {self._metric_name} (the acc_* columns)")
         order = np.argsort(self.rank_corrected, kind="stable")
         for i in order:
             lines.append(
@@ -191,11 +206,11 @@ class ImpactResult:
                 panel.plot(curve.noise_prevalence * 100, accuracy[i] * 100, label=model,
                            linewidth=1.5)
             panel.set_xlabel("noise prevalence N (%)")
-            panel.set_title(f"{name} test accuracy")
+            panel.set_title(f"{name} test {self._metric_name}")
             panel.grid(True, alpha=0.3)
         for flip in self.flips:
             axes[1].axvline(flip.N * 100, color="grey", linestyle=":", linewidth=1)
-        axes[0].set_ylabel("accuracy (%)")
+        axes[0].set_ylabel(f"{self._metric_name} (%)")
         axes[1].legend(loc="best", fontsize="small")
         if title:
             figure.suptitle(title)
