@@ -25,6 +25,7 @@ __all__ = [
     "LabelAuditError",
     "MissingExtraError",
     "ScanResult",
+    "consistency",
     "evaluate",
     "scan",
     "__version__",
@@ -32,6 +33,7 @@ __all__ = [
 
 if TYPE_CHECKING:  # pragma: no cover
     from labelaudit.audit import ChanceLevelWarning, ScanResult, scan
+    from labelaudit.learning_curves import consistency
 
 
 def __getattr__(name: str) -> object:
@@ -40,6 +42,10 @@ def __getattr__(name: str) -> object:
         from labelaudit import audit
 
         return getattr(audit, name)
+    if name == "consistency":  # labelaudit.learning_curves.consistency
+        from labelaudit.learning_curves import consistency
+
+        return consistency
     if name == "evaluate":  # labelaudit.metrics.evaluate, the library behind `evaluate`
         from labelaudit.metrics import evaluate
 

@@ -21,7 +21,8 @@ from labelaudit.metrics._impact import ItemScores, _check_options, measure_impac
 from labelaudit.metrics._impact_result import ImpactResult
 from labelaudit.metrics._impact_sets import BENIGN, CORRECTABLE, UNKNOWN
 from labelaudit.tokens._dataset import TokenDataset
-from labelaudit.tokens._schemes import Scheme, spans_from_tags, split_tag
+from labelaudit.tokens._schemes import Scheme, split_tag
+from labelaudit.tokens._spans import span_f1_counts
 
 __all__ = ["RetokenisedWarning", "impact_tokens", "token_impact_sets", "token_item_scores"]
 
@@ -105,24 +106,6 @@ def _check_types(name: str, tags: list[list[str]], known: set[str], plain: bool)
             f"{format_rows(np.array(where) + 1).removeprefix('rows ').removeprefix('row ')}")
 
 
-def _counts(predicted: list[list[str]], gold: list[list[str]],
-            plain: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Per sentence: 2 TP and 2 TP + FP + FN over exact entity spans (hits and token
-    counts for plain tags)."""
-    num = np.zeros(len(gold))
-    den = np.zeros(len(gold))
-    for i, (pred, true) in enumerate(zip(predicted, gold, strict=True)):
-        if plain:
-            num[i] = sum(p == t for p, t in zip(pred, true, strict=True))
-            den[i] = len(true)
-            continue
-        found = {(s.start, s.end, s.type) for s in spans_from_tags(pred)}
-        wanted = {(s.start, s.end, s.type) for s in spans_from_tags(true)}
-        num[i] = 2 * len(found & wanted)
-        den[i] = len(found) + len(wanted)
-    return num, den
-
-
 def token_item_scores(predicted: Sequence[list[list[str]]], original: TokenDataset,
                       corrected: TokenDataset, sets: np.ndarray) -> ItemScores:
     """Entity-F1 numerators and denominators per model and sentence against both copies
@@ -130,7 +113,8 @@ def token_item_scores(predicted: Sequence[list[list[str]]], original: TokenDatas
     plain = original.scheme == "plain"
     fixed = [corrected.iob2_tags[i] if sets[i] != UNKNOWN else original.iob2_tags[i]
              for i in range(len(original))]
-    rows = [(*_counts(tags, original.iob2_tags, plain), *_counts(tags, fixed, plain))
+    rows = [(*span_f1_counts(tags, original.iob2_tags, plain=plain),
+             *span_f1_counts(tags, fixed, plain=plain))
             for tags in predicted]
     unknown = sets == UNKNOWN
     arrays = [np.vstack([row[k] for row in rows]) for k in range(4)]

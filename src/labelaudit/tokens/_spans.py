@@ -207,3 +207,29 @@ def tag_issues(
             issues.append(TokenIssue("wrong-tag", t, t + 1, score, (Span(t, t + 1, g),),
                                      (Span(t, t + 1, s),), "model", f"{g} -> {s}"))
     return issues
+
+
+def span_f1_counts(predicted: Sequence[Sequence[str]], gold: Sequence[Sequence[str]], *,
+                   plain: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Per sentence, 2 TP and 2 TP + FP + FN over exact entity spans of IOB2 tags, so that
+    ``num.sum() / den.sum()`` is the micro F1 of any set of sentences (for ``plain`` tags:
+    token hits and token counts, i.e. token accuracy).
+
+    Examples
+    --------
+    >>> num, den = span_f1_counts([["B-PER", "O"], ["B-LOC"]], [["B-PER", "O"], ["B-ORG"]])
+    >>> num.tolist(), den.tolist(), float(num.sum() / den.sum())
+    ([2.0, 0.0], [2.0, 2.0], 0.5)
+    """
+    num = np.zeros(len(gold))
+    den = np.zeros(len(gold))
+    for i, (pred, true) in enumerate(zip(predicted, gold, strict=True)):
+        if plain:
+            num[i] = sum(p == t for p, t in zip(pred, true, strict=True))
+            den[i] = len(true)
+            continue
+        found = {(s.start, s.end, s.type) for s in spans_from_tags(pred)}
+        wanted = {(s.start, s.end, s.type) for s in spans_from_tags(true)}
+        num[i] = 2 * len(found & wanted)
+        den[i] = len(found) + len(wanted)
+    return num, den
