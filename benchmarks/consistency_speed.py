@@ -5,7 +5,7 @@ The target (issue 14) is under 15 minutes for the identify test with 5 repeats a
 points and the default token scorer (MiniLM word vectors + CRF head). Word vectors are
 cached on disk: pass --cold to clear a private cache first and include encoding.
 
-    python benchmarks/consistency_speed.py [--data ../shared/data/conll2003_dev]
+    python -m benchmarks.consistency_speed [--data ../shared/data/conll2003_dev]
         [--corrected] [--repeats 5] [--points 10]
 """
 

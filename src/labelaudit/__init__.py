@@ -27,13 +27,17 @@ __all__ = [
     "ScanResult",
     "consistency",
     "evaluate",
+    "load_model",
     "scan",
+    "train",
+    "train_bench",
     "__version__",
 ]
 
 if TYPE_CHECKING:  # pragma: no cover
     from labelaudit.audit import ChanceLevelWarning, ScanResult, scan
     from labelaudit.learning_curves import consistency
+    from labelaudit.robust import load_model, train, train_bench
 
 
 def __getattr__(name: str) -> object:
@@ -46,6 +50,10 @@ def __getattr__(name: str) -> object:
         from labelaudit.learning_curves import consistency
 
         return consistency
+    if name in ("train", "train_bench", "load_model"):  # labelaudit.robust
+        from labelaudit import robust
+
+        return getattr(robust, name)
     if name == "evaluate":  # labelaudit.metrics.evaluate, the library behind `evaluate`
         from labelaudit.metrics import evaluate
 

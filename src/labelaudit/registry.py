@@ -26,6 +26,7 @@ from typing import Any
 __all__ = [
     "AGGREGATION_METHODS",
     "FORMATS",
+    "LNL_METHODS",
     "NOISE_METHODS",
     "RANKING_METHODS",
     "Registry",
@@ -139,7 +140,21 @@ FORMATS = Registry("output format", {
 }, default=("table",))
 
 
+# Training methods of `labelaudit train` (learning with noisy labels): the hook class of
+# each published method, and `filter`, ours, which is a step of `train` itself.
+LNL_METHODS = Registry("training method", {
+    "base": "labelaudit.robust._methods.base:Base",
+    "mixup": "labelaudit.robust._methods.mixup:Mixup",
+    "data-parameters": "labelaudit.robust._methods.data_parameters:DataParameters",
+    "sr": "labelaudit.robust._methods.sr:SparseRegularization",
+    "co-teaching": "labelaudit.robust._methods.co_teaching:CoTeaching",
+    "cnlcu": "labelaudit.robust._methods.cnlcu:CNLCU",
+    "seal": "labelaudit.robust._methods.seal:SEAL",
+    "filter": "labelaudit.robust._train:train",
+}, default=("base",))
+
+
 def all_registries() -> dict[str, Registry]:
     """Every registry by its family name (for property tests and docs)."""
     return {r.family: r for r in (SCORERS, TOKEN_SCORERS, RANKING_METHODS, NOISE_METHODS,
-                                  AGGREGATION_METHODS, FORMATS)}
+                                  AGGREGATION_METHODS, FORMATS, LNL_METHODS)}

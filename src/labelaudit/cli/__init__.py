@@ -52,10 +52,12 @@ def build_parser() -> argparse.ArgumentParser:
 # A list value (``--predictions NAME=FILE``, repeated) names one file per item, the path last.
 _INPUTS = ("data", "score", "issues", "truth", "input", "realism_input", "verdicts", "file",
            "scan", "sentinels_file", "annotations_file", "noise_matrix", "corrected", "train",
-           "val", "test", "predictions", "original", "suspect")
+           "val", "test", "predictions", "original", "suspect",
+           "eval")
 _POSITIONAL = ("data", "issues", "input", "realism_input", "verdicts", "file", "scan",
                "corrected", "train")
-_OUTPUTS = ("out", "gold_out", "items_out", "annotators_out", "summary", "plot", "label_config")
+_OUTPUTS = ("out", "metrics", "gold_out", "items_out", "annotators_out", "summary", "plot",
+            "label_config")
 
 
 def _check_outputs(args: argparse.Namespace) -> None:

@@ -1,0 +1,52 @@
+"""``labelaudit predict``: top-k labels and probabilities from a model `train` saved."""
+
+from __future__ import annotations
+
+import argparse
+
+from labelaudit.cli._common import add_command, add_output_options, at_least, emit_output
+
+ORDER = 72
+
+_EPILOG = """examples:
+  labelaudit predict model/ new.jsonl --out predictions.csv
+  labelaudit predict model/ new.csv --top-k 3 --format jsonl
+
+The table keeps the input's id column when it has one (else the row number) and adds
+label_1..label_k and prob_1..prob_k, most probable first.
+"""
+
+
+def add_parser(subparsers, parents) -> None:
+    p = add_command(subparsers, "predict", parents, handler=run, epilog=_EPILOG,
+                    help="predict labels with a model that `labelaudit train` saved",
+                    description="Read a model folder written by `labelaudit train --out` and "
+                    "predict the top-k labels\nof every item of a table.")
+    p.add_argument("model", help="model folder (labelaudit train --out)")
+    p.add_argument("data", help="table of items to predict (CSV, TSV, JSONL, JSON, Parquet)")
+    p.add_argument("--text", help="text column (default: the one the model was trained on)")
+    p.add_argument("--text-pair", metavar="COLUMN", help="second text column, for pairs")
+    p.add_argument("--id", default="id", help="id column to keep (default: id)")
+    p.add_argument("--top-k", type=at_least(1), default=5, help="labels per item (default: 5)")
+    add_output_options(p, what="the predictions")
+
+
+def run(args: argparse.Namespace) -> int:
+    import numpy as np
+    import pandas as pd
+
+    from labelaudit.io import read_table
+    from labelaudit.robust import load_model
+
+    model = load_model(args.model)
+    frame = read_table(args.data)
+    probs = model.predict_proba(frame, text=args.text, text_pair=args.text_pair)
+    k = min(args.top_k, probs.shape[1])
+    top = np.argsort(-probs, axis=1, kind="stable")[:, :k]
+    out = pd.DataFrame({"id": frame[args.id].to_numpy() if args.id in frame.columns
+                        else np.arange(len(frame))})
+    for j in range(k):
+        out[f"label_{j + 1}"] = model.classes[top[:, j]]
+        out[f"prob_{j + 1}"] = probs[np.arange(len(frame)), top[:, j]]
+    emit_output(out, args)
+    return 0
