@@ -122,6 +122,14 @@ def test_record_and_description():
     assert "achieved noise matrix (row = clean label, column = noisy label):" in text
 
 
+def test_summary_names_a_large_noise_matrix_instead_of_printing_it():
+    labels = [f"class{k}" for k in range(25)] * 4
+    result = inject_noise(labels, method="uniform", rate=0.2)
+    text = result.summary()
+    assert "achieved noise matrix: 25 x 25 classes, not shown" in text
+    assert len(text.splitlines()) < 40 and result.noise_matrix.shape == (25, 25)
+
+
 def test_random_noise_matrix_is_cleanlabs_transposed():
     from labelaudit.detect._cleanlab import import_cleanlab
 

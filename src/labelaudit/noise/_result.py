@@ -13,6 +13,9 @@ from labelaudit.noise._common import target_count
 __all__ = ["NoiseResult"]
 
 
+_MATRIX_CLASSES = 20  # the largest noise matrix a summary prints
+
+
 @dataclass(frozen=True)
 class NoiseResult:
     """Noisy labels and a record of every change.
@@ -185,7 +188,8 @@ class NoiseResult:
 
     def summary(self) -> str:
         """What was noised, for a person: the count, the rate asked for and what it rounds
-        to, the rate achieved, the rates table and the achieved noise matrix."""
+        to, the rate achieved, the rates table and the achieved noise matrix (up to 20
+        classes; a larger one is named, not printed)."""
         from labelaudit.io import render_table
 
         what = (self.recipe[0][0] if len(self.recipe) == 1
@@ -202,11 +206,15 @@ class NoiseResult:
         rates = self.achieved_rates()
         rates["rate"] = rates["rate"].map(lambda v: f"{v:.4f}")
         names = [str(c) for c in self.classes.tolist()]
+        head = [f"noised {self.n_noisy} of {len(self.labels)} items with {what} ({asked}; "
+                f"achieved rate {self.achieved_rate:.4f}{kept})", render_table(rates)]
+        if len(names) > _MATRIX_CLASSES:  # a K x K matrix is unreadable on a terminal
+            return "\n".join(head + [
+                f"achieved noise matrix: {len(names)} x {len(names)} classes, not shown "
+                f"(more than {_MATRIX_CLASSES}); it is the noise_matrix attribute, and "
+                "`labelaudit noise --summary FILE.json` writes it"])
         matrix = pd.DataFrame(self.noise_matrix, index=names, columns=names).round(4)
-        return "\n".join([
-            f"noised {self.n_noisy} of {len(self.labels)} items with {what} ({asked}; "
-            f"achieved rate {self.achieved_rate:.4f}{kept})",
-            render_table(rates),
+        return "\n".join(head + [
             "achieved noise matrix (row = clean label, column = noisy label):",
             matrix.to_string()])
 
