@@ -95,7 +95,13 @@ class LoopConfig:
     device : str or None
         Torch device; None picks ``"cuda"`` when available, else ``"cpu"``.
     bf16 : bool
-        Run forward passes under ``torch.autocast(dtype=torch.bfloat16)`` (CUDA only).
+        Mixed precision on CUDA: forward passes under ``torch.autocast`` in bfloat16, or in
+        float16 with a gradient scaler on GPUs without bfloat16; float32 on a CPU.
+    max_grad_norm : float or None
+        Clip the gradients' global norm to this before each step (None: no clipping).
+    accumulate : int
+        Batches whose gradients are summed before each optimiser step (the effective
+        batch is ``batch_size * accumulate``).
     random_state : int or None
         Seeds the batch order, the methods' randomness and (through ``torch.manual_seed``)
         each network's initialisation and dropout.
@@ -110,6 +116,8 @@ class LoopConfig:
     warmup: float = 0.0
     device: str | None = None
     bf16: bool = False
+    max_grad_norm: float | None = None
+    accumulate: int = 1
     random_state: int | None = 0
     progress: bool = False
 
@@ -203,6 +211,12 @@ def _check_config(config: LoopConfig) -> None:
     if not float(config.weight_decay) >= 0:
         raise InvalidParameterError(
             f"weight_decay must be a number >= 0, got {config.weight_decay!r}")
+    if not isinstance(config.accumulate, (int, np.integer)) or config.accumulate < 1:
+        raise InvalidParameterError(
+            f"accumulate must be an integer >= 1, got {config.accumulate!r}")
+    if config.max_grad_norm is not None and not float(config.max_grad_norm) > 0:
+        raise InvalidParameterError(
+            f"max_grad_norm must be None or a number > 0, got {config.max_grad_norm!r}")
     if not 0.0 <= float(config.warmup) < 1.0:
         raise InvalidParameterError(f"warmup must be in [0, 1), got {config.warmup!r}")
     state = config.random_state
@@ -243,6 +257,36 @@ def _lr_lambda(total_steps: int, warmup: float) -> Callable[[int], float]:
         return max(0.0, (total_steps - step) / max(1, total_steps - warm))
 
     return factor
+
+
+def _precision(config: LoopConfig, device: Any) -> Any:
+    """The autocast dtype: bfloat16 on CUDA GPUs that have it, float16 (with a gradient
+    scaler) on older ones, None (float32) on a CPU or when ``bf16`` is off."""
+    import torch
+
+    if not config.bf16 or device.type != "cuda":
+        return None
+    return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+
+
+def _step(optimizer: Any, extra: Any, scaler: Any, params: list, max_grad_norm: float | None,
+          ) -> None:
+    """One optimiser step (unscaling, clipping), then gradients cleared."""
+    import torch
+
+    if scaler is not None:
+        scaler.unscale_(optimizer)
+    if max_grad_norm is not None:
+        torch.nn.utils.clip_grad_norm_(params, max_grad_norm)
+    if scaler is not None:
+        scaler.step(optimizer)
+        scaler.update()
+    else:
+        optimizer.step()
+    if extra is not None:
+        extra.step()
+        extra.zero_grad(set_to_none=True)
+    optimizer.zero_grad(set_to_none=True)
 
 
 def train_networks(make_network: Callable[[], Network], inputs: Inputs, labels: np.ndarray,
@@ -288,10 +332,10 @@ def train_networks(make_network: Callable[[], Network], inputs: Inputs, labels: 
     torch_setup()
     device = resolve_device(config.device)
     rng = np.random.default_rng(config.random_state)
-    use_bf16 = bool(config.bf16) and device.type == "cuda"
+    precision = _precision(config, device)
     n_rounds = int(method.rounds())
     n_batches = math.ceil(len(inputs) / config.batch_size)
-    total_steps = config.epochs * n_batches
+    total_steps = config.epochs * math.ceil(n_batches / config.accumulate)
     losses: list[float] = []
     networks: list[Any] = []
 
@@ -312,31 +356,31 @@ def train_networks(make_network: Callable[[], Network], inputs: Inputs, labels: 
                                           weight_decay=config.weight_decay)
             schedule = torch.optim.lr_scheduler.LambdaLR(
                 optimizer, _lr_lambda(total_steps, float(config.warmup)))
+            scaler = torch.amp.GradScaler("cuda") if precision == torch.float16 else None
             for epoch in range(config.epochs):
                 for net in networks:
                     net.train()
                 total, count = 0.0, 0
-                for index in inputs.batches(rng, config.batch_size, shuffle=True):
+                batches = inputs.batches(rng, config.batch_size, shuffle=True)
+                for position, index in enumerate(batches):
                     index = np.asarray(index)
                     step = Step(
                         index=index, batch=inputs.batch(index, device),
                         targets=torch.as_tensor(targets_all[index], device=device),
                         networks=networks, epoch=epoch, n_epochs=config.epochs,
                         round_index=round_index, rng=rng)
-                    autocast = (torch.autocast("cuda", dtype=torch.bfloat16) if use_bf16
-                                else nullcontext())
+                    autocast = (torch.autocast("cuda", dtype=precision)
+                                if precision is not None else nullcontext())
                     with autocast:
                         out = method.loss(step)
                     parts = out if isinstance(out, list) else [out]
                     loss = parts[0] if len(parts) == 1 else torch.stack(parts).sum()
-                    optimizer.zero_grad(set_to_none=True)
-                    if extra is not None:
-                        extra.zero_grad(set_to_none=True)
-                    loss.backward()
-                    optimizer.step()
-                    if extra is not None:
-                        extra.step()
-                    schedule.step()
+                    scaled = loss / config.accumulate
+                    (scaler.scale(scaled) if scaler is not None else scaled).backward()
+                    if ((position + 1) % config.accumulate == 0
+                            or position + 1 == len(batches)):
+                        _step(optimizer, extra, scaler, params, config.max_grad_norm)
+                        schedule.step()
                     method.after_step(step)
                     total += float(loss.detach()) / len(parts)
                     count += 1
