@@ -115,3 +115,25 @@ def test_tiny_tokenizer_knows_its_words(tiny_bert_dir):
 
     tokenizer = AutoTokenizer.from_pretrained(str(tiny_bert_dir))
     assert tokenizer.unk_token_id not in tokenizer("match goal pasta")["input_ids"]
+
+
+def test_finetune_tokenises_once_with_head_and_tail_truncation(tiny_bert_dir):
+    from labelaudit.io import TextDataset
+
+    words = " ".join(["match"] * 40 + ["goal"] * 40)  # the ending differs from the start
+    data = TextDataset(np.arange(2), [words, "pasta sauce"], None, np.array([0, 1]),
+                       np.array(["a", "b"]))
+    scorer = FinetuneScorer(model=str(tiny_bert_dir), max_length=16)
+    inputs = scorer.prepare(data)
+    long_ids = inputs.ids[0]
+    assert len(long_ids) == 16 and len(inputs.ids[1]) == 4  # [CLS] pasta sauce [SEP]
+    from transformers import AutoTokenizer
+
+    tokens = AutoTokenizer.from_pretrained(str(tiny_bert_dir)).convert_ids_to_tokens(long_ids)
+    assert tokens[0] == "[CLS]" and tokens[-1] == "[SEP]"
+    assert tokens[1:4] == ["match"] * 3 and tokens[4:-1] == ["goal"] * 11  # head 4, tail 12
+    head_only = FinetuneScorer(model=str(tiny_bert_dir), max_length=16, truncation="head")
+    assert "goal" not in AutoTokenizer.from_pretrained(str(tiny_bert_dir)).convert_ids_to_tokens(
+        head_only.prepare(data).ids[0])
+    with pytest.raises(ValueError, match="truncation"):
+        FinetuneScorer(model=str(tiny_bert_dir), truncation="middle").prepare(data)

@@ -1,4 +1,4 @@
-"""Full fine-tuning of a Hugging Face sequence classifier (the FML of Chong et al. 2022)."""
+"""Full fine-tuning of a Hugging Face encoder as a classifier (the FML of Chong et al. 2022)."""
 
 from __future__ import annotations
 
@@ -7,43 +7,55 @@ from typing import Any
 
 import numpy as np
 
+from labelaudit._errors import InvalidParameterError
+from labelaudit._validation import check_int, check_number
 from labelaudit.io import TextDataset
 from labelaudit.models._base import Scorer
-from labelaudit.models._encoder import quiet_loading, resolve_model_path, torch_setup
-from labelaudit.models._progress import progress_bar
 
 __all__ = ["FinetuneScorer"]
 
 
-def _device(requested: str | None) -> str:
-    import torch
-
-    if requested:
-        return requested
-    return "cuda" if torch.cuda.is_available() else "cpu"
-
-
 @dataclass(eq=False, kw_only=True)
 class FinetuneScorer(Scorer):
-    """Fine-tune a pre-trained transformer per fold and predict held-out items.
+    """Fine-tune a pre-trained transformer per fold and predict held-out items (FML).
 
-    Meant for GPU users (it picks CUDA when present); on a CPU it runs, slowly, for
-    small data. Each ``fit`` starts again from the pre-trained weights.
+    Built for a GPU and run through labelaudit's one training loop
+    (:func:`labelaudit.robust._loop.train_networks`, the ``base`` method): texts are
+    tokenised once per dataset; batches are sorted by length within shuffled pools and
+    padded only to their longest item; AdamW with linear warmup (``warmup``) and decay,
+    gradient clipping and optional accumulation; on CUDA, bfloat16 autocast (float16 with
+    a gradient scaler where bfloat16 is missing), float32 on a CPU. Long texts keep their
+    first quarter and last three quarters of ``max_length`` tokens (head+tail truncation,
+    Sun et al. 2019), so the end of a review still counts. Each ``fit`` starts again from
+    the pre-trained weights: the encoder with mean pooling and a linear classifier.
 
     Parameters
     ----------
     model : str or None
-        A Hugging Face id or local folder; None is the packaged all-MiniLM-L6-v2.
+        A Hugging Face id or local folder (a ``labelaudit tapt`` output works); None is the
+        packaged all-MiniLM-L6-v2.
     epochs, learning_rate, batch_size, max_length : training settings.
+    eval_batch_size : int
+        Items per forward pass when predicting.
+    truncation : {"head_tail", "head"}
+        How single texts longer than ``max_length`` tokens are cut (pairs: the tokenizer's
+        longest-first truncation).
+    warmup, weight_decay, max_grad_norm, accumulate : optimiser settings.
     random_state : int
-        Seeds torch for the classifier head's initialisation and the batch order.
+        Seeds the classifier's initialisation, dropout and the batch order.
     device : str or None
         ``"cuda"``, ``"cpu"``...; None picks CUDA when available.
 
     References
     ----------
     Chong, Hong & Manning (2022), section 3: "we fine-tune a pre-trained foundation model
-    on the noisy data and rank items by their loss" (FML).
+    on the noisy data and rank items by their loss" (FML). Sun, Qiu, Xu & Huang (2019),
+    How to Fine-Tune BERT for Text Classification? (head+tail truncation).
+
+    Examples
+    --------
+    >>> FinetuneScorer(epochs=3, max_length=512).max_length
+    512
     """
 
     name = "finetune"
@@ -52,72 +64,72 @@ class FinetuneScorer(Scorer):
     epochs: int = 2
     learning_rate: float = 5e-5
     batch_size: int = 16
-    max_length: int = 128
+    eval_batch_size: int = 128
+    max_length: int = 256
+    truncation: str = "head_tail"
+    warmup: float = 0.06
+    weight_decay: float = 0.01
+    max_grad_norm: float | None = 1.0
+    accumulate: int = 1
     random_state: int = 0
     device: str | None = None
+    progress: bool = False
+
+    def _settings(self) -> dict[str, Any]:
+        return {"encoder": self.model, "max_length": self.max_length,
+                "truncation": self.truncation, "dropout": 0.1}
 
     def prepare(self, data: TextDataset, *, progress: bool = False) -> Any:
-        pairs = data.text_pairs if data.text_pairs is not None else [None] * len(data)
-        self._progress = progress
-        return list(zip(data.texts, pairs, strict=True))
+        """Token ids of every item, computed once (see :class:`TextInputs`)."""
+        from labelaudit.robust._finetune import TextInputs
 
-    def _encode(self, tokenizer: Any, rows: list[tuple[str, str | None]]):
-        firsts = [a for a, _ in rows]
-        seconds = [b for _, b in rows]
-        if all(b is None for b in seconds):
-            return tokenizer(firsts, truncation=True, max_length=self.max_length,
-                             padding=True, return_tensors="pt")
-        return tokenizer(firsts, seconds, truncation=True, max_length=self.max_length,
-                         padding=True, return_tensors="pt")
-
-    def _batches(self, n: int, *, shuffle: bool, rng: np.random.Generator):
-        order = rng.permutation(n) if shuffle else np.arange(n)
-        for start in range(0, n, self.batch_size):
-            yield order[start:start + self.batch_size]
+        check_int(self.max_length, "max_length", minimum=8)
+        if self.truncation not in ("head_tail", "head"):
+            raise InvalidParameterError(
+                f"truncation must be 'head_tail' or 'head'; got {self.truncation!r}")
+        self._progress = progress or self.progress
+        return TextInputs.from_dataset(data, self._settings())
 
     def fit(self, features: Any, labels: np.ndarray, *, n_classes: int) -> FinetuneScorer:
-        import torch
-        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+        import gc
 
-        torch_setup()
-        torch.manual_seed(self.random_state)
-        path = resolve_model_path(self.model)
-        device = _device(self.device)
-        with quiet_loading(bars=True):
-            self.tokenizer_ = AutoTokenizer.from_pretrained(path)
-            model = AutoModelForSequenceClassification.from_pretrained(
-                path, num_labels=n_classes).to(device)
-        optimizer = torch.optim.AdamW(model.parameters(), lr=self.learning_rate)
-        rng = np.random.default_rng(self.random_state)
-        targets = torch.as_tensor(np.asarray(labels), dtype=torch.long)
-        steps = self.epochs * -(-len(features) // self.batch_size)
-        schedule = torch.optim.lr_scheduler.LambdaLR(
-            optimizer, lambda step: max(0.0, 1.0 - step / max(steps, 1)))
-        model.train()
-        with progress_bar(steps, "fine-tune", unit=" batches",
-                          enabled=getattr(self, "_progress", False)) as bar:
-            for _ in range(self.epochs):
-                for index in self._batches(len(features), shuffle=True, rng=rng):
-                    batch = self._encode(self.tokenizer_, [features[i] for i in index])
-                    out = model(**batch.to(device), labels=targets[index].to(device))
-                    out.loss.backward()
-                    optimizer.step()
-                    schedule.step()
-                    optimizer.zero_grad()
-                    bar.update(1)
-        model.eval()
-        self.model_ = model
-        self.device_ = device
+        from labelaudit.robust._finetune import finetune_factory
+        from labelaudit.robust._loop import LoopConfig, train_networks
+        from labelaudit.robust._methods import make_method
+
+        check_number(self.learning_rate, "learning_rate", low=0.0, low_open=True)
+        _free_gpu_memory()
+        config = LoopConfig(
+            epochs=check_int(self.epochs, "epochs", minimum=1),
+            batch_size=check_int(self.batch_size, "batch_size", minimum=1),
+            learning_rate=float(self.learning_rate), weight_decay=self.weight_decay,
+            warmup=self.warmup, device=self.device, bf16=True,
+            max_grad_norm=self.max_grad_norm, accumulate=self.accumulate,
+            random_state=self.random_state, progress=getattr(self, "_progress", False))
+        networks, _ = train_networks(finetune_factory(self._settings(), n_classes), features,
+                                     np.asarray(labels), n_classes, make_method("base"),
+                                     config)
+        from labelaudit.robust._loop import resolve_device
+
+        self.model_ = networks[0]
+        self.device_ = str(resolve_device(self.device))
+        gc.collect()
         return self
 
     def predict_proba(self, features: Any) -> np.ndarray:
-        import torch
+        from labelaudit.robust._loop import predict_proba
 
-        outputs = []
-        with torch.no_grad():
-            for index in self._batches(len(features), shuffle=False,
-                                       rng=np.random.default_rng(0)):
-                batch = self._encode(self.tokenizer_, [features[i] for i in index])
-                logits = self.model_(**batch.to(self.device_)).logits
-                outputs.append(torch.softmax(logits.float(), dim=-1).cpu().numpy())
-        return np.concatenate(outputs) if outputs else np.zeros((0, self.model_.num_labels))
+        return predict_proba(self.model_, features,
+                             batch_size=check_int(self.eval_batch_size, "eval_batch_size",
+                                                  minimum=1))
+
+
+def _free_gpu_memory() -> None:
+    """Return the previous fold's cached GPU memory before the next one loads a model."""
+    import gc
+
+    import torch
+
+    gc.collect()
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()

@@ -24,6 +24,21 @@ def _model_path(settings: dict[str, Any]) -> str:
     return resolve_model_path(settings.get("encoder"))
 
 
+def head_tail(ids: list[int], limit: int) -> list[int]:
+    """The first quarter and the last three quarters of ``limit`` tokens of a sequence that
+    is longer (its first and last tokens, the special ones, kept).
+
+    Examples
+    --------
+    >>> head_tail(list(range(20)), 8)
+    [0, 1, 14, 15, 16, 17, 18, 19]
+    """
+    if len(ids) <= limit:
+        return list(ids)
+    head = max(1, limit // 4)
+    return list(ids[:head]) + list(ids[len(ids) - (limit - head):])
+
+
 class TextInputs:
     """Token ids of every item, padded per batch; batches of similar length."""
 
@@ -41,10 +56,21 @@ class TextInputs:
         with quiet_loading():
             tokenizer = AutoTokenizer.from_pretrained(_model_path(settings))
         pairs = dataset.text_pairs
-        encoded = tokenizer(list(dataset.texts), list(pairs) if pairs is not None else None,
-                            truncation=True, max_length=int(settings.get("max_length", 128)))
-        return cls([list(map(int, row)) for row in encoded["input_ids"]],
-                   int(tokenizer.pad_token_id or 0))
+        limit = int(settings.get("max_length", 128))
+        if pairs is not None or settings.get("truncation", "head_tail") != "head_tail":
+            encoded = tokenizer(list(dataset.texts), list(pairs) if pairs is not None else None,
+                                truncation=True, max_length=limit)
+            rows = encoded["input_ids"]
+        else:
+            encoded = tokenizer(list(dataset.texts), truncation=False, verbose=False)
+            rows = [head_tail(row, limit) for row in encoded["input_ids"]]
+        return cls([list(map(int, row)) for row in rows], int(tokenizer.pad_token_id or 0))
+
+    def __getitem__(self, index: np.ndarray | slice) -> TextInputs:
+        """The items at ``index`` (how cross-fitting takes a fold's rows), or a slice."""
+        if isinstance(index, slice):
+            return self.subset(np.arange(len(self))[index])
+        return self.subset(np.asarray(index))
 
     def __len__(self) -> int:
         return len(self.ids)
