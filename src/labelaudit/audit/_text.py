@@ -14,6 +14,7 @@ from labelaudit._errors import InvalidParameterError
 from labelaudit._validation import check_choice, check_fraction, check_int
 from labelaudit.audit._text_result import ChanceLevelWarning, ScanResult, warn_if_chance_level
 from labelaudit.io import TextDataset, prepare_text_dataset, read_table, require_columns
+from labelaudit.models._base import Scorer
 from labelaudit.models._progress import default_progress
 from labelaudit.registry import RANKING_METHODS, SCORERS
 
@@ -37,7 +38,7 @@ def id_column(frame: pd.DataFrame, id: str | None) -> str | None:  # noqa: A002
     return "id" if "id" in frame.columns else None
 
 
-def _check_weights(weights: object, scorers: Sequence[str]) -> None:
+def _check_weights(weights: object, scorers: Sequence[str]) -> None:  # member names
     if isinstance(weights, str):
         if weights not in ("auto", "equal"):
             raise InvalidParameterError(
@@ -88,7 +89,8 @@ def _check_options(methods: Sequence[str], rank_by: str, top: int | None,
 def scan(
     data: pd.DataFrame | str | Path, *, text: str = "text", label: str = "label",
     text_pair: str | None = None, id: str | None = None,  # noqa: A002 - mirrors the CLI flag
-    score: pd.DataFrame | str | Path | None = None, scorers: Sequence[str] = SCORERS.default,
+    score: pd.DataFrame | str | Path | None = None,
+    scorers: Sequence[str | Scorer] = SCORERS.default,
     methods: Sequence[Method] | None = None, rank_by: Method | None = None,
     annotations: str | None = None,
     weights: Literal["auto", "equal"] | Sequence[float] = "auto", n_folds: int = 5,
@@ -96,6 +98,7 @@ def scan(
     threshold: float | None = None, model: str | None = None,
     pair_mode: Literal["features", "joint"] | None = None,
     cache_dir: str | Path | None = None, progress: bool | None = None,
+    sweep: int = 0, keep: int = 3,
 ) -> ScanResult:
     """Rank every item by how likely its given label is wrong.
 
@@ -114,8 +117,12 @@ def scan(
         else the row number (0-based).
     score : DataFrame or path, optional
         A second split to rank with models fitted on all of ``data``.
-    scorers : sequence of {"tfidf", "embed", "finetune"}
-        The ensemble's members; the first is the single model behind ``loss``.
+    scorers : sequence of {"tfidf", "embed", "finetune"} or Scorer objects
+        The ensemble's members; the first is the single model behind ``loss``. A name is
+        made with ``model``, ``pair_mode`` and ``cache_dir``; an object carries its own
+        options (``FinetuneScorer(model="roberta-base", epochs=3, max_length=512)``), one
+        object per member, so several models of one kind form an FME (reported as
+        ``finetune[model]``).
     methods : sequence of str, optional
         Default: every method that applies, except ``self_confidence``, which ranks
         exactly as ``ensemble`` does (``-log p`` is monotone in ``p``). Any of ``loss``
@@ -140,7 +147,12 @@ def scan(
     top, threshold : optional
         Flag the ``top`` most suspect items, or those whose given label has ensemble
         probability below ``threshold``; by default, as many as cleanlab estimates.
-    model, pair_mode, cache_dir : options of the ``embed``/``finetune`` scorers.
+    model, pair_mode, cache_dir : options of the ``embed``/``finetune`` scorers named.
+    sweep, keep : int
+        With ``sweep`` > 0, every ``finetune`` member runs in ``sweep`` configurations
+        (learning rate, epochs, seed) and the ``keep`` with the lowest out-of-sample log
+        loss are averaged (the FME of Chong et al. 2022); the selection uses the same
+        out-of-sample predictions the ranking then uses.
     progress : bool, optional
         Progress bars on stderr; by default shown when stderr is a terminal or in a
         Jupyter notebook.
@@ -167,7 +179,7 @@ def scan(
     0
     """
     from labelaudit.detect import ensemble_pred_probs
-    from labelaudit.models._registry import member_pred_probs
+    from labelaudit.models._registry import member_keys, member_pred_probs
 
     started = time.perf_counter()
     wanted: list[str] = (list(methods) if methods is not None else
@@ -177,7 +189,7 @@ def scan(
     _check_options(wanted, order_by, top, threshold, n_seeds, annotations)
     if not scorers:
         raise InvalidParameterError("give at least one scorer")
-    _check_weights(weights, scorers)
+    _check_weights(weights, member_keys(scorers))
     train, target, crowd_votes = _read_data(data, score, text=text, label=label,
                                             text_pair=text_pair, id=id, annotations=annotations)
     scored = target if target is not None else train
@@ -185,7 +197,8 @@ def scan(
     run = member_pred_probs(train, target, scorers=list(scorers), n_folds=n_folds,
                             n_seeds=n_seeds, random_state=random_state,
                             progress=default_progress() if progress is None else progress,
-                            model=model, pair_mode=pair_mode, cache_dir=cache_dir)
+                            sweep=sweep, keep=keep, model=model, pair_mode=pair_mode,
+                            cache_dir=cache_dir)
     # Repeats of one scorer (--seeds) are averaged first; the weights and temperatures are
     # then fitted per scorer, not per repeat.
     scorer_probs = run.per_scorer()

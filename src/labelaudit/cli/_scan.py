@@ -25,6 +25,18 @@ _EPILOG = """examples:
   labelaudit scan reviews.csv --text text --label label --out issues.csv
   labelaudit scan nli.jsonl --text premise --text-pair hypothesis --label gold --out issues.parquet
   labelaudit scan train.csv --score test.csv --text text --label label --out test_issues.csv
+  labelaudit scan reviews.csv --scorers finetune,tfidf --model microsoft/deberta-v3-base \
+      --epochs 3 --max-length 512 --batch-size 32 --lr 2e-5 --out issues.csv
+  labelaudit scan reviews.csv --scorers finetune --model roberta-base \
+      --model microsoft/deberta-v3-base --seeds 2 --out issues.csv     # FME: models x seeds
+  labelaudit scan reviews.csv --scorers finetune --sweep 8 --keep 3 --out issues.csv
+
+Fine-tuning (--scorers finetune) is for a GPU; --epochs, --max-length, --batch-size and
+--lr set it (defaults 2, 256 with head+tail truncation, 16, 5e-5). Several --model values
+make one member per model for embed and finetune (an FME over models; with --seeds, over
+seeds too). --sweep N runs N fine-tuning configurations (learning rate, epochs, seed) and
+keeps the --keep with the lowest out-of-sample loss, selected on the same out-of-sample
+predictions the ranking uses.
 """
 
 
@@ -63,8 +75,19 @@ def add_parser(subparsers, parents) -> None:
     p.add_argument("--weights", default="auto",
                    help="ensemble weights: auto (fitted to out-of-sample loss), equal, "
                    "or comma-separated numbers")
-    p.add_argument("--model", help="encoder for embed/finetune: a Hugging Face id or a local "
-                   "folder (default: the packaged all-MiniLM-L6-v2)")
+    p.add_argument("--model", action="append",
+                   help="encoder for embed/finetune: a Hugging Face id or a local folder "
+                   "(default: the packaged all-MiniLM-L6-v2); repeat for one member per "
+                   "model")
+    tune = p.add_argument_group("fine-tuning (--scorers finetune)")
+    tune.add_argument("--epochs", type=at_least(1), help="default: 2")
+    tune.add_argument("--max-length", type=at_least(8), help="tokens per text (default: 256)")
+    tune.add_argument("--batch-size", type=at_least(1), help="default: 16")
+    tune.add_argument("--lr", type=float, dest="learning_rate", help="default: 5e-5")
+    tune.add_argument("--sweep", type=at_least(1), default=0, metavar="N",
+                      help="run N configurations and keep the best --keep (FME)")
+    tune.add_argument("--keep", type=at_least(1), default=3, metavar="K",
+                      help="configurations kept from --sweep (default: 3)")
     p.add_argument("--pair-mode", choices=["features", "joint"],
                    help="how embed encodes sentence pairs (default: features)")
     p.add_argument("--folds", type=at_least(2), default=5, help="cross-fitting folds (default: 5)")
@@ -78,6 +101,35 @@ def add_parser(subparsers, parents) -> None:
                       help="flag items whose given label has probability below this")
     p.add_argument("--cache-dir", help="embedding cache (default: ~/.cache/labelaudit)")
     p.add_argument("--show", type=at_least(0), default=20, help="rows printed without --out")
+
+
+_TUNING = ("epochs", "max_length", "batch_size", "learning_rate")
+
+
+def members(args: argparse.Namespace) -> list[Any]:
+    """The ensemble: a name per scorer, or a configured scorer object where --model or the
+    fine-tuning options apply (one per --model for embed and finetune)."""
+    from labelaudit._errors import InvalidParameterError
+    from labelaudit.models import make_scorer
+
+    tuning = {k: getattr(args, k) for k in _TUNING if getattr(args, k) is not None}
+    if tuning and "finetune" not in args.scorers:
+        flags = ", ".join(f"--{k.replace('_', '-')}" for k in tuning).replace(
+            "--learning-rate", "--lr")
+        raise InvalidParameterError(f"{flags} set the finetune scorer: add it to --scorers")
+    if args.sweep and "finetune" not in args.scorers:
+        raise InvalidParameterError("--sweep tunes the finetune scorer: add it to --scorers")
+    models = args.model or [None]
+    out: list[Any] = []
+    for name in args.scorers:
+        if name not in ("embed", "finetune"):
+            out.append(name)
+            continue
+        for model in models:
+            options = dict(tuning) if name == "finetune" else {}
+            out.append(make_scorer(name, model=model, pair_mode=args.pair_mode,
+                                   cache_dir=args.cache_dir, **options))
+    return out
 
 
 def run(args: argparse.Namespace) -> int:
@@ -94,11 +146,11 @@ def run(args: argparse.Namespace) -> int:
     with warnings_to_stderr(args):
         result = scan(
             args.data, text=args.text, label=args.label, text_pair=args.text_pair, id=args.id,
-            score=args.score, scorers=args.scorers, methods=args.methods,
+            score=args.score, scorers=members(args), methods=args.methods,
             annotations=args.annotations, rank_by=args.rank_by, weights=weights,
             n_folds=args.folds, n_seeds=args.seeds, random_state=args.seed, top=args.top,
-            threshold=args.threshold, model=args.model, pair_mode=args.pair_mode,
-            cache_dir=args.cache_dir, progress=show_progress(args))
+            threshold=args.threshold, pair_mode=args.pair_mode, cache_dir=args.cache_dir,
+            sweep=args.sweep, keep=args.keep, progress=show_progress(args))
     log(args, result.summary())
     table = not args.out and args.format == "table"
     emit_output(result.to_table(args.show) if table else result.to_frame(), args,

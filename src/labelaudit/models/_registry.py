@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from labelaudit._errors import InvalidInputError
+from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.io import TextDataset
 from labelaudit.models._base import Scorer
 from labelaudit.registry import SCORERS as _SCORERS
@@ -20,6 +20,7 @@ __all__ = [
     "ScorerName",
     "cross_val_pred_probs",
     "make_scorer",
+    "member_keys",
     "member_pred_probs",
 ]
 
@@ -69,17 +70,106 @@ class MemberProbs:
         return {name: np.mean(r, axis=0) for name, r in runs.items()}
 
 
+def member_keys(scorers: Sequence[str | Scorer]) -> list[str]:
+    """The name each ensemble member is reported under: the scorer's name, or
+    ``name[model]`` when two members share a name (FME over several models).
+
+    Examples
+    --------
+    >>> from labelaudit.models import FinetuneScorer
+    >>> member_keys(["tfidf", FinetuneScorer(model="a"), FinetuneScorer(model="b")])
+    ['tfidf', 'finetune[a]', 'finetune[b]']
+    """
+    names = [s if isinstance(s, str) else str(getattr(s, "name", type(s).__name__))
+             for s in scorers]
+    keys = []
+    for scorer, name in zip(scorers, names, strict=True):
+        if names.count(name) > 1 and not isinstance(scorer, str):
+            model = getattr(scorer, "model", None)
+            keys.append(f"{name}[{model if model is not None else 'default'}]")
+        else:
+            keys.append(name)
+    twice = sorted({k for k in keys if keys.count(k) > 1})
+    if twice:
+        raise InvalidParameterError(f"the ensemble names a member twice: {twice}; give "
+                                    "each its own model or options")
+    return keys
+
+
+def _with_seed(scorer: str | Scorer, state: int | None, options: dict[str, Any]) -> Scorer:
+    """A fresh scorer for one repeat: by name with the shared options, or a copy of the
+    given object with its ``random_state`` set."""
+    import dataclasses
+
+    if isinstance(scorer, str):
+        return make_scorer(scorer, **{**options, "random_state": state})
+    fresh = scorer.clone()
+    if state is not None and dataclasses.is_dataclass(fresh) and any(
+            f.name == "random_state" for f in dataclasses.fields(fresh)):
+        fresh = dataclasses.replace(fresh, random_state=state)
+    return fresh
+
+
+_SWEEP_LR = (1e-5, 2e-5, 3e-5, 5e-5)
+_SWEEP_EPOCHS = (2, 3, 4)
+
+
+def sweep_scorers(base: Scorer, n_configs: int, *, random_state: int | None = 0,
+                  ) -> list[Scorer]:
+    """``n_configs`` copies of a fine-tuning scorer with learning rate, epochs and seed
+    drawn from the grid the FME of Chong et al. (2022, appendix D) sweeps
+    (learning rate 1e-5..5e-5, 2-4 epochs), without repeats.
+
+    Examples
+    --------
+    >>> from labelaudit.models import FinetuneScorer
+    >>> configs = sweep_scorers(FinetuneScorer(), 3)
+    >>> len({(c.learning_rate, c.epochs, c.random_state) for c in configs})
+    3
+    """
+    import dataclasses
+    import itertools
+
+    rng = np.random.default_rng(random_state)
+    grid = list(itertools.product(_SWEEP_LR, _SWEEP_EPOCHS, range(max(1, n_configs))))
+    picks = rng.choice(len(grid), size=min(n_configs, len(grid)), replace=False)
+    return [dataclasses.replace(base, learning_rate=grid[i][0], epochs=grid[i][1],  # type: ignore[type-var]
+                                random_state=int(grid[i][2])) for i in sorted(picks)]
+
+
+def keep_best(probs: dict[str, np.ndarray], labels: np.ndarray, keep: int) -> list[str]:
+    """The ``keep`` members with the lowest out-of-sample log loss of the given labels
+    (the same predictions the ranking then uses; Chong et al. select the same way).
+
+    Examples
+    --------
+    >>> labels = np.array([0, 1])
+    >>> good, bad = np.array([[0.9, 0.1], [0.2, 0.8]]), np.array([[0.5, 0.5], [0.6, 0.4]])
+    >>> keep_best({"a": bad, "b": good}, labels, 1)
+    ['b']
+    """
+    loss = {k: float(-np.mean(np.log(np.clip(p[np.arange(len(labels)), labels], 1e-12, 1))))
+            for k, p in probs.items()}
+    return sorted(loss, key=lambda k: (loss[k], k))[:keep]
+
+
 def member_pred_probs(
     train: TextDataset, target: TextDataset | None = None, *,
-    scorers: Sequence[str] = DEFAULT_SCORERS, n_folds: int = 5, n_seeds: int = 1,
-    random_state: int | None = 0, progress: bool = False, **options: Any,
+    scorers: Sequence[str | Scorer] = DEFAULT_SCORERS, n_folds: int = 5, n_seeds: int = 1,
+    random_state: int | None = 0, progress: bool = False, sweep: int = 0, keep: int = 3,
+    **options: Any,
 ) -> MemberProbs:
     """Out-of-sample probabilities of each scorer (and each seed repeat).
+
+    With ``sweep`` > 0, each ``finetune`` member is run in ``sweep`` configurations
+    (:func:`sweep_scorers`) and the ``keep`` with the lowest out-of-sample log loss stay,
+    as repeats of that member (averaged into one, the FME of Chong et al. 2022).
 
     Every scorer prepares its features once; each repeat is cross-fitted on stratified
     folds of ``train`` (the same folds for every scorer), or, with ``target``, fitted on
     all of ``train`` to score ``target``, where a repeat only changes scorers that are
-    random.
+    random. A scorer is a name (made with ``options``) or a configured
+    :class:`~labelaudit.models.Scorer` object (its own options: one object per member).
     """
     from labelaudit.models._crossfit import crossfit_pred_probs, fit_score_pred_probs, make_folds
 
@@ -88,23 +178,63 @@ def member_pred_probs(
     n_classes = len(train.classes)
     members: dict[str, np.ndarray] = {}
     folds_used = n_folds
-    for name in scorers:
-        scorer = make_scorer(name, **options)
+    if sweep:
+        return _swept(train, target, scorers, n_folds=n_folds, random_state=random_state,
+                      progress=progress, sweep=sweep, keep=keep, **options)
+    for key, given in zip(member_keys(scorers), scorers, strict=True):
+        scorer = make_scorer(given, **options) if isinstance(given, str) else given
         train_features = scorer.prepare(train, progress=progress)
         target_features = None if target is None else scorer.prepare(target, progress=progress)
         for seed in range(n_seeds):
             state = None if random_state is None else random_state + seed
-            seeded = make_scorer(name, **{**options, "random_state": state})
-            key = name if seed == 0 else f"{name}#{seed}"
+            # a configured object keeps its own seed in the first repeat
+            seeded = _with_seed(given, None if seed == 0 and not isinstance(given, str)
+                                else state, options)
+            name = key if seed == 0 else f"{key}#{seed}"
             if target_features is not None:
-                members[key] = fit_score_pred_probs(seeded, train_features, train.labels,
-                                                    target_features, n_classes=n_classes)
+                members[name] = fit_score_pred_probs(seeded, train_features, train.labels,
+                                                     target_features, n_classes=n_classes)
                 continue
             folds = make_folds(train.labels, n_folds=n_folds, random_state=state,
                                classes=train.classes)
             folds_used = int(folds.max()) + 1
-            members[key] = crossfit_pred_probs(seeded, train_features, train.labels, folds,
-                                               n_classes=n_classes, progress=progress)
+            members[name] = crossfit_pred_probs(seeded, train_features, train.labels, folds,
+                                                n_classes=n_classes, progress=progress)
+    return MemberProbs(members, folds_used)
+
+
+def _swept(train: TextDataset, target: TextDataset | None, scorers: Sequence[str | Scorer], *,
+           n_folds: int, random_state: int | None, progress: bool, sweep: int, keep: int,
+           **options: Any) -> MemberProbs:
+    """Members with every fine-tuning member replaced by the best ``keep`` of a sweep."""
+    if keep < 1 or keep > sweep:
+        raise InvalidParameterError(f"keep must be between 1 and sweep ({sweep}); got {keep}")
+    keys = member_keys(scorers)
+    tuned = [k for k, s in zip(keys, scorers, strict=True)
+             if (s if isinstance(s, str) else getattr(s, "name", "")) == "finetune"]
+    if not tuned:
+        raise InvalidParameterError("sweep tunes the finetune scorer: add it to the scorers")
+    members: dict[str, np.ndarray] = {}
+    folds_used = n_folds
+    for key, given in zip(keys, scorers, strict=True):
+        if key not in tuned:
+            run = member_pred_probs(train, target, scorers=[given], n_folds=n_folds,
+                                    random_state=random_state, progress=progress, **options)
+            members[key] = run.probs[next(iter(run.probs))]
+            folds_used = run.n_folds
+            continue
+        base = make_scorer("finetune", **options) if isinstance(given, str) else given
+        swept: dict[str, np.ndarray] = {}
+        for c, config in enumerate(sweep_scorers(base, sweep, random_state=random_state)):
+            # the same folds as every other member; each configuration keeps its own seed
+            run = member_pred_probs(train, target, scorers=[config], n_folds=n_folds,
+                                    random_state=random_state, progress=progress)
+            swept[f"config{c}"] = run.probs[next(iter(run.probs))]
+            folds_used = run.n_folds
+        labels = (target if target is not None else train).labels
+        assert labels is not None  # noqa: S101 - checked by the caller
+        for i, name in enumerate(keep_best(swept, labels, keep)):
+            members[key if i == 0 else f"{key}#{i}"] = swept[name]
     return MemberProbs(members, folds_used)
 
 
