@@ -81,3 +81,9 @@ def test_cli_finetune_options_need_the_finetune_scorer(tmp_path):
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 1
     assert "--epochs, --lr set the finetune scorer: add it to --scorers" in done.stderr
+
+
+def test_summary_shows_each_members_time_next_to_its_weight():
+    result = scan(make_topic_frame(10, n_errors=2), scorers=["tfidf"], progress=False)
+    assert set(result.member_seconds) == {"tfidf"} and result.member_seconds["tfidf"] > 0
+    assert f"tfidf 1.00 (T={result.temperatures['tfidf']:.2f}, " in result.summary()

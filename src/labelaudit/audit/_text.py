@@ -218,6 +218,7 @@ def scan(
         scores=scores, rank_by=order_by,
         flagged=flagged, flag_rule=rule, n_issues_estimate=n_issues,
         seconds=time.perf_counter() - started, consensus_labels=consensus,
+        member_seconds=dict(run.seconds),
         mode=("fit-on-train, score-on-test" if target is not None
               else f"{run.n_folds}-fold cross-fit"),
     )

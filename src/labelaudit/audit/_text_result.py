@@ -45,6 +45,9 @@ class ScanResult:
         cleanlab's estimate of the number of label errors.
     seconds : float
         Wall time of the scan.
+    member_seconds : dict of str to float
+        Wall time of each member (encoding and every fold), shown in the summary next to
+        its weight, so a user sees where the time went.
     """
 
     ids: np.ndarray
@@ -64,6 +67,7 @@ class ScanResult:
     seconds: float
     mode: str = field(default="cross-fit")
     consensus_labels: np.ndarray | None = None
+    member_seconds: dict[str, float] = field(default_factory=dict)
 
     @property
     def accuracy(self) -> float:
@@ -135,8 +139,10 @@ class ScanResult:
 
     def summary(self) -> str:
         """A few lines for a person: items, classes, estimated errors, accuracy, time."""
-        weights = ", ".join(f"{k} {v:.2f} (T={self.temperatures[k]:.2f})"
-                            for k, v in self.weights.items())
+        weights = ", ".join(
+            f"{k} {v:.2f} (T={self.temperatures[k]:.2f}"
+            + (f", {self.member_seconds[k]:.1f}s" if k in self.member_seconds else "") + ")"
+            for k, v in self.weights.items())
         n = max(len(self.labels), 1)
         majority = self.majority_rate
         weak = ""

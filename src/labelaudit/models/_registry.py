@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
@@ -57,10 +58,13 @@ class MemberProbs:
         One entry per scorer and repeat: ``"tfidf"``, then ``"tfidf#1"``... with seeds.
     n_folds : int
         Folds actually used (fewer than asked when a class is small).
+    seconds : dict of str to float
+        Wall time per member (its repeats together), encoding included.
     """
 
     probs: dict[str, np.ndarray]
     n_folds: int
+    seconds: dict[str, float] = field(default_factory=dict)
 
     def per_scorer(self) -> dict[str, np.ndarray]:
         """Each scorer's repeats averaged, as FME averages seeds."""
@@ -181,7 +185,9 @@ def member_pred_probs(
     if sweep:
         return _swept(train, target, scorers, n_folds=n_folds, random_state=random_state,
                       progress=progress, sweep=sweep, keep=keep, **options)
+    seconds: dict[str, float] = {}
     for key, given in zip(member_keys(scorers), scorers, strict=True):
+        started = time.perf_counter()
         scorer = make_scorer(given, **options) if isinstance(given, str) else given
         train_features = scorer.prepare(train, progress=progress)
         target_features = None if target is None else scorer.prepare(target, progress=progress)
@@ -200,7 +206,8 @@ def member_pred_probs(
             folds_used = int(folds.max()) + 1
             members[name] = crossfit_pred_probs(seeded, train_features, train.labels, folds,
                                                 n_classes=n_classes, progress=progress)
-    return MemberProbs(members, folds_used)
+        seconds[key] = time.perf_counter() - started
+    return MemberProbs(members, folds_used, seconds)
 
 
 def _swept(train: TextDataset, target: TextDataset | None, scorers: Sequence[str | Scorer], *,
@@ -215,13 +222,16 @@ def _swept(train: TextDataset, target: TextDataset | None, scorers: Sequence[str
     if not tuned:
         raise InvalidParameterError("sweep tunes the finetune scorer: add it to the scorers")
     members: dict[str, np.ndarray] = {}
+    seconds: dict[str, float] = {}
     folds_used = n_folds
     for key, given in zip(keys, scorers, strict=True):
+        started = time.perf_counter()
         if key not in tuned:
             run = member_pred_probs(train, target, scorers=[given], n_folds=n_folds,
                                     random_state=random_state, progress=progress, **options)
             members[key] = run.probs[next(iter(run.probs))]
             folds_used = run.n_folds
+            seconds[key] = time.perf_counter() - started
             continue
         base = make_scorer("finetune", **options) if isinstance(given, str) else given
         swept: dict[str, np.ndarray] = {}
@@ -235,7 +245,8 @@ def _swept(train: TextDataset, target: TextDataset | None, scorers: Sequence[str
         assert labels is not None  # noqa: S101 - checked by the caller
         for i, name in enumerate(keep_best(swept, labels, keep)):
             members[key if i == 0 else f"{key}#{i}"] = swept[name]
-    return MemberProbs(members, folds_used)
+        seconds[key] = time.perf_counter() - started
+    return MemberProbs(members, folds_used, seconds)
 
 
 def cross_val_pred_probs(
