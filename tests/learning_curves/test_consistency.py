@@ -231,3 +231,16 @@ def test_t_interval_covers_95_percent_and_the_bootstrap_does_not_with_5_repeats(
             covered[method] += low <= 0.0 <= high
     assert 0.92 <= covered["t"] / 600 <= 0.98
     assert covered["bootstrap"] / 600 < 0.89  # about 0.84
+
+
+def test_cli_prints_the_near_chance_warning_before_the_summary(tmp_path):
+    train = make_task(300, 1)
+    train["label"] = np.random.default_rng(0).choice(list(TOPICS), len(train))
+    train.to_json(tmp_path / "train.jsonl", orient="records", lines=True)
+    make_task(50, 2).to_json(tmp_path / "batch.jsonl", orient="records", lines=True)
+    done = run_cli("train.jsonl", "--suspect", "batch.jsonl", "--text", "text", "--repeats",
+                   "2", "--points", "3", "--format", "csv", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    warning = done.stderr.index("warning: the model fed all of PureTrain")
+    verdict = max(done.stderr.find("No inconsistency"), done.stderr.find("The suspect set"))
+    assert 0 <= warning < verdict

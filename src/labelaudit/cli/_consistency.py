@@ -126,5 +126,5 @@ def run(args: argparse.Namespace) -> int:
             emit_output(result.verdict_frame(), args)
         if args.plot:
             log(args, f"wrote {args.plot}")
-        log(args, result.summary())
+    log(args, result.summary())  # after the warnings, which the block prints as it closes
     return 0

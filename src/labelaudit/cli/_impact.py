@@ -219,8 +219,8 @@ def run(args: argparse.Namespace) -> int:
             emit(result.to_frame(), format=args.format)
         if args.plot:
             result.plot(args.plot)
-        log(args, result.summary())
         for path in (args.out, args.plot):
             if path:
                 log(args, f"wrote {path}")
+    log(args, result.summary())  # after the warnings, which the block prints as it closes
     return 0

@@ -112,5 +112,5 @@ def run(args: argparse.Namespace) -> int:
             log(args, f"wrote {args.out}")
         else:
             emit_output(result.to_frame(), args)
-        log(args, result.summary())
+    log(args, result.summary())  # after the warnings, which the block prints as it closes
     return 0

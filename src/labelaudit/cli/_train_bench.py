@@ -91,5 +91,5 @@ def run(args: argparse.Namespace) -> int:
         if args.plot:
             result.plot(args.plot)
             log(args, f"wrote {args.plot}")
-        log(args, result.summary())
+    log(args, result.summary())  # after the warnings, which the block prints as it closes
     return 0

@@ -31,6 +31,7 @@ __all__ = [
     "FinetuneTokenScorer",
     "FoldWarning",
     "Scorer",
+    "TaptResult",
     "TfidfScorer",
     "TokenScorer",
     "cross_val_pred_probs",
@@ -38,7 +39,11 @@ __all__ = [
     "encode_texts",
     "make_scorer",
     "make_token_scorer",
+    "tapt",
 ]
+
+# Public, but imported on first use (transformers' masked-LM classes are heavy).
+_LAZY = {"tapt": "labelaudit.models._tapt", "TaptResult": "labelaudit.models._tapt"}
 
 # Importable for labelaudit's own modules, benchmarks and tests, but not public API
 # (imported on first use).
@@ -68,6 +73,6 @@ _INTERNAL = {
 
 
 def __getattr__(name: str) -> object:
-    if name in _INTERNAL:
-        return getattr(importlib.import_module(_INTERNAL[name]), name)
+    if name in _INTERNAL or name in _LAZY:
+        return getattr(importlib.import_module({**_INTERNAL, **_LAZY}[name]), name)
     raise AttributeError(f"module 'labelaudit.models' has no attribute {name!r}")
