@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from tests.conftest import make_topic_frame
 
-from labelaudit.io import prepare_text_dataset
+from labelaudit.io import TextDataset, prepare_text_dataset
 from labelaudit.models import (
     EmbeddingCache,
     EmbedScorer,
@@ -137,3 +137,22 @@ def test_finetune_tokenises_once_with_head_and_tail_truncation(tiny_bert_dir):
         head_only.prepare(data).ids[0])
     with pytest.raises(ValueError, match="truncation"):
         FinetuneScorer(model=str(tiny_bert_dir), truncation="middle").prepare(data)
+
+
+def test_embed_windows_cover_the_whole_of_long_texts(tiny_st_dir):
+    from labelaudit.models._embed import encode_texts, encode_windows
+
+    start, end = " ".join(["match"] * 30), " ".join(["pasta"] * 30)
+    long_text = f"{start} {end}"
+    options = {"model": str(tiny_st_dir), "max_length": 32, "cache_dir": False}
+    truncated = encode_texts([long_text], **options)[0]
+    windowed = encode_windows([long_text, "goal team"], **options)
+    both = encode_texts([start, end], **options)
+    mean = both.mean(axis=0) / np.linalg.norm(both.mean(axis=0))
+    np.testing.assert_allclose(windowed[0], mean, atol=1e-5)  # two windows, averaged
+    assert not np.allclose(windowed[0], truncated, atol=1e-3)  # truncation sees the start only
+    np.testing.assert_allclose(windowed[1], encode_texts(["goal team"], **options)[0],
+                               atol=1e-6)  # a short text is embedded as it is
+    with pytest.raises(ValueError, match="long_texts"):
+        make_scorer("embed", long_texts="all").prepare(
+            TextDataset(np.arange(1), ["a"], None, np.array([0]), np.array(["x"])))

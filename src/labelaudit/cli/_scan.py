@@ -88,6 +88,9 @@ def add_parser(subparsers, parents) -> None:
                       help="run N configurations and keep the best --keep (FME)")
     tune.add_argument("--keep", type=at_least(1), default=3, metavar="K",
                       help="configurations kept from --sweep (default: 3)")
+    p.add_argument("--long-texts", choices=["truncate", "windows"],
+                   help="embed: cut texts longer than the encoder's window (default), or "
+                   "embed them as the mean of their windows")
     p.add_argument("--pair-mode", choices=["features", "joint"],
                    help="how embed encodes sentence pairs (default: features)")
     p.add_argument("--folds", type=at_least(2), default=5, help="cross-fitting folds (default: 5)")
@@ -113,6 +116,8 @@ def members(args: argparse.Namespace) -> list[Any]:
     from labelaudit.models import make_scorer
 
     tuning = {k: getattr(args, k) for k in _TUNING if getattr(args, k) is not None}
+    if args.long_texts and "embed" not in args.scorers:
+        raise InvalidParameterError("--long-texts sets the embed scorer: add it to --scorers")
     if tuning and "finetune" not in args.scorers:
         flags = ", ".join(f"--{k.replace('_', '-')}" for k in tuning).replace(
             "--learning-rate", "--lr")
@@ -126,7 +131,8 @@ def members(args: argparse.Namespace) -> list[Any]:
             out.append(name)
             continue
         for model in models:
-            options = dict(tuning) if name == "finetune" else {}
+            options = (dict(tuning) if name == "finetune" else
+                       {"long_texts": args.long_texts} if args.long_texts else {})
             out.append(make_scorer(name, model=model, pair_mode=args.pair_mode,
                                    cache_dir=args.cache_dir, **options))
     return out

@@ -20,7 +20,7 @@ from labelaudit.models._encoder import (
 )
 from labelaudit.models._progress import progress_bar
 
-__all__ = ["EmbedScorer", "encode_texts"]
+__all__ = ["EmbedScorer", "encode_texts", "encode_windows"]
 
 PairMode = Literal["features", "joint"]
 
@@ -72,6 +72,46 @@ def encode_texts(
     return cache.get_or_compute(keys, compute)
 
 
+def encode_windows(
+    texts: list[str],
+    *,
+    model: str | None = None,
+    max_length: int = 256,
+    **options: Any,
+) -> np.ndarray:
+    """Embeddings of long texts as the mean of their windows' embeddings.
+
+    A text longer than ``max_length`` tokens (special tokens aside) is cut into consecutive
+    windows of that many tokens; each window is embedded (and cached) as a text of its own
+    and the text's embedding is their L2-normalised mean, so the whole document counts, not
+    only its first ``max_length`` tokens. Shorter texts are embedded as they are, exactly
+    as :func:`encode_texts` does.
+    """
+    from transformers import AutoTokenizer
+
+    from labelaudit.models._encoder import quiet_loading
+
+    with quiet_loading():
+        tokenizer = AutoTokenizer.from_pretrained(resolve_model_path(model))
+    width = max(1, max_length - 2)
+    pieces: list[str] = []
+    owner: list[int] = []
+    for i, text in enumerate(texts):
+        tokens = tokenizer.tokenize(str(text))
+        if len(tokens) <= width:
+            pieces.append(str(text))
+            owner.append(i)
+            continue
+        for start in range(0, len(tokens), width):
+            pieces.append(tokenizer.convert_tokens_to_string(tokens[start:start + width]))
+            owner.append(i)
+    vectors = encode_texts(pieces, model=model, max_length=max_length, **options)
+    out = np.zeros((len(texts), vectors.shape[1]), dtype=np.float64)
+    np.add.at(out, np.asarray(owner), vectors)
+    out /= np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
+    return out.astype(np.float32)
+
+
 @dataclass(eq=False, kw_only=True)
 class EmbedScorer(Scorer):
     """Frozen sentence embeddings (default all-MiniLM-L6-v2) + logistic regression.
@@ -87,6 +127,10 @@ class EmbedScorer(Scorer):
         together as one tokenizer text pair.
     C : float
         Inverse regularisation strength of the head.
+    long_texts : {"truncate", "windows"}
+        Single texts longer than ``max_length`` tokens: cut (the encoder's own truncation),
+        or embedded as the mean of their windows (:func:`encode_windows`), which sees the
+        whole document at the cost of encoding every window.
     """
 
     name = "embed"
@@ -97,10 +141,16 @@ class EmbedScorer(Scorer):
     batch_size: int = 32
     max_length: int = 256
     cache_dir: str | Path | None = None
+    long_texts: Literal["truncate", "windows"] = "truncate"
 
     def prepare(self, data: TextDataset, *, progress: bool = False) -> Any:
         options: dict[str, Any] = dict(model=self.model, batch_size=self.batch_size,
                        max_length=self.max_length, cache_dir=self.cache_dir, progress=progress)
+        if self.long_texts not in ("truncate", "windows"):
+            raise InvalidParameterError(
+                f"long_texts must be 'truncate' or 'windows'; got {self.long_texts!r}")
+        if data.text_pairs is None and self.long_texts == "windows":
+            return encode_windows(list(data.texts), **options)
         if data.text_pairs is None:
             return encode_texts(data.texts, **options)
         if self.pair_mode == "joint":
