@@ -14,14 +14,18 @@ from labelaudit.io._write import (
     OUTPUT_SUFFIXES,
     atomic_path,
     emit,
+    figure_path,
     format_of,
     render_table,
+    save_figure,
     write_json,
     write_table,
 )
 
 __all__ = [
     "FORMATS",
+    "figure_path",
+    "save_figure",
     "OUTPUT_SUFFIXES",
     "TextDataset",
     "atomic_path",

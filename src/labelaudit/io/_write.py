@@ -221,3 +221,34 @@ def write_json(data: object, path: str | Path) -> Path:
     with atomic_path(target) as tmp:
         _with_text(tmp, lambda h: json.dump(data, h, indent=2, default=_json_default))
     return target
+
+
+FIGURE_FORMATS = {".png": "png", ".svg": "svg"}
+
+
+def figure_path(path: str | Path) -> tuple[Path, str]:
+    """``path`` and its figure format from the suffix (.png or .svg); checked before any
+    drawing, so a wrong suffix fails fast.
+
+    Examples
+    --------
+    >>> figure_path("curves.SVG")
+    (PosixPath('curves.SVG'), 'svg')
+    """
+    from labelaudit._errors import InvalidParameterError
+
+    target = Path(path)
+    fmt = FIGURE_FORMATS.get(target.suffix.lower())
+    if fmt is None:
+        raise InvalidParameterError(
+            f"{target}: cannot plot to {target.suffix or 'a file without a suffix'}; "
+            "use a .png or .svg file")
+    return target, fmt
+
+
+def save_figure(figure: object, path: str | Path, **options: object) -> Path:
+    """Write a matplotlib figure to ``path`` (.png or .svg), atomically."""
+    target, fmt = figure_path(path)
+    with atomic_path(target) as tmp:
+        figure.savefig(tmp, format=fmt, **options)  # type: ignore[attr-defined]
+    return target

@@ -11,11 +11,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from labelaudit._errors import InvalidParameterError
-
 __all__ = ["ConsistencyResult", "SchemeCurve", "SchemeVerdict"]
 
-_FORMATS = {".png": "png", ".svg": "svg"}
 _METRIC_NAMES = {"entity_f1": "entity F1", "token_accuracy": "token accuracy",
                  "accuracy": "accuracy", "macro_f1": "macro-F1"}
 
@@ -175,14 +172,9 @@ class ConsistencyResult:
     def plot(self, path: str | Path, *, title: str | None = None) -> Path:
         """The seed's figures: identify curves, and with a correction the Mistake and
         Correct schemes with their references; mean lines with shaded bands."""
-        from labelaudit.io import atomic_path
+        from labelaudit.io import figure_path, save_figure
 
-        target = Path(path)
-        fmt = _FORMATS.get(target.suffix.lower())
-        if fmt is None:
-            raise InvalidParameterError(
-                f"{target}: cannot plot to {target.suffix or 'a file without a suffix'}; "
-                "use a .png or .svg file")
+        target, _ = figure_path(path)
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
 
@@ -210,6 +202,4 @@ class ConsistencyResult:
                            "set (%)")
         figure.suptitle(title or f"label consistency: {self.verdict}")
         figure.tight_layout()
-        with atomic_path(target) as tmp:
-            figure.savefig(tmp, format=fmt)
-        return target
+        return save_figure(figure, target)

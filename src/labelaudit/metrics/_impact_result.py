@@ -11,12 +11,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from labelaudit._errors import InvalidParameterError
-from labelaudit.io import atomic_path
+from labelaudit.io import figure_path, save_figure
 
 __all__ = ["ImpactCurve", "ImpactResult", "RankFlip"]
 
-_FORMATS = {".png": "png", ".svg": "svg"}
 
 
 def _number(value: float) -> float | None:
@@ -187,12 +185,7 @@ class ImpactResult:
     def plot(self, path: str | Path, *, title: str | None = None) -> Path:
         """Draw A(x; M) per model, original (dashed) and corrected (solid), against the
         noise prevalence N(x) as the seed's figures do; PNG or SVG by the suffix."""
-        target = Path(path)
-        fmt = _FORMATS.get(target.suffix.lower())
-        if fmt is None:
-            raise InvalidParameterError(
-                f"{target}: cannot plot to {target.suffix or 'a file without a suffix'}; "
-                "use a .png or .svg file")
+        target, _ = figure_path(path)
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
 
@@ -215,6 +208,4 @@ class ImpactResult:
         if title:
             figure.suptitle(title)
         figure.tight_layout()
-        with atomic_path(target) as tmp:
-            figure.savefig(tmp, format=fmt)
-        return target
+        return save_figure(figure, target)

@@ -6,12 +6,11 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from labelaudit._errors import InvalidParameterError
-from labelaudit.io import atomic_path
+from labelaudit.io import figure_path, save_figure
 from labelaudit.metrics._ranking import PrecisionRecallCurve
 
 __all__ = ["plot_precision_recall"]
 
-_FORMATS = {".png": "png", ".svg": "svg"}
 
 
 def plot_precision_recall(
@@ -49,13 +48,7 @@ def plot_precision_recall(
     >>> plot_precision_recall({"loss": curve}, out).read_text().startswith("<?xml")
     True
     """
-    target = Path(path)
-    fmt = _FORMATS.get(target.suffix.lower())
-    if fmt is None:
-        raise InvalidParameterError(
-            f"{target}: cannot plot to {target.suffix or 'a file without a suffix'}; "
-            "use a .png or .svg file"
-        )
+    target, _ = figure_path(path)
     if not curves:
         raise InvalidParameterError("curves is empty: pass at least one named curve")
     for name, curve in curves.items():
@@ -86,6 +79,4 @@ def plot_precision_recall(
     axes.grid(True, alpha=0.3)
     axes.legend(loc="upper right", fontsize="small")
     figure.tight_layout()
-    with atomic_path(target) as tmp:
-        figure.savefig(tmp, format=fmt)
-    return target
+    return save_figure(figure, target)

@@ -85,11 +85,9 @@ class BenchResult:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
 
-        from labelaudit.io import atomic_path
+        from labelaudit.io import figure_path, save_figure
 
-        target = Path(path)
-        if target.suffix.lower() not in (".png", ".svg"):
-            raise InvalidParameterError(f"{target}: plot to a .png or .svg file")
+        target, _ = figure_path(path)
         frame = self.to_frame()
         noises = list(dict.fromkeys(frame["noise"]))
         figure = Figure(figsize=(5.0 * len(noises), 4.2), dpi=120)
@@ -107,9 +105,7 @@ class BenchResult:
         axes[0].set_ylabel("top-1 accuracy on the clean test set (%)")
         axes[-1].legend(fontsize="x-small")
         figure.tight_layout()
-        with atomic_path(target) as tmp:
-            figure.savefig(tmp, format=target.suffix.lower()[1:])
-        return target
+        return save_figure(figure, target)
 
 
 def train_bench(
