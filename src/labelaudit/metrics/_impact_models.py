@@ -37,6 +37,14 @@ def _cuda() -> bool:
     return bool(torch.cuda.is_available())
 
 
+def _check_members(members: Sequence[str] | str, kinds: Sequence[str]) -> list[str]:
+    """The kinds of rung asked for, as a list, each one of ``kinds``."""
+    chosen = [members] if isinstance(members, str) else list(members)
+    if not chosen or any(m not in kinds for m in chosen):
+        raise InvalidParameterError(f"members={chosen!r}: choose from {', '.join(kinds)}")
+    return chosen
+
+
 def model_ladder(members: Sequence[str] = KINDS) -> list[LadderMember]:
     """The rungs, weakest first: TF-IDF + logistic regression at C = 0.01 to 100, frozen
     MiniLM embeddings + logistic regression, and fine-tuning when a CUDA GPU is present.
@@ -51,12 +59,7 @@ def model_ladder(members: Sequence[str] = KINDS) -> list[LadderMember]:
     >>> [m.name for m in model_ladder(["tfidf"])]
     ['tfidf-C0.01', 'tfidf-C0.1', 'tfidf-C1', 'tfidf-C10', 'tfidf-C100']
     """
-    if isinstance(members, str):
-        members = [members]
-    unknown = [m for m in members if m not in KINDS]
-    if unknown or not members:
-        raise InvalidParameterError(
-            f"members={list(members)!r}: choose from {', '.join(KINDS)}")
+    members = _check_members(members, KINDS)
     ladder = []
     if "tfidf" in members:
         ladder += [LadderMember(f"tfidf-C{c:g}", "tfidf", {"C": c}) for c in _TFIDF_C]
@@ -142,12 +145,7 @@ def token_model_ladder(members: Sequence[str] = TOKEN_KINDS) -> list[LadderMembe
     >>> [m.name for m in token_model_ladder(["encoder"])]
     ['encoder+linear-C0.01', 'encoder+linear-C0.1', 'encoder+linear-C1', 'encoder+crf']
     """
-    if isinstance(members, str):
-        members = [members]
-    unknown = [m for m in members if m not in TOKEN_KINDS]
-    if unknown or not members:
-        raise InvalidParameterError(
-            f"members={list(members)!r}: choose from {', '.join(TOKEN_KINDS)}")
+    members = _check_members(members, TOKEN_KINDS)
     ladder = []
     if "encoder" in members:
         ladder += [LadderMember(f"encoder+linear-C{c:g}", "encoder",
