@@ -87,3 +87,17 @@ def test_summary_shows_each_members_time_next_to_its_weight():
     result = scan(make_topic_frame(10, n_errors=2), scorers=["tfidf"], progress=False)
     assert set(result.member_seconds) == {"tfidf"} and result.member_seconds["tfidf"] > 0
     assert f"tfidf 1.00 (T={result.temperatures['tfidf']:.2f}, " in result.summary()
+
+
+@pytest.mark.filterwarnings("ignore::labelaudit.ChanceLevelWarning")
+def test_default_members_are_screened_and_named_ones_always_run(tiny_st_dir):
+    frame = make_topic_frame(40, n_errors=6)  # 120 items; TF-IDF separates the topics
+    screened = scan(frame, model=str(tiny_st_dir), screen=60, progress=False)
+    assert list(screened.weights) == ["tfidf"]  # the random encoder earned no weight
+    assert set(screened.screened) == {"embed"} and screened.screened["embed"] < 0.05
+    assert "skipped embed: weight" in screened.summary()
+    named = scan(frame, scorers=["tfidf", "embed"], model=str(tiny_st_dir), screen=60,
+                 progress=False)
+    assert list(named.weights) == ["tfidf", "embed"] and named.screened == {}
+    unscreened = scan(frame, model=str(tiny_st_dir), screen=0, progress=False)
+    assert list(unscreened.weights) == ["tfidf", "embed"]

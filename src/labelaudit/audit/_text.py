@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -90,7 +90,7 @@ def scan(
     data: pd.DataFrame | str | Path, *, text: str = "text", label: str = "label",
     text_pair: str | None = None, id: str | None = None,  # noqa: A002 - mirrors the CLI flag
     score: pd.DataFrame | str | Path | None = None,
-    scorers: Sequence[str | Scorer] = SCORERS.default,
+    scorers: Sequence[str | Scorer] | None = None,
     methods: Sequence[Method] | None = None, rank_by: Method | None = None,
     annotations: str | None = None,
     weights: Literal["auto", "equal"] | Sequence[float] = "auto", n_folds: int = 5,
@@ -98,7 +98,7 @@ def scan(
     threshold: float | None = None, model: str | None = None,
     pair_mode: Literal["features", "joint"] | None = None,
     cache_dir: str | Path | None = None, progress: bool | None = None,
-    sweep: int = 0, keep: int = 3,
+    sweep: int = 0, keep: int = 3, screen: int = 2000,
 ) -> ScanResult:
     """Rank every item by how likely its given label is wrong.
 
@@ -117,8 +117,9 @@ def scan(
         else the row number (0-based).
     score : DataFrame or path, optional
         A second split to rank with models fitted on all of ``data``.
-    scorers : sequence of {"tfidf", "embed", "finetune"} or Scorer objects
-        The ensemble's members; the first is the single model behind ``loss``. A name is
+    scorers : sequence of {"tfidf", "embed", "finetune"} or Scorer objects, optional
+        The ensemble's members; the first is the single model behind ``loss``. None (the
+        default) is tfidf and embed with screening (``screen``); named members always run. A name is
         made with ``model``, ``pair_mode`` and ``cache_dir``; an object carries its own
         options (``FinetuneScorer(model="roberta-base", epochs=3, max_length=512)``), one
         object per member, so several models of one kind form an FME (reported as
@@ -148,6 +149,11 @@ def scan(
         Flag the ``top`` most suspect items, or those whose given label has ensemble
         probability below ``threshold``; by default, as many as cleanlab estimates.
     model, pair_mode, cache_dir : options of the ``embed``/``finetune`` scorers named.
+    screen : int, default=2000
+        With the default members and more than ``screen`` items, each member is first
+        cross-fitted on a stratified sample of ``screen`` items; a member whose ensemble
+        weight there is below 0.05 is not run on the rest (its encoding is the slow part),
+        and the summary says so. 0 turns screening off.
     sweep, keep : int
         With ``sweep`` > 0, every ``finetune`` member runs in ``sweep`` configurations
         (learning rate, epochs, seed) and the ``keep`` with the lowest out-of-sample log
@@ -187,13 +193,21 @@ def scan(
     order_by: str = (rank_by if rank_by is not None
                      else "crowdlab" if annotations is not None else DEFAULT_METHOD)
     _check_options(wanted, order_by, top, threshold, n_seeds, annotations)
-    if not scorers:
+    named = scorers is not None
+    if scorers is not None and not scorers:
         raise InvalidParameterError("give at least one scorer")
+    scorers = list(scorers) if scorers is not None else list(SCORERS.default)
     _check_weights(weights, member_keys(scorers))
     train, target, crowd_votes = _read_data(data, score, text=text, label=label,
                                             text_pair=text_pair, id=id, annotations=annotations)
     scored = target if target is not None else train
     assert scored.labels is not None
+    shown = default_progress() if progress is None else progress
+    screened: dict[str, float] = {}
+    if not named and screen and len(train) > screen and weights == "auto":
+        scorers, screened = _screen(train, scorers, size=screen, n_folds=n_folds,
+                                    random_state=random_state, progress=shown, model=model,
+                                    pair_mode=pair_mode, cache_dir=cache_dir)
     run = member_pred_probs(train, target, scorers=list(scorers), n_folds=n_folds,
                             n_seeds=n_seeds, random_state=random_state,
                             progress=default_progress() if progress is None else progress,
@@ -218,10 +232,48 @@ def scan(
         scores=scores, rank_by=order_by,
         flagged=flagged, flag_rule=rule, n_issues_estimate=n_issues,
         seconds=time.perf_counter() - started, consensus_labels=consensus,
-        member_seconds=dict(run.seconds),
+        member_seconds=dict(run.seconds), screened=screened,
         mode=("fit-on-train, score-on-test" if target is not None
               else f"{run.n_folds}-fold cross-fit"),
     )
+
+
+SCREEN_WEIGHT = 0.05  # members below this ensemble weight on the screen are skipped
+
+
+def _screen(train: TextDataset, scorers: list, *, size: int, n_folds: int,
+            random_state: int | None, progress: bool, **options: Any,
+            ) -> tuple[list, dict[str, float]]:
+    """The default members worth running on all of ``train``: each is cross-fitted on a
+    stratified sample of ``size`` items, the ensemble weights are fitted there, and a
+    member under :data:`SCREEN_WEIGHT` is dropped (its weight returned, for the summary).
+    The first member always stays (it is the one behind ``loss``)."""
+    from sklearn.model_selection import train_test_split
+
+    from labelaudit.detect import ensemble_pred_probs
+    from labelaudit.models._registry import member_keys, member_pred_probs
+
+    assert train.labels is not None  # noqa: S101 - the caller checked
+    counts = np.bincount(train.labels)
+    stratify = train.labels if counts[counts > 0].min() >= 2 else None
+    sample, _ = train_test_split(np.arange(len(train)), train_size=size,
+                                 random_state=random_state, stratify=stratify)
+    sample = np.sort(sample)
+    part = TextDataset(ids=train.ids[sample], texts=[train.texts[i] for i in sample],
+                       text_pairs=None if train.text_pairs is None
+                       else [train.text_pairs[i] for i in sample],
+                       labels=train.labels[sample], classes=train.classes)
+    run = member_pred_probs(part, scorers=scorers, n_folds=n_folds, random_state=random_state,
+                            progress=progress, **options)
+    probs = run.per_scorer()
+    weights = ensemble_pred_probs(list(probs.values()), part.labels).weights
+    keys = member_keys(scorers)
+    kept = [s for i, (s, key) in enumerate(zip(scorers, keys, strict=True))
+            if i == 0 or weights[list(probs).index(key)] >= SCREEN_WEIGHT]
+    dropped = {key: float(weights[list(probs).index(key)])
+               for i, key in enumerate(keys)
+               if i > 0 and weights[list(probs).index(key)] < SCREEN_WEIGHT}
+    return kept, dropped
 
 
 def _read_data(

@@ -48,6 +48,8 @@ class ScanResult:
     member_seconds : dict of str to float
         Wall time of each member (encoding and every fold), shown in the summary next to
         its weight, so a user sees where the time went.
+    screened : dict of str to float
+        Default members skipped after the screen, with their ensemble weight there.
     """
 
     ids: np.ndarray
@@ -68,6 +70,7 @@ class ScanResult:
     mode: str = field(default="cross-fit")
     consensus_labels: np.ndarray | None = None
     member_seconds: dict[str, float] = field(default_factory=dict)
+    screened: dict[str, float] = field(default_factory=dict)
 
     @property
     def accuracy(self) -> float:
@@ -158,7 +161,10 @@ class ScanResult:
             f"{self.flag_rule})  ranked by: {self.rank_by}{weak}\n"
             f"out-of-sample accuracy: {self.accuracy:.3f} (most common class: {majority:.3f})"
             f"  ensemble weights: {weights}\n"
-            f"time: {self.seconds:.1f}s"
+            + "".join(f"skipped {k}: weight {v:.3f} on the screening sample (below 0.05); "
+                      "name it in --scorers to run it anyway\n"
+                      for k, v in self.screened.items())
+            + f"time: {self.seconds:.1f}s"
         )
 
 

@@ -59,10 +59,11 @@ def add_parser(subparsers, parents) -> None:
                        out_help="write every item, most suspect first, to this file; "
                        ".csv .tsv .jsonl .json or .parquet by its suffix "
                        "(default: a table of the top items on stdout)")
-    p.add_argument("--scorers", default=",".join(SCORERS.default),
-                   type=choice_list(SCORERS.names()),
-                   help=f"comma-separated members: {', '.join(SCORERS)} "
-                   f"(default: {','.join(SCORERS.default)})")
+    p.add_argument("--scorers", type=choice_list(SCORERS.names()),
+                   help=f"comma-separated members: {', '.join(SCORERS)} (default: "
+                   f"{','.join(SCORERS.default)}, each first tried on a 2,000-item sample "
+                   "and skipped when its ensemble weight there is below 0.05; named "
+                   "members always run)")
     p.add_argument("--methods", type=choice_list(RANKING_METHODS.names()),
                    help="comma-separated ranking methods (default: every method that applies "
                    "but self_confidence, which ranks as ensemble does)")
@@ -109,13 +110,17 @@ def add_parser(subparsers, parents) -> None:
 _TUNING = ("epochs", "max_length", "batch_size", "learning_rate")
 
 
-def members(args: argparse.Namespace) -> list[Any]:
+def members(args: argparse.Namespace) -> list[Any] | None:
     """The ensemble: a name per scorer, or a configured scorer object where --model or the
-    fine-tuning options apply (one per --model for embed and finetune)."""
+    fine-tuning options apply (one per --model for embed and finetune); None for the
+    default members, which scan screens."""
     from labelaudit._errors import InvalidParameterError
     from labelaudit.models import make_scorer
 
     tuning = {k: getattr(args, k) for k in _TUNING if getattr(args, k) is not None}
+    if args.scorers is None and not (tuning or args.model or args.long_texts or args.sweep):
+        return None
+    args.scorers = args.scorers or list(SCORERS.default)
     if args.long_texts and "embed" not in args.scorers:
         raise InvalidParameterError("--long-texts sets the embed scorer: add it to --scorers")
     if tuning and "finetune" not in args.scorers:
