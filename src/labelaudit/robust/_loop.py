@@ -24,6 +24,7 @@ Examples
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field
@@ -358,6 +359,7 @@ def train_networks(make_network: Callable[[], Network], inputs: Inputs, labels: 
                 optimizer, _lr_lambda(total_steps, float(config.warmup)))
             scaler = torch.amp.GradScaler("cuda") if precision == torch.float16 else None
             for epoch in range(config.epochs):
+                epoch_started = time.perf_counter()
                 for net in networks:
                     net.train()
                 total, count = 0.0, 0
@@ -386,6 +388,9 @@ def train_networks(make_network: Callable[[], Network], inputs: Inputs, labels: 
                     count += 1
                 losses.append(total / max(count, 1))
                 method.end_epoch(epoch, networks, inputs, targets_all)
+                bar.set_postfix_str(
+                    f"{len(inputs) / max(time.perf_counter() - epoch_started, 1e-9):,.0f} ex/s",
+                    refresh=False)
                 bar.update(1)
             method.end_round(networks, inputs, targets_all)
 
