@@ -11,7 +11,7 @@ Examples
 --------
 >>> from labelaudit.registry import SCORERS
 >>> SCORERS.names()
-('tfidf', 'embed', 'finetune')
+('tfidf', 'embed', 'finetune', 'tfidf-char', 'knn')
 >>> SCORERS.load("tfidf").__name__
 'TfidfScorer'
 """
@@ -87,6 +87,8 @@ SCORERS = Registry("scorer", {
     "tfidf": "labelaudit.models._tfidf:TfidfScorer",
     "embed": "labelaudit.models._embed:EmbedScorer",
     "finetune": "labelaudit.models._finetune:FinetuneScorer",
+    "tfidf-char": "labelaudit.models._tfidf:CharTfidfScorer",
+    "knn": "labelaudit.models._knn:KnnScorer",
 }, default=("tfidf", "embed"))
 
 # The scorer families `select` sweeps over on a CPU (fine-tuning sweeps need a GPU).

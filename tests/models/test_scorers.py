@@ -156,3 +156,25 @@ def test_embed_windows_cover_the_whole_of_long_texts(tiny_st_dir):
     with pytest.raises(ValueError, match="long_texts"):
         make_scorer("embed", long_texts="all").prepare(
             TextDataset(np.arange(1), ["a"], None, np.array([0]), np.array(["x"])))
+
+
+def test_char_tfidf_and_knn_members_learn_a_topic_task():
+    from labelaudit import scan
+    from labelaudit.models import CharTfidfScorer, KnnScorer
+
+    frame = make_topic_frame(15, n_errors=3)
+    for member in ("tfidf-char", "knn"):
+        result = scan(frame, scorers=[member], methods=["loss"], progress=False)
+        assert result.accuracy > 0.8, member
+        flagged = set(result.to_frame().head(6)["id"])
+        assert len(flagged & set(frame.loc[frame["is_error"], "id"])) >= 2, member
+    data = prepare_text_dataset(make_topic_frame(5), text="text", label="label")
+    chars = CharTfidfScorer()
+    probs = chars.fit(chars.prepare(data), data.labels, n_classes=3).predict_proba(
+        chars.prepare(data))
+    np.testing.assert_allclose(probs.sum(axis=1), 1.0)
+    knn = KnnScorer(k=3)
+    x = np.eye(3)[data.labels] + 0.01
+    out = knn.fit(x, data.labels, n_classes=3).predict_proba(x)
+    assert (out.argmax(axis=1) == data.labels).all()
+    np.testing.assert_allclose(out.sum(axis=1), 1.0)

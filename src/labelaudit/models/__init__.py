@@ -14,8 +14,9 @@ from labelaudit.models._base import Scorer
 from labelaudit.models._crossfit import FoldWarning
 from labelaudit.models._embed import EmbedScorer, encode_texts
 from labelaudit.models._finetune import FinetuneScorer
+from labelaudit.models._knn import KnnScorer
 from labelaudit.models._registry import cross_val_pred_probs, make_scorer
-from labelaudit.models._tfidf import TfidfScorer
+from labelaudit.models._tfidf import CharTfidfScorer, TfidfScorer
 from labelaudit.models._token_encoder import EncoderTokenScorer
 from labelaudit.models._token_finetune import FinetuneTokenScorer
 from labelaudit.models._token_scorer import (
@@ -25,11 +26,13 @@ from labelaudit.models._token_scorer import (
 )
 
 __all__ = [
+    "CharTfidfScorer",
     "EmbedScorer",
     "EncoderTokenScorer",
     "FinetuneScorer",
     "FinetuneTokenScorer",
     "FoldWarning",
+    "KnnScorer",
     "Scorer",
     "TaptResult",
     "TfidfScorer",

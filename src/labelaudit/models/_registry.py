@@ -25,7 +25,7 @@ __all__ = [
     "member_pred_probs",
 ]
 
-ScorerName = Literal["tfidf", "embed", "finetune"]
+ScorerName = Literal["tfidf", "embed", "finetune", "tfidf-char", "knn"]
 SCORERS: tuple[str, ...] = _SCORERS.names()
 DEFAULT_SCORERS: tuple[str, ...] = _SCORERS.default
 
