@@ -200,3 +200,14 @@ def test_accumulation_and_clipping_options_of_the_loop():
     assert len(log.losses) == 5 and not np.allclose(accumulated, plain)
     with pytest.raises(InvalidParameterError, match="accumulate"):
         run(accumulate=0)
+
+
+def test_saving_over_an_existing_model_replaces_it(frames, tiny_st_dir, tmp_path):
+    train, test = frames
+    first = fit(train, tiny_st_dir, epochs=1)
+    first.save(tmp_path / "m")
+    second = fit(train, tiny_st_dir, epochs=8, random_state=3)
+    second.save(tmp_path / "m")
+    np.testing.assert_array_equal(load_model(tmp_path / "m").predict_proba(test),
+                                  second.predict_proba(test))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m"]  # no staging left behind

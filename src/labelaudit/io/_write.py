@@ -252,3 +252,25 @@ def save_figure(figure: object, path: str | Path, **options: object) -> Path:
     with atomic_path(target) as tmp:
         figure.savefig(tmp, format=fmt, **options)  # type: ignore[attr-defined]
     return target
+
+
+def replace_folder(staging: Path, target: Path) -> Path:
+    """Rename a finished ``staging`` folder (made beside ``target``) to ``target``,
+    replacing an existing one: the old folder is moved aside first and put back if the
+    rename fails, so an interruption leaves the old folder or the new one, never a mix."""
+    import shutil
+
+    os.chmod(staging, 0o777 & ~current_umask())
+    if not target.exists():
+        os.replace(staging, target)
+        return target
+    old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=target.parent))
+    old.rmdir()
+    os.replace(target, old)
+    try:
+        os.replace(staging, target)
+    except OSError:
+        os.replace(old, target)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+    return target

@@ -163,25 +163,13 @@ def _check_out(out: str | os.PathLike[str], overwrite: bool) -> Path:
 
 def _move_into_place(tmp: Path, out: Path, overwrite: bool) -> None:
     """Rename the finished ``tmp`` folder to ``out`` (replacing it with ``overwrite``)."""
-    from labelaudit.io._write import current_umask
+    from labelaudit.io._write import replace_folder
 
-    os.chmod(tmp, 0o777 & ~current_umask())
-    if out.exists():
-        if any(out.iterdir()) and not overwrite:  # appeared while training
-            raise InvalidParameterError(
-                f"out folder {str(out)!r} exists and is not empty; choose another folder or "
-                "pass overwrite=True to replace it")
-        old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=out.parent))
-        old.rmdir()
-        os.replace(out, old)
-        try:
-            os.replace(tmp, out)
-        except OSError:
-            os.replace(old, out)
-            raise
-        shutil.rmtree(old, ignore_errors=True)
-    else:
-        os.replace(tmp, out)
+    if out.exists() and any(out.iterdir()) and not overwrite:  # appeared while training
+        raise InvalidParameterError(
+            f"out folder {str(out)!r} exists and is not empty; choose another folder or "
+            "pass overwrite=True to replace it")
+    replace_folder(tmp, out)
 
 
 def tapt(data: Any, *, text: str = "text", text_pair: str | None = None,

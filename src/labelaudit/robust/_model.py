@@ -93,6 +93,7 @@ class TrainedModel:
         import torch
 
         from labelaudit import __version__
+        from labelaudit.io._write import replace_folder
 
         target = Path(folder)
         check_model_folder(target, overwrite=overwrite)
@@ -115,14 +116,7 @@ class TrainedModel:
                     staging / "backbone")
             else:
                 torch.save(self.network.state_dict(), staging / _WEIGHTS)
-            if target.exists():
-                old = target.with_name(f".{target.name}.old")
-                shutil.rmtree(old, ignore_errors=True)
-                target.rename(old)
-                staging.rename(target)
-                shutil.rmtree(old, ignore_errors=True)
-            else:
-                staging.rename(target)
+            replace_folder(staging, target)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
         return target
