@@ -93,6 +93,7 @@ def encode_windows(
 
     with quiet_loading():
         tokenizer = AutoTokenizer.from_pretrained(resolve_model_path(model))
+    tokenizer.model_max_length = 10**9  # tokenize whole documents without a length warning
     width = max(1, max_length - 2)
     pieces: list[str] = []
     owner: list[int] = []
