@@ -8,10 +8,14 @@ import sys
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from labelaudit.tokens._schemes import Scheme
 
 __all__ = ["add_command", "add_output_options", "add_seed", "add_tag_options", "at_least",
            "choice_list", "comma_list", "cut_offs", "emit_output", "fraction", "interval", "log",
-           "output_file", "show_progress", "warnings_to_stderr"]
+           "output_file", "show_progress", "tag_scheme", "warnings_to_stderr"]
 
 
 def add_command(subparsers, name: str, parents: list[argparse.ArgumentParser], *, help: str,
@@ -53,7 +57,8 @@ def tag_column(text: str) -> int:
     return value
 
 
-def add_tag_options(parser: argparse.ArgumentParser, *, what: str) -> None:
+def add_tag_options(parser: argparse.ArgumentParser | argparse._ArgumentGroup, *,
+                    what: str) -> None:
     """``--scheme`` and ``--tag-column``: how to read the tags of a token file."""
     parser.add_argument("--scheme", choices=["auto", "iob1", "iob2", "bioes", "plain"],
                         default="auto", help=f"tagging scheme of {what} (default: detected); "
@@ -61,6 +66,11 @@ def add_tag_options(parser: argparse.ArgumentParser, *, what: str) -> None:
     parser.add_argument("--tag-column", type=tag_column, default=-1,
                         help=f"0-based column of the tag in CoNLL files of {what}; negative "
                         "counts from the end (default: -1, the last)")
+
+
+def tag_scheme(args: argparse.Namespace) -> Scheme | None:
+    """The --scheme of :func:`add_tag_options` for the library: None to detect it."""
+    return None if args.scheme == "auto" else args.scheme  # argparse checked the choice
 
 
 def cut_offs(text: str) -> list[int]:

@@ -8,11 +8,12 @@ from labelaudit.cli._common import (
     add_command,
     add_output_options,
     add_seed,
+    add_tag_options,
     at_least,
     emit_output,
     log,
     show_progress,
-    tag_column,
+    tag_scheme,
     warnings_to_stderr,
 )
 
@@ -72,10 +73,7 @@ def add_parser(subparsers, parents) -> None:
     table.add_argument("--metric", choices=("accuracy", "macro_f1"),
                        help="score of tables (default: accuracy)")
     tokens = p.add_argument_group("tagged files (NER, POS)")
-    tokens.add_argument("--scheme", choices=("auto", "iob1", "iob2", "bioes", "plain"),
-                        default="auto", help="tagging scheme (default: detected)")
-    tokens.add_argument("--tag-column", type=tag_column, default=-1, metavar="N",
-                        help="0-based tag column of CoNLL files (default: -1, the last)")
+    add_tag_options(tokens, what="the tagged files")
     p.add_argument("--scorer", choices=sorted(set(SCORERS.names()) | set(TOKEN_SCORERS.names())),
                    help="model fitted on every prefix (default: tfidf for tables, encoder "
                    "for tagged files)")
@@ -110,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
         result = consistency(
             args.train, args.suspect, args.corrected, text=args.text, label=args.label,
             text_pair=args.text_pair, id=args.id,
-            scheme=None if args.scheme == "auto" else args.scheme, tag_column=args.tag_column,
+            scheme=tag_scheme(args), tag_column=args.tag_column,
             scorer=args.scorer, metric=args.metric, size=args.size, train_size=args.train_size,
             repeats=args.repeats, n_points=args.n_points, interval=args.interval,
             random_state=args.seed,

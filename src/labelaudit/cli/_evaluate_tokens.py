@@ -10,6 +10,7 @@ from labelaudit.cli._common import (
     add_tag_options,
     cut_offs,
     emit_output,
+    tag_scheme,
 )
 
 ORDER = 35
@@ -51,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
 
     evaluation = evaluate_token_scan(
         args.issues, args.truth, tag_column=args.tag_column,
-        scheme=None if args.scheme == "auto" else args.scheme, ks=args.at_k)
+        scheme=tag_scheme(args), ks=args.at_k)
     frame = evaluation.to_frame()
     # JSON is the whole document (levels and span precision), not the table's rows.
     if args.out and args.out.lower().endswith(".json"):

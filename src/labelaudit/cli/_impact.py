@@ -7,9 +7,11 @@ import argparse
 from labelaudit.cli._common import (
     add_command,
     add_output_options,
+    add_tag_options,
     choice_list,
     log,
     show_progress,
+    tag_scheme,
     warnings_to_stderr,
 )
 
@@ -105,11 +107,7 @@ def add_parser(subparsers, parents) -> None:
     tokens.add_argument("--original", metavar="FILE",
                         help="the original copy of a tagged file (CoNLL or token JSONL); the "
                         "corrected file is then its corrected copy")
-    tokens.add_argument("--scheme", choices=("auto", "iob1", "iob2", "bioes", "plain"),
-                        default="auto", help="tagging scheme of the token files (default: "
-                        "detected); plain scores token accuracy")
-    tokens.add_argument("--tag-column", type=int, default=-1, metavar="N",
-                        help="0-based tag column of CoNLL files (default: -1, the last)")
+    add_tag_options(tokens, what="the token files")
     add_output_options(p, what="the model table",
                        out_help="write the result: .json (the whole document) or "
                        ".csv .tsv .jsonl .parquet (the model table)")
@@ -153,7 +151,7 @@ def _predictions(args: argparse.Namespace) -> dict:
         members = _members(args, _TOKEN_LADDER)
         log(args, "fitting the token model ladder on " + args.train)
         return token_ladder_predictions(args.train, args.original, members=members,
-                                        scheme=_scheme(args), tag_column=args.tag_column,
+                                        scheme=tag_scheme(args), tag_column=args.tag_column,
                                         progress=show_progress(args))
     if not args.text:
         raise InvalidParameterError("--train needs --text, the text column")
@@ -162,10 +160,6 @@ def _predictions(args: argparse.Namespace) -> dict:
     return ladder_predictions(args.train, args.corrected, text=args.text,
                               text_pair=args.text_pair, label=args.train_label, id=args.id,
                               members=members, progress=show_progress(args))
-
-
-def _scheme(args: argparse.Namespace):  # noqa: ANN202 - a Scheme or None
-    return None if args.scheme == "auto" else args.scheme
 
 
 def _check_mode(args: argparse.Namespace) -> None:
@@ -198,7 +192,7 @@ def _measure(args: argparse.Namespace):  # noqa: ANN202 - an ImpactResult
     predictions = _predictions(args)
     if args.original:
         return impact_tokens(args.corrected, args.original, predictions,
-                             scheme=_scheme(args), tag_column=args.tag_column)
+                             scheme=tag_scheme(args), tag_column=args.tag_column)
     return impact(args.corrected, predictions, id=args.id, label=args.label,
                   corrected_label=args.corrected_label, flagged=args.flagged,
                   verdict=args.verdict)

@@ -13,6 +13,7 @@ from labelaudit.cli._common import (
     choice_list,
     log,
     show_progress,
+    tag_scheme,
     warnings_to_stderr,
 )
 from labelaudit.registry import TOKEN_SCORERS
@@ -97,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
         fmt = token_output_format(args.out, args.format)
     except InvalidParameterError as exc:
         args.scan_tokens_parser.error(str(exc))
-    scheme = None if args.scheme == "auto" else args.scheme
+    scheme = tag_scheme(args)
     started = time.perf_counter()
     progress = show_progress(args)
     # Warnings are held until the progress bars are gone, then shown one line each.

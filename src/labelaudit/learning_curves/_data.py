@@ -51,11 +51,8 @@ def token_pool(train: Any, suspect: Any, corrected: Any = None, *, scheme: Any =
     from labelaudit.tokens._schemes import split_tag
     from labelaudit.tokens._spans import encode_tags, token_classes
 
-    def load(source: Any) -> TokenDataset:
-        return source if isinstance(source, TokenDataset) else read_tokens(
-            source, tag_column=tag_column, scheme=scheme)
-
-    parts = [load(train), load(suspect)] + ([load(corrected)] if corrected is not None else [])
+    parts = [read_tokens(source, tag_column=tag_column, scheme=scheme)
+             for source in (train, suspect, corrected) if source is not None]
     plain = parts[0].scheme == "plain"
     if any((p.scheme == "plain") != plain for p in parts):
         raise InvalidInputError("one file has tags without spans (plain) and another span "

@@ -185,14 +185,11 @@ def token_ladder_predictions(
         Model name to IOB2 tags per sentence, ready for :func:`impact_tokens`.
     """
     from labelaudit.models import make_token_scorer
-    from labelaudit.tokens import TokenDataset, read_tokens
+    from labelaudit.tokens import read_tokens
     from labelaudit.tokens._spans import decode_tags, encode_tags, token_classes
 
-    def load(source: Any) -> Any:
-        return source if isinstance(source, TokenDataset) else read_tokens(
-            source, tag_column=tag_column, scheme=scheme)
-
-    fitted, target = load(train), load(data)
+    fitted, target = (read_tokens(source, tag_column=tag_column, scheme=scheme)
+                      for source in (train, data))
     classes = token_classes(fitted, target)
     labels = encode_tags(fitted, classes)
     spans = fitted.scheme != "plain"

@@ -20,6 +20,7 @@ from labelaudit._errors import InvalidInputError, InvalidParameterError, format_
 from labelaudit.metrics._impact import ItemScores, _check_options, measure_impact
 from labelaudit.metrics._impact_result import ImpactResult
 from labelaudit.metrics._impact_sets import BENIGN, CORRECTABLE, UNKNOWN
+from labelaudit.tokens._conll import read_tokens
 from labelaudit.tokens._dataset import TokenDataset
 from labelaudit.tokens._schemes import Scheme, split_tag
 from labelaudit.tokens._spans import span_f1_counts
@@ -32,14 +33,6 @@ TagSource = TokenDataset | str | Path | Sequence[Sequence[str]]
 
 class RetokenisedWarning(UserWarning):
     """Sentences whose tokens differ between the two copies: counted as unknown (U)."""
-
-
-def _read(source: TokenSource, scheme: Scheme | None, tag_column: int) -> TokenDataset:
-    from labelaudit.tokens import read_tokens
-
-    if isinstance(source, TokenDataset):
-        return source
-    return read_tokens(source, tag_column=tag_column, scheme=scheme)
 
 
 def _where(data: TokenDataset, i: int) -> str:
@@ -74,7 +67,7 @@ def _predicted_tags(name: str, source: TagSource, original: TokenDataset,
                     scheme: Scheme | None, tag_column: int) -> list[list[str]]:
     """One model's IOB2 tags, checked against the original's sentences and tokens."""
     if isinstance(source, (TokenDataset, str, Path)):
-        data = _read(source, scheme, tag_column)
+        data = read_tokens(source, scheme=scheme, tag_column=tag_column)
         tags, tokens = data.iob2_tags, data.tokens
     else:
         tags, tokens = [list(map(str, sent)) for sent in source], None
@@ -177,8 +170,8 @@ def impact_tokens(
     _check_options(confidence_level, n_points)
     if not predictions:
         raise InvalidParameterError("predictions is empty: give at least one model")
-    source = _read(original, scheme, tag_column)
-    fixed = _read(corrected, scheme, tag_column)
+    source = read_tokens(original, scheme=scheme, tag_column=tag_column)
+    fixed = read_tokens(corrected, scheme=scheme, tag_column=tag_column)
     if (source.scheme == "plain") != (fixed.scheme == "plain"):
         raise InvalidInputError(
             f"the original's tags are {source.scheme} and the corrected copy's {fixed.scheme}: "

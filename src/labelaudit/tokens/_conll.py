@@ -193,9 +193,12 @@ def read_token_jsonl(path: str | Path, *, scheme: Scheme | None = None) -> Token
 
 
 def read_tokens(
-    path: str | Path, *, tag_column: int = -1, scheme: Scheme | None = None
+    path: str | Path | TokenDataset, *, tag_column: int = -1, scheme: Scheme | None = None
 ) -> TokenDataset:
-    """Read ``.jsonl`` token files with :func:`read_token_jsonl`, anything else as CoNLL."""
+    """Read ``.jsonl`` token files with :func:`read_token_jsonl`, anything else as CoNLL;
+    a :class:`TokenDataset` is returned as it is, so functions can take either."""
+    if isinstance(path, TokenDataset):
+        return path
     if Path(path).suffix.lower() in (".jsonl", ".ndjson"):
         return read_token_jsonl(path, scheme=scheme)
     return read_conll(path, tag_column=tag_column, scheme=scheme)
