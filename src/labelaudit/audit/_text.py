@@ -266,13 +266,12 @@ def _screen(train: TextDataset, scorers: list, *, size: int, n_folds: int,
     run = member_pred_probs(part, scorers=scorers, n_folds=n_folds, random_state=random_state,
                             progress=progress, **options)
     probs = run.per_scorer()
-    weights = ensemble_pred_probs(list(probs.values()), part.labels).weights
+    weight = dict(zip(probs, ensemble_pred_probs(list(probs.values()), part.labels)
+                      .weights.tolist(), strict=True))
     keys = member_keys(scorers)
     kept = [s for i, (s, key) in enumerate(zip(scorers, keys, strict=True))
-            if i == 0 or weights[list(probs).index(key)] >= SCREEN_WEIGHT]
-    dropped = {key: float(weights[list(probs).index(key)])
-               for i, key in enumerate(keys)
-               if i > 0 and weights[list(probs).index(key)] < SCREEN_WEIGHT}
+            if i == 0 or weight[key] >= SCREEN_WEIGHT]
+    dropped = {key: weight[key] for key in keys[1:] if weight[key] < SCREEN_WEIGHT}
     return kept, dropped
 
 

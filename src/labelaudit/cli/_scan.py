@@ -120,18 +120,18 @@ def members(args: argparse.Namespace) -> list[Any] | None:
     tuning = {k: getattr(args, k) for k in _TUNING if getattr(args, k) is not None}
     if args.scorers is None and not (tuning or args.model or args.long_texts or args.sweep):
         return None
-    args.scorers = args.scorers or list(SCORERS.default)
-    if args.long_texts and "embed" not in args.scorers:
+    names = args.scorers or list(SCORERS.default)
+    if args.long_texts and "embed" not in names:
         raise InvalidParameterError("--long-texts sets the embed scorer: add it to --scorers")
-    if tuning and "finetune" not in args.scorers:
+    if tuning and "finetune" not in names:
         flags = ", ".join(f"--{k.replace('_', '-')}" for k in tuning).replace(
             "--learning-rate", "--lr")
         raise InvalidParameterError(f"{flags} set the finetune scorer: add it to --scorers")
-    if args.sweep and "finetune" not in args.scorers:
+    if args.sweep and "finetune" not in names:
         raise InvalidParameterError("--sweep tunes the finetune scorer: add it to --scorers")
     models = args.model or [None]
     out: list[Any] = []
-    for name in args.scorers:
+    for name in names:
         if name not in ("embed", "finetune"):
             out.append(name)
             continue

@@ -3,7 +3,6 @@ JSON document, summary and figure."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -11,14 +10,25 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["ConsistencyResult", "SchemeCurve", "SchemeVerdict"]
+from labelaudit.metrics._impact_result import METRIC_NAMES as _METRIC_NAMES
+from labelaudit.metrics._impact_result import _number
 
-_METRIC_NAMES = {"entity_f1": "entity F1", "token_accuracy": "token accuracy",
-                 "accuracy": "accuracy", "macro_f1": "macro-F1"}
+__all__ = ["ConsistencyResult", "SchemeCurve", "SchemeVerdict", "t_half_width"]
 
 
-def _number(value: float) -> float | None:
-    return None if value is None or math.isnan(value) else float(value)
+def t_half_width(values: np.ndarray, confidence_level: float) -> np.ndarray:
+    """Half the width of Student's t interval of the mean over the rows of ``values``
+    (repeats), per column.
+
+    Examples
+    --------
+    >>> round(float(t_half_width(np.array([1.0, 2.0, 3.0]), 0.95)), 4)
+    2.4841
+    """
+    from scipy.stats import t
+
+    n = len(values)
+    return t.ppf(0.5 + confidence_level / 2, n - 1) * values.std(axis=0, ddof=1) / np.sqrt(n)
 
 
 @dataclass(frozen=True)
@@ -36,11 +46,8 @@ class SchemeCurve:
     @classmethod
     def from_scores(cls, name: str, sizes: np.ndarray, scores: np.ndarray,
                     confidence_level: float) -> SchemeCurve:
-        from scipy.stats import t
-
         mean = scores.mean(axis=0)
-        half = (t.ppf(0.5 + confidence_level / 2, len(scores) - 1)
-                * scores.std(axis=0, ddof=1) / np.sqrt(len(scores)))
+        half = t_half_width(scores, confidence_level)
         return cls(name, sizes, scores, mean, mean - half, mean + half)
 
 

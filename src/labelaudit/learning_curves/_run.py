@@ -11,7 +11,12 @@ import numpy as np
 from labelaudit._errors import InvalidParameterError
 from labelaudit._validation import check_choice, check_int
 from labelaudit.learning_curves._data import Pool, text_pool, token_pool
-from labelaudit.learning_curves._result import ConsistencyResult, SchemeCurve, SchemeVerdict
+from labelaudit.learning_curves._result import (
+    ConsistencyResult,
+    SchemeCurve,
+    SchemeVerdict,
+    t_half_width,
+)
 from labelaudit.learning_curves._schemes import IDENTIFY, VALIDATE, draw_schemes
 
 __all__ = ["consistency", "curve_grid"]
@@ -92,10 +97,7 @@ def _interval(gaps: np.ndarray, rng: np.random.Generator, confidence_level: floa
         tail = (1 - confidence_level) / 2
         low, high = np.quantile(means, [tail, 1 - tail])
         return float(low), float(high)
-    from scipy.stats import t
-
-    half = (t.ppf(0.5 + confidence_level / 2, len(gaps) - 1) * gaps.std(ddof=1)
-            / np.sqrt(len(gaps)))
+    half = float(t_half_width(gaps, confidence_level))
     return float(gaps.mean() - half), float(gaps.mean() + half)
 
 
@@ -150,15 +152,8 @@ def _scorer(pool: Pool, scorer: Any) -> tuple[Any, str]:
     if isinstance(scorer, Scorer):
         return scorer, getattr(scorer, "name", type(scorer).__name__)
     name = scorer or ("encoder" if pool.kind == "tokens" else "tfidf")
-    if pool.kind == "tokens":
-        from labelaudit.registry import TOKEN_SCORERS
-
-        check_choice(name, "scorer", TOKEN_SCORERS.names())
-        return make_token_scorer(name), name
-    from labelaudit.registry import SCORERS
-
-    check_choice(name, "scorer", SCORERS.names())
-    return make_scorer(name), name
+    # the registries refuse an unknown name, listing the known ones
+    return (make_token_scorer(name) if pool.kind == "tokens" else make_scorer(name)), name
 
 
 def consistency(

@@ -13,7 +13,11 @@ import pandas as pd
 
 from labelaudit.io import figure_path, save_figure
 
-__all__ = ["ImpactCurve", "ImpactResult", "RankFlip"]
+__all__ = ["METRIC_NAMES", "ImpactCurve", "ImpactResult", "RankFlip"]
+
+# How a score is named for a person (results' summaries and plot axes).
+METRIC_NAMES = {"entity_f1": "entity F1", "token_accuracy": "token accuracy",
+                "accuracy": "accuracy", "macro_f1": "macro-F1"}
 
 
 
@@ -99,8 +103,7 @@ class ImpactResult:
 
     @property
     def _metric_name(self) -> str:
-        return {"entity_f1": "entity F1", "token_accuracy": "token accuracy"}.get(
-            self.metric, self.metric)
+        return METRIC_NAMES.get(self.metric, self.metric)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per model: accuracies on P, on C and on B, and both ranks."""

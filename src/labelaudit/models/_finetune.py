@@ -91,8 +91,6 @@ class FinetuneScorer(Scorer):
         return TextInputs.from_dataset(data, self._settings())
 
     def fit(self, features: Any, labels: np.ndarray, *, n_classes: int) -> FinetuneScorer:
-        import gc
-
         from labelaudit.robust._finetune import finetune_factory
         from labelaudit.robust._loop import LoopConfig, train_networks
         from labelaudit.robust._methods import make_method
@@ -113,7 +111,6 @@ class FinetuneScorer(Scorer):
 
         self.model_ = networks[0]
         self.device_ = str(resolve_device(self.device))
-        gc.collect()
         return self
 
     def predict_proba(self, features: Any) -> np.ndarray:

@@ -8,6 +8,7 @@ loop adds bf16 autocast and warmup on a GPU.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -105,7 +106,9 @@ class TextInputs:
         return {"input_ids": ids.to(device), "attention_mask": mask.to(device)}
 
 
+@functools.cache
 def _network_class() -> type:
+    """The network class, defined once on first use (so torch loads lazily)."""
     import torch
 
     class FinetuneNetwork(torch.nn.Module):
@@ -135,7 +138,7 @@ def _network_class() -> type:
 
 
 def FinetuneNetwork(encoder: Any, n_classes: int, dropout: float = 0.1) -> Any:  # noqa: N802
-    """Build the network (the class is defined on first use, so torch loads lazily)."""
+    """Build the network."""
     return _network_class()(encoder, n_classes, dropout)
 
 

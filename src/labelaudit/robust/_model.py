@@ -64,7 +64,7 @@ class TrainedModel:
             frame = data if isinstance(data, pd.DataFrame) else read_table(data)
             text = text or self.settings.get("text", "text")
             text_pair = text_pair if text_pair is not None else self.settings.get("text_pair")
-        return frame, encode_inputs(self, frame, text=text, text_pair=text_pair)
+        return encode_inputs(self, frame, text=text, text_pair=text_pair)
 
     def predict_proba(self, data: pd.DataFrame | str | Path | list[str], *,
                       text: str | None = None, text_pair: str | None = None,
@@ -74,7 +74,7 @@ class TrainedModel:
         texts."""
         from labelaudit.robust._loop import predict_proba
 
-        _, inputs = self._inputs(data, text, text_pair)
+        inputs = self._inputs(data, text, text_pair)
         return predict_proba(self.network, inputs)
 
     def predict(self, data: pd.DataFrame | str | Path | list[str], *, text: str | None = None,

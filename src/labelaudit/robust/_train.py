@@ -87,11 +87,9 @@ def _filtered(frame: pd.DataFrame, dataset: Any, *, text: str, label: str,
     labels = np.asarray(dataset.labels).copy()
     info = {"filter": mode, "flagged": int(flagged.sum()), "filter_scorers": list(scorers)}
     if mode == "relabel":
+        # the scan read the same label column, so its classes are the dataset's
         suggested, _ = suggest_labels(result.labels, result.pred_probs)
-        # the scan's class order is the sorted label values, as the dataset's
-        index = pd.Index(dataset.classes.astype(str)).get_indexer(
-            result.classes[suggested].astype(str))
-        labels[flagged] = index[flagged]
+        labels[flagged] = suggested[flagged]
         return np.arange(len(labels)), labels, info
     keep = np.flatnonzero(~flagged)
     return keep, labels[keep], info
@@ -189,6 +187,11 @@ def train(
         "hidden": hidden, "dropout": dropout,
         "cache_dir": None if cache_dir is None else str(cache_dir)}
     log: dict[str, Any] = {"n_train": len(dataset), "random_state": random_state}
+    if "clean_label" in frame.columns:  # as `labelaudit noise` writes: the rate achieved
+        from labelaudit.metrics._impact_sets import text_keys
+
+        log["achieved_noise_rate"] = float(np.mean(
+            text_keys(frame["clean_label"]) != text_keys(frame[label])))
     keep, labels = np.arange(len(dataset)), np.asarray(dataset.labels)
     if method == "filter":
         keep, labels, info = _filtered(frame, dataset, text=text, label=label,
