@@ -211,3 +211,24 @@ def test_saving_over_an_existing_model_replaces_it(frames, tiny_st_dir, tmp_path
     np.testing.assert_array_equal(load_model(tmp_path / "m").predict_proba(test),
                                   second.predict_proba(test))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m"]  # no staging left behind
+
+
+def test_cli_train_bench_table_json_and_plot(frames, tiny_st_dir, tmp_path):
+    train, test = frames
+    train.assign(label=train["true_label"]).to_json(tmp_path / "train.jsonl",
+                                                    orient="records", lines=True)
+    test.to_json(tmp_path / "test.jsonl", orient="records", lines=True)
+    common = ("train-bench", "train.jsonl", "--eval", "test.jsonl", "--model", str(tiny_st_dir),
+              "--epochs", "2", "--methods", "base,mixup", "--seeds", "1", "--noise",
+              "uniform:0.2")
+    table = run_cli(*common, "--format", "csv", "--quiet", cwd=tmp_path)
+    assert table.returncode == 0, table.stderr
+    assert table.stdout.splitlines()[0] == "method,uniform 20%"
+    done = run_cli(*common, "--out", "bench.json", "--plot", "bench.png", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    doc = json.loads((tmp_path / "bench.json").read_text())
+    assert {r["method"] for r in doc["runs"]} == {"base", "mixup"}
+    assert (tmp_path / "bench.png").stat().st_size > 1000
+    assert "wrote bench.json" in done.stderr and "top-1" in done.stderr
+    bad = run_cli(*common[:-1], "uniform:1.5", cwd=tmp_path)
+    assert bad.returncode == 1 and "must be in (0, 1)" in bad.stderr

@@ -14,8 +14,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from labelaudit.tokens._schemes import Scheme
 
 __all__ = ["add_command", "add_output_options", "add_seed", "add_tag_options", "at_least",
-           "choice_list", "comma_list", "cut_offs", "emit_output", "fraction", "interval", "log",
-           "output_file", "show_progress", "tag_scheme", "warnings_to_stderr"]
+           "choice_list", "comma_list", "cut_offs", "emit_output", "emit_result", "fraction",
+           "interval", "log", "output_file", "show_progress", "tag_scheme", "warnings_to_stderr"]
 
 
 def add_command(subparsers, name: str, parents: list[argparse.ArgumentParser], *, help: str,
@@ -208,6 +208,19 @@ def emit_output(frame, args: argparse.Namespace, *, max_colwidth: int = 60) -> N
          max_colwidth=max_colwidth)
     if out:
         log(args, f"wrote {len(frame)} rows to {out}")
+
+
+def emit_result(args: argparse.Namespace, document: dict, frame, *, shown=None) -> None:
+    """A result with a JSON document and a table: ``--out x.json`` gets the document,
+    another ``--out`` the table, standard output ``shown`` (default the table) in
+    ``--format``."""
+    if args.out and args.out.lower().endswith(".json"):
+        from labelaudit.io import write_json
+
+        write_json(document, args.out)
+        log(args, f"wrote {args.out}")
+    else:
+        emit_output(frame if args.out or shown is None else shown, args)
 
 
 def log(args: argparse.Namespace, text: str) -> None:

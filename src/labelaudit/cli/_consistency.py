@@ -10,7 +10,7 @@ from labelaudit.cli._common import (
     add_seed,
     add_tag_options,
     at_least,
-    emit_output,
+    emit_result,
     log,
     show_progress,
     tag_scheme,
@@ -115,13 +115,7 @@ def run(args: argparse.Namespace) -> int:
             progress=show_progress(args))
         if args.plot:
             result.plot(args.plot)
-        if args.out and args.out.lower().endswith(".json"):
-            from labelaudit.io import write_json
-
-            write_json(result.to_dict(), args.out)
-            log(args, f"wrote {args.out}")
-        else:
-            emit_output(result.verdict_frame(), args)
+        emit_result(args, result.to_dict(), result.verdict_frame())
         if args.plot:
             log(args, f"wrote {args.plot}")
     log(args, result.summary())  # after the warnings, which the block prints as it closes

@@ -10,7 +10,7 @@ from labelaudit.cli._common import (
     add_seed,
     at_least,
     choice_list,
-    emit_output,
+    emit_result,
     log,
     show_progress,
     warnings_to_stderr,
@@ -105,12 +105,6 @@ def run(args: argparse.Namespace) -> int:
             n_configs=args.sweep, seeds=args.seeds, scorers=args.scorers,
             random_state=args.seed, model=args.model, cache_dir=args.cache_dir,
             progress=show_progress(args))
-        if args.out and args.out.lower().endswith(".json"):
-            from labelaudit.io import write_json
-
-            write_json(result.to_dict(), args.out)
-            log(args, f"wrote {args.out}")
-        else:
-            emit_output(result.to_frame(), args)
+        emit_result(args, result.to_dict(), result.to_frame())
     log(args, result.summary())  # after the warnings, which the block prints as it closes
     return 0

@@ -9,7 +9,7 @@ from labelaudit.cli._common import (
     add_output_options,
     add_seed,
     at_least,
-    emit_output,
+    emit_result,
     log,
     show_progress,
     warnings_to_stderr,
@@ -68,7 +68,6 @@ def add_parser(subparsers, parents) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from labelaudit.io import write_json
     from labelaudit.robust import parse_noise_grid, train_bench
 
     noise = args.noise or ["uniform:0.1,0.2,0.4"]
@@ -81,13 +80,8 @@ def run(args: argparse.Namespace) -> int:
             backbone=args.backbone, model=args.model,
             train_options={"epochs": args.epochs} if args.epochs else None,
             random_state=args.seed, progress=show_progress(args))
-        if args.out and args.out.lower().endswith(".json"):
-            write_json(result.to_dict(), args.out)
-            log(args, f"wrote {args.out}")
-        elif args.out:
-            emit_output(result.to_frame(), args)
-        else:
-            emit_output(result.table("top1").reset_index(), args)
+        emit_result(args, result.to_dict(), result.to_frame(),
+                    shown=result.table("top1").reset_index())
         if args.plot:
             result.plot(args.plot)
             log(args, f"wrote {args.plot}")
