@@ -51,6 +51,24 @@ def test_tapt_writes_a_folder_automodel_and_autotokenizer_load(adapted):
     assert str(result.out) in result.summary()
 
 
+def test_the_adapted_folder_loads_as_a_sequence_classifier(adapted):
+    import torch
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    _, result = adapted
+    classifier = AutoModelForSequenceClassification.from_pretrained(str(result.out),
+                                                                    num_labels=3)
+    batch = AutoTokenizer.from_pretrained(str(result.out))(["match goal"], return_tensors="pt")
+    with torch.no_grad():
+        assert classifier(**batch).logits.shape == (1, 3)
+    encoder = dict(classifier.base_model.named_parameters())
+    adapted_weights = _weights(result.out)
+    name = next(k for k in adapted_weights if k.endswith("embeddings.word_embeddings.weight"))
+    short = name.split("embeddings.", 1)[1]
+    np.testing.assert_allclose(encoder[f"embeddings.{short}"].detach().numpy(),
+                               adapted_weights[name])  # the adapted encoder, not a fresh one
+
+
 def test_the_adapted_folder_is_a_model_for_the_finetune_scorer(adapted):
     from labelaudit.models._finetune import FinetuneScorer
 

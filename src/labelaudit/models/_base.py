@@ -71,6 +71,15 @@ class Scorer(ABC):
         sums = pred_probs.sum(axis=1, keepdims=True)
         return pred_probs / np.where(sums > 0, sums, 1.0)
 
+    def fold_devices(self) -> list[str]:
+        """Devices to fit folds on at once, one process each (several GPUs of one
+        machine); empty (the default) fits the folds in turn in this process."""
+        return []
+
+    def on_device(self, device: str) -> Scorer:
+        """An unfitted copy that fits on ``device`` (see :meth:`fold_devices`)."""
+        return self.clone()
+
     def clone(self) -> Scorer:
         """An unfitted copy with the same options."""
         fresh = copy.copy(self)

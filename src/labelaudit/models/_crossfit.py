@@ -127,8 +127,14 @@ def crossfit_pred_probs(
 
     folds = np.unique(fold_ids)
     parts = []
-    with progress_bar(len(folds), f"cross-fitting {len(folds)} folds ({scorer.name})",
+    devices = scorer.fold_devices()
+    with progress_bar(len(folds), f"cross-fitting {len(folds)} folds ({scorer.name})"
+                      + (f" on {len(devices)} devices" if len(devices) > 1 else ""),
                       unit=" folds", enabled=progress) as bar:
+        if len(devices) > 1 and len(folds) > 1:
+            parts = _parallel_folds(scorer, features, labels, fold_ids, devices,
+                                    n_classes=n_classes, bar=bar)
+            return scorer.join_predictions(parts, len(labels), n_classes=n_classes)
         for fold in folds:
             held_out = np.flatnonzero(fold_ids == fold)
             train = np.flatnonzero(fold_ids != fold)
@@ -137,6 +143,53 @@ def crossfit_pred_probs(
             parts.append((held_out, model.predict_proba(take(features, held_out))))
             bar.update(1)
     return scorer.join_predictions(parts, len(labels), n_classes=n_classes)
+
+
+_WORKER_DEVICE: list[str] = []  # the device of this worker process (set once at start)
+
+
+def _claim_device(queue: Any) -> None:
+    """Worker start: take one device from the queue and keep it for the worker's life."""
+    _WORKER_DEVICE.append(queue.get())
+
+
+def _fit_fold(scorer: Scorer, train: tuple[Any, Any], held_out: Any, n_classes: int) -> Any:
+    """Fit one fold on this worker's device and predict its held-out items."""
+    model = scorer.on_device(_WORKER_DEVICE[0]).fit(train[0], train[1], n_classes=n_classes)
+    return model.predict_proba(held_out)
+
+
+def _parallel_folds(scorer: Scorer, features: Any, labels: Any, fold_ids: np.ndarray,
+                    devices: Sequence[str], *, n_classes: int, bar: Any,
+                    ) -> list[tuple[np.ndarray, Any]]:
+    """Folds fitted at once, one worker process per device (spawned, so each owns its GPU
+    from the start); each worker takes folds in turn, and a device never holds two."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    context = multiprocessing.get_context("spawn")
+    queue = context.Queue()
+    for device in devices:
+        queue.put(device)
+    parts = []
+    with ProcessPoolExecutor(max_workers=len(devices), mp_context=context,
+                             initializer=_claim_device, initargs=(queue,)) as pool:
+        jobs = {}
+        for fold in np.unique(fold_ids):
+            held_out = np.flatnonzero(fold_ids == fold)
+            train = np.flatnonzero(fold_ids != fold)
+            job = pool.submit(_fit_fold, scorer.clone(),
+                              (take(features, train), take(labels, train)),
+                              take(features, held_out), n_classes)
+            jobs[job] = held_out
+        try:
+            for job in as_completed(jobs):
+                parts.append((jobs[job], job.result()))
+                bar.update(1)
+        except BaseException:
+            pool.shutdown(wait=True, cancel_futures=True)  # the folds not started never run
+            raise
+    return parts
 
 
 def fit_score_pred_probs(

@@ -89,10 +89,9 @@ def encode_windows(
     """
     from transformers import AutoTokenizer
 
-    from labelaudit.models._encoder import quiet_loading
+    from labelaudit.models._encoder import load_pretrained
 
-    with quiet_loading():
-        tokenizer = AutoTokenizer.from_pretrained(resolve_model_path(model))
+    tokenizer = load_pretrained(AutoTokenizer, model)
     tokenizer.model_max_length = 10**9  # tokenize whole documents without a length warning
     width = max(1, max_length - 2)
     pieces: list[str] = []

@@ -16,11 +16,15 @@ from labelaudit._errors import InvalidParameterError
 __all__ = [
     "DEFAULT_MODEL",
     "EmbeddingCache",
+    "MaxLengthWarning",
+    "clamp_length",
     "TokenVectorCache",
     "default_cache_dir",
+    "load_pretrained",
     "load_sentence_encoder",
     "quiet_loading",
     "resolve_model_path",
+    "token_limit",
     "torch_setup",
 ]
 
@@ -52,6 +56,59 @@ def resolve_model_path(model: str | os.PathLike[str] | None) -> str:
             ) from None
         return str(Path(str(module.__file__)).parent / "model")
     return name
+
+
+def _load_error(model: object, error: Exception) -> InvalidParameterError:
+    """One line for a model that does not load: not a folder, not in the cache, no network."""
+    first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    return InvalidParameterError(
+        f"cannot load model {str(model)!r}: it is not a local folder and could not be loaded "
+        f"from the Hugging Face hub or its cache ({first}); without network, --model takes a "
+        "local folder (a save_pretrained or `labelaudit tapt` output) or a model already in "
+        "the Hugging Face cache")
+
+
+def load_pretrained(loader: Any, model: str | os.PathLike[str] | None, *, bars: bool = False,
+                    **options: Any) -> Any:
+    """``loader.from_pretrained`` (AutoTokenizer, AutoModel, ...) on
+    :func:`resolve_model_path` of ``model``, quietly; a model that cannot be found is one
+    :class:`InvalidParameterError` line saying that ``--model`` takes a local folder."""
+    path = resolve_model_path(model)
+    try:
+        with quiet_loading(bars=bars):
+            return loader.from_pretrained(path, **options)
+    except (OSError, ValueError) as error:
+        if Path(path).exists() and not isinstance(error, OSError):
+            raise
+        raise _load_error(model or path, error) from None
+
+
+class MaxLengthWarning(UserWarning):
+    """The asked-for token length is beyond what the model takes; it was lowered."""
+
+
+def clamp_length(max_length: int, tokenizer: Any, config: Any = None, *,
+                 model: object = None) -> int:
+    """``max_length``, or the model's :func:`token_limit` with a :class:`MaxLengthWarning`
+    when ``max_length`` is above it (position embeddings end there)."""
+    limit = token_limit(tokenizer, config)
+    if limit is None or max_length <= limit:
+        return int(max_length)
+    import warnings
+
+    warnings.warn(f"max_length {max_length} is above what the model {str(model)!r} takes "
+                  f"({limit} tokens): using {limit}", MaxLengthWarning, stacklevel=3)
+    return limit
+
+
+def token_limit(tokenizer: Any, config: Any = None) -> int | None:
+    """The most tokens a model takes: the tokenizer's ``model_max_length`` when it is set,
+    else the config's ``max_position_embeddings``; None when neither says."""
+    for cap in (getattr(tokenizer, "model_max_length", None),
+                getattr(config, "max_position_embeddings", None)):
+        if isinstance(cap, int) and 0 < cap < 100_000:
+            return cap
+    return None
 
 
 def torch_setup() -> None:
@@ -108,8 +165,11 @@ def load_sentence_encoder(model: str | None = None, *, device: str | None = None
 
     torch_setup()
     path = resolve_model_path(model)
-    with quiet_loading(bars=progress, reports=True):
-        return SentenceTransformer(path, device=device)
+    try:
+        with quiet_loading(bars=progress, reports=True):
+            return SentenceTransformer(path, device=device)
+    except OSError as error:
+        raise _load_error(model or path, error) from None
 
 
 def default_cache_dir() -> Path:

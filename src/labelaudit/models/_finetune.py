@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,6 +47,11 @@ class FinetuneScorer(Scorer):
         Seeds the classifier's initialisation, dropout and the batch order.
     device : str or None
         ``"cuda"``, ``"cpu"``...; None picks CUDA when available.
+    devices : sequence of str or None
+        Devices to cross-fit folds on at once, one process each (``["cuda:0",
+        "cuda:1"]``). None, with ``device`` None, uses every visible GPU when a machine has
+        more than one; with one GPU (or a CPU) the folds run in turn. A fold's result does
+        not depend on where it ran: each fold is seeded by ``random_state``.
 
     References
     ----------
@@ -73,7 +80,28 @@ class FinetuneScorer(Scorer):
     accumulate: int = 1
     random_state: int = 0
     device: str | None = None
+    devices: Sequence[str] | None = None
     progress: bool = False
+
+    def fold_devices(self) -> list[str]:
+        """``devices``, or every GPU when there are several and no ``device`` is set."""
+        if self.devices is not None:
+            if isinstance(self.devices, str) or not all(isinstance(d, str)
+                                                        for d in self.devices):
+                raise InvalidParameterError(
+                    f"devices must be a list of device names such as ['cuda:0', 'cuda:1']; "
+                    f"got {self.devices!r}")
+            return list(self.devices)
+        if self.device is not None:
+            return []
+        import torch
+
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        return [f"cuda:{i}" for i in range(count)] if count > 1 else []
+
+    def on_device(self, device: str) -> FinetuneScorer:
+        """An unfitted copy that trains and predicts on ``device`` alone."""
+        return dataclasses.replace(self, device=device, devices=None)
 
     def _settings(self) -> dict[str, Any]:
         return {"encoder": self.model, "max_length": self.max_length,

@@ -271,26 +271,25 @@ def tapt(data: Any, *, text: str = "text", text_pair: str | None = None,
     import torch
     from transformers import AutoModelForMaskedLM, AutoTokenizer
 
-    from labelaudit.models._encoder import quiet_loading, resolve_model_path, torch_setup
+    from labelaudit.models._encoder import (
+        clamp_length,
+        load_pretrained,
+        quiet_loading,
+        torch_setup,
+    )
     from labelaudit.models._progress import progress_bar
     from labelaudit.robust._loop import _lr_lambda, resolve_device
 
     torch_setup()
     target = resolve_device(device)
-    path = resolve_model_path(model)
     torch.manual_seed(random_state)
-    with quiet_loading(bars=progress):
-        tokenizer = AutoTokenizer.from_pretrained(path)
-        network = AutoModelForMaskedLM.from_pretrained(path)
+    tokenizer = load_pretrained(AutoTokenizer, model, bars=progress)
+    network = load_pretrained(AutoModelForMaskedLM, model, bars=progress)
     if tokenizer.mask_token is None:
         raise InvalidParameterError(
-            f"the tokenizer of {model or path!r} has no mask token, so it cannot be trained "
-            "as a masked language model; use an encoder such as BERT or RoBERTa")
-    limit = max_length
-    for cap in (getattr(tokenizer, "model_max_length", None),
-                getattr(network.config, "max_position_embeddings", None)):
-        if isinstance(cap, int) and 0 < cap < 100_000:
-            limit = min(limit, cap)
+            f"the tokenizer of {model or 'the default model'!r} has no mask token, so it "
+            "cannot be trained as a masked language model; use an encoder such as BERT or RoBERTa")
+    limit = clamp_length(max_length, tokenizer, network.config, model=model or "default")
     firsts = [t[0] for t in texts]
     seconds = [t[1] for t in texts] if text_pair is not None else None
     encoded = tokenizer(firsts, seconds, truncation=True, max_length=limit,

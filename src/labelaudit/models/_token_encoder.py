@@ -27,9 +27,9 @@ def _default_layer(model: str | None) -> int:
     """Two thirds of the encoder's depth: word identity and context are both still there."""
     from transformers import AutoConfig
 
-    from labelaudit.models._encoder import resolve_model_path
+    from labelaudit.models._encoder import load_pretrained
 
-    config = AutoConfig.from_pretrained(resolve_model_path(model))
+    config = load_pretrained(AutoConfig, model)
     n_layers = int(getattr(config, "num_hidden_layers", 6))
     return max(1, round(2 * n_layers / 3))
 

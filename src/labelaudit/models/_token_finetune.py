@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from labelaudit._validation import check_int, check_number
-from labelaudit.models._encoder import quiet_loading, resolve_model_path, torch_setup
+from labelaudit.models._encoder import load_pretrained, torch_setup
 from labelaudit.models._progress import progress_bar
 from labelaudit.models._token_scorer import TokenScorer, check_seed
 from labelaudit.models._word_vectors import sentence_pieces
@@ -70,7 +70,7 @@ class FinetuneTokenScorer(TokenScorer):
     def _tokenizer(self):
         from transformers import AutoTokenizer
 
-        return AutoTokenizer.from_pretrained(resolve_model_path(self.model))
+        return load_pretrained(AutoTokenizer, self.model)
 
     def _chunks(self, tokenizer, sentences: Sequence[Sequence[str]]):
         """``(sentence, start word, end word)`` pieces that fit in ``max_length``."""
@@ -99,11 +99,8 @@ class FinetuneTokenScorer(TokenScorer):
         rng = np.random.default_rng(self.random_state)
         torch.manual_seed(int(rng.integers(2**31)))
         device = self.device or ("cuda" if torch.cuda.is_available() else "cpu")
-        with quiet_loading():
-            net = AutoModelForTokenClassification.from_pretrained(
-                resolve_model_path(self.model), num_labels=n_classes,
-                ignore_mismatched_sizes=True,
-            ).to(device)
+        net = load_pretrained(AutoModelForTokenClassification, self.model,
+                              num_labels=n_classes, ignore_mismatched_sizes=True).to(device)
         return net, self._tokenizer(), device, rng
 
     def fit(self, features: Sequence[Sequence[str]], labels: Sequence[np.ndarray],

@@ -8,7 +8,7 @@ import numpy as np
 
 from labelaudit._errors import InvalidParameterError
 from labelaudit._validation import check_int
-from labelaudit.models._encoder import quiet_loading, resolve_model_path, torch_setup
+from labelaudit.models._encoder import load_pretrained, torch_setup
 from labelaudit.models._progress import progress_bar
 
 __all__ = ["encode_word_vectors", "sentence_pieces", "word_chunks"]
@@ -84,10 +84,8 @@ def encode_word_vectors(
     from transformers import AutoModel, AutoTokenizer
 
     torch_setup()
-    path = resolve_model_path(model)
-    with quiet_loading():
-        tokenizer = AutoTokenizer.from_pretrained(path)
-        encoder = AutoModel.from_pretrained(path)
+    tokenizer = load_pretrained(AutoTokenizer, model)
+    encoder = load_pretrained(AutoModel, model)
     encoder.eval()
     limit = min(max_length, getattr(tokenizer, "model_max_length", max_length) or max_length) - 2
     # Split sentences into chunks of words that fit; encode chunks sorted by length.

@@ -50,14 +50,16 @@ class TextInputs:
 
     @classmethod
     def from_dataset(cls, dataset: Any, settings: dict[str, Any]) -> TextInputs:
-        from transformers import AutoTokenizer
+        from transformers import AutoConfig, AutoTokenizer
 
-        from labelaudit.models._encoder import quiet_loading
+        from labelaudit.models._encoder import clamp_length, load_pretrained
 
-        with quiet_loading():
-            tokenizer = AutoTokenizer.from_pretrained(_model_path(settings))
+        model = settings.get("encoder")
+        tokenizer = load_pretrained(AutoTokenizer, model)
         pairs = dataset.text_pairs
-        limit = int(settings.get("max_length", 128))
+        limit = clamp_length(int(settings.get("max_length", 128)), tokenizer,
+                             load_pretrained(AutoConfig, model), model=model or "default")
+        settings["max_length"] = limit
         if pairs is not None or settings.get("truncation", "head_tail") != "head_tail":
             encoded = tokenizer(list(dataset.texts), list(pairs) if pairs is not None else None,
                                 truncation=True, max_length=limit)
@@ -146,14 +148,13 @@ def finetune_factory(settings: dict[str, Any], n_classes: int) -> Any:
     """A function making a fresh network from the pre-trained encoder."""
     from transformers import AutoModel
 
-    from labelaudit.models._encoder import quiet_loading, torch_setup
+    from labelaudit.models._encoder import load_pretrained, torch_setup
 
     torch_setup()
     path = _model_path(settings)
 
     def make() -> Any:
-        with quiet_loading():
-            encoder = AutoModel.from_pretrained(path)
+        encoder = load_pretrained(AutoModel, path)
         return FinetuneNetwork(encoder, n_classes, float(settings.get("dropout", 0.1)))
 
     return make

@@ -290,6 +290,36 @@ def _step(optimizer: Any, extra: Any, scaler: Any, params: list, max_grad_norm: 
     optimizer.zero_grad(set_to_none=True)
 
 
+def _pieces(index: np.ndarray, halved: bool) -> list[np.ndarray]:
+    """The batch itself, or its two halves after the GPU ran out of memory."""
+    if not halved or len(index) < 2:
+        return [index]
+    middle = len(index) // 2
+    return [index[:middle], index[middle:]]
+
+
+def _empty_cuda_cache() -> None:
+    import gc
+
+    import torch
+
+    gc.collect()
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
+
+
+def _out_of_memory(size: int, config: LoopConfig) -> InvalidParameterError:
+    return InvalidParameterError(
+        f"the GPU ran out of memory on a batch of {size} items, and again at half that size; "
+        f"lower --batch-size (now {config.batch_size}; batch_size in Python) or --max-length")
+
+
+def _eval_out_of_memory(size: int) -> InvalidParameterError:
+    return InvalidParameterError(
+        f"the GPU ran out of memory predicting batches of {size} items, and again at half "
+        "that size; lower the evaluation batch (eval_batch_size in Python) or --max-length")
+
+
 def train_networks(make_network: Callable[[], Network], inputs: Inputs, labels: np.ndarray,
                    n_classes: int, method: Method,
                    config: LoopConfig) -> tuple[list[Network], TrainingLog]:
@@ -339,6 +369,8 @@ def train_networks(make_network: Callable[[], Network], inputs: Inputs, labels: 
     total_steps = config.epochs * math.ceil(n_batches / config.accumulate)
     losses: list[float] = []
     networks: list[Any] = []
+    oom = torch.cuda.OutOfMemoryError
+    halved = False  # set after a batch ran out of GPU memory: batches then run in halves
 
     with progress_bar(config.epochs * n_rounds, f"training ({method.name})", unit=" epochs",
                       enabled=config.progress) as bar:
@@ -358,6 +390,28 @@ def train_networks(make_network: Callable[[], Network], inputs: Inputs, labels: 
             schedule = torch.optim.lr_scheduler.LambdaLR(
                 optimizer, _lr_lambda(total_steps, float(config.warmup)))
             scaler = torch.amp.GradScaler("cuda") if precision == torch.float16 else None
+
+            def run_piece(piece: np.ndarray, size: int, context: tuple[int, int], *,
+                          networks: list[Any] = networks, scaler: Any = scaler) -> float:
+                """Loss and gradients of ``piece`` of a batch of ``size`` items, weighted by
+                its share of the batch; returns its share of the batch's mean loss."""
+                step = Step(
+                    index=piece, batch=inputs.batch(piece, device),
+                    targets=torch.as_tensor(targets_all[piece], device=device),
+                    networks=networks, epoch=context[0], n_epochs=config.epochs,
+                    round_index=context[1], rng=rng)
+                autocast = (torch.autocast("cuda", dtype=precision)
+                            if precision is not None else nullcontext())
+                with autocast:
+                    out = method.loss(step)
+                parts = out if isinstance(out, list) else [out]
+                loss = parts[0] if len(parts) == 1 else torch.stack(parts).sum()
+                share = len(piece) / size
+                scaled = loss * (share / config.accumulate)
+                (scaler.scale(scaled) if scaler is not None else scaled).backward()
+                method.after_step(step)
+                return float(loss.detach()) * share / len(parts)
+
             for epoch in range(config.epochs):
                 epoch_started = time.perf_counter()
                 for net in networks:
@@ -366,25 +420,27 @@ def train_networks(make_network: Callable[[], Network], inputs: Inputs, labels: 
                 batches = inputs.batches(rng, config.batch_size, shuffle=True)
                 for position, index in enumerate(batches):
                     index = np.asarray(index)
-                    step = Step(
-                        index=index, batch=inputs.batch(index, device),
-                        targets=torch.as_tensor(targets_all[index], device=device),
-                        networks=networks, epoch=epoch, n_epochs=config.epochs,
-                        round_index=round_index, rng=rng)
-                    autocast = (torch.autocast("cuda", dtype=precision)
-                                if precision is not None else nullcontext())
-                    with autocast:
-                        out = method.loss(step)
-                    parts = out if isinstance(out, list) else [out]
-                    loss = parts[0] if len(parts) == 1 else torch.stack(parts).sum()
-                    scaled = loss / config.accumulate
-                    (scaler.scale(scaled) if scaler is not None else scaled).backward()
+                    context = (epoch, round_index)
+                    try:
+                        value = sum(run_piece(piece, len(index), context)
+                                    for piece in _pieces(index, halved))
+                    except oom as error:
+                        if halved or len(index) < 2:
+                            raise _out_of_memory(len(index), config) from error
+                        # once: this batch again in two halves, and every later batch too
+                        halved = True
+                        optimizer.zero_grad(set_to_none=True)
+                        _empty_cuda_cache()
+                        try:
+                            value = sum(run_piece(piece, len(index), context)
+                                        for piece in _pieces(index, halved))
+                        except oom as again:
+                            raise _out_of_memory(len(index), config) from again
                     if ((position + 1) % config.accumulate == 0
                             or position + 1 == len(batches)):
                         _step(optimizer, extra, scaler, params, config.max_grad_norm)
                         schedule.step()
-                    method.after_step(step)
-                    total += float(loss.detach()) / len(parts)
+                    total += value
                     count += 1
                 losses.append(total / max(count, 1))
                 method.end_epoch(epoch, networks, inputs, targets_all)
@@ -423,13 +479,26 @@ def predict_proba(network: Network, inputs: Inputs, *, batch_size: int = 256,
     was_training = bool(module.training)
     module.eval()
     parts: list[tuple[np.ndarray, np.ndarray]] = []
-    try:
+
+    def run(size: int) -> None:
+        parts.clear()
         with torch.no_grad():
-            batches = inputs.batches(np.random.default_rng(0), batch_size, shuffle=False)
-            for index in batches:
+            for index in inputs.batches(np.random.default_rng(0), size, shuffle=False):
                 index = np.asarray(index)
                 logits = network.classify(network.features(inputs.batch(index, where)))
                 parts.append((index, torch.softmax(logits.double(), dim=1).cpu().numpy()))
+
+    try:
+        try:
+            run(batch_size)
+        except torch.cuda.OutOfMemoryError as error:
+            if batch_size < 2:
+                raise _eval_out_of_memory(batch_size) from error
+            _empty_cuda_cache()  # once more at half the batch size
+            try:
+                run(batch_size // 2)
+            except torch.cuda.OutOfMemoryError as again:
+                raise _eval_out_of_memory(batch_size) from again
     finally:
         module.train(was_training)
     if not parts:
