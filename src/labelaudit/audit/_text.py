@@ -5,18 +5,37 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeAlias
 
 import numpy as np
 import pandas as pd
 
-from labelaudit._errors import InvalidParameterError
+from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit._validation import check_choice, check_fraction, check_int
-from labelaudit.audit._text_result import ChanceLevelWarning, ScanResult, warn_if_chance_level
-from labelaudit.io import TextDataset, prepare_text_dataset, read_table, require_columns
+from labelaudit.audit._text_result import (
+    GIVEN_PROBS,
+    ChanceLevelWarning,
+    ScanResult,
+    warn_if_chance_level,
+)
+from labelaudit.io import (
+    CLASS_NAMES,
+    TextDataset,
+    align_pred_probs,
+    prepare_text_dataset,
+    read_data,
+    read_pred_probs,
+    require_columns,
+)
 from labelaudit.models._base import Scorer
 from labelaudit.models._progress import default_progress
 from labelaudit.registry import RANKING_METHODS, SCORERS
+
+if TYPE_CHECKING:  # pragma: no cover
+    import datasets
+
+    Data: TypeAlias = pd.DataFrame | str | Path | datasets.Dataset | datasets.DatasetDict
+    Probs: TypeAlias = np.ndarray | pd.DataFrame | str | Path
 
 __all__ = ["METHODS", "DEFAULT_METHOD", "DEFAULT_METHODS", "ChanceLevelWarning", "ScanResult",
            "id_column", "scan"]
@@ -64,8 +83,19 @@ def _check_weights(weights: object, scorers: Sequence[str]) -> None:  # member n
             f"weights must be non-negative numbers with a positive sum; got {numbers}")
 
 
-def _as_frame(data: pd.DataFrame | str | Path) -> pd.DataFrame:
-    return data if isinstance(data, pd.DataFrame) else read_table(data)
+def _check_given_probs(*, scorers: object, model: object, sweep: int, score: object,
+                       n_seeds: int, weights: object, pair_mode: object) -> None:
+    """pred_probs replace the scorers: an option that configures them is a conflict."""
+    conflicts = [name for name, given in (
+        ("scorers", scorers is not None), ("model", model is not None), ("sweep", bool(sweep)),
+        ("score", score is not None), ("n_seeds", n_seeds != 1),
+        ("weights", not isinstance(weights, str) or weights != "auto"),
+        ("pair_mode", pair_mode is not None)) if given]
+    if conflicts:
+        raise InvalidParameterError(
+            f"pred_probs replaces the scorers, so {', '.join(conflicts)} cannot be given with "
+            "it; drop " + ("them" if len(conflicts) > 1 else "it") + ", or drop pred_probs to "
+            "let labelaudit fit its own models")
 
 
 def _check_options(methods: Sequence[str], rank_by: str, top: int | None,
@@ -87,9 +117,11 @@ def _check_options(methods: Sequence[str], rank_by: str, top: int | None,
 
 
 def scan(
-    data: pd.DataFrame | str | Path, *, text: str = "text", label: str = "label",
+    data: Data, *, text: str = "text", label: str = "label",
     text_pair: str | None = None, id: str | None = None,  # noqa: A002 - mirrors the CLI flag
-    score: pd.DataFrame | str | Path | None = None,
+    split: str | None = None, score: Data | None = None,
+    pred_probs: Probs | None = None, classes: Sequence[object] | None = None,
+    keep_columns: bool = True,
     scorers: Sequence[str | Scorer] | None = None,
     methods: Sequence[Method] | None = None, rank_by: Method | None = None,
     annotations: str | None = None,
@@ -98,7 +130,8 @@ def scan(
     threshold: float | None = None, model: str | None = None,
     pair_mode: Literal["features", "joint"] | None = None,
     cache_dir: str | Path | None = None, progress: bool | None = None,
-    sweep: int = 0, keep: int = 3, screen: int = 2000,
+    sweep: int = 0, keep: int = 3, screen: int = 2000, datalab: bool = False,
+    datalab_features: Literal["tfidf", "embed"] = "tfidf",
 ) -> ScanResult:
     """Rank every item by how likely its given label is wrong.
 
@@ -106,17 +139,50 @@ def scan(
     no item is scored by a model that saw it, or, with ``score``, a model fitted on
     ``data`` scores the ``score`` split (the test-set audit of Northcutt et al. 2021).
     The members are averaged with weights fitted to their out-of-sample log loss, and
-    every ranking method is computed.
+    every ranking method is computed. With ``pred_probs``, the user's own probabilities
+    take the ensemble's place and no model is fitted.
 
     Parameters
     ----------
-    data : DataFrame or path
-        The labelled table (training split when ``score`` is given).
+    data : DataFrame, path, datasets.Dataset, datasets.DatasetDict or hub name
+        The labelled table (training split when ``score`` is given): a DataFrame; a CSV,
+        TSV, JSONL, JSON or Parquet file; a folder written by ``save_to_disk``; a
+        Hugging Face ``Dataset`` or ``DatasetDict`` (pick the split with ``split``); or a
+        hub dataset name that is not an existing path (``"imdb"``), loaded with
+        ``datasets.load_dataset(name, split=split)``, which needs network access or the
+        dataset in the local Hugging Face cache. ``ClassLabel`` columns are read as their
+        class names; an id of -1 ("no label") is a missing label.
     text, label, text_pair, id : str
         Column names; ``id`` defaults to a column named ``id`` when the table has one,
         else the row number (0-based).
-    score : DataFrame or path, optional
-        A second split to rank with models fitted on all of ``data``.
+    split : str, optional
+        The split of ``data`` when it has several (a ``DatasetDict``, a folder of one, a
+        hub dataset); ``"folder:split"`` and ``"name:split"`` work too.
+    score : same kinds as ``data``, optional
+        A second split to rank with models fitted on all of ``data`` (``"name:split"`` for
+        a split of a hub dataset or folder).
+    pred_probs : ndarray, DataFrame or path, optional
+        Your own out-of-sample probabilities, shape (n_samples, n_classes), row ``i`` for
+        item ``i`` of ``data``: an array, a ``.npy`` file, or a table (DataFrame or any
+        file :func:`labelaudit.io.read_table` reads) with one column per class, named by
+        class. They replace the ensemble (member ``pred_probs``, weight 1, no temperature)
+        and every method, flag and suggestion is computed on them; they must be
+        out-of-sample (from cross-validation, or a model that never saw ``data``) or the
+        ranking means little. Each row must be non-negative, finite and sum to 1 within
+        1e-3 (softmax outputs, not logits). Not with ``scorers``, ``model``, ``sweep``,
+        ``score``, ``n_seeds``, ``weights`` or ``pair_mode``.
+    classes : sequence, optional
+        The class of each column of ``pred_probs``, in order; every label value must be
+        one of them, and a class that no item has is kept as a column. Default: a table's
+        column names, matched to the label values as text (column ``"1"`` is label
+        ``1``); for an array, the ``ClassLabel`` names in id order when the label column is
+        a Hugging Face ``ClassLabel``, else the sorted label values (strings
+        alphabetically, numbers by value: :class:`labelaudit.io.TextDataset` order).
+    keep_columns : bool, default=True
+        Carry the input's other columns (all but text, text pair, label, id and
+        annotations; with ``score``, those of the scored split) to ``ScanResult.extra``,
+        which ``to_frame`` writes after its own columns (renaming a clashing one
+        ``input_<name>``).
     scorers : sequence of {"tfidf", "embed", "finetune"} or Scorer objects, optional
         The ensemble's members; the first is the single model behind ``loss``. None (the
         default) is tfidf and embed with screening (``screen``); named members always run. A name is
@@ -159,6 +225,16 @@ def scan(
         (learning rate, epochs, seed) and the ``keep`` with the lowest out-of-sample log
         loss are averaged (the FME of Chong et al. 2022); the selection uses the same
         out-of-sample predictions the ranking then uses.
+    datalab : bool, default=False
+        Also run cleanlab's Datalab on the final probabilities and item features: columns
+        ``is_near_duplicate``, ``near_duplicate_id``, ``near_duplicate_label_conflict``
+        (a near-duplicate has another given label: one of the two labels is likely wrong),
+        ``is_outlier``, ``outlier_score``, and a non-IID line in the summary (see
+        :func:`labelaudit.detect.datalab_issues`).
+    datalab_features : {"tfidf", "embed"}
+        Features for Datalab: TF-IDF reduced to 256 dimensions (default; fast, and it found
+        more near-duplicates on 20news), or the sentence embeddings of the embed member
+        (free when that member ran, from the cache).
     progress : bool, optional
         Progress bars on stderr; by default shown when stderr is a terminal or in a
         Jupyter notebook.
@@ -183,6 +259,14 @@ def scan(
     >>> result = scan(frame, scorers=["tfidf"])
     >>> int(result.to_frame()["id"].iloc[0])
     0
+
+    Your own out-of-sample probabilities, columns in the sorted class order:
+
+    >>> probs = np.where(frame[["label"]].to_numpy() == ["food", "sport"], 0.9, 0.1)
+    >>> probs[0] = [0.1, 0.9]                   # the model disagrees with item 0
+    >>> given = scan(frame, pred_probs=probs)
+    >>> int(given.to_frame()["id"].iloc[0]), list(given.weights)
+    (0, ['pred_probs'])
     """
     from labelaudit.detect import ensemble_pred_probs
     from labelaudit.models._registry import member_keys, member_pred_probs
@@ -193,49 +277,85 @@ def scan(
     order_by: str = (rank_by if rank_by is not None
                      else "crowdlab" if annotations is not None else DEFAULT_METHOD)
     _check_options(wanted, order_by, top, threshold, n_seeds, annotations)
+    check_choice(datalab_features, "datalab_features", ("tfidf", "embed"))
+    given = pred_probs is not None
+    if given:
+        _check_given_probs(scorers=scorers, model=model, sweep=sweep, score=score,
+                           n_seeds=n_seeds, weights=weights, pair_mode=pair_mode)
+    elif classes is not None:
+        raise InvalidParameterError(
+            "classes= names the columns of pred_probs; give pred_probs too, or drop classes=")
     named = scorers is not None
     if scorers is not None and not scorers:
         raise InvalidParameterError("give at least one scorer")
     scorers = list(scorers) if scorers is not None else list(SCORERS.default)
-    _check_weights(weights, member_keys(scorers))
-    train, target, crowd_votes = _read_data(data, score, text=text, label=label,
-                                            text_pair=text_pair, id=id, annotations=annotations)
+    if not given:
+        _check_weights(weights, member_keys(scorers))
+    inputs = _read_data(data, score, text=text, label=label, text_pair=text_pair, id=id,
+                        annotations=annotations, split=split, pred_probs=pred_probs,
+                        classes=classes)
+    train, target = inputs.train, inputs.target
     scored = target if target is not None else train
     assert scored.labels is not None
-    shown = default_progress() if progress is None else progress
     screened: dict[str, float] = {}
-    if not named and screen and len(train) > screen and weights == "auto":
-        scorers, screened = _screen(train, scorers, size=screen, n_folds=n_folds,
-                                    random_state=random_state, progress=shown, model=model,
-                                    pair_mode=pair_mode, cache_dir=cache_dir)
-    run = member_pred_probs(train, target, scorers=list(scorers), n_folds=n_folds,
-                            n_seeds=n_seeds, random_state=random_state,
-                            progress=default_progress() if progress is None else progress,
-                            sweep=sweep, keep=keep, model=model, pair_mode=pair_mode,
-                            cache_dir=cache_dir)
-    # Repeats of one scorer (--seeds) are averaged first; the weights and temperatures are
-    # then fitted per scorer, not per repeat.
-    scorer_probs = run.per_scorer()
-    ensemble = ensemble_pred_probs(list(scorer_probs.values()), scored.labels, weights=weights)
-    pred_probs = ensemble.pred_probs
+    if inputs.probs is not None:
+        member_probs = {"pred_probs": inputs.probs}
+        weight, temperature = {"pred_probs": 1.0}, {"pred_probs": 1.0}
+        probs, seconds = inputs.probs, {}
+        mode = GIVEN_PROBS
+    else:
+        shown = default_progress() if progress is None else progress
+        if not named and screen and len(train) > screen and weights == "auto":
+            scorers, screened = _screen(train, scorers, size=screen, n_folds=n_folds,
+                                        random_state=random_state, progress=shown, model=model,
+                                        pair_mode=pair_mode, cache_dir=cache_dir)
+        run = member_pred_probs(train, target, scorers=list(scorers), n_folds=n_folds,
+                                n_seeds=n_seeds, random_state=random_state, progress=shown,
+                                sweep=sweep, keep=keep, model=model, pair_mode=pair_mode,
+                                cache_dir=cache_dir)
+        # Repeats of one scorer (--seeds) are averaged first; the weights and temperatures
+        # are then fitted per scorer, not per repeat.
+        scorer_probs = run.per_scorer()
+        ensemble = ensemble_pred_probs(list(scorer_probs.values()), scored.labels,
+                                       weights=weights)
+        probs, member_probs, seconds = ensemble.pred_probs, run.probs, dict(run.seconds)
+        weight = dict(zip(scorer_probs, ensemble.weights.tolist(), strict=True))
+        temperature = dict(zip(scorer_probs, ensemble.temperatures.tolist(), strict=True))
+        mode = ("fit-on-train, score-on-test" if target is not None
+                else f"{run.n_folds}-fold cross-fit")
     scores, n_issues, consensus = _method_scores(
-        scored.labels, pred_probs, next(iter(run.probs.values())), crowd_votes,
+        scored.labels, probs, next(iter(member_probs.values())), inputs.votes,
         list(dict.fromkeys([*wanted, order_by])))
-    warn_if_chance_level(scored.labels, pred_probs)
-    flagged, rule = _flag(scored.labels, pred_probs, scores[order_by], n_issues, top=top,
+    warn_if_chance_level(scored.labels, probs, given=given)
+    flagged, rule = _flag(scored.labels, probs, scores[order_by], n_issues, top=top,
                           threshold=threshold)
+    found = None
+    if datalab:
+        from labelaudit.detect import datalab_features as features_for
+        from labelaudit.detect import datalab_issues
+
+        features = features_for(scored.texts, text_pairs=scored.text_pairs,
+                                method=datalab_features, model=model, cache_dir=cache_dir,
+                                random_state=random_state or 0,
+                                progress=default_progress() if progress is None else progress)
+        found = datalab_issues(scored.labels, probs, features, ids=scored.ids,
+                               classes=train.classes, random_state=random_state or 0)
     return ScanResult(
         ids=scored.ids, texts=scored.texts, text_pairs=scored.text_pairs, labels=scored.labels,
-        classes=train.classes, pred_probs=pred_probs, member_probs=run.probs,
-        weights=dict(zip(scorer_probs, ensemble.weights.tolist(), strict=True)),
-        temperatures=dict(zip(scorer_probs, ensemble.temperatures.tolist(), strict=True)),
-        scores=scores, rank_by=order_by,
+        classes=train.classes, pred_probs=probs, member_probs=member_probs,
+        weights=weight, temperatures=temperature, scores=scores, rank_by=order_by,
         flagged=flagged, flag_rule=rule, n_issues_estimate=n_issues,
         seconds=time.perf_counter() - started, consensus_labels=consensus,
-        member_seconds=dict(run.seconds), screened=screened,
-        mode=("fit-on-train, score-on-test" if target is not None
-              else f"{run.n_folds}-fold cross-fit"),
+        member_seconds=seconds, screened=screened, mode=mode,
+        extra=_extra(inputs.frame, [text, text_pair, label, annotations, inputs.id_column])
+        if keep_columns else None, datalab=found,
     )
+
+
+def _extra(frame: pd.DataFrame, used: list[str | None]) -> pd.DataFrame | None:
+    """The input's columns scan does not read, aligned with its items (None if none)."""
+    rest = frame.drop(columns=[c for c in dict.fromkeys(used) if c is not None])
+    return rest.reset_index(drop=True) if len(rest.columns) else None
 
 
 SCREEN_WEIGHT = 0.05  # members below this ensemble weight on the screen are skipped
@@ -275,29 +395,51 @@ def _screen(train: TextDataset, scorers: list, *, size: int, n_folds: int,
     return kept, dropped
 
 
+class _Inputs(NamedTuple):
+    train: TextDataset
+    target: TextDataset | None  # the scored split; None: cross-fit
+    votes: np.ndarray | None  # the annotators' votes of the scored items
+    frame: pd.DataFrame  # the scored table
+    id_column: str | None  # its id column
+    probs: np.ndarray | None  # the user's pred_probs, columns in train.classes order
+
+
 def _read_data(
-    data: pd.DataFrame | str | Path, score: pd.DataFrame | str | Path | None, *, text: str,
-    label: str, text_pair: str | None, id: str | None,  # noqa: A002
-    annotations: str | None,
-) -> tuple[TextDataset, TextDataset | None, np.ndarray | None]:
-    """The training data, the scored split (None: cross-fit) and the annotators' votes of
-    the scored items (checked before any model work)."""
+    data: Data, score: Data | None, *, text: str, label: str, text_pair: str | None,
+    id: str | None, annotations: str | None, split: str | None,  # noqa: A002
+    pred_probs: Probs | None, classes: Sequence[object] | None,
+) -> _Inputs:
+    """The data, the user's probabilities and the annotators' votes, all checked before
+    any model work."""
     from labelaudit.detect import annotation_matrix
 
-    scored_frame = train_frame = _as_frame(data)
+    scored_frame = train_frame = read_data(data, split=split)
     train = prepare_text_dataset(train_frame, text=text, label=label, text_pair=text_pair,
                                  id=id_column(train_frame, id))
-    target = None
+    target = probs = None
     if score is not None:
-        scored_frame = _as_frame(score)
+        scored_frame = read_data(score, what="score")
         target = prepare_text_dataset(scored_frame, text=text, label=label,
                                       text_pair=text_pair, id=id_column(scored_frame, id),
                                       classes=train.classes, min_classes=1)
-    if annotations is None:
-        return train, target, None
-    require_columns(scored_frame, [annotations])
-    ids = (target if target is not None else train).ids
-    return train, target, annotation_matrix(scored_frame[annotations], train.classes, ids)
+    if pred_probs is not None:
+        path = isinstance(pred_probs, (str, Path))
+        given = (read_pred_probs(pred_probs) if isinstance(pred_probs, (str, Path))
+                 else pred_probs)
+        try:
+            probs, train = align_pred_probs(given, train, classes=classes,
+                                            default_classes=train_frame.attrs.get(
+                                                CLASS_NAMES, {}).get(label))
+        except InvalidInputError as exc:
+            if not path:
+                raise
+            raise InvalidInputError(f"{pred_probs}: {exc}") from None
+    votes = None
+    if annotations is not None:
+        require_columns(scored_frame, [annotations])
+        ids = (target if target is not None else train).ids
+        votes = annotation_matrix(scored_frame[annotations], train.classes, ids)
+    return _Inputs(train, target, votes, scored_frame, id_column(scored_frame, id), probs)
 
 
 def _method_scores(

@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["ChanceLevelWarning", "ScanResult", "warn_if_chance_level"]
+__all__ = ["GIVEN_PROBS", "OUTPUT_COLUMNS", "ChanceLevelWarning", "ScanResult",
+           "warn_if_chance_level"]
+
+# ``ScanResult.mode`` when the user gave the probabilities (``pred_probs=``).
+GIVEN_PROBS = "given pred_probs"
+# Columns ``to_frame`` writes (besides ``score_*``); a kept input column of one of these
+# names, or starting with ``score_``, is renamed ``input_<name>``.
+OUTPUT_COLUMNS = ("id", "text", "text_pair", "label", "suggested_label", "suggested_prob",
+                  "given_prob", "loss", "rank", "consensus_label", "flagged")
 
 
 class ChanceLevelWarning(UserWarning):
@@ -27,9 +36,11 @@ class ScanResult:
     classes : ndarray of shape (n_classes,)
         The user's label values.
     pred_probs : ndarray of shape (n_samples, n_classes)
-        Out-of-sample probabilities of the ensemble of all members.
+        Out-of-sample probabilities of the ensemble of all members, or the user's own
+        (``mode`` is :data:`GIVEN_PROBS`).
     member_probs : dict of str to ndarray (n_samples, n_classes)
-        Each member's out-of-sample probabilities (scorer name, ``#seed`` for repeats).
+        Each member's out-of-sample probabilities (scorer name, ``#seed`` for repeats;
+        ``pred_probs`` for the user's own).
     weights : dict of str to float
         The ensemble weight of each scorer (its seed repeats averaged first).
     temperatures : dict of str to float
@@ -50,6 +61,16 @@ class ScanResult:
         its weight, so a user sees where the time went.
     screened : dict of str to float
         Default members skipped after the screen, with their ensemble weight there.
+    mode : str
+        How the probabilities were made: ``"5-fold cross-fit"``, ``"fit-on-train,
+        score-on-test"``, or :data:`GIVEN_PROBS` (the user's ``pred_probs``).
+    extra : DataFrame or None
+        The input's other columns (all but text, text pair, label, id and annotations),
+        row ``i`` for item ``i``; :meth:`to_frame` writes them last. None when they were
+        not kept (``keep_columns=False``) or there were none.
+    datalab : DatalabIssues or None
+        cleanlab Datalab's near-duplicate, outlier and non-IID findings (``datalab=True``);
+        :meth:`to_frame` writes their columns after ``flagged``.
     """
 
     ids: np.ndarray
@@ -71,6 +92,8 @@ class ScanResult:
     consensus_labels: np.ndarray | None = None
     member_seconds: dict[str, float] = field(default_factory=dict)
     screened: dict[str, float] = field(default_factory=dict)
+    extra: pd.DataFrame | None = None
+    datalab: Any = None
 
     @property
     def accuracy(self) -> float:
@@ -114,6 +137,10 @@ class ScanResult:
         written as ``score_loss_<scorer>``. ``score_crowdlab`` is CROWDLAB's consensus
         quality score (in [0, 1]) where the consensus equals the given label and that
         score minus 2 (in [-2, -1]) where it does not, so those items rank first.
+
+        The input's other columns (:attr:`extra`) follow, unchanged; one named like a
+        labelaudit column (:data:`OUTPUT_COLUMNS`) or starting with ``score_`` (which
+        ``evaluate`` and ``review`` read as scores) is renamed ``input_<name>``.
         """
         from labelaudit.detect import per_item_loss, suggest_labels
 
@@ -138,10 +165,22 @@ class ScanResult:
         if self.consensus_labels is not None:
             frame["consensus_label"] = self.classes[self.consensus_labels]
         frame["flagged"] = self.flagged
+        if self.datalab is not None:
+            frame = pd.concat([frame, self.datalab.to_frame()], axis=1)
+        if self.extra is not None and len(self.extra.columns):
+            frame = pd.concat([frame, _renamed(self.extra, frame.columns)], axis=1)
         return frame.iloc[order].reset_index(drop=True)
+
+    def report(self, path: str | Path, **options: Any) -> Path:
+        """Write the self-contained HTML audit report of this scan to ``path``; options as
+        :func:`labelaudit.report.write_report` (``truth=``, ``annotations=``, ``top=``...)."""
+        from labelaudit.report import write_report
+
+        return write_report(self, path, **options)
 
     def summary(self) -> str:
         """A few lines for a person: items, classes, estimated errors, accuracy, time."""
+        given = self.mode == GIVEN_PROBS
         weights = ", ".join(
             f"{k} {v:.2f} (T={self.temperatures[k]:.2f}"
             + (f", {self.member_seconds[k]:.1f}s" if k in self.member_seconds else "") + ")"
@@ -159,13 +198,34 @@ class ScanResult:
             f"({self.n_issues_estimate / n:.1%})\n"
             f"flagged: {int(self.flagged.sum())} ({self.flagged.sum() / n:.1%}; "
             f"{self.flag_rule})  ranked by: {self.rank_by}{weak}\n"
-            f"out-of-sample accuracy: {self.accuracy:.3f} (most common class: {majority:.3f})"
-            f"  ensemble weights: {weights}\n"
+            + (f"accuracy of the given pred_probs: {self.accuracy:.3f} (most common class: "
+               f"{majority:.3f})\nprobabilities: yours (pred_probs), used as given; the "
+               "ranking means something only if they are out-of-sample, each item scored "
+               "by a model that never trained on it\n" if given else
+               f"out-of-sample accuracy: {self.accuracy:.3f} (most common class: "
+               f"{majority:.3f})  ensemble weights: {weights}\n")
+            + ("".join(f"datalab: {line}\n" for line in self.datalab.summary().splitlines())
+               if self.datalab is not None else "")
             + "".join(f"skipped {k}: weight {v:.3f} on the screening sample (below 0.05); "
                       "name it in --scorers to run it anyway\n"
                       for k, v in self.screened.items())
             + f"time: {self.seconds:.1f}s"
         )
+
+
+def _renamed(extra: pd.DataFrame, taken: pd.Index) -> pd.DataFrame:
+    """The kept input columns, renamed ``input_<name>`` where they would clash."""
+    reserved = {*map(str, taken), *OUTPUT_COLUMNS}
+    names: list[object] = []
+    for column in extra.columns:
+        name: object = column
+        if str(name) in reserved or str(name).startswith("score_"):
+            while str(name) in reserved or name in extra.columns or name in names:
+                name = f"input_{name}"
+        names.append(name)
+    out = extra.reset_index(drop=True)
+    out.columns = pd.Index(names)
+    return out
 
 
 def _accuracy(labels: np.ndarray, pred_probs: np.ndarray) -> float:
@@ -181,13 +241,25 @@ def _near_chance(accuracy: float, majority: float) -> bool:
     return accuracy < majority + 0.05
 
 
-def warn_if_chance_level(labels: np.ndarray, pred_probs: np.ndarray) -> None:
+def warn_if_chance_level(labels: np.ndarray, pred_probs: np.ndarray, *,
+                         given: bool = False) -> None:
+    """Warn when the probabilities predict the given labels no better than the most common
+    class; ``given`` words it for the user's own ``pred_probs``."""
     import warnings
 
     if len(labels) == 0:
         return
     accuracy, majority = _accuracy(labels, pred_probs), _majority_rate(labels)
-    if _near_chance(accuracy, majority):
+    if given and _near_chance(accuracy, majority):
+        warnings.warn(
+            f"the given pred_probs have accuracy {accuracy:.2f} against the labels, "
+            f"{'barely above' if accuracy > majority else 'no better than'} always predicting "
+            f"the most common class ({majority:.2f}): check that their columns are in the "
+            "class order (classes=) and their rows in the order of the data; otherwise the "
+            "ranking is close to random",
+            ChanceLevelWarning, stacklevel=3,
+        )
+    elif _near_chance(accuracy, majority):
         warnings.warn(
             f"out-of-sample accuracy {accuracy:.2f} is "
             f"{'barely above' if accuracy > majority else 'no better than'} always predicting "

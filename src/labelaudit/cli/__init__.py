@@ -53,11 +53,11 @@ def build_parser() -> argparse.ArgumentParser:
 _INPUTS = ("data", "score", "issues", "truth", "input", "realism_input", "verdicts", "file",
            "scan", "sentinels_file", "annotations_file", "noise_matrix", "corrected", "train",
            "val", "test", "predictions", "original", "suspect",
-           "eval")
+           "eval", "pred_probs")
 _POSITIONAL = ("data", "issues", "input", "realism_input", "verdicts", "file", "scan",
                "corrected", "train")
 _OUTPUTS = ("out", "metrics", "gold_out", "items_out", "annotators_out", "summary", "plot",
-            "label_config")
+            "label_config", "report")
 
 
 def _check_outputs(args: argparse.Namespace) -> None:

@@ -14,6 +14,7 @@ from labelaudit.cli._common import (
     emit_output,
     fraction,
     log,
+    output_file,
     show_progress,
     warnings_to_stderr,
 )
@@ -30,6 +31,11 @@ _EPILOG = """examples:
   labelaudit scan reviews.csv --scorers finetune --model roberta-base \
       --model microsoft/deberta-v3-base --seeds 2 --out issues.csv     # FME: models x seeds
   labelaudit scan reviews.csv --scorers finetune --sweep 8 --keep 3 --out issues.csv
+  labelaudit scan imdb --split test --text text --label label --out issues.parquet
+  labelaudit scan saved_folder --split validation --out issues.csv   # a save_to_disk folder
+  labelaudit scan data.csv --pred-probs my_model_probs.npy --out issues.csv
+  labelaudit scan data.csv --pred-probs probs.csv --classes neg,pos --out issues.csv
+  labelaudit scan data.csv --no-keep-columns --out issues.csv
 
 Fine-tuning (--scorers finetune) is for a GPU; --epochs, --max-length, --batch-size and
 --lr set it (defaults 2, 256 with head+tail truncation, 16, 5e-5). Several --model values
@@ -37,6 +43,14 @@ make one member per model for embed and finetune (an FME over models; with --see
 seeds too). --sweep N runs N fine-tuning configurations (learning rate, epochs, seed) and
 keeps the --keep with the lowest out-of-sample loss, selected on the same out-of-sample
 predictions the ranking uses.
+
+DATA can be a Hugging Face hub dataset name (loading it needs network access or the local
+Hugging Face cache); ClassLabel columns are read as class names. --pred-probs brings your
+own out-of-sample probabilities (rows in the order of DATA, one column per class: a .npy
+array with columns in sorted label order, or the ClassLabel order for a Hugging Face
+dataset, or a table whose columns are named by class; --classes gives the column order
+instead); no model is fitted then. The input's other columns are kept in the output, after
+labelaudit's (a clashing name gets an input_ prefix), unless --no-keep-columns.
 """
 
 
@@ -46,8 +60,10 @@ def add_parser(subparsers, parents) -> None:
         help="find label errors in a text classification dataset",
         description="Rank every item by the out-of-sample loss of its given label "
         "(cross-fitted, or fitted on a training file with --score) and suggest a label.")
-    p.add_argument("data", help="CSV, TSV, JSONL, JSON, Parquet or a datasets folder "
-                   "(the training split with --score)")
+    p.add_argument("data", help="CSV, TSV, JSONL, JSON, Parquet, a datasets folder or a "
+                   "Hugging Face hub dataset name (the training split with --score)")
+    p.add_argument("--split", metavar="NAME",
+                   help="split of a datasets folder or hub dataset (DATA:SPLIT works too)")
     p.add_argument("--text", default="text", help="text column (default: text)")
     p.add_argument("--text-pair", help="second text column for sentence pairs (NLI)")
     p.add_argument("--label", default="label", help="label column (default: label)")
@@ -55,6 +71,14 @@ def add_parser(subparsers, parents) -> None:
                    "one, else the row number from 0)")
     p.add_argument("--score", metavar="FILE",
                    help="rank this file's items with models fitted on DATA (test-set audit)")
+    p.add_argument("--pred-probs", metavar="FILE", dest="pred_probs",
+                   help="your own out-of-sample probabilities instead of labelaudit's models: "
+                   ".npy (n_items, n_classes), or a table with one column per class")
+    p.add_argument("--classes", type=comma_list, metavar="LIST",
+                   help="comma-separated class of each --pred-probs column, in order "
+                   "(default: a table's column names; sorted labels for .npy)")
+    p.add_argument("--no-keep-columns", dest="keep_columns", action="store_false",
+                   help="leave the input's other columns out of the output")
     add_output_options(p, what="every item, most suspect first",
                        out_help="write every item, most suspect first, to this file; "
                        ".csv .tsv .jsonl .json or .parquet by its suffix "
@@ -85,6 +109,9 @@ def add_parser(subparsers, parents) -> None:
     tune.add_argument("--max-length", type=at_least(8), help="tokens per text (default: 256)")
     tune.add_argument("--batch-size", type=at_least(1), help="default: 16")
     tune.add_argument("--lr", type=float, dest="learning_rate", help="default: 5e-5")
+    tune.add_argument("--devices", type=comma_list, metavar="LIST",
+                      help="fit folds at once on these devices, one process each "
+                      "(cuda:0,cuda:1; default: every GPU when there are several)")
     tune.add_argument("--sweep", type=at_least(1), default=0, metavar="N",
                       help="run N configurations and keep the best --keep (FME)")
     tune.add_argument("--keep", type=at_least(1), default=3, metavar="K",
@@ -105,9 +132,17 @@ def add_parser(subparsers, parents) -> None:
                       help="flag items whose given label has probability below this")
     p.add_argument("--cache-dir", help="embedding cache (default: ~/.cache/labelaudit)")
     p.add_argument("--show", type=at_least(0), default=20, help="rows printed without --out")
+    p.add_argument("--report", type=output_file((".html", ".htm")), metavar="FILE.html",
+                   help="also write the self-contained HTML audit report (labelaudit report)")
+    p.add_argument("--datalab", action="store_true",
+                   help="add cleanlab Datalab's near-duplicate (with the duplicate's id and "
+                   "whether its label differs), outlier and non-IID findings")
+    p.add_argument("--datalab-features", choices=["tfidf", "embed"], default="tfidf",
+                   help="features for --datalab: TF-IDF reduced to 256 dimensions (default) "
+                   "or the embed member's sentence embeddings")
 
 
-_TUNING = ("epochs", "max_length", "batch_size", "learning_rate")
+_TUNING = ("epochs", "max_length", "batch_size", "learning_rate", "devices")
 
 
 def members(args: argparse.Namespace) -> list[Any] | None:
@@ -126,7 +161,8 @@ def members(args: argparse.Namespace) -> list[Any] | None:
     if tuning and "finetune" not in names:
         flags = ", ".join(f"--{k.replace('_', '-')}" for k in tuning).replace(
             "--learning-rate", "--lr")
-        raise InvalidParameterError(f"{flags} set the finetune scorer: add it to --scorers")
+        raise InvalidParameterError(f"{flags} {'sets' if len(tuning) == 1 else 'set'} the "
+                                    "finetune scorer: add it to --scorers")
     if args.sweep and "finetune" not in names:
         raise InvalidParameterError("--sweep tunes the finetune scorer: add it to --scorers")
     models = args.model or [None]
@@ -143,9 +179,37 @@ def members(args: argparse.Namespace) -> list[Any] | None:
     return out
 
 
+_MODEL_FLAGS = (("scorers", "--scorers"), ("model", "--model"), ("epochs", "--epochs"),
+                ("max_length", "--max-length"), ("batch_size", "--batch-size"),
+                ("learning_rate", "--lr"), ("devices", "--devices"), ("sweep", "--sweep"),
+                ("long_texts", "--long-texts"),
+                ("pair_mode", "--pair-mode"), ("score", "--score"))
+
+
+def _check_pred_probs(args: argparse.Namespace) -> None:
+    """--pred-probs replaces the models: refuse the flags that configure them."""
+    from labelaudit._errors import InvalidParameterError
+
+    if args.pred_probs is None:
+        if args.classes is not None:
+            raise InvalidParameterError("--classes names the columns of --pred-probs; give "
+                                        "--pred-probs too, or drop --classes")
+        return
+    given = [flag for dest, flag in _MODEL_FLAGS if getattr(args, dest)]
+    given += ["--seeds"] if args.seeds != 1 else []
+    given += ["--weights"] if args.weights != "auto" else []
+    if given:
+        raise InvalidParameterError(
+            f"--pred-probs replaces labelaudit's models, so {', '.join(given)} cannot be "
+            "given with it; drop " + ("them" if len(given) > 1 else "it")
+            + ", or drop --pred-probs")
+
+
 def run(args: argparse.Namespace) -> int:
     from labelaudit._errors import InvalidParameterError
     from labelaudit.audit import scan
+
+    _check_pred_probs(args)
 
     weights: Any = args.weights
     if args.weights not in ("auto", "equal"):
@@ -154,16 +218,37 @@ def run(args: argparse.Namespace) -> int:
         except ValueError:
             raise InvalidParameterError(
                 f"--weights must be auto, equal or numbers; got {args.weights!r}") from None
-    with warnings_to_stderr(args):
+    with warnings_to_stderr(args, flags=("classes", "split", "pred_probs"),
+                            bare=("split",)):
         result = scan(
             args.data, text=args.text, label=args.label, text_pair=args.text_pair, id=args.id,
-            score=args.score, scorers=members(args), methods=args.methods,
+            split=args.split, score=args.score, pred_probs=args.pred_probs,
+            classes=args.classes, keep_columns=args.keep_columns,
+            scorers=None if args.pred_probs else members(args), methods=args.methods,
             annotations=args.annotations, rank_by=args.rank_by, weights=weights,
             n_folds=args.folds, n_seeds=args.seeds, random_state=args.seed, top=args.top,
             threshold=args.threshold, pair_mode=args.pair_mode, cache_dir=args.cache_dir,
-            sweep=args.sweep, keep=args.keep, progress=show_progress(args))
+            sweep=args.sweep, keep=args.keep, progress=show_progress(args),
+            datalab=args.datalab, datalab_features=args.datalab_features)
     log(args, result.summary())
     table = not args.out and args.format == "table"
-    emit_output(result.to_table(args.show) if table else result.to_frame(), args,
-                max_colwidth=70)
+    try:
+        emit_output(result.to_table(args.show) if table else result.to_frame(), args,
+                    max_colwidth=70)
+    except Exception as exc:
+        if type(exc).__module__.split(".")[0] != "pyarrow" or result.extra is None:
+            raise
+        from labelaudit._errors import InvalidInputError
+
+        raise InvalidInputError(
+            f"cannot write Parquet ({' '.join(str(exc).split())}): a kept input column mixes "
+            "value types; write .csv or .jsonl, or leave the input's columns out with "
+            "--no-keep-columns") from None
+    if args.report:
+        from pathlib import Path
+
+        from labelaudit.report import write_report
+
+        written = write_report(result, args.report, data_name=Path(str(args.data)).name)
+        log(args, f"wrote {written}")
     return 0

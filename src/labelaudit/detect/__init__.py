@@ -1,6 +1,7 @@
 """Ranking and flagging methods over out-of-sample predicted probabilities."""
 
 from labelaudit.detect._confident import ConfidentLearning, confident_learning
+from labelaudit.detect._datalab import DatalabIssues, datalab_features, datalab_issues
 from labelaudit.detect._ensemble import (
     Ensemble,
     apply_temperature,
@@ -19,6 +20,9 @@ from labelaudit.detect._scores import (
 from labelaudit.detect._tokens import sentence_scores, token_scores
 
 __all__ = [
+    "DatalabIssues",
+    "datalab_features",
+    "datalab_issues",
     "SCORE_METHODS",
     "ConfidentLearning",
     "CrowdLab",

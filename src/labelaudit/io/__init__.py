@@ -2,12 +2,22 @@
 
 from labelaudit.io._dataset import (
     TextDataset,
+    align_pred_probs,
     encode_labels,
     prepare_text_dataset,
     require_columns,
 )
 from labelaudit.io._paths import check_output_paths, check_writable, same_file
-from labelaudit.io._read import json_lines, read_table, read_text, split_lines
+from labelaudit.io._read import (
+    CLASS_NAMES,
+    hf_to_frame,
+    json_lines,
+    read_data,
+    read_pred_probs,
+    read_table,
+    read_text,
+    split_lines,
+)
 from labelaudit.io._report import emit_report
 from labelaudit.io._write import (
     FORMATS,
@@ -23,11 +33,13 @@ from labelaudit.io._write import (
 )
 
 __all__ = [
+    "CLASS_NAMES",
     "FORMATS",
     "figure_path",
     "save_figure",
     "OUTPUT_SUFFIXES",
     "TextDataset",
+    "align_pred_probs",
     "atomic_path",
     "check_output_paths",
     "check_writable",
@@ -35,8 +47,11 @@ __all__ = [
     "emit_report",
     "encode_labels",
     "format_of",
+    "hf_to_frame",
     "json_lines",
     "prepare_text_dataset",
+    "read_data",
+    "read_pred_probs",
     "read_table",
     "read_text",
     "render_table",

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
-from labelaudit._errors import InvalidInputError, format_rows
+from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows, plain_value
 from labelaudit._validation import shown
 
-__all__ = ["TextDataset", "encode_labels", "prepare_text_dataset", "require_columns"]
+__all__ = ["TextDataset", "align_pred_probs", "encode_labels", "prepare_text_dataset",
+           "require_columns"]
 
 
 @dataclass(frozen=True)
@@ -27,7 +29,9 @@ class TextDataset:
     labels : ndarray of int, shape (n_samples,) or None
         Given labels encoded as indices into ``classes``; None for unlabelled data.
     classes : ndarray of shape (n_classes,)
-        The user's label values, sorted.
+        The user's label values, sorted (strings alphabetically, numbers by value; see
+        :func:`encode_labels`); :func:`align_pred_probs` puts them in the order of the
+        columns of the user's probabilities.
     """
 
     ids: np.ndarray
@@ -195,3 +199,186 @@ def prepare_text_dataset(
         classes = np.array([])
     return TextDataset(ids=ids, texts=texts, text_pairs=pairs, labels=labels,
                        classes=np.asarray(classes))
+
+
+def _key(value: object) -> str:
+    """A label or class name as text, so that 1, 1.0, "1" and np.int64(1) agree."""
+    value = plain_value(value)
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return str(value).strip()
+
+
+def _as_label_value(name: object, classes: np.ndarray) -> object:
+    """A class name as the labels spell it: the label value with the same text, else the
+    name itself (a number when the labels are numbers)."""
+    for value in classes.tolist():
+        if _key(value) == _key(name):
+            return value
+    if classes.dtype.kind in "iuf" and isinstance(name, str):
+        try:
+            number = float(name)
+        except ValueError:
+            return name
+        return int(number) if number.is_integer() else number
+    return plain_value(name)
+
+
+def _names(values: Sequence[object]) -> str:
+    return ", ".join(shown(v) for v in values[:12]) + (" ..." if len(values) > 12 else "")
+
+
+def _column_classes(names: list[object] | None, data: TextDataset,
+                    classes: Sequence[object] | None,
+                    default_classes: Sequence[object] | None) -> list[object]:
+    """The class of each column of pred_probs, as label values."""
+    present = data.classes
+    if classes is None and names is not None:
+        keys = {_key(c) for c in present.tolist()}
+        stray = [c for c in names if _key(c) not in keys]
+        if stray:
+            raise InvalidInputError(
+                f"pred_probs columns {_names(stray)} are not label values (the labels are "
+                f"{_names(present.tolist())}); name the columns by class, or give the column "
+                "order with classes=")
+        classes = names
+    elif classes is None:
+        classes = present.tolist() if default_classes is None else list(default_classes)
+    given = [_as_label_value(c, present) for c in classes]
+    seen: set[str] = set()
+    twice = [c for c in given if _key(c) in seen or seen.add(_key(c))]  # type: ignore[func-returns-value]
+    if twice:
+        raise InvalidParameterError(f"classes= lists {_names(twice)} more than once")
+    keys = {_key(c) for c in given}
+    unknown = [c for c in present.tolist() if _key(c) not in keys]
+    if unknown:
+        assert data.labels is not None  # noqa: S101 - the caller checked
+        index = {_key(c): i for i, c in enumerate(present.tolist())}
+        rows = np.flatnonzero(np.isin(data.labels, [index[_key(c)] for c in unknown]))
+        what = "columns" if names is not None and classes is names else "classes="
+        raise InvalidInputError(
+            f"labels {_names(unknown)} (in {format_rows(data.ids[rows])}) are not among the "
+            f"pred_probs {what} {_names(given)}; list every class, in the column order of "
+            "pred_probs")
+    if names is not None and classes is not names and keys == {_key(c) for c in names} \
+            and [_key(c) for c in names] != [_key(c) for c in given]:
+        raise InvalidInputError(
+            f"classes= {_names(given)} orders the columns differently from their names "
+            f"{_names(names)}; drop classes= to match the columns by name, or rename them")
+    return given
+
+
+def _probability_values(pred_probs: object) -> tuple[np.ndarray, list[object] | None]:
+    """The numbers of pred_probs and, for a table, its column names."""
+    if isinstance(pred_probs, pd.DataFrame):
+        bad = [c for c in pred_probs.columns
+               if not pd.api.types.is_numeric_dtype(pred_probs[c])
+               or pd.api.types.is_bool_dtype(pred_probs[c])]
+        if bad:
+            raise InvalidInputError(
+                f"pred_probs column{'s' if len(bad) > 1 else ''} {_names(bad)} "
+                f"{'are' if len(bad) > 1 else 'is'} not numeric; the table must hold only "
+                "one probability column per class")
+        return pred_probs.to_numpy(dtype=float), list(pred_probs.columns)
+    try:
+        values = np.asarray(pred_probs, dtype=float)
+    except (TypeError, ValueError):
+        raise InvalidInputError(
+            "pred_probs must hold numbers: an array of shape (n_items, n_classes)") from None
+    if values.ndim != 2:
+        raise InvalidInputError(
+            f"pred_probs must be 2-D, shape (n_items, n_classes); got {values.ndim}-D with "
+            f"shape {values.shape}")
+    return values, None
+
+
+def align_pred_probs(
+    pred_probs: np.ndarray | pd.DataFrame, data: TextDataset, *,
+    classes: Sequence[object] | None = None,
+    default_classes: Sequence[object] | None = None,
+) -> tuple[np.ndarray, TextDataset]:
+    """Check the user's probabilities against a dataset and order its classes as the columns.
+
+    Parameters
+    ----------
+    pred_probs : ndarray or DataFrame of shape (n_items, n_classes)
+        Row ``i`` is item ``i`` of ``data``. A DataFrame's columns are named by class.
+    data : TextDataset
+        The labelled items.
+    classes : sequence, optional
+        The class of each column, in order. Every label value must be one of them; a class
+        no item has is fine. Default: a table's column names, matched to the label values
+        as text (so a column ``"1"`` is label ``1``); for an array, ``default_classes``,
+        else ``data.classes`` (the sorted label values).
+    default_classes : sequence, optional
+        The column order of an array when ``classes`` is not given (the ``ClassLabel``
+        names of a Hugging Face dataset, in id order).
+
+    Returns
+    -------
+    pred_probs : ndarray of shape (n_items, n_classes)
+    data : TextDataset
+        ``data`` with ``classes`` in the column order and ``labels`` indexing them.
+
+    Raises
+    ------
+    InvalidInputError
+        A shape other than (n_items, n_classes), NaN or infinite values, negative values,
+        rows not summing to 1 within 1e-3, labels outside the classes, columns named by no
+        label, or names that contradict ``classes``; each message names the first rows or
+        columns.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"text": ["good", "bad", "fine"], "label": ["pos", "neg", "pos"]})
+    >>> data = prepare_text_dataset(frame, text="text", label="label")
+    >>> probs = pd.DataFrame({"pos": [0.9, 0.2, 0.7], "neg": [0.1, 0.8, 0.3]})
+    >>> values, ordered = align_pred_probs(probs, data)
+    >>> ordered.classes.tolist(), ordered.labels.tolist()
+    (['pos', 'neg'], [0, 1, 0])
+    """
+    if data.labels is None:
+        raise InvalidInputError("pred_probs needs labelled data")
+    values, names = _probability_values(pred_probs)
+    n_items = len(data)
+    if values.shape[0] != n_items:
+        hint = ("; a CSV without a header row loses its first row: name the columns by "
+                "class in a header, or save an array with numpy.save"
+                if names is not None and values.shape[0] == n_items - 1 else "")
+        raise InvalidInputError(
+            f"pred_probs has shape {values.shape}; expected ({n_items}, n_classes): one row "
+            f"per item, in the order of the data{hint}")
+    columns = _column_classes(names, data, classes, default_classes)
+    if values.shape[1] != len(columns):
+        hint = ("; if the model knows classes no item has, name every column with classes="
+                if classes is None and names is None else "")
+        raise InvalidInputError(
+            f"pred_probs has shape {values.shape}; expected ({n_items}, {len(columns)}): one "
+            f"column per class ({_names(columns)}){hint}")
+    _check_probabilities(values)
+    position = {_key(c): i for i, c in enumerate(columns)}
+    remap = np.array([position[_key(c)] for c in data.classes.tolist()], dtype=np.int64)
+    kinds = {type(c) for c in columns}
+    ordered = np.array(columns, dtype=object) if len(kinds) > 1 else np.asarray(columns)
+    return values, replace(data, labels=remap[data.labels], classes=ordered)
+
+
+def _check_probabilities(values: np.ndarray) -> None:
+    bad = ~np.isfinite(values).all(axis=1)
+    if bad.any():
+        raise InvalidInputError(
+            f"pred_probs has NaN or infinite values in {format_rows(np.flatnonzero(bad))} "
+            "(0-based, in the order of the data)")
+    negative = (values < 0).any(axis=1)
+    if negative.any():
+        raise InvalidInputError(
+            f"pred_probs has negative values in {format_rows(np.flatnonzero(negative))} "
+            "(0-based); pass probabilities (softmax outputs), not logits or scores")
+    sums = values.sum(axis=1)
+    off = np.abs(sums - 1.0) > 1e-3
+    if off.any():
+        rows = np.flatnonzero(off)
+        shown_sums = ", ".join(f"{s:.4g}" for s in sums[rows[:5]])
+        raise InvalidInputError(
+            f"pred_probs rows must sum to 1 (within 1e-3): {format_rows(rows)} (0-based) sum "
+            f"to {shown_sums}; pass probabilities (softmax outputs), not logits or scores")

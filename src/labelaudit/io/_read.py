@@ -4,17 +4,23 @@ from __future__ import annotations
 
 import io as _stdio
 import json
+import re
 from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
-from labelaudit._errors import InvalidInputError
+from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows, plain_value
 
-__all__ = ["TABLE_SUFFIXES", "json_lines", "read_table", "read_text", "split_lines"]
+__all__ = ["CLASS_NAMES", "TABLE_SUFFIXES", "hf_to_frame", "json_lines", "read_data",
+           "read_pred_probs", "read_table", "read_text", "split_lines"]
 
 TABLE_SUFFIXES = (".csv", ".tsv", ".tab", ".txt", ".jsonl", ".ndjson", ".json", ".parquet", ".pq")
+# ``frame.attrs`` key of the ClassLabel names (in id order) of a frame read from ``datasets``
+CLASS_NAMES = "labelaudit_class_names"
 
 
 def read_text(path: str | Path) -> str:
@@ -87,36 +93,262 @@ def _read_jsonl(path: Path, text: str) -> pd.DataFrame:
     return pd.DataFrame.from_records(records)
 
 
-def _read_hf_folder(path: Path, split: str | None) -> pd.DataFrame:
-    try:
-        import datasets
-    except ImportError:  # pragma: no cover - datasets is a core dependency
-        raise InvalidInputError(f"{path}: reading a datasets folder needs `datasets`") from None
-    loaded = datasets.load_from_disk(str(path))
-    if isinstance(loaded, datasets.DatasetDict):
-        names = list(loaded.keys())
+def hf_to_frame(dataset: Any, *, split: str | None = None,
+                name: str = "the dataset") -> pd.DataFrame:
+    """A Hugging Face ``Dataset``, or one split of a ``DatasetDict``, as a DataFrame.
+
+    ``ClassLabel`` columns hold integer ids; they come back as the class names, since
+    users know their classes by name. An id of -1 is the ``datasets`` spelling of "no
+    label" and becomes a missing value; any other id without a name is an error naming
+    the rows. The names in id order are kept in ``frame.attrs[CLASS_NAMES]`` (a dict of
+    column to list), the column order a model trained on the dataset predicts in.
+
+    Parameters
+    ----------
+    dataset : datasets.Dataset or datasets.DatasetDict
+    split : str, optional
+        The split of a ``DatasetDict``; may be left out when it has only one.
+    name : str
+        What messages call the dataset (its path or hub name).
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> import datasets
+    >>> features = datasets.Features({"text": datasets.Value("string"),
+    ...                                "label": datasets.ClassLabel(names=["neg", "pos"])})
+    >>> ds = datasets.Dataset.from_dict({"text": ["bad", "good"], "label": [0, 1]}, features)
+    >>> frame = hf_to_frame(datasets.DatasetDict({"test": ds}), split="test")
+    >>> frame["label"].tolist(), frame.attrs[CLASS_NAMES]
+    (['neg', 'pos'], {'label': ['neg', 'pos']})
+    """
+    import datasets
+
+    if isinstance(dataset, datasets.DatasetDict):
+        names = list(dataset.keys())
         if split is None:
             if len(names) != 1:
                 raise InvalidInputError(
-                    f"{path}: a DatasetDict with splits {names}; choose one as {path}:SPLIT"
-                )
+                    f"{name}: a DatasetDict with splits {names}; choose one with split=NAME")
             split = names[0]
-        if split not in loaded:
-            raise InvalidInputError(f"{path}: no split {split!r}; the splits are {names}")
-        loaded = loaded[split]
-    frame = loaded.to_pandas()
-    # ClassLabel columns hold integers; users know their classes by name.
-    for column, feature in loaded.features.items():
+        if split not in dataset:
+            raise InvalidInputError(f"{name}: no split {split!r}; the splits are {names}")
+        dataset = dataset[split]
+    elif not isinstance(dataset, datasets.Dataset):
+        raise InvalidParameterError(
+            f"{name}: a {type(dataset).__name__} cannot be scanned; give a datasets.Dataset "
+            "or DatasetDict (load without streaming=True)")
+    elif split is not None:
+        raise InvalidParameterError(
+            f"{name}: a single Dataset has no splits; drop split={split!r}")
+    frame = dataset.to_pandas()
+    assert isinstance(frame, pd.DataFrame)  # noqa: S101 - not batched
+    class_names: dict[str, list[str]] = {}
+    for column, feature in dataset.features.items():
         if isinstance(feature, datasets.ClassLabel) and column in frame.columns:
-            values = frame[column]
-            known = values.notna() & (values >= 0)
-            names = pd.Series(pd.NA, index=values.index, dtype=object)
-            names[known] = [feature.int2str(int(v)) for v in values[known]]
-            frame[column] = names
+            frame[column] = _class_names(frame[column], list(feature.names), column, name)
+            class_names[column] = list(feature.names)
+    frame.attrs[CLASS_NAMES] = class_names
     return frame
 
 
-def read_table(path: str | Path) -> pd.DataFrame:
+def _class_names(values: pd.Series, names: list[str], column: str, name: str) -> pd.Series:
+    """ClassLabel ids as their names; -1 and None (no label) as missing values."""
+    ids = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
+    bad = ~np.isnan(ids) & ((ids < -1) | (ids >= len(names)) | (ids != np.round(ids)))
+    if bad.any():
+        shown = ", ".join(str(plain_value(v)) for v in pd.unique(values[bad])[:5])
+        raise InvalidInputError(
+            f"{name}: column {column!r} holds ClassLabel ids with no name ({shown}) in "
+            f"{format_rows(np.flatnonzero(bad))}; the feature names {len(names)} classes "
+            f"(ids 0 to {len(names) - 1}: {names[:10]}) and -1 means no label; fix those "
+            "ids or the feature's names")
+    known = ~np.isnan(ids) & (ids >= 0)
+    out = pd.Series(pd.NA, index=values.index, dtype=object)
+    out[known] = np.asarray(names, dtype=object)[ids[known].astype(np.int64)]
+    return out
+
+
+def _read_hf_folder(path: Path, split: str | None) -> pd.DataFrame:
+    import datasets
+
+    try:
+        loaded = datasets.load_from_disk(str(path))
+    except FileNotFoundError:
+        raise InvalidInputError(
+            f"{path}: a folder, but not one written by Dataset.save_to_disk (or "
+            "DatasetDict.save_to_disk)") from None
+    if isinstance(loaded, datasets.DatasetDict) and split is None and len(loaded) != 1:
+        raise InvalidInputError(
+            f"{path}: a DatasetDict with splits {list(loaded.keys())}; choose one with "
+            f"split=NAME or as {path}:SPLIT")
+    return hf_to_frame(loaded, split=split, name=str(path))
+
+
+# A hub dataset name: "imdb", "stanfordnlp/imdb", optionally with ":split".
+_HUB_NAME = re.compile(r"^[A-Za-z0-9][\w.-]*(/[A-Za-z0-9][\w.-]*)?(:[\w.-]+)?$")
+
+
+def _hub_name(text: str) -> bool:
+    """Whether a string that is no file could be a hub dataset name (``data.csv`` is not)."""
+    base = text.partition(":")[0]
+    return bool(_HUB_NAME.match(text)) and Path(base).suffix.lower() not in (
+        *TABLE_SUFFIXES, ".npy")
+
+
+def _hub_unreachable() -> bool:
+    """Whether the hub's host refuses a connection within 3 seconds (checked only when
+    online mode is on and no proxy is set), so that a hub name fails at once offline
+    instead of after a minute of retries."""
+    import os
+    import socket
+    from urllib.parse import urlparse
+
+    from huggingface_hub import constants
+
+    proxies = ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY",
+               "all_proxy")
+    if constants.HF_HUB_OFFLINE or any(os.environ.get(v) for v in proxies):
+        return False
+    url = urlparse(constants.ENDPOINT)
+    port = url.port or (443 if url.scheme == "https" else 80)
+    try:
+        socket.create_connection((url.hostname or "huggingface.co", port), timeout=3).close()
+    except OSError:
+        return True
+    return False
+
+
+@contextmanager
+def _offline_mode() -> Iterator[None]:
+    """``datasets`` and ``huggingface_hub`` in offline mode: the local cache only."""
+    import datasets.config
+    from huggingface_hub import constants
+
+    saved = constants.HF_HUB_OFFLINE, datasets.config.HF_HUB_OFFLINE
+    constants.HF_HUB_OFFLINE = datasets.config.HF_HUB_OFFLINE = True
+    try:
+        yield
+    finally:
+        constants.HF_HUB_OFFLINE, datasets.config.HF_HUB_OFFLINE = saved
+
+
+def _load_hub(name: str, split: str | None) -> pd.DataFrame:
+    """A hub dataset through ``datasets.load_dataset`` (the network or the local cache)."""
+    import datasets
+
+    unreachable = _hub_unreachable()
+    try:
+        with _offline_mode() if unreachable else nullcontext():
+            loaded = datasets.load_dataset(name, split=split)
+    except Exception as exc:  # noqa: BLE001 - offline, unknown name, bad split: one message
+        detail = " ".join(str(exc).split())[:300]
+        tried = "; the hub cannot be reached, so only the local cache was tried" \
+            if unreachable else ""
+        raise InvalidInputError(
+            f"{name}: neither a file nor a loadable Hugging Face dataset ({type(exc).__name__}: "
+            f"{detail}{tried}); loading from the hub needs network access (or the dataset in "
+            "the local Hugging Face cache): check the name, or give a file or a save_to_disk "
+            "folder") from None
+    return hf_to_frame(loaded, name=name)
+
+
+def _path_and_split(text: str, split: str | None) -> tuple[str, str | None]:
+    """``folder:split`` (or ``hub-name:split``) as the name and the split; a split in
+    the name and a different ``split`` are an error."""
+    if Path(text).exists() or ":" not in text:
+        return text, split
+    base, _, in_name = text.rpartition(":")
+    if not (Path(base).is_dir() or (_hub_name(text) and not Path(base).exists())):
+        return text, split
+    if split is not None and split != in_name:
+        raise InvalidParameterError(
+            f"{text} names split {in_name!r} but split={split!r}; give the split once")
+    return base, in_name
+
+
+def read_data(data: Any, *, split: str | None = None, what: str = "data") -> pd.DataFrame:
+    """A labelled table from any source :func:`labelaudit.scan` accepts.
+
+    Parameters
+    ----------
+    data : DataFrame, path, datasets.Dataset, datasets.DatasetDict or str
+        A DataFrame (returned as is); a file or ``save_to_disk`` folder read by
+        :func:`read_table`; a ``Dataset`` or ``DatasetDict``; or a Hugging Face hub
+        dataset name (``"imdb"``, ``"stanfordnlp/imdb"``) that is not an existing path,
+        loaded with ``datasets.load_dataset(name, split=split)``, which needs network
+        access or the dataset in the local Hugging Face cache.
+    split : str, optional
+        The split of a ``DatasetDict``, folder or hub dataset (``NAME:SPLIT`` works too);
+        needed when there are several.
+    what : str
+        What messages call ``data``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``ClassLabel`` columns as class names (see :func:`hf_to_frame`).
+
+    Examples
+    --------
+    >>> read_data(pd.DataFrame({"text": ["a"], "label": [1]})).shape
+    (1, 2)
+    >>> read_data("no-such-dataset-xyz/none", split="train")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    labelaudit._errors.InvalidInputError: no-such-dataset-xyz/none: neither a file nor ...
+    """
+    if isinstance(data, pd.DataFrame):
+        if split is not None:
+            raise InvalidParameterError(
+                f"split={split!r} picks a split of a DatasetDict, a datasets folder or a hub "
+                f"dataset; {what} is a DataFrame, which has none")
+        return data
+    if isinstance(data, (str, Path)):
+        text, split = _path_and_split(str(data), split)
+        if Path(text).exists():
+            return read_table(text, split=split)
+        if isinstance(data, str) and _hub_name(text):
+            return _load_hub(text, split)
+        return read_table(text, split=split)  # says there is no such file
+    if type(data).__module__.split(".")[0] == "datasets":
+        return hf_to_frame(data, split=split, name=what)
+    raise InvalidParameterError(
+        f"{what} must be a DataFrame, a path, a datasets.Dataset or DatasetDict, or a hub "
+        f"dataset name; got a {type(data).__name__}")
+
+
+def read_pred_probs(path: str | Path) -> np.ndarray | pd.DataFrame:
+    """Probabilities from a file: a ``.npy`` array, or a table with one column per class.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "probs.npy"
+    >>> np.save(path, np.array([[0.9, 0.1]]))
+    >>> read_pred_probs(path).shape
+    (1, 2)
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise InvalidInputError(
+            f"pred_probs {path}: a folder; give a .npy file or a table with one column per "
+            "class")
+    if not path.is_file():
+        raise InvalidInputError(f"pred_probs {path}: no such file")
+    if path.suffix.lower() != ".npy":
+        return read_table(path)
+    try:
+        return np.load(path, allow_pickle=False)
+    except (ValueError, OSError, EOFError) as exc:
+        raise InvalidInputError(
+            f"pred_probs {path}: not a readable .npy array ({' '.join(str(exc).split())}); "
+            "save it with numpy.save") from None
+
+
+def read_table(path: str | Path, *, split: str | None = None) -> pd.DataFrame:
     """Read a data file into a DataFrame, choosing the format by its suffix.
 
     Parameters
@@ -125,6 +357,8 @@ def read_table(path: str | Path) -> pd.DataFrame:
         ``.csv``, ``.tsv``/``.tab``, ``.jsonl``/``.ndjson``, ``.json`` (an array of
         objects or JSON lines), ``.parquet``, or a folder written by a Hugging Face
         ``Dataset.save_to_disk`` (``folder:split`` picks a split of a DatasetDict).
+    split : str, optional
+        The split of a ``DatasetDict`` folder, instead of ``folder:split``.
 
     Returns
     -------
@@ -140,17 +374,24 @@ def read_table(path: str | Path) -> pd.DataFrame:
     [{'text': 'hello', 'label': 1}]
     """
     text_path = str(path)
-    split = None
     candidate = Path(text_path)
     if not candidate.exists() and ":" in text_path:
         base, _, maybe_split = text_path.rpartition(":")
         if Path(base).is_dir():
+            if split is not None and split != maybe_split:
+                raise InvalidParameterError(
+                    f"{text_path} names split {maybe_split!r} but split={split!r}; give the "
+                    "split once")
             candidate, split = Path(base), maybe_split
     path = candidate
     if not path.exists():
         raise InvalidInputError(f"{path}: no such file or folder")
     if path.is_dir():
         return _read_hf_folder(path, split)
+    if split is not None:
+        raise InvalidParameterError(
+            f"{path}: split={split!r} picks a split of a datasets folder or hub dataset; "
+            "a file has none")
     suffix = path.suffix.lower()
     if suffix in (".parquet", ".pq"):
         try:
