@@ -6,19 +6,11 @@ from __future__ import annotations
 
 import io
 import shutil
-from pathlib import Path
 
 import pytest
+from tests.browser import ARGS, CHROMIUM, needs_chromium
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
-pytestmark = [
-    pytest.mark.skipif(not CHROMIUM.exists() and shutil.which("chromium") is None,
-                       reason="Debian's chromium is not installed (`make browser` installs it "
-                       "as root: apt-get install -y chromium)"),
-]
+pytestmark = [needs_chromium]
 playwright_api = pytest.importorskip("playwright.sync_api",
                                      reason="the browser test needs the playwright package")
 

@@ -2,14 +2,37 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 from labelaudit._errors import InvalidParameterError
 from labelaudit.io import figure_path, save_figure
 from labelaudit.metrics._ranking import PrecisionRecallCurve
 
-__all__ = ["plot_precision_recall"]
+__all__ = ["draw_precision_recall", "plot_precision_recall"]
+
+
+def draw_precision_recall(axes: Any, lines: Iterable[tuple[str, Any, Any, float]], *,
+                          xlabel: str = "recall (share of errors found)",
+                          ylabel: str = "precision (share of flagged that are errors)",
+                          fontsize: Any = "small", linewidth: float = 1.5) -> None:
+    """Draw ``(label, recall, precision, error rate)`` lines on matplotlib ``axes``, with
+    a dotted line at each error rate (what a random ranking achieves), the unit square,
+    a grid and a legend."""
+    rates = set()
+    for label, recall, precision, rate in lines:
+        axes.plot(recall, precision, label=label, linewidth=linewidth)
+        if rate == rate:  # not NaN
+            rates.add(round(float(rate), 6))
+    for rate in sorted(rates):
+        axes.axhline(rate, color="grey", linestyle=":", linewidth=1)
+    axes.set_xlim(0.0, 1.0)
+    axes.set_ylim(0.0, 1.02)
+    axes.set_xlabel(xlabel)
+    axes.set_ylabel(ylabel)
+    axes.grid(True, alpha=0.3)
+    axes.legend(loc="upper right", fontsize=fontsize)
 
 
 
@@ -63,20 +86,10 @@ def plot_precision_recall(
     figure = Figure(figsize=(6.0, 4.5), dpi=120)
     FigureCanvasAgg(figure)
     axes = figure.add_subplot(1, 1, 1)
-    rates = set()
-    for name, curve in curves.items():
-        axes.plot(curve.recall, curve.precision, label=f"{name} (AUPR {curve.area():.3f})",
-                  linewidth=1.5)
-        rates.add(round(curve.n_errors / curve.n_items, 6))
-    for rate in sorted(rates):
-        axes.axhline(rate, color="grey", linestyle=":", linewidth=1)
-    axes.set_xlim(0.0, 1.0)
-    axes.set_ylim(0.0, 1.02)
-    axes.set_xlabel("recall (share of errors found)")
-    axes.set_ylabel("precision (share of flagged that are errors)")
+    draw_precision_recall(axes, [(f"{name} (AUPR {curve.area():.3f})", curve.recall,
+                                  curve.precision, curve.n_errors / curve.n_items)
+                                 for name, curve in curves.items()])
     if title:
         axes.set_title(title)
-    axes.grid(True, alpha=0.3)
-    axes.legend(loc="upper right", fontsize="small")
     figure.tight_layout()
     return save_figure(figure, target)

@@ -177,23 +177,19 @@ def pr_curves(curves: Mapping[str, Any], average_precision: Mapping[str, float],
     with _style():
         figure = _figure(6.6, 4.6)
         axes = figure.add_subplot(1, 1, 1)
-        rates = set()
+        from labelaudit.metrics._plot import draw_precision_recall
+
         order = sorted(curves, key=lambda m: -np.nan_to_num(average_precision.get(m, 0.0)))
+        lines = []
         for method in order:
             curve = curves[method]
             recall, precision = _thin(np.asarray(curve.recall), np.asarray(curve.precision))
-            axes.plot(recall, precision, linewidth=1.4,
-                      label=f"{method} (AP {average_precision.get(method, float('nan')):.3f})")
-            if curve.n_items:
-                rates.add(round(curve.n_errors / curve.n_items, 6))
-        for rate in sorted(rates):
-            axes.axhline(rate, color="grey", linestyle=":", linewidth=1)
-        axes.set_xlim(0.0, 1.0)
-        axes.set_ylim(0.0, 1.02)
-        axes.set_xlabel("recall (share of the known errors found)")
-        axes.set_ylabel("precision (share of the top items that are errors)")
-        axes.grid(True, alpha=0.3)
-        axes.legend(loc="upper right", fontsize=7.5)
+            lines.append((f"{method} (AP {average_precision.get(method, float('nan')):.3f})",
+                          recall, precision,
+                          curve.n_errors / curve.n_items if curve.n_items else float("nan")))
+        draw_precision_recall(axes, lines, xlabel="recall (share of the known errors found)",
+                              ylabel="precision (share of the top items that are errors)",
+                              fontsize=7.5, linewidth=1.4)
         return to_svg(figure, prefix)
 
 
