@@ -49,6 +49,7 @@ def test_cli_datalab_and_report(frame, tmp_path, capsys):
     assert written.loc[written["id"] == "copy", "near_duplicate_label_conflict"].item()
     html = page.read_text(encoding="utf-8")
     assert "data.csv" in html and "near-duplicate" in html.lower()
+    assert 'id="non-iid"' in html and "non_iid_p_value" in written.columns
     assert "wrote" in capsys.readouterr().err
 
 

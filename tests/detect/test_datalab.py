@@ -83,7 +83,8 @@ def test_to_frame_is_in_item_order():
     frame = found.to_frame()
     assert list(frame.columns) == ["is_near_duplicate", "near_duplicate_id",
                                    "near_duplicate_label_conflict", "is_outlier",
-                                   "outlier_score"]
+                                   "outlier_score", "non_iid_p_value"]
+    assert (frame["non_iid_p_value"] == found.non_iid_p_value).all()  # dataset-level
     assert list(frame.index) == list(range(len(labels)))
     np.testing.assert_array_equal(frame["outlier_score"], found.outlier_score)
     assert frame.loc[3, "near_duplicate_id"] == 107 and frame.loc[10, "is_outlier"]

@@ -134,8 +134,8 @@ class DatalabIssues:
 
         Columns, for the issue types run: ``is_near_duplicate, near_duplicate_id,
         near_duplicate_label_conflict`` (near_duplicate) and ``is_outlier,
-        outlier_score`` (outlier). ``non_iid`` is a dataset-level finding: see
-        :meth:`summary`.
+        outlier_score`` (outlier), and ``non_iid_p_value`` (non_iid: a dataset-level
+        finding, the same in every row, so a written scan output still carries it).
         """
         columns: dict[str, Any] = {}
         if "near_duplicate" in self.issue_types:
@@ -145,6 +145,8 @@ class DatalabIssues:
         if "outlier" in self.issue_types:
             columns["is_outlier"] = self.is_outlier
             columns["outlier_score"] = self.outlier_score
+        if "non_iid" in self.issue_types and self.non_iid_p_value is not None:
+            columns["non_iid_p_value"] = np.full(len(self.ids), float(self.non_iid_p_value))
         return pd.DataFrame(columns, index=pd.RangeIndex(len(self.ids)))
 
     def summary(self) -> str:
