@@ -187,11 +187,7 @@ class ScanResult:
             for k, v in self.weights.items())
         n = max(len(self.labels), 1)
         majority = self.majority_rate
-        weak = ""
-        if self.near_chance:
-            weak = (f"\n  the models are near chance level (accuracy {self.accuracy:.3f} vs "
-                    f"{majority:.3f} for always the most common class): many flags are the "
-                    "models' mistakes, not label errors")
+        weak = chance_note(self.accuracy, majority) if len(self.labels) else ""
         return (
             f"items: {len(self.labels)}  classes: {len(self.classes)}  mode: {self.mode}\n"
             f"estimated label errors (cleanlab): {self.n_issues_estimate} "
@@ -226,6 +222,15 @@ def _renamed(extra: pd.DataFrame, taken: pd.Index) -> pd.DataFrame:
     out = extra.reset_index(drop=True)
     out.columns = pd.Index(names)
     return out
+
+
+def chance_note(accuracy: float, majority: float) -> str:
+    """The summary's line for probabilities near chance level ("" when they are not)."""
+    if not _near_chance(accuracy, majority):
+        return ""
+    return (f"\n  the models are near chance level (accuracy {accuracy:.3f} vs "
+            f"{majority:.3f} for always the most common class): many flags are the "
+            "models' mistakes, not label errors")
 
 
 def _accuracy(labels: np.ndarray, pred_probs: np.ndarray) -> float:

@@ -132,6 +132,20 @@ def add_parser(subparsers, parents) -> None:
                       help="flag items whose given label has probability below this")
     p.add_argument("--cache-dir", help="embedding cache (default: ~/.cache/labelaudit)")
     p.add_argument("--show", type=at_least(0), default=20, help="rows printed without --out")
+    big = p.add_argument_group(
+        "big data (streams with --scorers tfidf and --out, or with --engine)")
+    big.add_argument("--engine", choices=["local", "ray"],
+                     help="stream the scan in chunks: local (this process) or ray (Ray Data "
+                     "and Ray tasks, a local Ray with every core unless --ray-address); "
+                     "--scorers tfidf with --out on a file streams locally by itself")
+    big.add_argument("--ray-address", metavar="ADDRESS",
+                     help="an existing Ray cluster for --engine ray (auto, host:6379, "
+                     "ray://host:10001)")
+    big.add_argument("--chunk-size", type=at_least(1), default=100_000, metavar="N",
+                     help="rows per chunk when streaming (default: 100000)")
+    big.add_argument("--no-resume", dest="resume", action="store_false",
+                     help="start a streamed scan over instead of reusing the finished folds "
+                     "of an interrupted run")
     p.add_argument("--report", type=output_file((".html", ".htm")), metavar="FILE.html",
                    help="also write the self-contained HTML audit report (labelaudit report)")
     p.add_argument("--datalab", action="store_true",
@@ -205,11 +219,67 @@ def _check_pred_probs(args: argparse.Namespace) -> None:
             + ", or drop --pred-probs")
 
 
+# Options only the in-memory scan has: (dest, flag, value that means "not given").
+_IN_MEMORY = (("split", "--split", None), ("score", "--score", None),
+              ("pred_probs", "--pred-probs", None), ("annotations", "--annotations", None),
+              ("methods", "--methods", None), ("rank_by", "--rank-by", None),
+              ("weights", "--weights", "auto"), ("model", "--model", None),
+              ("seeds", "--seeds", 1), ("datalab", "--datalab", False),
+              ("report", "--report", None), ("sweep", "--sweep", 0),
+              ("long_texts", "--long-texts", None), ("pair_mode", "--pair-mode", None),
+              ("epochs", "--epochs", None), ("max_length", "--max-length", None),
+              ("batch_size", "--batch-size", None), ("learning_rate", "--lr", None),
+              ("devices", "--devices", None))
+
+
+def _streams(args: argparse.Namespace) -> bool:
+    """Whether this scan streams (labelaudit.scale.scan_stream): --engine, or a TF-IDF
+    scan of a file written with --out and nothing that needs all items in memory."""
+    from labelaudit._errors import InvalidParameterError
+
+    given = [flag for dest, flag, unset in _IN_MEMORY if getattr(args, dest) != unset]
+    if args.engine is None:
+        if args.ray_address:
+            raise InvalidParameterError("--ray-address is for --engine ray: add it")
+        if given or args.scorers != ["tfidf"] or not args.out or args.folds < 2:
+            return False
+        from labelaudit.scale import is_streamable
+
+        return is_streamable(args.data)
+    if args.scorers not in (None, ["tfidf"]):
+        raise InvalidParameterError(
+            f"--engine streams the tfidf scorer only; got --scorers {','.join(args.scorers)}")
+    if given:
+        raise InvalidParameterError(
+            f"--engine streams a plain TF-IDF scan: {', '.join(given)} "
+            f"need{'s' if len(given) == 1 else ''} every item in memory; drop "
+            f"{'it' if len(given) == 1 else 'them'} or drop --engine")
+    if not args.out:
+        raise InvalidParameterError("--engine writes its output in chunks: give --out")
+    return True
+
+
+def _run_stream(args: argparse.Namespace) -> int:
+    from labelaudit.scale import scan_stream
+
+    with warnings_to_stderr(args):
+        result = scan_stream(
+            args.data, text=args.text, label=args.label, text_pair=args.text_pair, id=args.id,
+            out=args.out, engine=args.engine or "local", ray_address=args.ray_address,
+            chunk_size=args.chunk_size, n_folds=args.folds, random_state=args.seed,
+            top=args.top, threshold=args.threshold, resume=args.resume,
+            keep_columns=args.keep_columns, progress=show_progress(args))
+    log(args, result.summary())
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     from labelaudit._errors import InvalidParameterError
     from labelaudit.audit import scan
 
     _check_pred_probs(args)
+    if _streams(args):
+        return _run_stream(args)
 
     weights: Any = args.weights
     if args.weights not in ("auto", "equal"):

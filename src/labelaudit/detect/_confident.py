@@ -33,8 +33,12 @@ class ConfidentLearning:
 
 
 def confident_learning(labels: np.ndarray, pred_probs: np.ndarray, *,
-                       ranked_by: str = "self_confidence") -> ConfidentLearning:
+                       ranked_by: str = "self_confidence",
+                       n_jobs: int | None = None) -> ConfidentLearning:
     """Run cleanlab's ``find_label_issues`` and ``num_label_issues``.
+
+    ``n_jobs`` goes to ``find_label_issues`` (None: cleanlab's process pool); 1 avoids
+    its ``fork``, which can hang in a process that runs Ray's threads.
 
     References
     ----------
@@ -52,7 +56,8 @@ def confident_learning(labels: np.ndarray, pred_probs: np.ndarray, *,
     find_label_issues = import_cleanlab("cleanlab.filter").find_label_issues
 
     labels, pred_probs = check_pred_probs(labels, pred_probs)
-    is_issue = np.asarray(find_label_issues(labels, pred_probs), dtype=bool)
+    is_issue = np.asarray(find_label_issues(labels, pred_probs, n_jobs=n_jobs),
+                          dtype=bool)
     ranked = label_quality_scores(labels, pred_probs, method=ranked_by)  # type: ignore[arg-type]
     # Flagged items sit below every unflagged one, keeping cleanlab's order among them.
     span = ranked.max(initial=0) - ranked.min(initial=0) + 1.0

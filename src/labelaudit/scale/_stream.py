@@ -1,0 +1,385 @@
+"""Chunked reading of Parquet, CSV/TSV and JSON-lines datasets (one file, a folder or a glob).
+
+Nothing here holds more than one chunk of rows at a time: Parquet is read batch by batch
+(``pyarrow.parquet.ParquetFile.iter_batches``), CSV with ``pandas.read_csv(chunksize=...)``
+(the options :func:`labelaudit.io.read_table` uses, so values parse the same), JSON lines
+line by line.
+"""
+
+from __future__ import annotations
+
+import csv
+import glob
+import io
+import json
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from labelaudit._errors import InvalidInputError, InvalidParameterError
+
+__all__ = ["Source", "check_columns", "is_streamable", "iter_frames", "resolve_source"]
+
+_FORMATS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".tsv": "tsv",
+            ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
+_GLOB_CHARS = set("*?[")
+
+
+@dataclass(frozen=True)
+class Source:
+    """The files of a dataset, in reading order.
+
+    Attributes
+    ----------
+    paths : tuple of str
+        Local files or URIs (``s3://bucket/data/part-0.parquet``), sorted by name.
+    format : {"parquet", "csv", "tsv", "jsonl"}
+    remote : bool
+        True for a URI with a scheme (``s3://``, ``gs://``).
+    """
+
+    paths: tuple[str, ...]
+    format: str
+    remote: bool = False
+
+    def fingerprint(self) -> list[list[Any]]:
+        """``[path, size, mtime_ns]`` of every file, so a checkpoint can tell whether the
+        input changed since it was written."""
+        out: list[list[Any]] = []
+        for p in self.paths:
+            if "://" in p:
+                fs, inner = _filesystem(p)
+                info = fs.get_file_info(inner)
+                out.append([p, info.size, info.mtime_ns])
+            else:
+                stat = os.stat(p)
+                out.append([str(Path(p).resolve()), stat.st_size, stat.st_mtime_ns])
+        return out
+
+
+def _format_of(path: str) -> str | None:
+    return _FORMATS.get(Path(path.rstrip("/")).suffix.lower())
+
+
+def _data_files(folder: Path) -> list[str]:
+    """The data files under ``folder`` (hidden and ``_``-prefixed files such as ``_SUCCESS``
+    skipped), sorted by path."""
+    found = []
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
+        for name in files:
+            if not name.startswith((".", "_")) and _format_of(name) is not None:
+                found.append(os.path.join(root, name))
+    return sorted(found)
+
+
+def resolve_source(source: str | Path | Sequence[str | Path]) -> Source:
+    """The files a source names: a file, a folder of files, a glob, or a list of files;
+    local, or a URI that :func:`pyarrow.fs.FileSystem.from_uri` opens (``s3://``,
+    ``gs://``, ``hdfs://``, ``file://``), listed with pyarrow.
+
+    Raises :class:`InvalidInputError` for a path that does not exist, a glob or folder
+    that matches no data file, and files of different formats.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> for name in ["b.csv", "a.csv"]:
+    ...     _ = (folder / name).write_text("text,label\\nhi,1\\n")
+    >>> [pathlib.Path(p).name for p in resolve_source(folder / "*.csv").paths]
+    ['a.csv', 'b.csv']
+    >>> resolve_source(folder / "*.parquet")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    labelaudit._errors.InvalidInputError: no file matches .../*.parquet; ...
+    """
+    if isinstance(source, (list, tuple)):
+        if not source:
+            raise InvalidInputError("the list of input files is empty")
+        parts = [resolve_source(s) for s in source]
+        formats = {p.format for p in parts}
+        if len(formats) > 1:
+            raise InvalidInputError(
+                f"the input files mix formats ({', '.join(sorted(formats))}); convert them "
+                "to one format")
+        return Source(tuple(p for part in parts for p in part.paths), formats.pop(),
+                      any(p.remote for p in parts))
+    text = str(source)
+    if "://" in text:
+        return _remote_source(text)
+    if _GLOB_CHARS & set(text):
+        files = sorted(f for f in glob.glob(text, recursive=True)
+                       if os.path.isfile(f) and _format_of(f) is not None)
+        if not files:
+            raise InvalidInputError(
+                f"no file matches {text}; check the pattern (quote it so the shell does not "
+                "expand it) and the files' suffixes (.parquet .csv .tsv .jsonl)")
+    elif os.path.isdir(text):
+        files = _data_files(Path(text))
+        if not files:
+            raise InvalidInputError(
+                f"{text}: the folder holds no .parquet, .csv, .tsv or .jsonl file")
+    elif os.path.isfile(text):
+        if _format_of(text) is None:
+            raise InvalidInputError(
+                f"{text}: cannot stream {Path(text).suffix or 'a file without a suffix'}; "
+                "use .parquet, .csv, .tsv or .jsonl")
+        files = [text]
+    else:
+        raise InvalidInputError(f"{text}: no such file or folder")
+    formats = {str(_format_of(f)) for f in files}
+    if len(formats) > 1:
+        raise InvalidInputError(
+            f"{text}: the files mix formats ({', '.join(sorted(formats))}); "
+            "convert them to one format or name one kind with a glob (data/*.parquet)")
+    return Source(tuple(files), formats.pop(), remote=False)
+
+
+def is_streamable(source: object) -> bool:
+    """Whether :func:`scan_stream` can read ``source`` chunk by chunk: a URI, a glob, a
+    list of paths, a ``.parquet``/``.csv``/``.tsv``/``.jsonl`` file, or a folder of
+    them (not a DataFrame, a ``datasets`` folder or a hub name).
+
+    Examples
+    --------
+    >>> is_streamable("big.parquet"), is_streamable("s3://bucket/big/"), is_streamable("imdb")
+    (True, True, False)
+    """
+    if isinstance(source, (list, tuple)):
+        return bool(source) and all(is_streamable(s) for s in source)
+    if not isinstance(source, (str, os.PathLike)):
+        return False
+    text = os.fspath(source)
+    if "://" in text or _GLOB_CHARS & set(text):
+        return True
+    if os.path.isdir(text):
+        return bool(_data_files(Path(text)))
+    return _format_of(text) is not None
+
+
+def _filesystem(uri: str) -> tuple[Any, str]:
+    """The pyarrow filesystem of a URI and the path inside it."""
+    import pyarrow.fs as pafs
+
+    try:
+        return pafs.FileSystem.from_uri(uri)
+    except Exception as exc:  # pyarrow raises several types
+        raise InvalidInputError(f"{uri}: cannot open ({' '.join(str(exc).split())})") from None
+
+
+def _remote_source(uri: str) -> Source:
+    """The files of a URI (a file, a folder or a glob), listed with ``pyarrow.fs`` (S3,
+    GCS, HDFS, ``file://``; credentials as pyarrow finds them)."""
+    import fnmatch
+
+    import pyarrow.fs as pafs
+
+    scheme = uri.split("://", 1)[0]
+    glob_at = min((uri.index(c) for c in _GLOB_CHARS if c in uri), default=-1)
+    base = uri if glob_at < 0 else uri[:uri.rindex("/", 0, glob_at)]
+    fs, root = _filesystem(base)
+    try:
+        info = fs.get_file_info(root)
+        if info.type == pafs.FileType.File:
+            found = [root]
+        elif info.type == pafs.FileType.Directory:
+            found = [i.path for i in fs.get_file_info(pafs.FileSelector(root, recursive=True))
+                     if i.type == pafs.FileType.File]
+        else:
+            raise InvalidInputError(f"{uri}: no such file or folder")
+    except OSError as exc:
+        raise InvalidInputError(f"{uri}: cannot list ({' '.join(str(exc).split())})") from None
+    pattern = None if glob_at < 0 else _filesystem(uri)[1]
+    files = sorted(f for f in found if _format_of(f) is not None
+                   and not Path(f).name.startswith((".", "_"))
+                   and (pattern is None or fnmatch.fnmatch(f, pattern)))
+    if not files:
+        raise InvalidInputError(
+            f"no file matches {uri}; check the pattern and the files' suffixes "
+            "(.parquet .csv .tsv .jsonl)")
+    formats = {str(_format_of(f)) for f in files}
+    if len(formats) > 1:
+        raise InvalidInputError(
+            f"{uri}: the files mix formats ({', '.join(sorted(formats))}); name one kind "
+            "with a glob (s3://bucket/data/*.parquet)")
+    prefix = "file://" if scheme == "file" else f"{scheme}://"
+    return Source(tuple(prefix + f.lstrip("/") if scheme != "file" else prefix + f
+                        for f in files), formats.pop(), remote=True)
+
+
+def _open(path: str) -> Any:
+    """A binary file object for a local path or a URI."""
+    if "://" in path:
+        fs, inner = _filesystem(path)
+        return fs.open_input_file(inner)
+    return open(path, "rb")  # noqa: SIM115 - the caller closes it
+
+
+def _columns_of(path: str, fmt: str) -> list[tuple[str, str | None]]:
+    """A file's columns as ``(name, type)``; the type only for Parquet."""
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        try:
+            with _open(path) as raw:
+                schema = pq.read_schema(raw)
+        except Exception as exc:  # pyarrow raises several types
+            raise InvalidInputError(f"{path}: not a readable Parquet file ({exc})") from None
+        return [(field.name, str(field.type)) for field in schema]
+    with _open(path) as raw, io.TextIOWrapper(raw, encoding="utf-8-sig", newline="") as handle:
+        if fmt == "jsonl":
+            for number, line in enumerate(handle, 1):
+                if line.strip():
+                    try:
+                        record = json.loads(line)
+                    except json.JSONDecodeError as exc:
+                        raise InvalidInputError(
+                            f"{path}: line {number} is not valid JSON ({exc})") from None
+                    if not isinstance(record, dict):
+                        raise InvalidInputError(f"{path}: line {number} is not a JSON object")
+                    return [(str(k), None) for k in record]
+            return []
+        header = next(csv.reader(handle, delimiter="\t" if fmt == "tsv" else ","), [])
+    return [(name, None) for name in header]
+
+
+def check_columns(source: Source, required: Sequence[str]) -> list[str]:
+    """Check that every file has the ``required`` columns and the same columns as the
+    first; return the first file's column names.
+
+    A file whose columns (or, for Parquet, the types of the required columns) differ from
+    the first file's is named in an :class:`InvalidInputError`.
+    """
+    first = _columns_of(source.paths[0], source.format)
+    if not first:
+        raise InvalidInputError(f"{source.paths[0]}: the file is empty")
+    names = [name for name, _ in first]
+    missing = [c for c in required if c not in names]
+    if missing:
+        raise InvalidInputError(
+            f"{source.paths[0]}: missing column{'s' if len(missing) > 1 else ''} "
+            f"{', '.join(map(repr, missing))}; the table has "
+            f"{', '.join(map(repr, names[:12]))}")
+    types = dict(first)
+    for path in source.paths[1:]:
+        columns = _columns_of(path, source.format)
+        other = [name for name, _ in columns]
+        if set(other) != set(names):
+            lacking = [c for c in names if c not in other]
+            extra = [c for c in other if c not in names]
+            what = "; ".join(part for part in (
+                f"missing {', '.join(map(repr, lacking))}" if lacking else "",
+                f"extra {', '.join(map(repr, extra))}" if extra else "") if part)
+            raise InvalidInputError(
+                f"{path}: its columns differ from those of {source.paths[0]} ({what}); every "
+                "file of a dataset needs the same columns")
+        for name, kind in columns:
+            if name in required and types.get(name) != kind:
+                raise InvalidInputError(
+                    f"{path}: column {name!r} is {kind} but {types[name]} in "
+                    f"{source.paths[0]}; every file of a dataset needs the same types")
+    return names
+
+
+def iter_frames(source: Source, *, columns: Sequence[str] | None = None,
+                chunk_size: int = 100_000) -> Iterator[pd.DataFrame]:
+    """The rows of every file in order, as DataFrames of at most ``chunk_size`` rows.
+
+    Parameters
+    ----------
+    source : Source
+    columns : sequence of str, optional
+        The columns to read (all by default), in this order.
+    chunk_size : int
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "a.jsonl"
+    >>> _ = path.write_text("".join(f'{{"text": "t{i}", "label": {i % 2}}}\\n' for i in range(5)))
+    >>> [len(f) for f in iter_frames(resolve_source(path), chunk_size=2)]
+    [2, 2, 1]
+    """
+    for path in source.paths:
+        if source.format == "parquet":
+            yield from _parquet_frames(path, columns, chunk_size)
+        elif source.format == "jsonl":
+            yield from _jsonl_frames(path, columns, chunk_size)
+        else:
+            yield from _csv_frames(path, columns, chunk_size, "\t" if source.format == "tsv"
+                                   else ",")
+
+
+def _parquet_frames(path: str, columns: Sequence[str] | None,
+                    chunk_size: int) -> Iterator[pd.DataFrame]:
+    import pyarrow.parquet as pq
+
+    try:
+        handle = pq.ParquetFile(_open(path))
+    except Exception as exc:  # pyarrow raises several types
+        raise InvalidInputError(f"{path}: not a readable Parquet file ({exc})") from None
+    with handle:
+        for batch in handle.iter_batches(batch_size=chunk_size,
+                                         columns=list(columns) if columns else None):
+            yield batch.to_pandas()
+
+
+def _csv_frames(path: str, columns: Sequence[str] | None, chunk_size: int,
+                sep: str) -> Iterator[pd.DataFrame]:
+    try:
+        reader = pd.read_csv(_open(path), sep=sep, keep_default_na=True, chunksize=chunk_size,
+                             usecols=list(columns) if columns else None, encoding="utf-8-sig")
+        with reader:
+            for frame in reader:
+                yield frame[list(columns)] if columns else frame
+    except pd.errors.ParserError as exc:
+        kind = "TSV" if sep == "\t" else "CSV"
+        raise InvalidInputError(f"{path}: cannot parse as {kind}: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise InvalidInputError(
+            f"{path}: undecodable bytes ({exc.reason}): the file is not UTF-8; convert it, "
+            "e.g. `iconv -f latin1 -t utf-8`") from None
+
+
+def _jsonl_frames(path: str, columns: Sequence[str] | None,
+                  chunk_size: int) -> Iterator[pd.DataFrame]:
+    records: list[dict[str, Any]] = []
+    with _open(path) as raw, io.TextIOWrapper(raw, encoding="utf-8-sig") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InvalidInputError(f"{path}: line {number} is not valid JSON ({exc})") \
+                    from None
+            if not isinstance(record, dict):
+                raise InvalidInputError(f"{path}: line {number} is not a JSON object")
+            records.append(record)
+            if len(records) == chunk_size:
+                yield _records_frame(records, columns)
+                records = []
+    if records:
+        yield _records_frame(records, columns)
+
+
+def _records_frame(records: list[dict[str, Any]], columns: Sequence[str] | None) -> pd.DataFrame:
+    frame = pd.DataFrame.from_records(records)
+    if columns:
+        for name in columns:
+            if name not in frame.columns:
+                frame[name] = None
+        frame = frame[list(columns)]
+    return frame
+
+
+def check_chunk_size(chunk_size: object) -> int:
+    """``chunk_size`` as a positive whole number, or :class:`InvalidParameterError`."""
+    if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
+        raise InvalidParameterError(
+            f"chunk_size must be a whole number of rows >= 1; got {chunk_size!r}")
+    return chunk_size

@@ -1,0 +1,79 @@
+"""The Ray engine on a local 2-CPU Ray: the same ranking as the plain engine."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import spearmanr
+from tests.conftest import make_topic_frame
+
+from labelaudit.scale import HashingOptions, scan_stream
+
+ray = pytest.importorskip("ray", reason="the Ray engine needs the scale extra (pip install ray)")
+
+SMALL = HashingOptions(n_features=2**12, n_buckets=8)
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    """One 2-CPU Ray for the module; scan_stream joins it and leaves it running."""
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+             configure_logging=True, logging_level="ERROR")
+    yield
+    ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("ray-data")
+    frame = make_topic_frame(100, n_errors=15).drop(columns=["true_label"])
+    (folder / "parts").mkdir()
+    frame.iloc[:150].to_parquet(folder / "parts" / "part-0.parquet", index=False)
+    frame.iloc[150:].to_parquet(folder / "parts" / "part-1.parquet", index=False)
+    frame.to_json(folder / "data.jsonl", orient="records", lines=True)
+    return folder
+
+
+def _same_ranking(a: pd.DataFrame, b: pd.DataFrame) -> float:
+    joined = a.merge(b, on="id")
+    assert len(joined) == len(a) == len(b)
+    return float(spearmanr(joined["score_ensemble_x"], joined["score_ensemble_y"]).statistic)
+
+
+def test_in_memory_model_ranks_as_the_plain_engine(local_ray, data, tmp_path):
+    plain = scan_stream(data / "parts", out=tmp_path / "plain.parquet", chunk_size=64)
+    on_ray = scan_stream(data / "parts", out=tmp_path / "ray.parquet", chunk_size=64,
+                         engine="ray")
+    a, b = pd.read_parquet(tmp_path / "plain.parquet"), pd.read_parquet(tmp_path / "ray.parquet")
+    assert _same_ranking(a, b) >= 0.999
+    assert list(a.columns) == list(b.columns)
+    assert set(a["id"].head(15)) == set(b["id"].head(15))
+    joined = a.merge(b, on="id")  # the folds' models differ only in the last digits
+    np.testing.assert_allclose(joined["given_prob_x"], joined["given_prob_y"], atol=1e-4)
+    assert (on_ray.engine, on_ray.n_flagged) == ("ray", plain.n_flagged)
+    assert ray.is_initialized()  # a Ray the caller started is left running
+
+
+def test_hashed_model_ranks_as_the_plain_engine(local_ray, data, tmp_path):
+    scan_stream(data / "parts", out=tmp_path / "plain.parquet", chunk_size=37,
+                scorer="hashing", hashing=SMALL)
+    result = scan_stream(data / "data.jsonl", out=tmp_path / "ray.parquet", chunk_size=50,
+                         scorer="hashing", hashing=SMALL, engine="ray")
+    a, b = pd.read_parquet(tmp_path / "plain.parquet"), pd.read_parquet(tmp_path / "ray.parquet")
+    assert _same_ranking(a, b) >= 0.999
+    np.testing.assert_array_equal(a["id"], b["id"])
+    assert result.model == "tfidf-hash" and result.n_items == 300
+
+
+def test_embeddings_from_an_actor_pool_come_back_in_input_order(local_ray, data,
+                                                                 tiny_bert_dir):
+    from labelaudit.models import encode_texts
+    from labelaudit.scale import embed_stream
+
+    vectors = embed_stream(data / "parts", model=str(tiny_bert_dir), chunk_size=64,
+                           actors=1)
+    texts = pd.read_parquet(data / "parts")["text"].tolist()
+    expected = encode_texts(texts, model=str(tiny_bert_dir), cache_dir=False)
+    assert vectors.shape == expected.shape == (300, 32)
+    np.testing.assert_allclose(vectors, expected, atol=1e-2)
