@@ -98,6 +98,16 @@ def _check_given_probs(*, scorers: object, model: object, sweep: int, score: obj
             "let labelaudit fit its own models")
 
 
+def check_flagging(top: int | None, threshold: float | None) -> None:
+    """The flag rule's options: at most one of ``top`` (a count) and ``threshold``."""
+    if top is not None and threshold is not None:
+        raise InvalidParameterError("give at most one of top and threshold")
+    if top is not None:
+        check_int(top, "top", minimum=0)
+    if threshold is not None:
+        check_fraction(threshold, "threshold")
+
+
 def _check_options(methods: Sequence[str], rank_by: str, top: int | None,
                    threshold: float | None, n_seeds: int, annotations: str | None) -> None:
     if annotations is None and "crowdlab" in [*methods, rank_by]:
@@ -107,12 +117,7 @@ def _check_options(methods: Sequence[str], rank_by: str, top: int | None,
     for method in methods:
         RANKING_METHODS.check(method)
     check_choice(rank_by, "rank_by", METHODS)
-    if top is not None and threshold is not None:
-        raise InvalidParameterError("give at most one of top and threshold")
-    if top is not None:
-        check_int(top, "top", minimum=0)
-    if threshold is not None:
-        check_fraction(threshold, "threshold")
+    check_flagging(top, threshold)
     check_int(n_seeds, "n_seeds", minimum=1)
 
 
@@ -444,12 +449,13 @@ def _read_data(
 
 def _method_scores(
     labels: np.ndarray, pred_probs: np.ndarray, first_member: np.ndarray,
-    crowd_votes: np.ndarray | None, methods: list[str],
+    crowd_votes: np.ndarray | None, methods: list[str], *, n_jobs: int | None = None,
 ) -> tuple[dict[str, np.ndarray], int, np.ndarray | None]:
-    """Every method's scores, cleanlab's estimated error count, CROWDLAB's consensus."""
+    """Every method's scores, cleanlab's estimated error count, CROWDLAB's consensus
+    (``n_jobs`` for cleanlab's ``find_label_issues``)."""
     from labelaudit.detect import confident_learning, crowdlab, label_quality_scores
 
-    cl = confident_learning(labels, pred_probs)
+    cl = confident_learning(labels, pred_probs, n_jobs=n_jobs)
     crowd = None if crowd_votes is None else crowdlab(labels, pred_probs, crowd_votes)
     scores: dict[str, np.ndarray] = {}
     for method in methods:

@@ -73,35 +73,22 @@ def score_probs(labels: np.ndarray, member_probs: np.ndarray, *, top: int | None
     >>> out.rank.tolist(), out.flagged.tolist()
     ([4, 1, 2, 3], [False, True, False, False])
     """
-    from labelaudit.detect import confident_learning, ensemble_pred_probs, label_quality_scores
+    from labelaudit.audit._text import _flag, _method_scores
+    from labelaudit.audit._text_result import _accuracy, _majority_rate
+    from labelaudit.detect import ensemble_pred_probs
 
     ensemble = ensemble_pred_probs([member_probs], labels, weights="auto")
     probs = ensemble.pred_probs
-    cl = confident_learning(labels, probs, n_jobs=1)  # no fork under Ray's threads
-    scores: dict[str, np.ndarray] = {}
-    for method in METHODS:
-        if method == "loss":
-            scores[method] = label_quality_scores(labels, member_probs)
-        elif method == "ensemble":
-            scores[method] = label_quality_scores(labels, probs, method="loss")
-        elif method == "confident_learning":
-            scores[method] = cl.scores
-        else:
-            scores[method] = label_quality_scores(labels, probs, method=method)  # type: ignore[arg-type]
+    # one process: cleanlab's pool forks, which can hang under Ray's threads
+    scores, n_issues, _ = _method_scores(labels, probs, member_probs, None, list(METHODS),
+                                         n_jobs=1)
     order = np.argsort(scores[RANK_BY], kind="stable")
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = np.arange(1, len(order) + 1)
-    if threshold is not None:
-        flagged = probs[np.arange(len(labels)), labels] < threshold
-        rule = f"given-label probability < {threshold}"
-    else:
-        count = cl.n_issues if top is None else min(top, len(labels))
-        flagged = rank <= count
-        rule = f"top {count}" + (" (cleanlab's estimated count)" if top is None else "")
-    accuracy = float((probs.argmax(axis=1) == labels).mean())
+    flagged, rule = _flag(labels, probs, scores[RANK_BY], n_issues, top=top,
+                          threshold=threshold)
     return Scores(probs, member_probs, float(ensemble.temperatures[0]), scores, rank, flagged,
-                  rule, cl.n_issues, accuracy, float(np.bincount(labels).max() / len(labels))
-                  if len(labels) else 0.0)
+                  rule, n_issues, _accuracy(labels, probs), _majority_rate(labels))
 
 
 def extra_columns(names: Sequence[str], columns: Columns) -> list[str]:

@@ -12,7 +12,8 @@ import numpy as np
 import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
-from labelaudit._validation import check_choice, check_fraction, check_int
+from labelaudit._validation import check_choice, check_int
+from labelaudit.audit._text import check_flagging
 from labelaudit.audit._text_result import chance_note
 from labelaudit.scale._chunks import Collector, Columns
 from labelaudit.scale._hashing import HashingOptions
@@ -117,12 +118,7 @@ def _check_options(*, engine: str, ray_address: str | None, scorer: str, n_folds
             "ray_address connects to a Ray cluster: give engine='ray' (--engine ray) too")
     check_int(n_folds, "n_folds", minimum=2)
     check_int(hashing_threshold, "hashing_threshold", minimum=0)
-    if top is not None and threshold is not None:
-        raise InvalidParameterError("give at most one of top and threshold")
-    if top is not None:
-        check_int(top, "top", minimum=0)
-    if threshold is not None:
-        check_fraction(threshold, "threshold")
+    check_flagging(top, threshold)
     if random_state is not None:
         check_int(random_state, "random_state", minimum=0)
 
