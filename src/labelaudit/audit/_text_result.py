@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -209,18 +210,31 @@ class ScanResult:
         )
 
 
-def _renamed(extra: pd.DataFrame, taken: pd.Index) -> pd.DataFrame:
-    """The kept input columns, renamed ``input_<name>`` where they would clash."""
+def input_names(columns: Sequence[object], taken: Iterable[object]) -> list[object]:
+    """The output name of each kept input column: ``input_<name>`` (prefixed again as
+    often as needed) where it is one of ``taken``, of :data:`OUTPUT_COLUMNS`, or starts
+    with ``score_``, which ``evaluate`` and ``review`` read as scores.
+
+    Examples
+    --------
+    >>> input_names(["label", "note", "score_x"], ["id", "label"])
+    ['input_label', 'note', 'input_score_x']
+    """
     reserved = {*map(str, taken), *OUTPUT_COLUMNS}
     names: list[object] = []
-    for column in extra.columns:
+    for column in columns:
         name: object = column
         if str(name) in reserved or str(name).startswith("score_"):
-            while str(name) in reserved or name in extra.columns or name in names:
+            while str(name) in reserved or name in columns or name in names:
                 name = f"input_{name}"
         names.append(name)
+    return names
+
+
+def _renamed(extra: pd.DataFrame, taken: pd.Index) -> pd.DataFrame:
+    """The kept input columns, renamed ``input_<name>`` where they would clash."""
     out = extra.reset_index(drop=True)
-    out.columns = pd.Index(names)
+    out.columns = pd.Index(input_names(list(extra.columns), taken))
     return out
 
 

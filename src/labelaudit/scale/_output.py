@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from labelaudit.audit._text_result import OUTPUT_COLUMNS
+from labelaudit.audit._text_result import input_names
 from labelaudit.scale._chunks import Columns
 
 __all__ = ["MEMBER", "METHODS", "Scores", "output_frame",
@@ -97,22 +97,12 @@ def extra_columns(names: Sequence[str], columns: Columns) -> list[str]:
     return [n for n in names if n not in used]
 
 
-def output_names(extras: Sequence[str], text_pair: bool) -> dict[str, str]:
+def output_names(extras: Sequence[str]) -> dict[str, str]:
     """The output name of each extra column: ``input_<name>`` where it would clash with a
     labelaudit column (as :meth:`ScanResult.to_frame` renames it)."""
-    taken = {"id", "text", "label", "suggested_label", "suggested_prob", "given_prob", "loss",
-             "rank", "flagged", *(f"score_{m}" for m in METHODS), f"score_loss_{MEMBER}",
-             *OUTPUT_COLUMNS}
-    if text_pair:
-        taken.add("text_pair")
-    names: dict[str, str] = {}
-    for column in extras:
-        name = column
-        if name in taken or name.startswith("score_"):
-            while name in taken or name in extras or name in names.values():
-                name = f"input_{name}"
-        names[column] = name
-    return names
+    taken = ["id", "text", "label", "suggested_label", "suggested_prob", "given_prob", "loss",
+             "rank", "flagged", *(f"score_{m}" for m in METHODS), f"score_loss_{MEMBER}"]
+    return dict(zip(extras, map(str, input_names(list(extras), taken)), strict=True))
 
 
 def output_frame(frame: pd.DataFrame, rows: np.ndarray, *, columns: Columns,

@@ -304,6 +304,6 @@ class RayRunner:
         kept = extra_columns(list(map(str, frame.columns)), columns) if keep_columns else []
         table = output_frame(frame, np.arange(len(frame)), columns=columns,
                              labels=data.labels, classes=data.classes, scores=scores,
-                             extras=output_names(kept, columns.text_pair is not None))
+                             extras=output_names(kept))
         table = table.iloc[np.argsort(scores.rank, kind="stable")].reset_index(drop=True)
         return table, scores, n_classes

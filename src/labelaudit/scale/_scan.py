@@ -377,7 +377,7 @@ def _hashed(runner: Any, columns: Columns, options: HashingOptions, checkpoint: 
             if extras is None:
                 kept = extra_columns(list(map(str, frame.columns)), columns) \
                     if keep_columns else []
-                extras = output_names(kept, columns.text_pair is not None)
+                extras = output_names(kept)
             rows = np.arange(offset, offset + len(frame))
             if offset + len(frame) > len(labels):
                 raise _changed(len(labels), "more")

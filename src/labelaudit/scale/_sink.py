@@ -9,8 +9,8 @@ temporary file beside the target and renames it into place when done.
 from __future__ import annotations
 
 import json
-import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -20,12 +20,11 @@ import numpy as np
 import pandas as pd
 
 from labelaudit._errors import InvalidParameterError
+from labelaudit.io._write import _SUFFIX_FORMAT as SUFFIXES
 
 __all__ = ["ChunkWriter", "FolderWriter", "RankSorter", "check_output", "is_folder_output",
            "is_scan_output", "writer_for"]
 
-SUFFIXES = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".tsv": "tsv",
-            ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json"}
 # Columns every scan output has; a file without them is not ours to overwrite.
 SIGNATURE = ("id", "label", "suggested_label", "given_prob", "rank", "flagged")
 
@@ -76,16 +75,13 @@ def check_output(out: str | Path, inputs: Sequence[str]) -> str:
     unwritable folder, and an existing file or folder that is not a labelaudit scan output.
     """
     from labelaudit.io import check_output_paths
+    from labelaudit.io._write import format_of
 
     if is_folder_output(out):
         FolderWriter(out).check()
         return "parts"
     target = Path(out)
-    fmt = SUFFIXES.get(target.suffix.lower())
-    if fmt is None:
-        raise InvalidParameterError(
-            f"out {out}: cannot write {target.suffix or 'a file without a suffix'}; use one of "
-            ".parquet .csv .tsv .jsonl .json")
+    fmt = format_of(target)
     check_output_paths([("out", str(out))], [("an input file", p) for p in inputs])
     if target.exists() and not is_scan_output(target):
         raise InvalidParameterError(
@@ -118,16 +114,18 @@ class ChunkWriter:
         self.format = SUFFIXES[self.path.suffix.lower()]
         self.schema = schema
         self._tmp: Path | None = None
+        self._stack: Any = None
         self._handle: IO[str] | None = None
         self._parquet: Any = None
         self._rows = 0
 
     def __enter__(self) -> ChunkWriter:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, name = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp",
-                                    dir=self.path.parent)
-        os.close(fd)
-        self._tmp = Path(name)
+        from contextlib import ExitStack
+
+        from labelaudit.io import atomic_path
+
+        self._stack = ExitStack()
+        self._tmp = self._stack.enter_context(atomic_path(self.path))
         if self.format != "parquet":
             self._handle = open(self._tmp, "w", encoding="utf-8", newline="")  # noqa: SIM115
             if self.format == "json":
@@ -172,29 +170,28 @@ class ChunkWriter:
         self._parquet.write_table(table)
         self._rows += table.num_rows
 
-    def __exit__(self, kind: object, value: object, traceback: object) -> None:
-        from labelaudit.io._write import current_umask
-
-        assert self._tmp is not None
+    def __exit__(self, kind: Any, value: Any, traceback: Any) -> None:
         try:
-            if self._handle is not None:
-                if self.format == "json":
-                    self._handle.write("\n]\n")
-                self._handle.close()
-            if self.format == "parquet":
-                if self._parquet is None and kind is None:  # no rows: an empty table
-                    import pyarrow.parquet as pq
+            self._close(failed=kind is not None)
+        except BaseException:
+            self._stack.__exit__(*sys.exc_info())  # atomic_path removes the temporary file
+            raise
+        # atomic_path renames the file into place, or removes it after an error
+        self._stack.__exit__(kind, value, traceback)
 
-                    pq.write_table(self.schema.empty_table() if self.schema is not None
-                                   else _to_arrow(pd.DataFrame(), None), self._tmp)
-                elif self._parquet is not None:
-                    self._parquet.close()
-            if kind is None:
-                os.chmod(self._tmp, 0o666 & ~current_umask())
-                os.replace(self._tmp, self.path)
-        finally:
-            if self._tmp.exists():
-                self._tmp.unlink()
+    def _close(self, *, failed: bool) -> None:
+        if self._handle is not None:
+            if self.format == "json":
+                self._handle.write("\n]\n")
+            self._handle.close()
+        if self.format == "parquet":
+            if self._parquet is None and not failed:  # no rows: an empty table
+                import pyarrow.parquet as pq
+
+                pq.write_table(self.schema.empty_table() if self.schema is not None
+                               else _to_arrow(pd.DataFrame(), None), self._tmp)
+            elif self._parquet is not None:
+                self._parquet.close()
 
 
 class FolderWriter:
