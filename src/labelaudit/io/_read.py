@@ -93,8 +93,8 @@ def _read_jsonl(path: Path, text: str) -> pd.DataFrame:
     return pd.DataFrame.from_records(records)
 
 
-def hf_to_frame(dataset: Any, *, split: str | None = None,
-                name: str = "the dataset") -> pd.DataFrame:
+def hf_to_frame(dataset: Any, *, split: str | None = None, name: str = "the dataset",
+                choose: str = "split=NAME") -> pd.DataFrame:
     """A Hugging Face ``Dataset``, or one split of a ``DatasetDict``, as a DataFrame.
 
     ``ClassLabel`` columns hold integer ids; they come back as the class names, since
@@ -110,6 +110,8 @@ def hf_to_frame(dataset: Any, *, split: str | None = None,
         The split of a ``DatasetDict``; may be left out when it has only one.
     name : str
         What messages call the dataset (its path or hub name).
+    choose : str
+        How the message for a missing split tells the user to pick one.
 
     Returns
     -------
@@ -132,7 +134,7 @@ def hf_to_frame(dataset: Any, *, split: str | None = None,
         if split is None:
             if len(names) != 1:
                 raise InvalidInputError(
-                    f"{name}: a DatasetDict with splits {names}; choose one with split=NAME")
+                    f"{name}: a DatasetDict with splits {names}; choose one with {choose}")
             split = names[0]
         if split not in dataset:
             raise InvalidInputError(f"{name}: no split {split!r}; the splits are {names}")
@@ -181,11 +183,8 @@ def _read_hf_folder(path: Path, split: str | None) -> pd.DataFrame:
         raise InvalidInputError(
             f"{path}: a folder, but not one written by Dataset.save_to_disk (or "
             "DatasetDict.save_to_disk)") from None
-    if isinstance(loaded, datasets.DatasetDict) and split is None and len(loaded) != 1:
-        raise InvalidInputError(
-            f"{path}: a DatasetDict with splits {list(loaded.keys())}; choose one with "
-            f"split=NAME or as {path}:SPLIT")
-    return hf_to_frame(loaded, split=split, name=str(path))
+    return hf_to_frame(loaded, split=split, name=str(path),
+                       choose=f"split=NAME or as {path}:SPLIT")
 
 
 # A hub dataset name: "imdb", "stanfordnlp/imdb", optionally with ":split".
