@@ -92,31 +92,6 @@ def connect(address: str | None, *, timeout_s: float = CONNECT_TIMEOUT_S,
     return True
 
 
-def _no_http_filesystem() -> None:
-    """Without aiohttp, make ``fsspec.implementations.http`` fail to import at once.
-
-    Ray Data lists several files on threads, and each thread tries that import (catching
-    only ``ModuleNotFoundError``); when two threads race, one sees the other's half-done
-    module and gets a plain ``ImportError`` that ends the read. With the module marked
-    missing, every attempt is the ``ModuleNotFoundError`` Ray expects. HTTP paths need
-    aiohttp anyway.
-    """
-    import importlib.util
-    import sys
-
-    name = "fsspec.implementations.http"
-    if importlib.util.find_spec("aiohttp") is not None:
-        return
-    module = sys.modules.get(name)
-    if module is not None:  # a lazy stand-in another library registered
-        try:
-            module.HTTPFileSystem  # noqa: B018 - loading it is the test
-            return
-        except (ImportError, AttributeError):
-            pass
-    sys.modules[name] = None  # type: ignore[assignment]
-
-
 def _hash_batch(batch: pd.DataFrame, columns: Columns, options: HashingOptions) -> pd.DataFrame:
     """``map_batches`` body: one chunk in, one row holding its pickled HashedChunk out."""
     return pd.DataFrame({"chunk": [pickle.dumps(hash_chunk(batch, columns, options))]})
@@ -193,7 +168,6 @@ class RayRunner:
     def __enter__(self) -> RayRunner:
         import logging
 
-        _no_http_filesystem()
         self._owned = connect(self.address, num_cpus=self.num_cpus)
         from ray.data import DataContext
 
