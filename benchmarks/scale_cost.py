@@ -5,8 +5,8 @@ Three parts, each printed as a table (run from the project root):
 ``--sizes``: the cost curve of ``labelaudit.scale.scan_stream`` on the seeded datasets of
 :mod:`benchmarks.make_big` (built into ``/tmp/labelaudit_big`` when missing): wall time,
 peak memory and the average precision (AP) of the ranking against the planted errors, for
-the out-of-core hashed model (``scorer="hashing"``, every size) and for today's in-memory
-model (``scorer="tfidf"``, what ``labelaudit scan --scorers tfidf`` runs, sizes up to
+the out-of-core hashed model (``tfidf="hashing"``, every size) and for today's in-memory
+model (``tfidf="memory"``, what ``labelaudit scan --scorers tfidf`` runs, sizes up to
 ``--tfidf-max``). Every run is a fresh subprocess; its peak memory is the peak of the
 proportional set size (PSS, shared pages split between the processes sharing them) summed
 over the process and all its children (Ray's workers included), sampled every 0.2 s.
@@ -26,11 +26,21 @@ known errors in ``../shared/data`` (20 Newsgroups' 22 verified errors, the same 
 planted flips, ChaosNLI-SNLI, RTE) and on ``big_100000``, for the default options and one
 change at a time (alpha, epochs, n_features, n-grams, sublinear tf).
 
+``--embed-size``: the streamed embed member's cost on generated rows, local and on Ray.
+
+``--embed``: the embed member of a streamed scan on the same real sets: the in-memory
+scan's tfidf + embed ensemble next to the streamed one (hashed TF-IDF, embedding heads
+fitted by logistic regression on the gathered embeddings, and out of core by SGD), with
+TF-IDF alone as the bar. MiniLM embeddings come from the embedding cache (the first run
+encodes: about 15 minutes for 20 Newsgroups on two cores).
+
 Examples::
 
     python -m benchmarks.scale_cost --sizes 10000,100000 --ray-size 100000 --peer-sizes 10000
     python -m benchmarks.scale_cost --sizes 1000000 --peer-sizes 1000000 --peer-timeout 1800
     python -m benchmarks.scale_cost --tune
+    python -m benchmarks.scale_cost --embed
+    python -m benchmarks.scale_cost --embed-size 10000
 """
 
 from __future__ import annotations
@@ -135,21 +145,24 @@ def run_ours(spec: dict[str, Any]) -> dict[str, Any]:
     """One scan_stream run (in this process); spec: data, truth, out, scorer, engine, options."""
     import warnings
 
-    from labelaudit.scale import HashingOptions, scan_stream
+    from labelaudit.scale import EmbedOptions, HashingOptions, scan_stream
 
     warnings.simplefilter("ignore")
     options = dict(spec.get("options", {}))
     if "ngram_range" in options:
         options["ngram_range"] = tuple(options["ngram_range"])
     started = time.perf_counter()
-    result = scan_stream(spec["data"], out=spec["out"], scorer=spec["scorer"],
+    result = scan_stream(spec["data"], out=spec["out"],
+                         tfidf="memory" if spec["scorer"] == "tfidf" else spec["scorer"],
+                         scorers=spec.get("scorers", ["tfidf"]),
+                         embed=EmbedOptions(**spec.get("embed", {})),
                          engine=spec["engine"], hashing=HashingOptions(**options),
                          progress=False, text=spec.get("text", "text"),
                          text_pair=spec.get("text_pair"), label=spec.get("label", "label"))
     seconds = time.perf_counter() - started
     ap, _ = _average_precision(Path(spec["out"]), Path(spec["truth"]))
     return {"scan_seconds": seconds, "ap": ap, "accuracy": result.accuracy,
-            "n_items": result.n_items, "model": result.model}
+            "n_items": result.n_items, "model": result.model, "weights": result.weights}
 
 
 def run_peer(spec: dict[str, Any]) -> dict[str, Any]:
@@ -250,6 +263,38 @@ def ray_run(rows: int, plain: dict[str, Any] | None) -> None:
               f"Spearman of the two rankings: {rho:.6f}")
 
 
+def embed_cost(rows: int) -> None:
+    """The streamed embed member on ``rows`` generated texts: hashed TF-IDF alone, with the
+    embed member on the local engine, and the same on Ray (encoder actors, heads as
+    tasks); the embedding cache is off, so every run encodes."""
+    import pandas as pd
+    from scipy.stats import spearmanr
+
+    data, truth = _data(rows)
+    base = {"data": str(data), "truth": str(truth), "scorer": "hashing"}
+    both = {"scorers": ["tfidf", "embed"], "embed": {"cache_dir": False}}
+    runs = [("hashed tfidf", {**base, "engine": "local"}),
+            ("hashed tfidf + embed", {**base, **both, "engine": "local"}),
+            ("hashed tfidf + embed ray", {**base, **both, "engine": "ray"})]
+    results = {}
+    print(HEADER)
+    for name, spec in runs:
+        spec["out"] = str(WORK / f"embed_{spec['engine']}_{len(spec.get('scorers', []))}"
+                          f"_{rows}.parquet")
+        results[name] = (spec, _one("ours", spec))
+        print(_row(name, rows, results[name][1]) + f"  {results[name][1].get('weights', '')}",
+              flush=True)
+    (a_spec, a), (b_spec, b) = results["hashed tfidf + embed"], results[
+        "hashed tfidf + embed ray"]
+    if "error" not in a and "error" not in b:
+        x = pd.read_parquet(a_spec["out"], columns=["id", "score_ensemble"])
+        y = pd.read_parquet(b_spec["out"], columns=["id", "score_ensemble"])
+        joined = x.merge(y, on="id")
+        rho = spearmanr(joined["score_ensemble_x"], joined["score_ensemble_y"]).statistic
+        print(f"ray / local time: {b['seconds'] / a['seconds']:.2f}x  Spearman of the two "
+              f"rankings: {rho:.6f}")
+
+
 def peers(sizes: list[int], ours: dict[tuple[str, int], dict[str, Any]], *, timeout: float,
           max_gb: float) -> None:
     print(HEADER)
@@ -277,7 +322,7 @@ TUNE_CHANGES: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
-def _tune_sets(data_root: Path) -> list[dict[str, Any]]:
+def _tune_sets(data_root: Path, *, big: bool = True) -> list[dict[str, Any]]:
     """Each set written to Parquet (data and truth) under the work folder."""
     import pandas as pd
 
@@ -300,8 +345,9 @@ def _tune_sets(data_root: Path) -> list[dict[str, Any]]:
             flipped.loc[flip, "label"] = (flipped["label"][flip] + offset[flip]) % 20
             sets.append(_write_set("20news + 10% flips", flipped,
                                    pd.Series(flip) | frame["is_error"].fillna(False), pair=False))
-    data, truth = _data(100_000)
-    sets.append({"name": "big_100000 (5% flips)", "data": str(data), "truth": str(truth)})
+    if big:
+        data, truth = _data(100_000)
+        sets.append({"name": "big_100000 (5% flips)", "data": str(data), "truth": str(truth)})
     return sets
 
 
@@ -344,6 +390,33 @@ def tune(data_root: Path) -> None:
         if "error" not in d and "error" not in b))
 
 
+def embed_quality(data_root: Path) -> None:
+    """The streamed embed member against the in-memory ensemble, on the real sets."""
+    sets = _tune_sets(data_root, big=False)
+    names = [s["name"] for s in sets]
+    print(f"{'members':<40}" + "".join(f"{n[:22]:>24}" for n in names))
+    print(f"{'':<40}" + "".join(f"{'AP':>10}{'seconds':>14}" for _ in names))
+    both = ["tfidf", "embed"]
+    for label, scorer, extra in [
+            ("tfidf alone, in memory (the bar)", "tfidf", {}),
+            ("tfidf + embed, in memory (scan)", "tfidf", {"scorers": both}),
+            ("hashed tfidf + embed, LR heads", "hashing", {"scorers": both}),
+            ("hashed tfidf + embed, SGD heads", "hashing",
+             {"scorers": both, "embed": {"head_memory_mb": 0}}),
+            ("embed alone, LR heads (streamed)", "hashing", {"scorers": ["embed"]}),
+            ("embed alone, SGD heads (streamed)", "hashing",
+             {"scorers": ["embed"], "embed": {"head_memory_mb": 0}})]:
+        results = []
+        for spec in sets:
+            run = {**spec, "scorer": scorer, "engine": "local", **extra,
+                   "out": str(WORK / "embed_out.parquet")}
+            run.pop("name")
+            results.append(_one("ours", run))
+        print(f"{label:<40}" + "".join(
+            f"{'failed':>24}" if "error" in r else f"{r['ap']:>10.4f}{r['scan_seconds']:>14.1f}"
+            for r in results), flush=True)
+
+
 # --------------------------------------------------------------------------- main
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -355,6 +428,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--peer-timeout", type=float, default=1800.0)
     parser.add_argument("--peer-max-gb", type=float, default=12.0)
     parser.add_argument("--tune", action="store_true")
+    parser.add_argument("--embed", action="store_true")
+    parser.add_argument("--embed-size", type=int, default=0)
     parser.add_argument("--data-root", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--run-ours", help=argparse.SUPPRESS)
     parser.add_argument("--run-peer", help=argparse.SUPPRESS)
@@ -381,6 +456,10 @@ def main(argv: list[str] | None = None) -> int:
               max_gb=args.peer_max_gb)
     if args.tune:
         tune(args.data_root)
+    if args.embed:
+        embed_quality(args.data_root)
+    if args.embed_size:
+        embed_cost(args.embed_size)
     return 0
 
 

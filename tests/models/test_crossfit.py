@@ -94,3 +94,26 @@ def test_missing_class_in_a_fold_gets_zero_probability():
     model = scorer.fit(features[:5], data.labels[:5], n_classes=3)
     probs = model.predict_proba(features[5:])
     assert probs.shape == (1, 3) and probs[0, 2] == 0.0
+
+
+def test_a_fine_tuning_fold_asks_ray_for_a_gpu_only_where_there_is_one():
+    from labelaudit.models import FinetuneScorer, TfidfScorer
+    from labelaudit.models._crossfit import ray_fold_resources
+
+    gpus = {"CPU": 16.0, "GPU": 4.0}
+    assert ray_fold_resources(FinetuneScorer(), gpus) == {"num_cpus": 1, "num_gpus": 1}
+    assert ray_fold_resources(FinetuneScorer(), {"CPU": 16.0})["num_gpus"] == 0
+    assert ray_fold_resources(FinetuneScorer(device="cpu"), gpus)["num_gpus"] == 0
+    assert ray_fold_resources(TfidfScorer(), gpus)["num_gpus"] == 0
+
+
+def test_scan_refuses_an_unknown_engine_and_a_stray_ray_address():
+    from tests.conftest import make_topic_frame
+
+    from labelaudit import scan
+
+    frame = make_topic_frame(10)
+    with pytest.raises(InvalidParameterError, match="engine"):
+        scan(frame, scorers=["tfidf"], engine="spark")
+    with pytest.raises(InvalidParameterError, match="engine='ray'"):
+        scan(frame, scorers=["tfidf"], ray_address="auto")

@@ -1,5 +1,5 @@
-"""`labelaudit scan` streams a TF-IDF scan of a file (--scorers tfidf --out, or --engine)
-with the output of the in-memory scan, and refuses what streaming cannot do."""
+"""`labelaudit scan` streams a scan of a file (--scorers tfidf --out, or --engine) with the
+output of the in-memory scan, and refuses what streaming cannot do."""
 
 from __future__ import annotations
 
@@ -33,13 +33,27 @@ def test_engine_local_gives_the_same_file(data, tmp_path):
     _, path = data
     plain, engine = tmp_path / "a.csv", tmp_path / "b.csv"
     assert main(["scan", str(path), "--scorers", "tfidf", "--out", str(plain)]) == 0
-    assert main(["scan", str(path), "--engine", "local", "--out", str(engine)]) == 0
+    assert main(["scan", str(path), "--engine", "local", "--scorers", "tfidf",
+                 "--out", str(engine)]) == 0
     assert plain.read_bytes() == engine.read_bytes()
+
+
+def test_engine_with_the_default_members_is_the_default_scan(data, tmp_path, tiny_bert_dir,
+                                                             capsys):
+    _, path = data
+    plain, engine = tmp_path / "a.csv", tmp_path / "b.csv"
+    model = ["--model", str(tiny_bert_dir), "--cache-dir", str(tmp_path / "cache")]
+    assert main(["scan", str(path), *model, "--out", str(plain)]) == 0
+    assert main(["scan", str(path), "--engine", "local", *model, "--out", str(engine)]) == 0
+    assert "members (weight): tfidf" in capsys.readouterr().err
+    assert plain.read_bytes() == engine.read_bytes()
+    assert "score_loss_tfidf" in pd.read_csv(engine).columns
 
 
 @pytest.mark.parametrize(("extra", "message"), [
     (["--engine", "local", "--datalab", "--out", "x.csv"], "--datalab need"),
-    (["--engine", "local", "--scorers", "embed", "--out", "x.csv"], "tfidf scorer only"),
+    (["--engine", "local", "--scorers", "finetune", "--out", "x.csv"], "--scorers finetune"),
+    (["--engine", "local", "--model", "a", "--model", "b", "--out", "x.csv"], "more than one"),
     (["--engine", "local"], "give --out"),
     (["--ray-address", "auto", "--out", "x.csv"], "--engine ray"),
 ])

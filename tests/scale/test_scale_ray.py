@@ -42,8 +42,10 @@ def _same_ranking(a: pd.DataFrame, b: pd.DataFrame) -> float:
 
 
 def test_in_memory_model_ranks_as_the_plain_engine(local_ray, data, tmp_path):
-    plain = scan_stream(data / "parts", out=tmp_path / "plain.parquet", chunk_size=64)
-    on_ray = scan_stream(data / "parts", out=tmp_path / "ray.parquet", chunk_size=64,
+    plain = scan_stream(data / "parts", scorers=["tfidf"],
+                        out=tmp_path / "plain.parquet", chunk_size=64)
+    on_ray = scan_stream(data / "parts", scorers=["tfidf"],
+                         out=tmp_path / "ray.parquet", chunk_size=64,
                          engine="ray")
     a, b = pd.read_parquet(tmp_path / "plain.parquet"), pd.read_parquet(tmp_path / "ray.parquet")
     assert _same_ranking(a, b) >= 0.999
@@ -56,10 +58,11 @@ def test_in_memory_model_ranks_as_the_plain_engine(local_ray, data, tmp_path):
 
 
 def test_hashed_model_ranks_as_the_plain_engine(local_ray, data, tmp_path):
-    scan_stream(data / "parts", out=tmp_path / "plain.parquet", chunk_size=37,
-                scorer="hashing", hashing=SMALL)
-    result = scan_stream(data / "data.jsonl", out=tmp_path / "ray.parquet", chunk_size=50,
-                         scorer="hashing", hashing=SMALL, engine="ray")
+    scan_stream(data / "parts", scorers=["tfidf"], out=tmp_path / "plain.parquet", chunk_size=37,
+                tfidf="hashing", hashing=SMALL)
+    result = scan_stream(data / "data.jsonl", scorers=["tfidf"],
+                         out=tmp_path / "ray.parquet", chunk_size=50,
+                         tfidf="hashing", hashing=SMALL, engine="ray")
     a, b = pd.read_parquet(tmp_path / "plain.parquet"), pd.read_parquet(tmp_path / "ray.parquet")
     assert _same_ranking(a, b) >= 0.999
     np.testing.assert_array_equal(a["id"], b["id"])
@@ -77,3 +80,41 @@ def test_embeddings_from_an_actor_pool_come_back_in_input_order(local_ray, data,
     expected = encode_texts(texts, model=str(tiny_bert_dir), cache_dir=False)
     assert vectors.shape == expected.shape == (300, 32)
     np.testing.assert_allclose(vectors, expected, atol=1e-2)
+
+
+def test_the_embed_member_on_ray_ranks_as_on_the_local_engine(local_ray, data, tmp_path,
+                                                              tiny_bert_dir):
+    from labelaudit.scale import EmbedOptions
+
+    options = {"scorers": ["tfidf", "embed"], "tfidf": "hashing", "hashing": SMALL,
+               "chunk_size": 64, "embed": EmbedOptions(model=str(tiny_bert_dir),
+                                                       cache_dir=False)}
+    plain = scan_stream(data / "parts", out=tmp_path / "plain.parquet", **options)
+    on_ray = scan_stream(data / "parts", out=tmp_path / "ray.parquet", engine="ray",
+                         **options)
+    a, b = pd.read_parquet(tmp_path / "plain.parquet"), pd.read_parquet(tmp_path / "ray.parquet")
+    assert _same_ranking(a, b) >= 0.999
+    assert on_ray.weights == pytest.approx(plain.weights, abs=1e-3)
+
+
+def test_scan_with_folds_as_ray_tasks_gives_the_local_result(local_ray, tiny_bert_dir):
+    from labelaudit import scan
+    from labelaudit.models import EmbedScorer
+
+    frame = make_topic_frame(30, n_errors=5)
+    members = ["tfidf", EmbedScorer(model=str(tiny_bert_dir), cache_dir=False)]
+    local = scan(frame, scorers=members).to_frame()
+    on_ray = scan(frame, scorers=members, engine="ray").to_frame()
+    pd.testing.assert_frame_equal(local, on_ray)
+    assert ray.is_initialized()  # a Ray it did not start is left running
+
+
+def test_engine_ray_with_what_needs_memory_runs_the_in_memory_scan_on_ray(local_ray, data,
+                                                                          tmp_path):
+    from labelaudit.cli import main
+
+    plain, on_ray = tmp_path / "plain.csv", tmp_path / "ray.csv"
+    common = ["scan", str(data / "data.jsonl"), "--scorers", "tfidf", "--datalab"]
+    assert main([*common, "--out", str(plain)]) == 0
+    assert main([*common, "--engine", "ray", "--out", str(on_ray)]) == 0
+    pd.testing.assert_frame_equal(pd.read_csv(plain), pd.read_csv(on_ray))

@@ -41,7 +41,8 @@ def _counting(monkeypatch, *, fail_at=None):
 
 
 def _scan(data, out, **options):
-    return scan_stream(data, out=out, scorer="hashing", hashing=OPTIONS, **options)
+    return scan_stream(data, scorers=["tfidf"],
+                       out=out, tfidf="hashing", hashing=OPTIONS, **options)
 
 
 def test_a_rerun_fits_only_the_folds_not_finished(data, tmp_path, monkeypatch):
@@ -51,8 +52,8 @@ def test_a_rerun_fits_only_the_folds_not_finished(data, tmp_path, monkeypatch):
         _scan(data, out)
     assert fitted == [0, 1, 2] and not out.exists()
     parts = tmp_path / "issues.parquet.parts"
-    assert sorted(p.name for p in parts.iterdir()) == ["fold_0.npz", "fold_1.npz",
-                                                       "fold_2.npz", "manifest.json"]
+    assert sorted(p.name for p in parts.iterdir()) == ["manifest.json", "tfidf_fold_0.npz",
+                                                       "tfidf_fold_1.npz", "tfidf_fold_2.npz"]
     fitted = _counting(monkeypatch)
     result = _scan(data, out)
     assert fitted == [3, 4] and result.resumed_folds == 3

@@ -27,7 +27,8 @@ def topics(tmp_path_factory):
 
 def test_small_data_gives_exactly_scans_output(topics, tmp_path):
     folder, frame = topics
-    result = scan_stream(folder / "data.parquet", out=tmp_path / "issues.parquet",
+    result = scan_stream(folder / "data.parquet", scorers=["tfidf"],
+                         out=tmp_path / "issues.parquet",
                          chunk_size=37)
     expected = labelaudit.scan(frame, scorers=["tfidf"]).to_frame()
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "issues.parquet"), expected,
@@ -41,7 +42,8 @@ def test_small_data_gives_exactly_scans_output(topics, tmp_path):
 
 def test_csv_in_csv_out_matches_too(topics, tmp_path):
     folder, frame = topics
-    scan_stream(folder / "data.csv", out=tmp_path / "issues.csv", chunk_size=37, top=10)
+    scan_stream(folder / "data.csv", scorers=["tfidf"],
+                out=tmp_path / "issues.csv", chunk_size=37, top=10)
     expected = labelaudit.scan(frame, scorers=["tfidf"], top=10).to_frame()
     got = read_table(tmp_path / "issues.csv")
     pd.testing.assert_frame_equal(got, expected, check_dtype=False)
@@ -50,10 +52,11 @@ def test_csv_in_csv_out_matches_too(topics, tmp_path):
 
 def test_hashed_output_does_not_depend_on_chunks_or_format(topics, tmp_path):
     folder, _ = topics
-    small = scan_stream(folder / "data.parquet", out=tmp_path / "a.parquet", chunk_size=37,
-                        scorer="hashing", hashing=SMALL)
-    scan_stream(folder / "data.jsonl", out=tmp_path / "b.jsonl", chunk_size=1000,
-                scorer="hashing", hashing=SMALL)
+    small = scan_stream(folder / "data.parquet", scorers=["tfidf"],
+                        out=tmp_path / "a.parquet", chunk_size=37,
+                        tfidf="hashing", hashing=SMALL)
+    scan_stream(folder / "data.jsonl", scorers=["tfidf"], out=tmp_path / "b.jsonl", chunk_size=1000,
+                tfidf="hashing", hashing=SMALL)
     a, b = pd.read_parquet(tmp_path / "a.parquet"), read_table(tmp_path / "b.jsonl")
     pd.testing.assert_frame_equal(a, b, check_dtype=False, rtol=1e-5)
     assert small.model == "tfidf-hash"
@@ -64,7 +67,8 @@ def test_hashed_output_does_not_depend_on_chunks_or_format(topics, tmp_path):
 
 def test_hashed_model_ranks_planted_flips_first(topics, tmp_path):
     folder, frame = topics
-    scan_stream(folder / "data.parquet", out=tmp_path / "a.parquet", scorer="hashing",
+    scan_stream(folder / "data.parquet", scorers=["tfidf"],
+                out=tmp_path / "a.parquet", tfidf="hashing",
                 hashing=SMALL)
     out = pd.read_parquet(tmp_path / "a.parquet")
     planted = set(frame.loc[frame["is_error"], "id"])
@@ -74,9 +78,9 @@ def test_hashed_model_ranks_planted_flips_first(topics, tmp_path):
 
 def test_auto_switches_to_hashing_above_the_threshold(topics, tmp_path):
     folder, _ = topics
-    below = scan_stream(folder / "data.parquet", out=tmp_path / "a.parquet",
+    below = scan_stream(folder / "data.parquet", scorers=["tfidf"], out=tmp_path / "a.parquet",
                         hashing_threshold=300, hashing=SMALL, chunk_size=50)
-    above = scan_stream(folder / "data.parquet", out=tmp_path / "b.parquet",
+    above = scan_stream(folder / "data.parquet", scorers=["tfidf"], out=tmp_path / "b.parquet",
                         hashing_threshold=299, hashing=SMALL, chunk_size=50)
     assert (below.model, above.model) == ("tfidf", "tfidf-hash")
 
@@ -88,8 +92,9 @@ def test_pairs_threshold_and_kept_columns(tmp_path):
             for i, c in enumerate(["yes", "no"] * 60)]
     frame = pd.DataFrame(rows, columns=["premise", "hypothesis", "label", "rank"])
     frame.to_parquet(tmp_path / "pairs.parquet", index=False)
-    result = scan_stream(tmp_path / "pairs.parquet", text="premise", text_pair="hypothesis",
-                         out=tmp_path / "out.parquet", scorer="hashing", hashing=SMALL,
+    result = scan_stream(tmp_path / "pairs.parquet", scorers=["tfidf"],
+                         text="premise", text_pair="hypothesis",
+                         out=tmp_path / "out.parquet", tfidf="hashing", hashing=SMALL,
                          threshold=0.3, chunk_size=25)
     out = pd.read_parquet(tmp_path / "out.parquet")
     assert list(out.columns[:3]) == ["id", "text", "text_pair"]
@@ -101,7 +106,7 @@ def test_pairs_threshold_and_kept_columns(tmp_path):
 
 def test_string_ids_are_carried(topics, tmp_path):
     folder, frame = topics
-    scan_stream(folder / "data.parquet", out=tmp_path / "a.csv", scorer="hashing",
+    scan_stream(folder / "data.parquet", scorers=["tfidf"], out=tmp_path / "a.csv", tfidf="hashing",
                 hashing=SMALL, keep_columns=False)
     out = read_table(tmp_path / "a.csv")
     assert sorted(out["id"]) == sorted(frame["id"])
@@ -111,8 +116,8 @@ def test_string_ids_are_carried(topics, tmp_path):
 def test_an_earlier_scan_output_is_replaced(topics, tmp_path):
     folder, _ = topics
     target = tmp_path / "issues.parquet"
-    scan_stream(folder / "data.parquet", out=target, top=3)
-    scan_stream(folder / "data.parquet", out=target, top=5)
+    scan_stream(folder / "data.parquet", scorers=["tfidf"], out=target, top=3)
+    scan_stream(folder / "data.parquet", scorers=["tfidf"], out=target, top=5)
     assert pd.read_parquet(target)["flagged"].sum() == 5
 
 
@@ -131,10 +136,11 @@ def test_confident_learning_without_a_pool_matches_the_library():
 
 def test_a_folder_output_holds_parts_in_rank_order(topics, tmp_path):
     folder, _ = topics
-    scan_stream(folder / "data.parquet", out=tmp_path / "one.parquet", scorer="hashing",
+    scan_stream(folder / "data.parquet", scorers=["tfidf"],
+                out=tmp_path / "one.parquet", tfidf="hashing",
                 hashing=SMALL)
-    result = scan_stream(folder / "data.parquet", out=f"{tmp_path / 'issues'}/",
-                         scorer="hashing", hashing=SMALL, chunk_size=100)
+    result = scan_stream(folder / "data.parquet", scorers=["tfidf"], out=f"{tmp_path / 'issues'}/",
+                         tfidf="hashing", hashing=SMALL, chunk_size=100)
     parts = sorted(p.name for p in (tmp_path / "issues").iterdir())
     assert parts == ["part-00000.parquet", "part-00001.parquet", "part-00002.parquet"]
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "issues"),
@@ -144,7 +150,7 @@ def test_a_folder_output_holds_parts_in_rank_order(topics, tmp_path):
     from labelaudit._errors import InvalidParameterError
 
     with pytest.raises(InvalidParameterError, match="not a labelaudit output folder"):
-        scan_stream(folder / "data.parquet", out=f"{tmp_path / 'issues'}/")
+        scan_stream(folder / "data.parquet", scorers=["tfidf"], out=f"{tmp_path / 'issues'}/")
 
 
 def test_uris_are_listed_read_and_written_through_pyarrow(topics, tmp_path):
@@ -153,10 +159,12 @@ def test_uris_are_listed_read_and_written_through_pyarrow(topics, tmp_path):
     frame = pd.read_parquet(folder / "data.parquet")
     frame.iloc[:100].to_parquet(tmp_path / "in" / "part-0.parquet", index=False)
     frame.iloc[100:].to_parquet(tmp_path / "in" / "part-1.parquet", index=False)
-    local = scan_stream(tmp_path / "in", out=tmp_path / "local.parquet", scorer="hashing",
+    local = scan_stream(tmp_path / "in", scorers=["tfidf"],
+                        out=tmp_path / "local.parquet", tfidf="hashing",
                         hashing=SMALL)
-    remote = scan_stream(f"file://{tmp_path}/in/*.parquet", out=f"file://{tmp_path}/out",
-                         scorer="hashing", hashing=SMALL, chunk_size=120)
+    remote = scan_stream(f"file://{tmp_path}/in/*.parquet", scorers=["tfidf"],
+                         out=f"file://{tmp_path}/out",
+                         tfidf="hashing", hashing=SMALL, chunk_size=120)
     assert remote.out == f"file://{tmp_path}/out"
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
         "_SUCCESS", "part-00000.parquet", "part-00001.parquet", "part-00002.parquet"]

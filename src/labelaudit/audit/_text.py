@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeAlias
+from typing import TYPE_CHECKING, Literal, NamedTuple, TypeAlias
 
 import numpy as np
 import pandas as pd
@@ -137,6 +137,7 @@ def scan(
     cache_dir: str | Path | None = None, progress: bool | None = None,
     sweep: int = 0, keep: int = 3, screen: int = 2000, datalab: bool = False,
     datalab_features: Literal["tfidf", "embed"] = "tfidf",
+    engine: Literal["local", "ray"] = "local", ray_address: str | None = None,
 ) -> ScanResult:
     """Rank every item by how likely its given label is wrong.
 
@@ -243,6 +244,15 @@ def scan(
     progress : bool, optional
         Progress bars on stderr; by default shown when stderr is a terminal or in a
         Jupyter notebook.
+    engine : {"local", "ray"}
+        Where the folds are fitted: in this process (one process per GPU with a
+        fine-tuning member's ``devices``), or each fold as a Ray task (needs the ``scale``
+        extra), on Ray started with every core of this machine or on the cluster at
+        ``ray_address``; a fine-tuning fold's task gets one GPU of its own when the
+        cluster has GPUs. The result does not depend on the engine. For data too big for
+        memory, see :func:`labelaudit.scale.scan_stream`.
+    ray_address : str, optional
+        A running Ray cluster (``"auto"``, ``"host:6379"``, ``"ray://host:10001"``).
 
     Returns
     -------
@@ -283,6 +293,10 @@ def scan(
                      else "crowdlab" if annotations is not None else DEFAULT_METHOD)
     _check_options(wanted, order_by, top, threshold, n_seeds, annotations)
     check_choice(datalab_features, "datalab_features", ("tfidf", "embed"))
+    check_choice(engine, "engine", ("local", "ray"))
+    if ray_address is not None and engine != "ray":
+        raise InvalidParameterError(
+            "ray_address connects to a Ray cluster: give engine='ray' (--engine ray) too")
     given = pred_probs is not None
     if given:
         _check_given_probs(scorers=scorers, model=model, sweep=sweep, score=score,
@@ -309,15 +323,19 @@ def scan(
         probs, seconds = inputs.probs, {}
         mode = GIVEN_PROBS
     else:
+        from labelaudit.audit._screen import screen_members
+        from labelaudit.scale._ray import folds_on
+
         shown = default_progress() if progress is None else progress
-        if not named and screen and len(train) > screen and weights == "auto":
-            scorers, screened = _screen(train, scorers, size=screen, n_folds=n_folds,
-                                        random_state=random_state, progress=shown, model=model,
-                                        pair_mode=pair_mode, cache_dir=cache_dir)
-        run = member_pred_probs(train, target, scorers=list(scorers), n_folds=n_folds,
-                                n_seeds=n_seeds, random_state=random_state, progress=shown,
-                                sweep=sweep, keep=keep, model=model, pair_mode=pair_mode,
-                                cache_dir=cache_dir)
+        with folds_on(engine, ray_address):
+            if not named and screen and len(train) > screen and weights == "auto":
+                scorers, screened = screen_members(
+                    train, scorers, size=screen, n_folds=n_folds, random_state=random_state,
+                    progress=shown, model=model, pair_mode=pair_mode, cache_dir=cache_dir)
+            run = member_pred_probs(train, target, scorers=list(scorers), n_folds=n_folds,
+                                    n_seeds=n_seeds, random_state=random_state,
+                                    progress=shown, sweep=sweep, keep=keep, model=model,
+                                    pair_mode=pair_mode, cache_dir=cache_dir)
         # Repeats of one scorer (--seeds) are averaged first; the weights and temperatures
         # are then fitted per scorer, not per repeat.
         scorer_probs = run.per_scorer()
@@ -361,43 +379,6 @@ def _extra(frame: pd.DataFrame, used: list[str | None]) -> pd.DataFrame | None:
     """The input's columns scan does not read, aligned with its items (None if none)."""
     rest = frame.drop(columns=[c for c in dict.fromkeys(used) if c is not None])
     return rest.reset_index(drop=True) if len(rest.columns) else None
-
-
-SCREEN_WEIGHT = 0.05  # members below this ensemble weight on the screen are skipped
-
-
-def _screen(train: TextDataset, scorers: list, *, size: int, n_folds: int,
-            random_state: int | None, progress: bool, **options: Any,
-            ) -> tuple[list, dict[str, float]]:
-    """The default members worth running on all of ``train``: each is cross-fitted on a
-    stratified sample of ``size`` items, the ensemble weights are fitted there, and a
-    member under :data:`SCREEN_WEIGHT` is dropped (its weight returned, for the summary).
-    The first member always stays (it is the one behind ``loss``)."""
-    from sklearn.model_selection import train_test_split
-
-    from labelaudit.detect import ensemble_pred_probs
-    from labelaudit.models._registry import member_keys, member_pred_probs
-
-    assert train.labels is not None  # noqa: S101 - the caller checked
-    counts = np.bincount(train.labels)
-    stratify = train.labels if counts[counts > 0].min() >= 2 else None
-    sample, _ = train_test_split(np.arange(len(train)), train_size=size,
-                                 random_state=random_state, stratify=stratify)
-    sample = np.sort(sample)
-    part = TextDataset(ids=train.ids[sample], texts=[train.texts[i] for i in sample],
-                       text_pairs=None if train.text_pairs is None
-                       else [train.text_pairs[i] for i in sample],
-                       labels=train.labels[sample], classes=train.classes)
-    run = member_pred_probs(part, scorers=scorers, n_folds=n_folds, random_state=random_state,
-                            progress=progress, **options)
-    probs = run.per_scorer()
-    weight = dict(zip(probs, ensemble_pred_probs(list(probs.values()), part.labels)
-                      .weights.tolist(), strict=True))
-    keys = member_keys(scorers)
-    kept = [s for i, (s, key) in enumerate(zip(scorers, keys, strict=True))
-            if i == 0 or weight[key] >= SCREEN_WEIGHT]
-    dropped = {key: weight[key] for key in keys[1:] if weight[key] < SCREEN_WEIGHT}
-    return kept, dropped
 
 
 class _Inputs(NamedTuple):

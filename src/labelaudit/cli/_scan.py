@@ -135,9 +135,13 @@ def add_parser(subparsers, parents) -> None:
     big = p.add_argument_group(
         "big data (streams with --scorers tfidf and --out, or with --engine)")
     big.add_argument("--engine", choices=["local", "ray"],
-                     help="stream the scan in chunks: local (this process) or ray (Ray Data "
-                     "and Ray tasks, a local Ray with every core unless --ray-address); "
-                     "--scorers tfidf with --out on a file streams locally by itself")
+                     help="stream the scan in chunks (the tfidf and embed members): local "
+                     "(this process) or ray (Ray Data, a pool of encoder actors and Ray "
+                     "tasks; a local Ray with every core unless --ray-address); with what "
+                     "needs every item in memory (finetune, --report...), ray runs the "
+                     "in-memory scan with its folds as Ray tasks, one GPU each for "
+                     "fine-tuning; --scorers tfidf with --out on a file streams locally "
+                     "by itself")
     big.add_argument("--ray-address", metavar="ADDRESS",
                      help="an existing Ray cluster for --engine ray (auto, host:6379, "
                      "ray://host:10001)")
@@ -223,21 +227,29 @@ def _check_pred_probs(args: argparse.Namespace) -> None:
 _IN_MEMORY = (("split", "--split", None), ("score", "--score", None),
               ("pred_probs", "--pred-probs", None), ("annotations", "--annotations", None),
               ("methods", "--methods", None), ("rank_by", "--rank-by", None),
-              ("weights", "--weights", "auto"), ("model", "--model", None),
-              ("seeds", "--seeds", 1), ("datalab", "--datalab", False),
-              ("report", "--report", None), ("sweep", "--sweep", 0),
-              ("long_texts", "--long-texts", None), ("pair_mode", "--pair-mode", None),
+              ("weights", "--weights", "auto"), ("seeds", "--seeds", 1),
+              ("datalab", "--datalab", False), ("report", "--report", None),
+              ("sweep", "--sweep", 0), ("long_texts", "--long-texts", None),
               ("epochs", "--epochs", None), ("max_length", "--max-length", None),
               ("batch_size", "--batch-size", None), ("learning_rate", "--lr", None),
               ("devices", "--devices", None))
+_STREAMED = ("tfidf", "embed")  # the members a streamed scan runs
+
+
+def _in_memory_needs(args: argparse.Namespace) -> list[str]:
+    """The flags given that only the in-memory scan has."""
+    given = [flag for dest, flag, unset in _IN_MEMORY if getattr(args, dest) != unset]
+    given += [f"--scorers {name}" for name in args.scorers or () if name not in _STREAMED]
+    given += ["--model (more than one)"] if args.model and len(args.model) > 1 else []
+    return given
 
 
 def _streams(args: argparse.Namespace) -> bool:
-    """Whether this scan streams (labelaudit.scale.scan_stream): --engine, or a TF-IDF
-    scan of a file written with --out and nothing that needs all items in memory."""
+    """Whether this scan streams (labelaudit.scale.scan_stream): --engine with nothing
+    that needs every item in memory, or a TF-IDF scan of a file written with --out."""
     from labelaudit._errors import InvalidParameterError
 
-    given = [flag for dest, flag, unset in _IN_MEMORY if getattr(args, dest) != unset]
+    given = _in_memory_needs(args)
     if args.engine is None:
         if args.ray_address:
             raise InvalidParameterError("--ray-address is for --engine ray: add it")
@@ -246,29 +258,32 @@ def _streams(args: argparse.Namespace) -> bool:
         from labelaudit.scale import is_streamable
 
         return is_streamable(args.data)
-    if args.scorers not in (None, ["tfidf"]):
-        raise InvalidParameterError(
-            f"--engine streams the tfidf scorer only; got --scorers {','.join(args.scorers)}")
     if given:
+        if args.engine == "ray":
+            return False  # in memory, with its folds as Ray tasks
         raise InvalidParameterError(
-            f"--engine streams a plain TF-IDF scan: {', '.join(given)} "
+            f"--engine local streams the tfidf and embed members: {', '.join(given)} "
             f"need{'s' if len(given) == 1 else ''} every item in memory; drop "
-            f"{'it' if len(given) == 1 else 'them'} or drop --engine")
+            f"{'it' if len(given) == 1 else 'them'}, drop --engine, or use --engine ray "
+            "(in memory, its folds as Ray tasks)")
     if not args.out:
         raise InvalidParameterError("--engine writes its output in chunks: give --out")
     return True
 
 
 def _run_stream(args: argparse.Namespace) -> int:
-    from labelaudit.scale import scan_stream
+    from labelaudit.scale import EmbedOptions, scan_stream
 
+    embed = EmbedOptions(model=args.model[0] if args.model else None,
+                         pair_mode=args.pair_mode or "features", cache_dir=args.cache_dir)
     with warnings_to_stderr(args):
         result = scan_stream(
             args.data, text=args.text, label=args.label, text_pair=args.text_pair, id=args.id,
-            out=args.out, engine=args.engine or "local", ray_address=args.ray_address,
-            chunk_size=args.chunk_size, n_folds=args.folds, random_state=args.seed,
-            top=args.top, threshold=args.threshold, resume=args.resume,
-            keep_columns=args.keep_columns, progress=show_progress(args))
+            out=args.out, scorers=args.scorers, engine=args.engine or "local",
+            ray_address=args.ray_address, chunk_size=args.chunk_size, n_folds=args.folds,
+            random_state=args.seed, top=args.top, threshold=args.threshold,
+            resume=args.resume, keep_columns=args.keep_columns, embed=embed,
+            progress=show_progress(args))
     log(args, result.summary())
     return 0
 
@@ -299,7 +314,8 @@ def run(args: argparse.Namespace) -> int:
             n_folds=args.folds, n_seeds=args.seeds, random_state=args.seed, top=args.top,
             threshold=args.threshold, pair_mode=args.pair_mode, cache_dir=args.cache_dir,
             sweep=args.sweep, keep=args.keep, progress=show_progress(args),
-            datalab=args.datalab, datalab_features=args.datalab_features)
+            datalab=args.datalab, datalab_features=args.datalab_features,
+            engine=args.engine or "local", ray_address=args.ray_address)
     log(args, result.summary())
     table = not args.out and args.format == "table"
     try:

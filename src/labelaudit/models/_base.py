@@ -76,6 +76,11 @@ class Scorer(ABC):
         machine); empty (the default) fits the folds in turn in this process."""
         return []
 
+    def fold_gpus(self) -> int:
+        """GPUs one fold's fit wants when folds run as Ray tasks: 0 (the default), or 1
+        for a scorer that trains on a GPU."""
+        return 0
+
     def on_device(self, device: str) -> Scorer:
         """An unfitted copy that fits on ``device`` (see :meth:`fold_devices`)."""
         return self.clone()

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
@@ -11,8 +13,23 @@ import numpy as np
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.models._base import Scorer, take
 
-__all__ = ["FoldWarning", "crossfit_pred_probs", "fit_score_pred_probs", "group_folds",
-           "make_folds"]
+__all__ = ["FoldWarning", "crossfit_pred_probs", "fit_score_pred_probs", "fold_engine",
+           "group_folds", "make_folds"]
+
+_FOLD_ENGINE: ContextVar[str] = ContextVar("labelaudit_fold_engine", default="local")
+
+
+@contextmanager
+def fold_engine(name: str) -> Iterator[None]:
+    """Within the block, :func:`crossfit_pred_probs` fits folds on ``name``: ``"local"``
+    (this process, or one process per device of :meth:`Scorer.fold_devices`) or
+    ``"ray"`` (every fold a Ray task on the Ray this process is connected to; a GPU
+    scorer's task asks for one GPU when the cluster has GPUs)."""
+    token = _FOLD_ENGINE.set(name)
+    try:
+        yield
+    finally:
+        _FOLD_ENGINE.reset(token)
 
 
 class FoldWarning(UserWarning):
@@ -127,10 +144,16 @@ def crossfit_pred_probs(
 
     folds = np.unique(fold_ids)
     parts = []
-    devices = scorer.fold_devices()
-    with progress_bar(len(folds), f"cross-fitting {len(folds)} folds ({scorer.name})"
-                      + (f" on {len(devices)} devices" if len(devices) > 1 else ""),
+    on_ray = _FOLD_ENGINE.get() == "ray" and len(folds) > 1
+    devices = [] if on_ray else scorer.fold_devices()
+    where = (" as Ray tasks" if on_ray else
+             f" on {len(devices)} devices" if len(devices) > 1 else "")
+    with progress_bar(len(folds), f"cross-fitting {len(folds)} folds ({scorer.name}){where}",
                       unit=" folds", enabled=progress) as bar:
+        if on_ray:
+            parts = _ray_folds(scorer, features, labels, fold_ids, n_classes=n_classes,
+                               bar=bar)
+            return scorer.join_predictions(parts, len(labels), n_classes=n_classes)
         if len(devices) > 1 and len(folds) > 1:
             parts = _parallel_folds(scorer, features, labels, fold_ids, devices,
                                     n_classes=n_classes, bar=bar)
@@ -189,6 +212,59 @@ def _parallel_folds(scorer: Scorer, features: Any, labels: Any, fold_ids: np.nda
         except BaseException:
             pool.shutdown(wait=True, cancel_futures=True)  # the folds not started never run
             raise
+    return parts
+
+
+def _fit_ray_fold(scorer: Scorer, features: Any, labels: Any, train: np.ndarray,
+                  held_out: np.ndarray, n_classes: int, device: str | None) -> Any:
+    """One fold as a Ray task; ``device`` is the GPU Ray gave the task (it sets
+    ``CUDA_VISIBLE_DEVICES``, so it is ``cuda:0`` inside the task), or None."""
+    model = scorer.on_device(device) if device is not None else scorer.clone()
+    model.fit(take(features, train), take(labels, train), n_classes=n_classes)
+    return model.predict_proba(take(features, held_out))
+
+
+def ray_fold_resources(scorer: Scorer, cluster: dict[str, float]) -> dict[str, float]:
+    """What one fold's Ray task asks for: one CPU, and one GPU for a scorer that trains
+    on a GPU (:meth:`Scorer.fold_gpus`) when the cluster has GPUs.
+
+    Examples
+    --------
+    >>> from labelaudit.models import TfidfScorer
+    >>> ray_fold_resources(TfidfScorer(), {"CPU": 8.0, "GPU": 2.0})
+    {'num_cpus': 1, 'num_gpus': 0}
+    """
+    gpus = 1 if scorer.fold_gpus() and cluster.get("GPU", 0) >= 1 else 0
+    return {"num_cpus": 1, "num_gpus": gpus}
+
+
+def _ray_folds(scorer: Scorer, features: Any, labels: Any, fold_ids: np.ndarray, *,
+               n_classes: int, bar: Any) -> list[tuple[np.ndarray, Any]]:
+    """Every fold a Ray task (Ray schedules them over the cluster's CPUs and GPUs); the
+    features and labels go to the object store once. A failing fold cancels the rest."""
+    import ray
+
+    resources = ray_fold_resources(scorer, ray.cluster_resources())
+    task = ray.remote(num_cpus=resources["num_cpus"],
+                      num_gpus=resources["num_gpus"])(_fit_ray_fold)
+    features_ref, labels_ref = ray.put(features), ray.put(labels)
+    device = "cuda:0" if resources["num_gpus"] else None
+    pending = {}
+    for fold in np.unique(fold_ids):
+        held_out = np.flatnonzero(fold_ids == fold)
+        ref = task.remote(scorer.clone(), features_ref, labels_ref,
+                          np.flatnonzero(fold_ids != fold), held_out, n_classes, device)
+        pending[ref] = held_out
+    parts = []
+    try:
+        while pending:
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            parts.append((pending.pop(ready[0]), ray.get(ready[0])))
+            bar.update(1)
+    except BaseException:
+        for ref in pending:
+            ray.cancel(ref)
+        raise
     return parts
 
 

@@ -140,7 +140,7 @@ class EmbedScorer(Scorer):
     C: float = 1.0
     batch_size: int = 32
     max_length: int = 256
-    cache_dir: str | Path | None = None
+    cache_dir: str | Path | None | Literal[False] = None
     long_texts: Literal["truncate", "windows"] = "truncate"
 
     def prepare(self, data: TextDataset, *, progress: bool = False) -> Any:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable, Iterator, Sequence
+import threading
+import zipfile
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -186,21 +188,153 @@ def _sentence_key(tokens: Sequence[str]) -> bytes:
     return _text_key("\x1f".join(tokens))
 
 
-def _shards(root: Path | None) -> Iterator[tuple[list[bytes], Any]]:
-    """``(keys, open .npz)`` of every shard under ``root``; a damaged shard is skipped
-    (its items are encoded again)."""
-    if root is None or not root.exists():
-        return
-    for shard in sorted(root.glob("*.npz")):
+# What a damaged shard raises when read (it is skipped and its items are encoded again).
+_DAMAGED = (OSError, ValueError, KeyError, IndexError, EOFError, zipfile.BadZipFile)
+
+
+def _keys_of(keys: np.ndarray) -> list[bytes]:
+    """The 16-byte keys of a shard's ``keys`` array, one ``bytes`` per row."""
+    if keys.dtype.kind == "S":  # numpy's "S16" strips trailing NUL bytes
+        return [bytes(k).ljust(16, b"\0") for k in keys]
+    raw = np.ascontiguousarray(keys).tobytes()
+    width = len(raw) // len(keys) if len(keys) else 16
+    return [raw[i:i + width] for i in range(0, len(raw), width)]
+
+
+def _signature(path: Path) -> tuple[int, int, int] | None:
+    """What tells a damaged file from a new one written in its place."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return stat.st_ino, stat.st_size, stat.st_mtime_ns
+
+
+class _ShardIndex:
+    """Where each cached key lies among the shards of one cache folder.
+
+    One per folder and process (see :func:`_index_of`): a call lists the folder and reads
+    only the ``keys`` of shards not indexed yet (other processes may have written some),
+    instead of reading every shard each time. When a key is in several shards, the shard
+    whose name sorts last wins, as when every shard is read in sorted order.
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.names: list[str] = []  # shard id -> file name
+        self.ids: dict[str, int] = {}  # file name -> shard id, for indexed shards only
+        self.keys: dict[int, list[bytes]] = {}  # shard id -> its keys, row by row
+        self.where: dict[bytes, int] = {}  # key -> shard id << 32 | row
+        self.bad: dict[str, tuple[int, int, int] | None] = {}  # damaged -> _signature
+
+    def refresh(self, root: Path) -> None:
+        """Drop shards gone from ``root`` and index the keys of the new ones."""
         try:
-            with np.load(shard) as data:
-                keys = data["keys"]
-                if keys.dtype.kind == "S":  # numpy's "S16" strips trailing NUL bytes
-                    yield [bytes(k).ljust(16, b"\0") for k in keys], data
-                else:
-                    yield [bytes(k) for k in keys], data
-        except (OSError, ValueError, KeyError):
-            continue
+            present = {entry.name for entry in os.scandir(root) if entry.name.endswith(".npz")}
+        except OSError:  # no folder yet
+            present = set()
+        gone = [name for name in self.ids if name not in present]
+        if gone:
+            self.drop(gone)
+        self.bad = {name: sig for name, sig in self.bad.items() if name in present}
+        for name in sorted(present.difference(self.ids)):
+            if name in self.bad and self.bad[name] == _signature(root / name):
+                continue  # still the same damaged file
+            try:
+                with np.load(root / name) as data:
+                    keys = _keys_of(data["keys"])
+            except _DAMAGED:
+                self.bad[name] = _signature(root / name)
+                continue
+            self.add(name, keys)
+
+    def add(self, name: str, keys: list[bytes]) -> None:
+        """Index a shard ``name`` holding ``keys`` (a no-op if it is indexed already)."""
+        if name in self.ids:
+            return
+        self.bad.pop(name, None)
+        shard = len(self.names)
+        self.names.append(name)
+        self.ids[name] = shard
+        self.keys[shard] = keys
+        where = self.where
+        before = {key: where[key] for key in keys if key in where}
+        where.update(self._places(shard))
+        for key, place in before.items():
+            if self.names[place >> 32] > name:
+                where[key] = place
+
+    def drop(self, names: list[str], root: Path | None = None) -> None:
+        """Forget shards ``names`` (gone, or damaged under ``root``: not read again unchanged)."""
+        for name in names:
+            shard = self.ids.pop(name, None)
+            if shard is not None:
+                del self.keys[shard]
+            if root is not None:
+                self.bad[name] = _signature(root / name)
+        self.where = {}
+        for name in sorted(self.ids):  # the last shard in name order wins, as in add
+            self.where.update(self._places(self.ids[name]))
+
+    def _places(self, shard: int) -> Iterator[tuple[bytes, int]]:
+        """``(key, shard << 32 | row)`` of every row of ``shard``."""
+        keys = self.keys[shard]
+        return zip(keys, range(shard << 32, (shard << 32) + len(keys)), strict=True)
+
+    def locate(self, keys: set[bytes]) -> dict[str, tuple[list[bytes], list[int]]]:
+        """``{shard name: (keys, rows)}`` of the indexed ones among ``keys``."""
+        found: dict[str, tuple[list[bytes], list[int]]] = {}
+        for key in keys:
+            place = self.where.get(key)
+            if place is not None:
+                hits = found.setdefault(self.names[place >> 32], ([], []))
+                hits[0].append(key)
+                hits[1].append(place & 0xFFFFFFFF)
+        return found
+
+
+_INDEXES: dict[Path, _ShardIndex] = {}
+_INDEXES_LOCK = threading.Lock()
+
+
+def _index_of(root: Path) -> _ShardIndex:
+    """This process's index of the cache folder ``root``."""
+    folder = root.resolve()
+    with _INDEXES_LOCK:
+        return _INDEXES.setdefault(folder, _ShardIndex())
+
+
+def _cached(
+    root: Path | None,
+    wanted: Iterable[bytes],
+    read: Callable[[Any, list[int]], Iterable[np.ndarray]],
+) -> dict[bytes, np.ndarray]:
+    """The cached arrays of the ``wanted`` keys found under ``root``.
+
+    ``read(open .npz, rows)`` returns the arrays of those rows of one shard; it is called
+    once per shard that holds a wanted key, and never on the others.
+    """
+    found: dict[bytes, np.ndarray] = {}
+    if root is None:
+        return found
+    index = _index_of(root)
+    with index.lock:
+        index.refresh(root)
+        missing = set(wanted)
+        while missing:
+            damaged = []
+            for name, (keys, rows) in index.locate(missing).items():
+                try:
+                    with np.load(root / name) as data:
+                        arrays = read(data, rows)
+                        found.update(zip(keys, arrays, strict=True))
+                except _DAMAGED:  # vanished or damaged since indexed: encoded again
+                    damaged.append(name)
+            if not damaged:
+                break
+            index.drop(damaged, root)
+            missing.difference_update(found)  # a key may be in another shard too
+    return found
 
 
 def _write_shard(root: Path, keys: list[bytes], **arrays: np.ndarray) -> None:
@@ -213,6 +347,9 @@ def _write_shard(root: Path, keys: list[bytes], **arrays: np.ndarray) -> None:
         "keys": np.frombuffer(b"".join(keys), dtype=np.uint8).reshape(len(keys), 16), **arrays}
     with atomic_path(root / name) as tmp, open(tmp, "wb") as handle:
         np.savez(handle, **payload)
+    index = _index_of(root)
+    with index.lock:
+        index.add(name, list(keys))
 
 
 def _first_of_each(keys: list[bytes], known: dict[bytes, Any]) -> list[int]:
@@ -224,23 +361,44 @@ def _first_of_each(keys: list[bytes], known: dict[bytes, Any]) -> list[int]:
     return list(first.values())
 
 
+def _vector_rows(data: Any, rows: list[int]) -> np.ndarray:
+    return data["vectors"][rows]
+
+
+def _token_rows(data: Any, rows: list[int]) -> list[np.ndarray]:
+    offsets = np.concatenate([[0], np.cumsum(data["lengths"])])
+    vectors = data["vectors"]
+    return [vectors[offsets[i]:offsets[i + 1]] for i in rows]
+
+
 class EmbeddingCache:
     """Embeddings on disk, keyed by model and by the hash of each input text.
 
     Each call that encodes new texts appends one shard (``.npz`` with keys and vectors)
-    under ``root/<model key>/``; a second scan of the same data encodes nothing.
+    under ``root/<model key>/``; a second scan of the same data encodes nothing. A call
+    reads the vectors of only the shards that hold its texts, and the keys of only the
+    shards it has not seen yet (the index is kept per folder in the process), so a scan
+    in many calls costs time linear in its size. ``root=None`` keeps nothing.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> cache = EmbeddingCache(tempfile.mkdtemp(), "toy")
+    >>> fake = lambda texts: [[len(t), 1.0] for t in texts]
+    >>> cache.get_or_compute(["ab", "c", "ab"], fake).tolist()
+    [[2.0, 1.0], [1.0, 1.0], [2.0, 1.0]]
+    >>> cache.get_or_compute(["c"], lambda texts: 1 / 0).tolist()  # from disk
+    [[1.0, 1.0]]
     """
 
-    def __init__(self, root: Path | None, model_key: str) -> None:
+    def __init__(self, root: str | Path | None, model_key: str) -> None:
         self.root = None if root is None else Path(root) / hashlib.sha256(
             model_key.encode()).hexdigest()[:20]
 
-    def get_or_compute(self, texts: list[str], compute) -> np.ndarray:
+    def get_or_compute(self, texts: list[str], compute: Callable[[list[str]], Any]) -> np.ndarray:
         """Return embeddings of ``texts``, computing only those not cached."""
         keys = [_text_key(t) for t in texts]
-        known: dict[bytes, np.ndarray] = {}
-        for shard_keys, data in _shards(self.root):
-            known.update(zip(shard_keys, data["vectors"], strict=True))
+        known = _cached(self.root, keys, _vector_rows)
         order = _first_of_each(keys, known)
         if order:
             vectors = np.asarray(compute([texts[i] for i in order]), dtype=np.float32)
@@ -273,17 +431,6 @@ class TokenVectorCache:
             Path(root) / "tokens" / hashlib.sha256(model_key.encode()).hexdigest()[:20]
         )
 
-    def _load(self, wanted: set[bytes]) -> dict[bytes, np.ndarray]:
-        found: dict[bytes, np.ndarray] = {}
-        for keys, data in _shards(self.root):
-            hit = [k in wanted for k in keys]
-            if any(hit):  # read a shard's vectors only when it holds a wanted sentence
-                offsets = np.concatenate([[0], np.cumsum(data["lengths"])])
-                vectors = data["vectors"]
-                found.update((key, vectors[offsets[i]:offsets[i + 1]])
-                             for i, key in enumerate(keys) if hit[i])
-        return found
-
     def get_or_compute(
         self,
         sentences: Sequence[Sequence[str]],
@@ -291,7 +438,7 @@ class TokenVectorCache:
     ) -> list[np.ndarray]:
         """Vectors of each sentence, shape ``(len(sentence), dim)``, computing only new ones."""
         keys = [_sentence_key(s) for s in sentences]
-        known = self._load(set(keys))
+        known = _cached(self.root, keys, _token_rows)
         todo = _first_of_each(keys, known)
         if todo:
             computed = compute([list(sentences[i]) for i in todo])

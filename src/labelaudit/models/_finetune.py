@@ -99,6 +99,10 @@ class FinetuneScorer(Scorer):
         count = torch.cuda.device_count() if torch.cuda.is_available() else 0
         return [f"cuda:{i}" for i in range(count)] if count > 1 else []
 
+    def fold_gpus(self) -> int:
+        """1: a fold trains on a GPU, unless ``device`` names the CPU."""
+        return 0 if str(self.device or "").startswith("cpu") else 1
+
     def on_device(self, device: str) -> FinetuneScorer:
         """An unfitted copy that trains and predicts on ``device`` alone."""
         return dataclasses.replace(self, device=device, devices=None)

@@ -53,6 +53,16 @@ class FinetuneTokenScorer(TokenScorer):
         """Short description for reports."""
         return f"finetune({self.model or 'all-MiniLM-L6-v2'})"
 
+    def fold_gpus(self) -> int:
+        """1: a fold trains on a GPU, unless ``device`` names the CPU."""
+        return 0 if str(self.device or "").startswith("cpu") else 1
+
+    def on_device(self, device: str) -> FinetuneTokenScorer:
+        """An unfitted copy that trains and predicts on ``device``."""
+        import dataclasses
+
+        return dataclasses.replace(self, device=device)
+
     def _check_params(self) -> None:
         """Refuse bad training settings before the model loads."""
         check_int(self.epochs, "epochs", minimum=1)

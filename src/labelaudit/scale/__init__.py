@@ -1,5 +1,6 @@
 """Scans of datasets bigger than memory: chunked I/O, hashed TF-IDF trained out of core,
-fold checkpoints, and an optional Ray engine (``pip install 'labelaudit[scale]'``).
+embedding heads on gathered or streamed embeddings, fold checkpoints, and an optional Ray
+engine (``pip install 'labelaudit[scale]'``).
 
 Examples
 --------
@@ -10,6 +11,7 @@ Examples
 
 from labelaudit.scale._embed import embed_stream
 from labelaudit.scale._hashing import FoldCounts, HashingOptions, fold_ids, hash_texts, tfidf_rows
+from labelaudit.scale._heads import EmbedOptions
 from labelaudit.scale._resume import ResumeWarning
 from labelaudit.scale._scan import HASHING_THRESHOLD, StreamScanResult, scan_stream
 from labelaudit.scale._sink import ChunkWriter, is_scan_output
@@ -18,6 +20,7 @@ from labelaudit.scale._stream import Source, is_streamable, iter_frames, resolve
 __all__ = [
     "HASHING_THRESHOLD",
     "ChunkWriter",
+    "EmbedOptions",
     "FoldCounts",
     "HashingOptions",
     "ResumeWarning",

@@ -10,39 +10,14 @@ order, ready for the cheap classifier heads of :class:`labelaudit.models.EmbedSc
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Literal
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._validation import check_int
 from labelaudit.scale._stream import Source, resolve_source
 
 __all__ = ["embed_stream"]
-
-
-class _Encode:
-    """The body of one pool actor: an encoder loaded once, used for every batch."""
-
-    def __init__(self, *, text: str, text_pair: str | None, model: str | None,
-                 max_length: int, batch_size: int, cache_dir: str | bool | None,
-                 device: str | None,
-                 ) -> None:
-        from labelaudit.models._encoder import load_sentence_encoder
-
-        self.text, self.text_pair = text, text_pair
-        self.options: dict[str, Any] = {"model": model, "max_length": max_length,
-                                        "batch_size": batch_size, "cache_dir": cache_dir}
-        self.encoder = load_sentence_encoder(model, device=device)
-
-    def __call__(self, batch: pd.DataFrame) -> dict[str, np.ndarray]:
-        from labelaudit.models import encode_texts
-
-        texts: Any = batch[self.text].astype(str).tolist()
-        if self.text_pair is not None:
-            texts = list(zip(texts, batch[self.text_pair].astype(str).tolist(), strict=True))
-        vectors = encode_texts(texts, encoder=self.encoder, **self.options)
-        return {"embedding": np.asarray(vectors, dtype=np.float32)}
 
 
 def embed_stream(
@@ -73,8 +48,7 @@ def embed_stream(
         Default 1 when the cluster has GPUs, else 0.
     cache_dir : path or bool
         The embedding cache of :func:`~labelaudit.models.encode_texts` (True: its default
-        folder); off by default, because each call reads every shard of the cache, which
-        is slow at millions of items.
+        folder; a path every node can write shares it across a cluster); off by default.
     ray_address : str, optional
         A running cluster; default: Ray started on this machine.
 
@@ -82,33 +56,22 @@ def embed_stream(
     -------
     ndarray of shape (n_samples, dim), float32, L2-normalised rows.
     """
-    from labelaudit.scale._ray import RayRunner, _ray
+    from labelaudit.scale._chunks import Columns
+    from labelaudit.scale._heads import EmbedOptions
+    from labelaudit.scale._ray import RayRunner
 
-    cache: str | bool | None = None if cache_dir is True else (
-        str(cache_dir) if isinstance(cache_dir, Path) else cache_dir)
+    cache: str | Path | None | Literal[False] = (None if cache_dir is True else
+                                                 False if cache_dir is False else cache_dir)
     chunk_size = check_int(chunk_size, "chunk_size", minimum=1)
     cpus_per_actor = check_int(cpus_per_actor, "cpus_per_actor", minimum=1)
+    if actors is not None:
+        check_int(actors, "actors", minimum=1)
+    options = EmbedOptions(model=model, pair_mode="joint", max_length=max_length,
+                           batch_size=batch_size, cache_dir=cache).check()
     src = source if isinstance(source, Source) else resolve_source(source)
     with RayRunner(src, chunk_size=chunk_size, address=ray_address) as runner:
-        from ray.data import ActorPoolStrategy
-
-        resources = _ray().cluster_resources()
-        gpus = float(resources.get("GPU", 0)) if gpus_per_actor is None else gpus_per_actor
-        per_actor = 1.0 if gpus_per_actor is None and gpus else float(gpus_per_actor or 0)
-        if actors is None:
-            actors = (int(gpus // per_actor) if per_actor else
-                      max(1, int(resources.get("CPU", 1)) // 2 // cpus_per_actor))
-        check_int(actors, "actors", minimum=1)
-        columns = [c for c in (text, text_pair) if c is not None]
-        data = runner._dataset(columns).map_batches(
-            _Encode, batch_size=chunk_size, batch_format="pandas",
-            compute=ActorPoolStrategy(size=actors), num_cpus=cpus_per_actor,
-            num_gpus=per_actor,
-            fn_constructor_kwargs={
-                "text": text, "text_pair": text_pair, "model": model,
-                "max_length": max_length, "batch_size": batch_size,
-                "cache_dir": cache,
-                "device": "cuda" if per_actor else None})
-        parts = [batch["embedding"] for batch in data.iter_batches(batch_size=None,
-                                                                   batch_format="numpy")]
+        chunks = runner.embedded(Columns(text, "", text_pair), options, n_rows=0, folder=None,
+                                 actors=actors, cpus_per_actor=cpus_per_actor,
+                                 gpus_per_actor=gpus_per_actor)
+        parts = [vectors for _, vectors in chunks.chunks()]
     return np.concatenate(parts) if parts else np.zeros((0, 0), np.float32)

@@ -13,6 +13,7 @@ import pandas as pd
 from labelaudit.scale import _hashing
 from labelaudit.scale._chunks import Columns, HashedChunk, hash_chunk
 from labelaudit.scale._hashing import FoldCounts, FoldPrediction, HashingOptions
+from labelaudit.scale._heads import EmbedOptions, MemmapChunks, encode_frame, fit_head_fold
 from labelaudit.scale._spill import FolderStore
 from labelaudit.scale._stream import Source, iter_frames
 
@@ -78,3 +79,28 @@ class LocalRunner:
             yield _hashing.fit_fold(fold, store, labels, folds, counts.idf(fold), options,
                                     n_classes=n_classes, n_train=counts.n_train(fold),
                                     random_state=random_state, n_jobs=self.n_jobs)
+
+    def embedded(self, columns: Columns, options: EmbedOptions, *, n_rows: int, folder: Path,
+                 progress: Any = None) -> MemmapChunks:
+        """Every row's embedding, encoded here chunk by chunk (through the embedding
+        cache) into one file under ``folder``."""
+        from labelaudit.models._encoder import load_sentence_encoder
+
+        encoder = load_sentence_encoder(options.model)
+        pairs = columns.text_pair is not None and options.pair_mode == "features"
+        chunks = MemmapChunks(folder / "embeddings.npy", n_rows, chunk_size=self.chunk_size,
+                              pairs=pairs)
+        for frame in self.frames([c for c in (columns.text, columns.text_pair) if c]):
+            chunks.append(encode_frame(frame, columns, options, encoder))
+            if progress is not None:
+                progress(len(frame))
+        chunks.close()
+        return chunks
+
+    def fit_heads(self, todo: Sequence[int], chunks: MemmapChunks, labels: np.ndarray,
+                  folds: np.ndarray, options: EmbedOptions, *, n_classes: int,
+                  random_state: int) -> Iterator[FoldPrediction]:
+        """Each fold's embedding head, fitted in turn."""
+        for fold in todo:
+            yield fit_head_fold(fold, chunks, labels, folds, options, n_classes=n_classes,
+                                random_state=random_state)

@@ -1,8 +1,8 @@
 """Scores from out-of-sample probabilities, and the output rows of one chunk of the input.
 
-The columns and values are those of :meth:`labelaudit.audit.ScanResult.to_frame` with a
-single ``tfidf`` member: ``id, text, [text_pair,] label, suggested_label, suggested_prob,
-given_prob, loss, rank, score_<method>..., flagged``, then the input's other columns.
+The columns and values are those of :meth:`labelaudit.audit.ScanResult.to_frame`:
+``id, text, [text_pair,] label, suggested_label, suggested_prob, given_prob, loss, rank,
+score_<method>..., flagged``, then the input's other columns.
 """
 
 from __future__ import annotations
@@ -34,10 +34,10 @@ class Scores:
     Attributes
     ----------
     pred_probs : ndarray (n_samples, n_classes)
-        The calibrated ensemble of the single member (as ``scan`` makes it).
-    member_probs : ndarray (n_samples, n_classes)
-        The member's raw out-of-sample probabilities.
-    temperature : float
+        The calibrated ensemble of the members (as ``scan`` makes it).
+    member_probs : dict of str to ndarray (n_samples, n_classes)
+        Each member's raw out-of-sample probabilities; the first is behind ``loss``.
+    weights, temperatures : dict of str to float
     scores : dict of str to ndarray (n_samples,)
     rank : ndarray of int (n_samples,)
         1 = most suspect (by ``ensemble``, stable for ties).
@@ -51,8 +51,9 @@ class Scores:
     """
 
     pred_probs: np.ndarray
-    member_probs: np.ndarray
-    temperature: float
+    member_probs: dict[str, np.ndarray]
+    weights: dict[str, float]
+    temperatures: dict[str, float]
     scores: dict[str, np.ndarray]
     rank: np.ndarray
     flagged: np.ndarray
@@ -61,15 +62,20 @@ class Scores:
     accuracy: float
     majority_rate: float
 
+    @property
+    def first(self) -> str:
+        """The member behind the ``loss`` method (``score_loss_<first>``)."""
+        return next(iter(self.member_probs))
 
-def score_probs(labels: np.ndarray, member_probs: np.ndarray, *, top: int | None,
-                threshold: float | None) -> Scores:
-    """Calibrate, score and flag as :func:`labelaudit.scan` does for one member.
+
+def score_probs(labels: np.ndarray, member_probs: dict[str, np.ndarray], *,
+                top: int | None, threshold: float | None) -> Scores:
+    """Ensemble, calibrate, score and flag as :func:`labelaudit.scan` does.
 
     Examples
     --------
     >>> probs = np.array([[0.9, 0.1], [0.8, 0.2], [0.3, 0.7], [0.2, 0.8]])
-    >>> out = score_probs(np.array([0, 1, 1, 1]), probs, top=1, threshold=None)
+    >>> out = score_probs(np.array([0, 1, 1, 1]), {"tfidf": probs}, top=1, threshold=None)
     >>> out.rank.tolist(), out.flagged.tolist()
     ([4, 1, 2, 3], [False, True, False, False])
     """
@@ -77,18 +83,22 @@ def score_probs(labels: np.ndarray, member_probs: np.ndarray, *, top: int | None
     from labelaudit.audit._text_result import _accuracy, _majority_rate
     from labelaudit.detect import ensemble_pred_probs
 
-    ensemble = ensemble_pred_probs([member_probs], labels, weights="auto")
+    names = list(member_probs)
+    ensemble = ensemble_pred_probs([member_probs[n] for n in names], labels, weights="auto")
     probs = ensemble.pred_probs
     # one process: cleanlab's pool forks, which can hang under Ray's threads
-    scores, n_issues, _ = _method_scores(labels, probs, member_probs, None, list(METHODS),
-                                         n_jobs=1)
+    scores, n_issues, _ = _method_scores(labels, probs, member_probs[names[0]], None,
+                                         list(METHODS), n_jobs=1)
     order = np.argsort(scores[RANK_BY], kind="stable")
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = np.arange(1, len(order) + 1)
     flagged, rule = _flag(labels, probs, scores[RANK_BY], n_issues, top=top,
                           threshold=threshold)
-    return Scores(probs, member_probs, float(ensemble.temperatures[0]), scores, rank, flagged,
-                  rule, n_issues, _accuracy(labels, probs), _majority_rate(labels))
+    return Scores(probs, dict(member_probs),
+                  dict(zip(names, ensemble.weights.tolist(), strict=True)),
+                  dict(zip(names, ensemble.temperatures.tolist(), strict=True)), scores,
+                  rank, flagged, rule, n_issues, _accuracy(labels, probs),
+                  _majority_rate(labels))
 
 
 def extra_columns(names: Sequence[str], columns: Columns) -> list[str]:
@@ -97,11 +107,12 @@ def extra_columns(names: Sequence[str], columns: Columns) -> list[str]:
     return [n for n in names if n not in used]
 
 
-def output_names(extras: Sequence[str]) -> dict[str, str]:
+def output_names(extras: Sequence[str], first: str = MEMBER) -> dict[str, str]:
     """The output name of each extra column: ``input_<name>`` where it would clash with a
-    labelaudit column (as :meth:`ScanResult.to_frame` renames it)."""
+    labelaudit column (as :meth:`ScanResult.to_frame` renames it); ``first`` is the
+    member behind ``score_loss_<first>``."""
     taken = ["id", "text", "label", "suggested_label", "suggested_prob", "given_prob", "loss",
-             "rank", "flagged", *(f"score_{m}" for m in METHODS), f"score_loss_{MEMBER}"]
+             "rank", "flagged", *(f"score_{m}" for m in METHODS), f"score_loss_{first}"]
     return dict(zip(extras, map(str, input_names(list(extras), taken)), strict=True))
 
 
@@ -125,7 +136,8 @@ def output_frame(frame: pd.DataFrame, rows: np.ndarray, *, columns: Columns,
                suggested_prob=suggested_prob, given_prob=probs[np.arange(len(rows)), given],
                loss=per_item_loss(given, probs), rank=scores.rank[rows])
     for method, values in scores.scores.items():
-        out[f"score_loss_{MEMBER}" if method == "loss" else f"score_{method}"] = values[rows]
+        out[f"score_loss_{scores.first}" if method == "loss" else f"score_{method}"] = \
+            values[rows]
     out["flagged"] = scores.flagged[rows]
     result = pd.DataFrame(out)
     if extras:

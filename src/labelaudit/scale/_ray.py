@@ -14,6 +14,7 @@ import pickle
 import socket
 import threading
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,7 @@ from labelaudit.scale._chunks import Columns, HashedChunk, hash_chunk
 from labelaudit.scale._hashing import FoldCounts, FoldPrediction, HashingOptions
 from labelaudit.scale._stream import Source
 
-__all__ = ["RayRunner", "connect"]
+__all__ = ["RayRunner", "connect", "folds_on"]
 
 CONNECT_TIMEOUT_S = 30.0
 
@@ -78,18 +79,92 @@ def connect(address: str | None, *, timeout_s: float = CONNECT_TIMEOUT_S,
         except BaseException as exc:  # noqa: BLE001 - reported below
             failure.append(exc)
 
-    thread = threading.Thread(target=start, daemon=True)
-    thread.start()
-    thread.join(timeout_s)
+    with _held_stderr() as held:  # Ray's C++ client logs a line per retry meanwhile
+        thread = threading.Thread(target=start, daemon=True)
+        thread.start()
+        thread.join(timeout_s)
+        failed = thread.is_alive() or bool(failure)
+        if not failed:
+            held.replay()
+    last = held.last_line()
+    why = f" (Ray: {last})" if last else ""
     if thread.is_alive():
         raise InvalidParameterError(
-            f"could not connect to the Ray cluster at {address} within {timeout_s:.0f} s; "
+            f"could not connect to the Ray cluster at {address} within {timeout_s:.0f} s{why}; "
             "check the address and that the cluster is up (`ray status`)")
     if failure:
         raise InvalidParameterError(
             f"could not connect to the Ray cluster at {address}: "
-            f"{' '.join(str(failure[0]).split())[:300]}") from None
+            f"{' '.join(str(failure[0]).split())[:300]}{why}") from None
     return True
+
+
+class _Held:
+    """What was written to file descriptor 2 while it was held."""
+
+    def __init__(self, sink: Any) -> None:
+        self.sink = sink
+        self.text = ""
+        self.replayed = False
+
+    def read(self) -> str:
+        self.sink.seek(0)
+        self.text = self.sink.read().decode("utf-8", "replace")
+        return self.text
+
+    def replay(self) -> None:
+        """Write what was held to the real stderr once it is restored (on success: Ray's
+        own warnings)."""
+        self.replayed = True
+
+    def last_line(self) -> str:
+        lines = [ln.split("] ", 1)[-1].strip() for ln in self.text.splitlines() if ln.strip()]
+        return " ".join(lines[-1].split())[:200] if lines else ""
+
+
+@contextmanager
+def _held_stderr() -> Iterator[_Held]:
+    """Hold file descriptor 2 (where Ray's C++ code logs) in a temporary file; on exit
+    restore it and, if :meth:`_Held.replay` was called, write the held text out."""
+    import sys
+    import tempfile
+
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as sink:
+        held = _Held(sink)
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield held
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            held.read()
+            if held.replayed and held.text:
+                sys.stderr.write(held.text)
+
+
+@contextmanager
+def folds_on(engine: str, address: str | None = None) -> Iterator[None]:
+    """Cross-fitting inside the block runs on ``engine``: ``"local"``, or ``"ray"`` (Ray
+    started with every core, or the cluster at ``address``, already connected or not;
+    every fold a Ray task, see :func:`labelaudit.models._crossfit.fold_engine`)."""
+    from labelaudit.models._crossfit import fold_engine
+
+    if engine != "ray":
+        if address is not None:
+            raise InvalidParameterError(
+                "ray_address connects to a Ray cluster: give engine='ray' (--engine ray) too")
+        with fold_engine("local"):
+            yield
+        return
+    owned = connect(address)
+    try:
+        with fold_engine("ray"):
+            yield
+    finally:
+        if owned:
+            _ray().shutdown()
 
 
 def _hash_batch(batch: pd.DataFrame, columns: Columns, options: HashingOptions) -> pd.DataFrame:
@@ -144,12 +219,79 @@ def _fit_fold_task(fold: int, reader: RefReader, labels: np.ndarray, folds: np.n
                              n_train=n_train, random_state=random_state, n_jobs=1)
 
 
-def _fit_tfidf_task(features: np.ndarray, labels: np.ndarray, train: np.ndarray,
-                    held_out: np.ndarray, n_classes: int) -> np.ndarray:
-    from labelaudit.models import TfidfScorer
+def _fit_head_task(fold: int, chunks: RefChunks, labels: np.ndarray, folds: np.ndarray,
+                   options: Any, n_classes: int, random_state: int) -> FoldPrediction:
+    from labelaudit.scale._heads import fit_head_fold
 
-    model = TfidfScorer().fit(features[train], labels[train], n_classes=n_classes)
-    return model.predict_proba(features[held_out])
+    return fit_head_fold(fold, chunks, labels, folds, options, n_classes=n_classes,
+                         random_state=random_state)
+
+
+class RefChunks:
+    """The embeddings of the Ray engine: one object in Ray's object store per chunk, so a
+    head's task on any node reads them chunk by chunk."""
+
+    def __init__(self, *, pairs: bool) -> None:
+        self.pairs = pairs
+        self.dim = 0
+        self.refs: list[tuple[int, Any]] = []
+        self._next = 0
+
+    def append(self, vectors: np.ndarray) -> None:
+        if not self.dim:
+            self.dim = vectors.shape[1] // 2 if self.pairs else vectors.shape[1]
+        self.refs.append((self._next, _ray().put(np.ascontiguousarray(vectors))))
+        self._next += len(vectors)
+
+    @property
+    def n_chunks(self) -> int:
+        return len(self.refs)
+
+    def chunk(self, index: int) -> tuple[int, np.ndarray]:
+        """``(first row, vectors)`` of chunk ``index``."""
+        start, ref = self.refs[index]
+        return start, _ray().get(ref)
+
+    def chunks(self) -> Iterator[tuple[int, np.ndarray]]:
+        for index in range(self.n_chunks):
+            yield self.chunk(index)
+
+
+class _EncodeFrames:
+    """The body of one actor of the encoding pool: the encoder loaded once."""
+
+    def __init__(self, *, columns: Columns, options: Any, device: str | None) -> None:
+        from labelaudit.models._encoder import load_sentence_encoder
+
+        self.columns, self.options = columns, options
+        self.encoder = load_sentence_encoder(options.model, device=device)
+
+    def __call__(self, batch: pd.DataFrame) -> dict[str, np.ndarray]:
+        from labelaudit.scale._heads import encode_frame
+
+        return {"embedding": encode_frame(batch, self.columns, self.options, self.encoder)}
+
+
+def encoder_pool(cluster: dict[str, float], *, actors: int | None = None,
+                 cpus_per_actor: int = 1, gpus_per_actor: float | None = None,
+                 ) -> tuple[int, float]:
+    """``(actors, GPUs per actor)`` of the encoding pool: one actor per GPU of the
+    cluster, or without GPUs, half the cluster's CPUs divided by ``cpus_per_actor`` (the
+    other half reads and feeds them).
+
+    Examples
+    --------
+    >>> encoder_pool({"CPU": 16.0, "GPU": 4.0})
+    (4, 1.0)
+    >>> encoder_pool({"CPU": 16.0})
+    (8, 0.0)
+    """
+    gpus = float(cluster.get("GPU", 0))
+    per_actor = (1.0 if gpus else 0.0) if gpus_per_actor is None else float(gpus_per_actor)
+    if actors is None:
+        actors = (max(1, int(gpus // per_actor)) if per_actor else
+                  max(1, int(cluster.get("CPU", 1)) // 2 // cpus_per_actor))
+    return actors, per_actor
 
 
 class RayRunner:
@@ -241,43 +383,40 @@ class RayRunner:
             ready, pending = ray.wait(pending, num_returns=1)
             yield ray.get(ready[0])
 
-    def small_scan(self, frame: pd.DataFrame, columns: Columns, *, n_folds: int,
-                   random_state: int, top: int | None, threshold: float | None,
-                   keep_columns: bool) -> tuple[pd.DataFrame, Any, int]:
-        """:func:`labelaudit.scan` with ``scorers=["tfidf"]`` on an in-memory table, its
-        stratified folds fitted as Ray tasks."""
-        from labelaudit.audit._text_result import warn_if_chance_level
-        from labelaudit.io import prepare_text_dataset
-        from labelaudit.models import TfidfScorer
-        from labelaudit.models._crossfit import make_folds
-        from labelaudit.scale._output import (
-            extra_columns,
-            output_frame,
-            output_names,
-            score_probs,
-        )
+    def embedded(self, columns: Columns, options: Any, *, n_rows: int, folder: Path | None,
+                 progress: Any = None, actors: int | None = None, cpus_per_actor: int = 1,
+                 gpus_per_actor: float | None = None) -> RefChunks:
+        """Every row's embedding: Ray Data ``map_batches`` over a pool of encoder actors
+        (:func:`encoder_pool`), kept in the object store by chunk."""
+        from ray.data import ActorPoolStrategy
 
+        actors, per_actor = encoder_pool(_ray().cluster_resources(), actors=actors,
+                                         cpus_per_actor=cpus_per_actor,
+                                         gpus_per_actor=gpus_per_actor)
+        needed = [c for c in (columns.text, columns.text_pair) if c]
+        data = self._dataset(needed).map_batches(
+            _EncodeFrames, batch_size=self.chunk_size, batch_format="pandas",
+            compute=ActorPoolStrategy(size=actors), num_cpus=cpus_per_actor,
+            num_gpus=per_actor,
+            fn_constructor_kwargs={"columns": columns, "options": options,
+                                   "device": "cuda" if per_actor else None})
+        chunks = RefChunks(pairs=columns.text_pair is not None
+                           and options.pair_mode == "features")
+        for batch in data.iter_batches(batch_size=None, batch_format="numpy"):
+            chunks.append(batch["embedding"])
+            if progress is not None:
+                progress(len(batch["embedding"]))
+        return chunks
+
+    def fit_heads(self, todo: Sequence[int], chunks: RefChunks, labels: np.ndarray,
+                  folds: np.ndarray, options: Any, *, n_classes: int,
+                  random_state: int) -> Iterator[FoldPrediction]:
+        """One Ray task per fold's embedding head, as they finish."""
         ray = _ray()
-        data = prepare_text_dataset(frame, text=columns.text, label=columns.label,
-                                    text_pair=columns.text_pair, id=columns.id)
-        assert data.labels is not None
-        n_classes = len(data.classes)
-        fold_ids = make_folds(data.labels, n_folds=n_folds, random_state=random_state,
-                              classes=data.classes)
-        features = ray.put(TfidfScorer().prepare(data))
-        labels = ray.put(data.labels)
-        task = ray.remote(num_cpus=1)(_fit_tfidf_task)
-        held = [np.flatnonzero(fold_ids == f) for f in np.unique(fold_ids)]
-        refs = [task.remote(features, labels, np.flatnonzero(fold_ids != f), rows, n_classes)
-                for f, rows in zip(np.unique(fold_ids), held, strict=True)]
-        probs = np.zeros((len(data), n_classes))
-        for rows, part in zip(held, ray.get(refs), strict=True):
-            probs[rows] = part
-        scores = score_probs(data.labels, probs, top=top, threshold=threshold)
-        warn_if_chance_level(data.labels, scores.pred_probs)
-        kept = extra_columns(list(map(str, frame.columns)), columns) if keep_columns else []
-        table = output_frame(frame, np.arange(len(frame)), columns=columns,
-                             labels=data.labels, classes=data.classes, scores=scores,
-                             extras=output_names(kept))
-        table = table.iloc[np.argsort(scores.rank, kind="stable")].reset_index(drop=True)
-        return table, scores, n_classes
+        task = ray.remote(num_cpus=1)(_fit_head_task)
+        labels_ref, folds_ref = ray.put(labels), ray.put(folds)
+        pending = [task.remote(fold, chunks, labels_ref, folds_ref, options, n_classes,
+                               random_state) for fold in todo]
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=1)
+            yield ray.get(ready[0])

@@ -2,10 +2,10 @@
 
 The checkpoint folder (``<out>.parts/`` by default) holds ``manifest.json`` (what the run
 reads and how: the input's files with size and modification time, and every option that
-changes the result) and one ``fold_<k>.npz`` per finished fold (its held-out rows and
-probabilities). A rerun with the same manifest loads the finished folds instead of fitting
-them again; a different manifest means the old folds no longer apply: they are discarded
-with a :class:`ResumeWarning`. The folder is removed when the scan succeeds.
+changes the result) and one ``<member>_fold_<k>.npz`` per finished fold of each member (its
+held-out rows and probabilities). A rerun with the same manifest loads the finished folds
+instead of fitting them again; a different manifest means the old folds no longer apply:
+they are discarded with a :class:`ResumeWarning`. The folder is removed when the scan succeeds.
 """
 
 from __future__ import annotations
@@ -97,21 +97,22 @@ class Checkpoint:
             return None
         return found
 
-    def _fold_path(self, fold: int) -> Path:
-        return self.folder / f"fold_{fold}.npz"
+    def _fold_path(self, fold: int, member: str) -> Path:
+        return self.folder / f"{member}_fold_{fold}.npz"
 
-    def finished(self) -> list[int]:
-        """The folds whose predictions are saved."""
-        return sorted(int(p.stem.split("_")[1]) for p in self.folder.glob("fold_*.npz"))
+    def finished(self, member: str = "tfidf") -> list[int]:
+        """The folds of ``member`` whose predictions are saved."""
+        return sorted(int(p.stem.rsplit("_", 1)[1])
+                      for p in self.folder.glob(f"{member}_fold_*.npz"))
 
-    def save(self, prediction: FoldPrediction) -> None:
+    def save(self, prediction: FoldPrediction, member: str = "tfidf") -> None:
         """Save one fold's held-out predictions (atomically)."""
-        with atomic_path(self._fold_path(prediction.fold)) as tmp:
+        with atomic_path(self._fold_path(prediction.fold, member)) as tmp:
             with open(tmp, "wb") as handle:
                 np.savez(handle, rows=prediction.rows, probs=prediction.probs)
 
-    def load(self, fold: int) -> FoldPrediction:
-        with np.load(self._fold_path(fold)) as saved:
+    def load(self, fold: int, member: str = "tfidf") -> FoldPrediction:
+        with np.load(self._fold_path(fold, member)) as saved:
             return FoldPrediction(fold, saved["rows"], saved["probs"])
 
     def scratch(self, name: str) -> Path:
@@ -124,7 +125,7 @@ class Checkpoint:
     def abandon(self) -> None:
         """After a failure: drop the temporary files, and the whole folder when no fold
         finished (nothing to resume from)."""
-        if not self.finished():
+        if not any(self.folder.glob("*_fold_*.npz")):
             self.remove()
             return
         for path in self.folder.iterdir():
