@@ -30,8 +30,8 @@ change at a time (alpha, epochs, n_features, n-grams, sublinear tf).
 
 ``--embed``: the embed member of a streamed scan on the same real sets: the in-memory
 scan's tfidf + embed ensemble next to the streamed one (hashed TF-IDF, embedding heads
-fitted by logistic regression on the gathered embeddings, and out of core by SGD), with
-TF-IDF alone as the bar. MiniLM embeddings come from the embedding cache (the first run
+fitted by logistic regression on the gathered embeddings, and out of core on minibatches),
+with TF-IDF alone as the bar. MiniLM embeddings come from the embedding cache (the first run
 encodes: about 15 minutes for 20 Newsgroups on two cores).
 
 Examples::
@@ -401,10 +401,10 @@ def embed_quality(data_root: Path) -> None:
             ("tfidf alone, in memory (the bar)", "tfidf", {}),
             ("tfidf + embed, in memory (scan)", "tfidf", {"scorers": both}),
             ("hashed tfidf + embed, LR heads", "hashing", {"scorers": both}),
-            ("hashed tfidf + embed, SGD heads", "hashing",
+            ("hashed tfidf + embed, out-of-core heads", "hashing",
              {"scorers": both, "embed": {"head_memory_mb": 0}}),
             ("embed alone, LR heads (streamed)", "hashing", {"scorers": ["embed"]}),
-            ("embed alone, SGD heads (streamed)", "hashing",
+            ("embed alone, out-of-core heads", "hashing",
              {"scorers": ["embed"], "embed": {"head_memory_mb": 0}})]:
         results = []
         for spec in sets:

@@ -56,6 +56,8 @@ def test_engine_with_the_default_members_is_the_default_scan(data, tmp_path, tin
     (["--engine", "local", "--model", "a", "--model", "b", "--out", "x.csv"], "more than one"),
     (["--engine", "local"], "give --out"),
     (["--ray-address", "auto", "--out", "x.csv"], "--engine ray"),
+    (["--scorers", "tfidf", "--datalab", "--out", "s3://bucket/x.csv"], "only a streamed scan"),
+    (["--scorers", "tfidf", "--datalab", "--out", "issues/"], "only a streamed scan"),
 ])
 def test_what_streaming_cannot_do_is_one_line(data, tmp_path, capsys, extra, message):
     _, path = data
@@ -72,3 +74,10 @@ def test_other_scans_stay_in_memory(data, tmp_path, capsys):
                  "--out", str(tmp_path / "c.csv")]) == 0
     err = capsys.readouterr().err
     assert "engine:" not in err and "datalab:" in err
+
+
+def test_other_commands_write_local_files_only(data, capsys):
+    _, path = data
+    assert main(["noise", str(path), "--label", "label", "--method", "uniform",
+                 "--rate", "0.1", "--out", "s3://bucket/noisy.csv"]) == 1
+    assert "writes local files only" in capsys.readouterr().err

@@ -70,7 +70,8 @@ def _check_outputs(args: argparse.Namespace) -> None:
     check_output_paths(
         [(_flag(name), getattr(args, name, None)) for name in out_names],
         [("an input file" if name in _POSITIONAL else f"the {_flag(name)} file", path)
-         for name in in_names for path in _paths(getattr(args, name, None))])
+         for name in in_names for path in _paths(getattr(args, name, None))],
+        remote=["--out"] if getattr(args, "command", None) == "scan" else [])
 
 
 def _paths(value: object) -> list[object]:

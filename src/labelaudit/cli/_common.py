@@ -161,13 +161,18 @@ def choice_list(choices: tuple[str, ...], *, allow_all: bool = False):
     return parse
 
 
-def output_file(suffixes: tuple[str, ...]):
-    """Argparse type of an output path whose suffix picks the format: checked up front."""
+def output_file(suffixes: tuple[str, ...], *, folders: bool = False):
+    """Argparse type of an output path whose suffix picks the format: checked up front.
+    With ``folders``, a folder (a path ending in ``/``, or a URI without a suffix) passes
+    too: the command writes a folder of Parquet parts there."""
 
     def parse(text: str) -> str:
         from pathlib import Path
 
-        if Path(text).suffix.lower() not in suffixes:
+        where = text.split("?", 1)[0] if "://" in text else text
+        if folders and (where.endswith("/") or ("://" in where and not Path(where).suffix)):
+            return text
+        if Path(where).suffix.lower() not in suffixes:
             raise argparse.ArgumentTypeError(
                 f"{text}: the suffix picks the format; use one of {' '.join(suffixes)}")
         return text
@@ -178,7 +183,7 @@ def output_file(suffixes: tuple[str, ...]):
 def add_output_options(parser: argparse.ArgumentParser, *, what: str = "the result table",
                        default_format: str | None = "table", out_help: str | None = None,
                        formats: tuple[str, ...] | None = None, format_help: str | None = None,
-                       extra_suffixes: tuple[str, ...] = ()) -> None:
+                       extra_suffixes: tuple[str, ...] = (), folders: bool = False) -> None:
     """``--out FILE`` and ``--format`` as every command that writes a table has them.
 
     The output file's suffix picks its format (.csv .tsv .jsonl .json .parquet, and
@@ -189,7 +194,7 @@ def add_output_options(parser: argparse.ArgumentParser, *, what: str = "the resu
     choices = formats or FORMATS.names()
     suffixes = tuple(f".{f}" for f in choices if f != "table")
     parser.add_argument(
-        "--out", "-o", type=output_file(suffixes + extra_suffixes),
+        "--out", "-o", type=output_file(suffixes + extra_suffixes, folders=folders),
         help=out_help or f"write {what} to this file; {' '.join(suffixes)} by its suffix "
         "(default: stdout)")
     parser.add_argument(

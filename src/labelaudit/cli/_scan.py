@@ -79,9 +79,11 @@ def add_parser(subparsers, parents) -> None:
                    "(default: a table's column names; sorted labels for .npy)")
     p.add_argument("--no-keep-columns", dest="keep_columns", action="store_false",
                    help="leave the input's other columns out of the output")
-    add_output_options(p, what="every item, most suspect first",
+    add_output_options(p, what="every item, most suspect first", folders=True,
                        out_help="write every item, most suspect first, to this file; "
-                       ".csv .tsv .jsonl .json or .parquet by its suffix "
+                       ".csv .tsv .jsonl .json or .parquet by its suffix, or a URI "
+                       "(s3://bucket/issues.parquet) or a folder of Parquet parts "
+                       "(issues/, s3://bucket/issues/) when the scan streams "
                        "(default: a table of the top items on stdout)")
     p.add_argument("--scorers", type=choice_list(SCORERS.names()),
                    help=f"comma-separated members: {', '.join(SCORERS)} (default: "
@@ -295,6 +297,12 @@ def run(args: argparse.Namespace) -> int:
     _check_pred_probs(args)
     if _streams(args):
         return _run_stream(args)
+    out = str(args.out or "")
+    if "://" in out or out.endswith("/"):
+        raise InvalidParameterError(
+            f"--out {out}: only a streamed scan writes to a folder or a URI (--engine local "
+            "or ray, with the tfidf and embed members and nothing that needs every item in "
+            "memory); write a local file")
 
     weights: Any = args.weights
     if args.weights not in ("auto", "equal"):

@@ -27,6 +27,9 @@ def check_writable(out: str | Path, *, name: str = "out") -> None:
     --------
     >>> check_writable("/tmp/result.csv")
     """
+    if "://" in str(out):
+        raise InvalidParameterError(
+            f"{name} {out}: this command writes local files only; give a local path")
     target = Path(out)
     if target.is_dir():
         raise InvalidParameterError(f"{name} {out} is a folder; give a file name")
@@ -42,7 +45,8 @@ def check_writable(out: str | Path, *, name: str = "out") -> None:
 
 
 def check_output_paths(outputs: Iterable[tuple[str, object]],
-                       inputs: Iterable[tuple[str, object]]) -> None:
+                       inputs: Iterable[tuple[str, object]], *,
+                       remote: Iterable[str] = ()) -> None:
     """Refuse outputs that are unwritable, that two options both write, or that name an
     input file: labelaudit never overwrites an input.
 
@@ -52,6 +56,9 @@ def check_output_paths(outputs: Iterable[tuple[str, object]],
         The paths a run writes and reads, each with the name that says where it came from
         in a message (an option such as ``--out``, or ``an input file``). Paths that are
         not strings (None when an option is not given) are skipped.
+    remote : iterable of str
+        Names of outputs that may be URIs (``s3://...``) or folders: the writer checks
+        those itself.
 
     Examples
     --------
@@ -71,6 +78,8 @@ def check_output_paths(outputs: Iterable[tuple[str, object]],
                 raise InvalidParameterError(
                     f"{other_name} and {out_name} both write {out}; give them different files")
         written.append((out_name, out))
+        if out_name in remote and ("://" in out or out.endswith("/")):
+            continue
         check_writable(out, name=out_name)
         for in_name, value in read:
             if same_file(out, value):

@@ -331,17 +331,26 @@ class RayRunner:
     def _dataset(self, columns: Sequence[str] | None) -> Any:
         import ray.data
 
+        from labelaudit.scale._stream import split_query
+
         paths = list(self.source.paths)
         fmt = self.source.format
+        where: dict[str, Any] = {}
+        if any(split_query(p)[1] for p in paths):  # ?endpoint_override=...: Ray Data would
+            import pyarrow.fs as pafs  # read the query as part of the key
+
+            where["filesystem"] = pafs.FileSystem.from_uri(paths[0])[0]
+            paths = [pafs.FileSystem.from_uri(p)[1] for p in paths]
         if fmt == "parquet":
-            data = ray.data.read_parquet(paths, columns=list(columns) if columns else None)
+            data = ray.data.read_parquet(paths, columns=list(columns) if columns else None,
+                                         **where)
         elif fmt in ("csv", "tsv"):
             import pyarrow.csv as pcsv
 
             data = ray.data.read_csv(paths, parse_options=pcsv.ParseOptions(
-                delimiter="\t" if fmt == "tsv" else ","))
+                delimiter="\t" if fmt == "tsv" else ","), **where)
         else:
-            data = ray.data.read_json(paths, lines=True)
+            data = ray.data.read_json(paths, lines=True, **where)
         if columns and fmt != "parquet":
             data = data.select_columns(list(columns))
         return data

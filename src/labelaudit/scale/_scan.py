@@ -273,8 +273,8 @@ def scan_stream(
     names = check_columns(src, needed)
     columns = Columns(text, label, text_pair,
                       id if id is not None else ("id" if "id" in names else None))
-    check_output(out, [p for p in src.paths if "://" not in p])
-    target: Path | str = str(out) if is_folder_output(out) else Path(out)
+    check_output(out, list(src.paths))
+    target: Path | str = str(out) if "://" in str(out) or is_folder_output(out) else Path(out)
     seed = (int(np.random.default_rng().integers(2**31)) if random_state is None
             else int(random_state))
     shown = default_progress() if progress is None else progress

@@ -3,7 +3,12 @@
 Nothing here holds more than one chunk of rows at a time: Parquet is read batch by batch
 (``pyarrow.parquet.ParquetFile.iter_batches``), CSV with ``pandas.read_csv(chunksize=...)``
 (the options :func:`labelaudit.io.read_table` uses, so values parse the same), JSON lines
-line by line.
+line by line. URIs (``s3://``, ``gs://``, ``hdfs://``, ``file://``) are listed and opened
+with :func:`pyarrow.fs.FileSystem.from_uri`, which reads S3 credentials and an
+S3-compatible endpoint from the environment (``AWS_ACCESS_KEY_ID``,
+``AWS_SECRET_ACCESS_KEY``, ``AWS_ENDPOINT_URL``) or options from the URI's query
+(``?endpoint_override=localhost:9000&scheme=http``); the ``S3FileSystem()`` constructor
+does not read ``AWS_ENDPOINT_URL`` (pyarrow 26), so every filesystem here comes from a URI.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import glob
 import io
 import json
 import os
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,11 +28,15 @@ import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 
-__all__ = ["Source", "check_columns", "is_streamable", "iter_frames", "resolve_source"]
+__all__ = ["Source", "check_columns", "is_streamable", "iter_frames", "resolve_source",
+           "split_query"]
 
 _FORMATS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".tsv": "tsv",
             ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 _GLOB_CHARS = set("*?[")
+# a URI's query: ``?endpoint_override=localhost:9000&scheme=http`` (a ``?`` before a name
+# and ``=`` starts one; any other ``?`` is a glob's one-character wildcard)
+_QUERY = re.compile(r"\?[A-Za-z_][A-Za-z0-9_]*=[^?/]*$")
 
 
 @dataclass(frozen=True)
@@ -36,7 +46,8 @@ class Source:
     Attributes
     ----------
     paths : tuple of str
-        Local files or URIs (``s3://bucket/data/part-0.parquet``), sorted by name.
+        Local files or URIs (``s3://bucket/data/part-0.parquet``), sorted by name; each
+        URI keeps the query (``?endpoint_override=...``) of the URI it was listed from.
     format : {"parquet", "csv", "tsv", "jsonl"}
     remote : bool
         True for a URI with a scheme (``s3://``, ``gs://``).
@@ -61,8 +72,27 @@ class Source:
         return out
 
 
+def split_query(uri: str) -> tuple[str, str]:
+    """A URI without its query, and the query (``""`` when there is none).
+
+    pyarrow reads options such as ``endpoint_override`` from the query of a URI; every
+    file of a source keeps the query of the URI it was listed from.
+
+    Examples
+    --------
+    >>> split_query("s3://bucket/data/?endpoint_override=localhost:9000&scheme=http")
+    ('s3://bucket/data/', '?endpoint_override=localhost:9000&scheme=http')
+    >>> split_query("s3://bucket/data/part-?.parquet")
+    ('s3://bucket/data/part-?.parquet', '')
+    """
+    if "://" not in uri:
+        return uri, ""
+    match = _QUERY.search(uri)
+    return (uri[:match.start()], match.group()) if match else (uri, "")
+
+
 def _format_of(path: str) -> str | None:
-    return _FORMATS.get(Path(path.rstrip("/")).suffix.lower())
+    return _FORMATS.get(Path(split_query(path)[0].rstrip("/")).suffix.lower())
 
 
 def _data_files(folder: Path) -> list[str]:
@@ -161,27 +191,57 @@ def is_streamable(source: object) -> bool:
     return _format_of(text) is not None
 
 
+def one_line(exc: BaseException) -> str:
+    """An exception's message on one line (pyarrow's S3 errors span several)."""
+    return " ".join(str(exc).split())
+
+
+def storage_hint(uri: str) -> str:
+    """What to check when an ``s3://`` URI cannot be reached or listed; ``""`` for other
+    schemes."""
+    if not uri.startswith("s3://"):
+        return ""
+    endpoint = os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
+    if "endpoint_override=" in uri or endpoint:
+        where = "endpoint_override in the URI" if "endpoint_override=" in uri else endpoint
+        return (f"; check that the storage at {where} is up, and the credentials in "
+                "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
+    return ("; for S3-compatible storage (MinIO, Ceph, R2) set AWS_ENDPOINT_URL "
+            "(http://host:port) or add ?endpoint_override=host:port&scheme=http to the URI, "
+            "and credentials in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
+
+
 def _filesystem(uri: str) -> tuple[Any, str]:
-    """The pyarrow filesystem of a URI and the path inside it."""
+    """The pyarrow filesystem of a URI (its query passed on) and the path inside it."""
     import pyarrow.fs as pafs
 
     try:
         return pafs.FileSystem.from_uri(uri)
     except Exception as exc:  # pyarrow raises several types
-        raise InvalidInputError(f"{uri}: cannot open ({' '.join(str(exc).split())})") from None
+        raise InvalidInputError(
+            f"{split_query(uri)[0]}: cannot open ({one_line(exc)}){storage_hint(uri)}") \
+            from None
+
+
+def _matches(path: str, pattern: str) -> bool:
+    """Whether a listed path matches a glob; ``*`` does not cross ``/`` (as for local
+    globs) unless the pattern has ``**``."""
+    import fnmatch
+
+    return fnmatch.fnmatchcase(path, pattern) and (
+        "**" in pattern or path.count("/") == pattern.count("/"))
 
 
 def _remote_source(uri: str) -> Source:
     """The files of a URI (a file, a folder or a glob), listed with ``pyarrow.fs`` (S3,
     GCS, HDFS, ``file://``; credentials as pyarrow finds them)."""
-    import fnmatch
-
     import pyarrow.fs as pafs
 
-    scheme = uri.split("://", 1)[0]
-    glob_at = min((uri.index(c) for c in _GLOB_CHARS if c in uri), default=-1)
-    base = uri if glob_at < 0 else uri[:uri.rindex("/", 0, glob_at)]
-    fs, root = _filesystem(base)
+    where, query = split_query(uri)
+    scheme = where.split("://", 1)[0]
+    glob_at = min((where.index(c) for c in _GLOB_CHARS if c in where), default=-1)
+    base = where if glob_at < 0 else where[:where.rindex("/", 0, glob_at)]
+    fs, root = _filesystem(base + query)
     try:
         info = fs.get_file_info(root)
         if info.type == pafs.FileType.File:
@@ -190,32 +250,45 @@ def _remote_source(uri: str) -> Source:
             found = [i.path for i in fs.get_file_info(pafs.FileSelector(root, recursive=True))
                      if i.type == pafs.FileType.File]
         else:
-            raise InvalidInputError(f"{uri}: no such file or folder")
+            raise InvalidInputError(f"{where}: no such file or folder{_not_found_hint(where)}")
     except OSError as exc:
-        raise InvalidInputError(f"{uri}: cannot list ({' '.join(str(exc).split())})") from None
-    pattern = None if glob_at < 0 else _filesystem(uri)[1]
+        raise InvalidInputError(
+            f"{where}: cannot list ({one_line(exc)}){storage_hint(where)}") from None
+    pattern = None if glob_at < 0 else root.rstrip("/") + where[len(base):]
     files = sorted(f for f in found if _format_of(f) is not None
                    and not Path(f).name.startswith((".", "_"))
-                   and (pattern is None or fnmatch.fnmatch(f, pattern)))
+                   and (pattern is None or _matches(f, pattern)))
     if not files:
         raise InvalidInputError(
-            f"no file matches {uri}; check the pattern and the files' suffixes "
+            f"no file matches {where}; check the pattern and the files' suffixes "
             "(.parquet .csv .tsv .jsonl)")
     formats = {str(_format_of(f)) for f in files}
     if len(formats) > 1:
         raise InvalidInputError(
-            f"{uri}: the files mix formats ({', '.join(sorted(formats))}); name one kind "
+            f"{where}: the files mix formats ({', '.join(sorted(formats))}); name one kind "
             "with a glob (s3://bucket/data/*.parquet)")
     prefix = "file://" if scheme == "file" else f"{scheme}://"
-    return Source(tuple(prefix + f.lstrip("/") if scheme != "file" else prefix + f
+    return Source(tuple((prefix + f.lstrip("/") if scheme != "file" else prefix + f) + query
                         for f in files), formats.pop(), remote=True)
+
+
+def _not_found_hint(uri: str) -> str:
+    if not uri.startswith("s3://"):
+        return ""
+    bucket = uri[len("s3://"):].split("/", 1)[0]
+    return (f" (check the bucket {bucket!r} and the prefix, e.g. `aws s3 ls {uri}`; for "
+            "S3-compatible storage set AWS_ENDPOINT_URL too)")
 
 
 def _open(path: str) -> Any:
     """A binary file object for a local path or a URI."""
     if "://" in path:
         fs, inner = _filesystem(path)
-        return fs.open_input_file(inner)
+        try:
+            return fs.open_input_file(inner)
+        except OSError as exc:
+            raise InvalidInputError(f"{split_query(path)[0]}: cannot read ({one_line(exc)})"
+                                    f"{storage_hint(path)}") from None
     return open(path, "rb")  # noqa: SIM115 - the caller closes it
 
 
@@ -227,8 +300,11 @@ def _columns_of(path: str, fmt: str) -> list[tuple[str, str | None]]:
         try:
             with _open(path) as raw:
                 schema = pq.read_schema(raw)
+        except InvalidInputError:
+            raise
         except Exception as exc:  # pyarrow raises several types
-            raise InvalidInputError(f"{path}: not a readable Parquet file ({exc})") from None
+            raise InvalidInputError(
+                f"{path}: not a readable Parquet file ({one_line(exc)})") from None
         return [(field.name, str(field.type)) for field in schema]
     with _open(path) as raw, io.TextIOWrapper(raw, encoding="utf-8-sig", newline="") as handle:
         if fmt == "jsonl":
@@ -320,8 +396,11 @@ def _parquet_frames(path: str, columns: Sequence[str] | None,
 
     try:
         handle = pq.ParquetFile(_open(path))
+    except InvalidInputError:
+        raise
     except Exception as exc:  # pyarrow raises several types
-        raise InvalidInputError(f"{path}: not a readable Parquet file ({exc})") from None
+        raise InvalidInputError(
+            f"{path}: not a readable Parquet file ({one_line(exc)})") from None
     with handle:
         for batch in handle.iter_batches(batch_size=chunk_size,
                                          columns=list(columns) if columns else None):
