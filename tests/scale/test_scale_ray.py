@@ -118,3 +118,43 @@ def test_engine_ray_with_what_needs_memory_runs_the_in_memory_scan_on_ray(local_
     assert main([*common, "--out", str(plain)]) == 0
     assert main([*common, "--engine", "ray", "--out", str(on_ray)]) == 0
     pd.testing.assert_frame_equal(pd.read_csv(plain), pd.read_csv(on_ray))
+
+
+def test_a_small_scan_on_ray_encodes_on_the_actor_pool_not_in_the_driver(
+        local_ray, data, tmp_path, tiny_bert_dir, monkeypatch):
+    from labelaudit import scan
+    from labelaudit.models import _embed
+    from labelaudit.scale import EmbedOptions
+
+    driver: list[int] = []
+    real = _embed.EmbeddingCache.get_or_compute
+
+    def counting(self, texts, compute):
+        return real(self, texts, lambda todo: (driver.append(len(todo)), compute(todo))[1])
+
+    monkeypatch.setattr(_embed.EmbeddingCache, "get_or_compute", counting)
+    cache = tmp_path / "cache"
+    result = scan_stream(data / "parts", out=tmp_path / "ray.parquet", engine="ray",
+                         scorers=["tfidf", "embed"],
+                         embed=EmbedOptions(model=str(tiny_bert_dir), cache_dir=cache))
+    assert driver == [] and set(result.weights) == {"tfidf", "embed"}
+    expected = scan(pd.read_parquet(data / "parts"), scorers=["tfidf", "embed"],
+                    model=str(tiny_bert_dir), cache_dir=cache).to_frame()
+    got = pd.read_parquet(tmp_path / "ray.parquet")
+    assert _same_ranking(got, expected) >= 0.999
+
+
+def test_the_default_members_on_ray_are_screened_as_scan_screens_them(local_ray, data,
+                                                                     tmp_path, tiny_bert_dir):
+    from labelaudit import scan
+    from labelaudit.scale import EmbedOptions
+
+    cache = tmp_path / "cache"
+    result = scan_stream(data / "parts", out=tmp_path / "ray.parquet", engine="ray",
+                         screen=60, embed=EmbedOptions(model=str(tiny_bert_dir),
+                                                       cache_dir=cache))
+    plain = scan(pd.read_parquet(data / "parts"), model=str(tiny_bert_dir), cache_dir=cache,
+                 screen=60)
+    assert set(result.weights) == set(plain.weights)
+    assert set(result.screened) == set(plain.screened)
+    assert set(result.weights) | set(result.screened) == {"tfidf", "embed"}

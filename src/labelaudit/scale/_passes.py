@@ -50,19 +50,24 @@ def small_scan(runner: Any, plan: _Plan, *, out: Path | str) -> tuple[Stats, dic
     frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     del frames
     columns, embed = plan.columns, plan.embed
-    default = plan.members is None
+    members: list[str] | None = plan.members
+    screened: dict[str, float] = {}
+    if runner.name == "ray" and len(frame):
+        members, screened = _encode_on_ray(runner, plan, frame)
+    default = members is None
     result = scan(
         frame, text=columns.text, label=columns.label, text_pair=columns.text_pair,
         id=columns.id, n_folds=plan.n_folds, random_state=plan.seed, top=plan.top,
         threshold=plan.threshold, keep_columns=plan.keep_columns, progress=plan.progress,
         scorers=None if default else [m if m == "tfidf" else embed_scorer(embed)
-                                      for m in plan.members or ()],
+                                      for m in members or ()],
         model=embed.model if default else None,
         pair_mode=embed.pair_mode if default and columns.text_pair else None,
         # False (no cache) is passed on to EmbedScorer, which takes it
         cache_dir=cast(Any, embed.cache_dir) if default else None, screen=plan.screen,
         engine=runner.name)
     del frame
+    screened = {**screened, **result.screened}
     table = result.to_frame()
     rank = np.empty(len(result.labels), dtype=np.int64)
     rank[result.order] = np.arange(1, len(rank) + 1)
@@ -75,7 +80,39 @@ def small_scan(runner: Any, plan: _Plan, *, out: Path | str) -> tuple[Stats, dic
             writer.write(table)
         for start in range(0, len(table), plan.chunk_size):
             writer.write(table.iloc[start:start + plan.chunk_size])
-    return (len(table), len(result.classes), scores), dict(result.screened)
+    return (len(table), len(result.classes), scores), screened
+
+
+def _encode_on_ray(runner: Any, plan: _Plan, frame: pd.DataFrame,
+                   ) -> tuple[list[str] | None, dict[str, float]]:
+    """Before the in-memory scan on the Ray engine: screen the default members as
+    :func:`labelaudit.scan` would, and when the embed member runs, encode every row on
+    the pool of encoder actors into the embedding cache, so that the scan finds each
+    embedding cached instead of encoding in this process. Returns the members to run
+    (None: the scan's defaults, unscreened) and the ones screened out."""
+    from labelaudit.audit._screen import screen_members
+    from labelaudit.io import prepare_text_dataset
+    from labelaudit.registry import SCORERS
+
+    columns = plan.columns
+    members: list[str] | None = plan.members
+    screened: dict[str, float] = {}
+    # checked first, so that bad rows fail before any encoding
+    data = prepare_text_dataset(frame, text=columns.text, label=columns.label,
+                                text_pair=columns.text_pair, id=columns.id)
+    if members is None and plan.screen and len(frame) > plan.screen:
+        scorers = [m if m == "tfidf" else embed_scorer(plan.embed) for m in SCORERS.default]
+        kept, screened = screen_members(data, scorers, size=plan.screen,
+                                        n_folds=plan.n_folds, random_state=plan.seed,
+                                        progress=plan.progress)
+        members = [m if isinstance(m, str) else m.name for m in kept]
+    running = members if members is not None else list(SCORERS.default)
+    if "embed" in running and plan.embed.cache_dir is not False:
+        with _bar(len(frame), "embedding (Ray actors)", unit=" rows",
+                  enabled=plan.progress) as bar:
+            runner.embedded(columns, plan.embed, n_rows=len(frame), folder=None,
+                            progress=bar.update)
+    return members, screened
 
 
 def hashed_scan(runner: Any, plan: _Plan, options: HashingOptions, checkpoint: Checkpoint, *,

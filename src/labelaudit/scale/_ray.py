@@ -407,6 +407,10 @@ class RayRunner:
             _EncodeFrames, batch_size=self.chunk_size, batch_format="pandas",
             compute=ActorPoolStrategy(size=actors), num_cpus=cpus_per_actor,
             num_gpus=per_actor,
+            # an encoder actor that dies fails the pass (a rerun finds what was encoded in
+            # the cache); with restarts, Ray logs an error line per actor at creation
+            # (ray-project/ray#53727)
+            max_restarts=0,
             fn_constructor_kwargs={"columns": columns, "options": options,
                                    "device": "cuda" if per_actor else None})
         chunks = RefChunks(pairs=columns.text_pair is not None
