@@ -11,7 +11,7 @@ import pytest
 from labelaudit._errors import InvalidInputError
 from labelaudit.io import read_table
 from labelaudit.scale import ChunkWriter, is_scan_output, iter_frames, resolve_source
-from labelaudit.scale._sink import RankSorter
+from labelaudit.scale._sort import RankSorter
 from labelaudit.scale._stream import check_columns
 
 

@@ -16,7 +16,8 @@ from labelaudit.scale._hashing import FoldPrediction, HashingOptions
 from labelaudit.scale._heads import EmbedOptions
 from labelaudit.scale._output import Scores, extra_columns, output_frame, output_names, score_probs
 from labelaudit.scale._resume import Checkpoint
-from labelaudit.scale._sink import RankSorter, writer_for
+from labelaudit.scale._sink import writer_for
+from labelaudit.scale._sort import RankSorter
 
 if TYPE_CHECKING:  # pragma: no cover
     from labelaudit.scale._scan import _Plan
