@@ -36,6 +36,9 @@ _EPILOG = """examples:
   labelaudit scan data.csv --pred-probs my_model_probs.npy --out issues.csv
   labelaudit scan data.csv --pred-probs probs.csv --classes neg,pos --out issues.csv
   labelaudit scan data.csv --no-keep-columns --out issues.csv
+  labelaudit scan big.parquet --scorers tfidf --out issues.parquet     # streams in chunks
+  labelaudit scan big.parquet --engine ray --out issues.parquet      # local Ray, every core
+  labelaudit scan s3://bucket/big/ --engine ray --ray-address auto --out s3://bucket/issues/
 
 Fine-tuning (--scorers finetune) is for a GPU; --epochs, --max-length, --batch-size and
 --lr set it (defaults 2, 256 with head+tail truncation, 16, 5e-5). Several --model values
