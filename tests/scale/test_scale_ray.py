@@ -97,14 +97,23 @@ def test_the_embed_member_on_ray_ranks_as_on_the_local_engine(local_ray, data, t
     assert on_ray.weights == pytest.approx(plain.weights, abs=1e-3)
 
 
-def test_scan_with_folds_as_ray_tasks_gives_the_local_result(local_ray, tiny_bert_dir):
+def test_scan_with_folds_as_ray_tasks_gives_the_local_result(local_ray, tiny_bert_dir,
+                                                            monkeypatch):
     from labelaudit import scan
-    from labelaudit.models import EmbedScorer
+    from labelaudit.models import EmbedScorer, _crossfit
+
+    on_tasks: list[str] = []
+    real = _crossfit._ray_folds
+    monkeypatch.setattr(_crossfit, "_ray_folds",
+                        lambda scorer, *a, **k: (on_tasks.append(scorer.name),
+                                                 real(scorer, *a, **k))[1])
 
     frame = make_topic_frame(30, n_errors=5)
     members = ["tfidf", EmbedScorer(model=str(tiny_bert_dir), cache_dir=False)]
     local = scan(frame, scorers=members).to_frame()
+    assert on_tasks == []
     on_ray = scan(frame, scorers=members, engine="ray").to_frame()
+    assert on_tasks == ["tfidf", "embed"]
     pd.testing.assert_frame_equal(local, on_ray)
     assert ray.is_initialized()  # a Ray it did not start is left running
 
@@ -158,3 +167,31 @@ def test_the_default_members_on_ray_are_screened_as_scan_screens_them(local_ray,
     assert set(result.weights) == set(plain.weights)
     assert set(result.screened) == set(plain.screened)
     assert set(result.weights) | set(result.screened) == {"tfidf", "embed"}
+
+
+def test_scan_tokens_with_folds_as_ray_tasks_gives_the_local_result(local_ray, tiny_bert_dir,
+                                                                   monkeypatch):
+    from labelaudit.models import _crossfit
+    from labelaudit.tokens import make_token_dataset, scan_tokens
+
+    on_tasks: list[int] = []
+    real = _crossfit._ray_folds
+    monkeypatch.setattr(_crossfit, "_ray_folds",
+                        lambda *a, **k: (on_tasks.append(1), real(*a, **k))[1])
+
+    rng = np.random.default_rng(0)
+    sentences, tags = [], []
+    for _ in range(40):
+        sport, food = rng.choice(["goal", "team", "match"]), rng.choice(["pasta", "sauce"])
+        sentences.append([sport, "and", food])
+        tags.append(["B-SPORT", "O", "B-FOOD"])
+    tags[3] = ["B-FOOD", "O", "B-FOOD"]  # a planted error
+    data = make_token_dataset(sentences, tags)
+    options = {"scorer": "encoder", "model": str(tiny_bert_dir), "cache": False,
+               "n_folds": 3}
+    local = scan_tokens(data, **options)
+    assert on_tasks == []
+    on_ray = scan_tokens(data, engine="ray", **options)
+    assert on_tasks == [1]
+    for a, b in zip(local.pred_probs, on_ray.pred_probs, strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-4)

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
-from labelaudit._validation import check_fraction, check_int, check_number
+from labelaudit._validation import check_choice, check_fraction, check_int, check_number
 from labelaudit.audit._token_result import TokenScanResult
 from labelaudit.models._base import Scorer
 from labelaudit.models._heads import HeadName
@@ -102,7 +102,7 @@ def scan_tokens(
     pred_probs: Sequence[np.ndarray] | None = None, classes: Sequence[str] | None = None,
     rules: bool = True, consistency_min_count: int = 3, consistency_max_share: float = 0.34,
     softmin_temperature: float = 0.05, cache: bool = True, cache_dir: str | None = None,
-    progress: bool = False,
+    progress: bool = False, engine: str = "local", ray_address: str | None = None,
 ) -> TokenScanResult:
     """Find label errors in token-tagged data at the token, span and sentence level.
 
@@ -135,6 +135,9 @@ def scan_tokens(
     consistency_min_count, consistency_max_share : see :func:`consistency_issues`.
     softmin_temperature : float
         Temperature of the soft-min sentence score (above 0).
+    engine, ray_address
+        ``"ray"``: every fold a Ray task (a fine-tuning fold on a GPU of its own when the
+        cluster has GPUs), as in :func:`labelaudit.scan`; needs the ``scale`` extra.
 
     Returns
     -------
@@ -169,6 +172,7 @@ def scan_tokens(
 
     n_folds = check_int(n_folds, "n_folds", minimum=2)
     random_state = check_seed(random_state)
+    check_choice(engine, "engine", ("local", "ray"))
     min_count = check_int(consistency_min_count, "consistency_min_count", minimum=1)
     max_share = check_fraction(consistency_max_share, "consistency_max_share", low_open=True,
                                high_open=True)
@@ -191,10 +195,14 @@ def scan_tokens(
                                 progress=progress, random_state=random_state)
                    for one in _members(scorer)]
         name = "+".join(m.name for m in members)
-        runs = [cross_val_token_probs(dataset, m, classes=classes, n_folds=n_folds,
-                                      random_state=random_state, progress=progress)
-                if score is None else fit_score_token_probs(dataset, score, m, classes=classes)
-                for m in members]
+        from labelaudit.scale._ray import folds_on
+
+        with folds_on(engine, ray_address):
+            runs = [cross_val_token_probs(dataset, m, classes=classes, n_folds=n_folds,
+                                          random_state=random_state, progress=progress)
+                    if score is None
+                    else fit_score_token_probs(dataset, score, m, classes=classes)
+                    for m in members]
         probs = runs[0] if len(runs) == 1 else _ensemble(runs, encode_tags(audited, classes))
     labels = encode_tags(audited, classes)
     suggested = [decode_tags(p, classes, spans=audited.scheme != "plain") for p in probs]

@@ -72,6 +72,12 @@ def add_parser(subparsers, parents) -> None:
                    help="fine-tuning epochs (default: 3)")
     p.add_argument("--batch-size", type=at_least(1), default=16,
                    help="fine-tuning batch size (default: 16)")
+    p.add_argument("--engine", choices=["local", "ray"], default="local",
+                   help="where the folds are fitted: this process (default), or each fold "
+                   "as a Ray task, a fine-tuning fold on a GPU of its own when the cluster "
+                   "has GPUs (needs labelaudit[scale])")
+    p.add_argument("--ray-address", metavar="ADDRESS",
+                   help="an existing Ray cluster for --engine ray (auto, host:6379)")
     p.add_argument("--no-rules", action="store_true",
                    help="skip rule-based issues (invalid sequences, inconsistent tags)")
     p.add_argument("--seed", type=at_least(0, _MAX_SEED), default=0,
@@ -111,7 +117,8 @@ def run(args: argparse.Namespace) -> int:
             cache_dir=args.cache_dir, epochs=args.epochs, batch_size=args.batch_size,
             progress=progress, random_state=args.seed)
         result = scan_tokens(data, score=test, scorer=scorers, n_folds=args.folds,
-                             random_state=args.seed, rules=not args.no_rules, progress=progress)
+                             random_state=args.seed, rules=not args.no_rules, progress=progress,
+                             engine=args.engine, ray_address=args.ray_address)
     write_token_scan(result, args.out, format=fmt, show=args.show)
     summary = describe_token_scan(result, time.perf_counter() - started)
     log(args, f"labelaudit scan-tokens: {summary}" + (f"; wrote {args.out}" if args.out else ""))
