@@ -293,10 +293,9 @@ def scan(
                      else "crowdlab" if annotations is not None else DEFAULT_METHOD)
     _check_options(wanted, order_by, top, threshold, n_seeds, annotations)
     check_choice(datalab_features, "datalab_features", ("tfidf", "embed"))
-    check_choice(engine, "engine", ("local", "ray"))
-    if ray_address is not None and engine != "ray":
-        raise InvalidParameterError(
-            "ray_address connects to a Ray cluster: give engine='ray' (--engine ray) too")
+    from labelaudit.scale._ray import check_engine, folds_on
+
+    check_engine(engine, ray_address)
     given = pred_probs is not None
     if given:
         _check_given_probs(scorers=scorers, model=model, sweep=sweep, score=score,
@@ -324,7 +323,6 @@ def scan(
         mode = GIVEN_PROBS
     else:
         from labelaudit.audit._screen import screen_members
-        from labelaudit.scale._ray import folds_on
 
         shown = default_progress() if progress is None else progress
         with folds_on(engine, ray_address):

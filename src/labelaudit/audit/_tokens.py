@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
-from labelaudit._validation import check_choice, check_fraction, check_int, check_number
+from labelaudit._validation import check_fraction, check_int, check_number
 from labelaudit.audit._token_result import TokenScanResult
 from labelaudit.models._base import Scorer
 from labelaudit.models._heads import HeadName
@@ -172,7 +172,9 @@ def scan_tokens(
 
     n_folds = check_int(n_folds, "n_folds", minimum=2)
     random_state = check_seed(random_state)
-    check_choice(engine, "engine", ("local", "ray"))
+    from labelaudit.scale._ray import check_engine, folds_on
+
+    check_engine(engine, ray_address)
     min_count = check_int(consistency_min_count, "consistency_min_count", minimum=1)
     max_share = check_fraction(consistency_max_share, "consistency_max_share", low_open=True,
                                high_open=True)
@@ -195,8 +197,6 @@ def scan_tokens(
                                 progress=progress, random_state=random_state)
                    for one in _members(scorer)]
         name = "+".join(m.name for m in members)
-        from labelaudit.scale._ray import folds_on
-
         with folds_on(engine, ray_address):
             runs = [cross_val_token_probs(dataset, m, classes=classes, n_folds=n_folds,
                                           random_state=random_state, progress=progress)

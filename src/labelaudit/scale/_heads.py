@@ -127,14 +127,23 @@ def head_features(vectors: np.ndarray, *, pairs: bool) -> np.ndarray:
     return np.hstack([u, v, np.abs(u - v), u * v])
 
 
+def _kept(start: int, vectors: np.ndarray, keep: np.ndarray, pairs: bool,
+          ) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(features, row numbers)`` of one chunk's rows where ``keep``; None if none."""
+    rows = np.arange(start, start + len(vectors))
+    mask = keep[rows]
+    if not mask.any():
+        return None
+    return head_features(np.asarray(vectors[mask]), pairs=pairs), rows[mask]
+
+
 def _train_chunks(chunks: Any, keep: np.ndarray, pairs: bool,
                   ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """``(features, row numbers)`` of the rows where ``keep``, chunk by chunk."""
     for start, vectors in chunks.chunks():
-        rows = np.arange(start, start + len(vectors))
-        mask = keep[rows]
-        if mask.any():
-            yield head_features(np.asarray(vectors[mask]), pairs=pairs), rows[mask]
+        part = _kept(start, vectors, keep, pairs)
+        if part is not None:
+            yield part
 
 
 def fit_head_fold(fold: int, chunks: Any, labels: np.ndarray, folds: np.ndarray,
@@ -154,7 +163,7 @@ def fit_head_fold(fold: int, chunks: Any, labels: np.ndarray, folds: np.ndarray,
     """
     from labelaudit.models import EmbedScorer
 
-    pairs = bool(getattr(chunks, "pairs", False))
+    pairs = bool(chunks.pairs)
     train = folds != fold
     n_train = int(train.sum())
     width = chunks.dim * (2 if pairs else 1)
@@ -224,12 +233,10 @@ def _shuffled(chunks: Any, train: np.ndarray, pairs: bool, rng: np.random.Genera
     """The training chunks in a random order, each one's rows shuffled."""
     for index in rng.permutation(chunks.n_chunks):
         start, vectors = chunks.chunk(int(index))
-        rows = np.arange(start, start + len(vectors))
-        mask = train[rows]
-        if mask.any():
-            order = rng.permutation(int(mask.sum()))
-            yield (head_features(np.asarray(vectors[mask]), pairs=pairs)[order],
-                   rows[mask][order])
+        part = _kept(start, vectors, train, pairs)
+        if part is not None:
+            order = rng.permutation(len(part[1]))
+            yield part[0][order], part[1][order]
 
 
 class MemmapChunks:

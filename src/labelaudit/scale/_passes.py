@@ -33,13 +33,26 @@ def _bar(total: int | None, desc: str, *, unit: str, enabled: bool) -> Any:
     return tqdm(total=total, desc=desc, unit=unit, disable=not enabled, leave=False)
 
 
-def embed_scorer(options: EmbedOptions) -> Any:
-    """The :class:`~labelaudit.models.EmbedScorer` the in-memory scan runs for ``options``."""
+def _scorers(names: list[str], options: EmbedOptions) -> list[Any]:
+    """The in-memory scan's members for ``names``: ``"tfidf"`` as it is, ``"embed"`` as
+    the :class:`~labelaudit.models.EmbedScorer` of ``options``."""
     from labelaudit.models import EmbedScorer
 
-    return EmbedScorer(model=options.model, pair_mode=options.pair_mode, C=options.C,
-                       batch_size=options.batch_size, max_length=options.max_length,
-                       cache_dir=options.cache_dir)
+    return [name if name != "embed" else EmbedScorer(
+        model=options.model, pair_mode=options.pair_mode, C=options.C,
+        batch_size=options.batch_size, max_length=options.max_length,
+        cache_dir=options.cache_dir) for name in names]
+
+
+def _screened(scorers: list[Any], data: Any, plan: _Plan, *, size: int | None,
+              ) -> tuple[list[str], dict[str, float]]:
+    """:func:`labelaudit.audit._screen.screen_members` on ``data``, the kept members
+    by name."""
+    from labelaudit.audit._screen import screen_members
+
+    kept, dropped = screen_members(data, scorers, size=size, n_folds=plan.n_folds,
+                                   random_state=plan.seed, progress=plan.progress)
+    return [m if isinstance(m, str) else m.name for m in kept], dropped
 
 
 def small_scan(runner: Any, plan: _Plan, *, out: Path | str) -> tuple[Stats, dict[str, float]]:
@@ -60,8 +73,7 @@ def small_scan(runner: Any, plan: _Plan, *, out: Path | str) -> tuple[Stats, dic
         frame, text=columns.text, label=columns.label, text_pair=columns.text_pair,
         id=columns.id, n_folds=plan.n_folds, random_state=plan.seed, top=plan.top,
         threshold=plan.threshold, keep_columns=plan.keep_columns, progress=plan.progress,
-        scorers=None if default else [m if m == "tfidf" else embed_scorer(embed)
-                                      for m in members or ()],
+        scorers=None if default else _scorers(members or [], embed),
         model=embed.model if default else None,
         pair_mode=embed.pair_mode if default and columns.text_pair else None,
         # False (no cache) is passed on to EmbedScorer, which takes it
@@ -91,7 +103,6 @@ def _encode_on_ray(runner: Any, plan: _Plan, frame: pd.DataFrame,
     the pool of encoder actors into the embedding cache, so that the scan finds each
     embedding cached instead of encoding in this process. Returns the members to run
     (None: the scan's defaults, unscreened) and the ones screened out."""
-    from labelaudit.audit._screen import screen_members
     from labelaudit.io import prepare_text_dataset
     from labelaudit.registry import SCORERS
 
@@ -102,17 +113,14 @@ def _encode_on_ray(runner: Any, plan: _Plan, frame: pd.DataFrame,
     data = prepare_text_dataset(frame, text=columns.text, label=columns.label,
                                 text_pair=columns.text_pair, id=columns.id)
     if members is None and plan.screen and len(frame) > plan.screen:
-        scorers = [m if m == "tfidf" else embed_scorer(plan.embed) for m in SCORERS.default]
-        kept, screened = screen_members(data, scorers, size=plan.screen,
-                                        n_folds=plan.n_folds, random_state=plan.seed,
-                                        progress=plan.progress)
-        members = [m if isinstance(m, str) else m.name for m in kept]
+        members, screened = _screened(_scorers(list(SCORERS.default), plan.embed), data,
+                                      plan, size=plan.screen)
     running = members if members is not None else list(SCORERS.default)
     if "embed" in running and plan.embed.cache_dir is not False:
         with _bar(len(frame), "embedding (Ray actors)", unit=" rows",
                   enabled=plan.progress) as bar:
             runner.embedded(columns, plan.embed, n_rows=len(frame), folder=None,
-                            progress=bar.update)
+                            progress=bar.update, keep=False)
     return members, screened
 
 
@@ -206,7 +214,7 @@ def _screen(runner: Any, plan: _Plan, labels: np.ndarray, classes: np.ndarray,
             default: list[str]) -> tuple[list[str], dict[str, float]]:
     """The default members kept after screening them on a stratified sample of the rows
     (read again, the sample's texts only)."""
-    from labelaudit.audit._screen import screen_members, screen_sample
+    from labelaudit.audit._screen import screen_sample
     from labelaudit.io import TextDataset
 
     if not plan.screen or len(labels) <= plan.screen or len(default) < 2:
@@ -225,11 +233,7 @@ def _screen(runner: Any, plan: _Plan, labels: np.ndarray, classes: np.ndarray,
         offset += len(frame)
     part = TextDataset(ids=sample, texts=texts, text_pairs=pairs if columns.text_pair else None,
                        labels=labels[sample], classes=classes)
-    scorers = [m if m == "tfidf" else embed_scorer(plan.embed) for m in default]
-    kept, dropped = screen_members(part, scorers, size=None, n_folds=plan.n_folds,
-                                   random_state=plan.seed, progress=plan.progress)
-    names = [s if isinstance(s, str) else s.name for s in kept]
-    return names, dropped
+    return _screened(_scorers(default, plan.embed), part, plan, size=None)
 
 
 def _write(runner: Any, plan: _Plan, checkpoint: Checkpoint, labels: np.ndarray,

@@ -26,7 +26,7 @@ from labelaudit.scale._chunks import Columns, HashedChunk, hash_chunk
 from labelaudit.scale._hashing import FoldCounts, FoldPrediction, HashingOptions
 from labelaudit.scale._stream import Source
 
-__all__ = ["RayRunner", "connect", "folds_on"]
+__all__ = ["RayRunner", "check_engine", "connect", "folds_on"]
 
 CONNECT_TIMEOUT_S = 30.0
 
@@ -144,6 +144,21 @@ def _held_stderr() -> Iterator[_Held]:
                 sys.stderr.write(held.text)
 
 
+def check_engine(engine: str, address: str | None) -> None:
+    """``engine`` is ``"local"`` or ``"ray"``, and a Ray address comes with ``"ray"``.
+
+    Examples
+    --------
+    >>> check_engine("ray", "auto")
+    """
+    from labelaudit._validation import check_choice
+
+    check_choice(engine, "engine", ("local", "ray"))
+    if address is not None and engine != "ray":
+        raise InvalidParameterError(
+            "ray_address connects to a Ray cluster: give engine='ray' (--engine ray) too")
+
+
 @contextmanager
 def folds_on(engine: str, address: str | None = None) -> Iterator[None]:
     """Cross-fitting inside the block runs on ``engine``: ``"local"``, or ``"ray"`` (Ray
@@ -151,10 +166,8 @@ def folds_on(engine: str, address: str | None = None) -> Iterator[None]:
     every fold a Ray task, see :func:`labelaudit.models._crossfit.fold_engine`)."""
     from labelaudit.models._crossfit import fold_engine
 
+    check_engine(engine, address)
     if engine != "ray":
-        if address is not None:
-            raise InvalidParameterError(
-                "ray_address connects to a Ray cluster: give engine='ray' (--engine ray) too")
         with fold_engine("local"):
             yield
         return
@@ -386,17 +399,16 @@ class RayRunner:
         task = ray.remote(num_cpus=1)(_fit_fold_task)
         labels_ref, folds_ref = ray.put(labels), ray.put(folds)
         reader = store.reader()
-        pending = [task.remote(fold, reader, labels_ref, folds_ref, counts.idf(fold), options,
-                               n_classes, counts.n_train(fold), random_state) for fold in todo]
-        while pending:
-            ready, pending = ray.wait(pending, num_returns=1)
-            yield ray.get(ready[0])
+        return _as_finished([task.remote(fold, reader, labels_ref, folds_ref, counts.idf(fold),
+                                         options, n_classes, counts.n_train(fold),
+                                         random_state) for fold in todo])
 
     def embedded(self, columns: Columns, options: Any, *, n_rows: int, folder: Path | None,
                  progress: Any = None, actors: int | None = None, cpus_per_actor: int = 1,
-                 gpus_per_actor: float | None = None) -> RefChunks:
+                 gpus_per_actor: float | None = None, keep: bool = True) -> RefChunks:
         """Every row's embedding: Ray Data ``map_batches`` over a pool of encoder actors
-        (:func:`encoder_pool`), kept in the object store by chunk."""
+        (:func:`encoder_pool`), kept in the object store by chunk; with ``keep`` False
+        only encoded (into the embedding cache) and not kept."""
         from ray.data import ActorPoolStrategy
 
         actors, per_actor = encoder_pool(_ray().cluster_resources(), actors=actors,
@@ -416,7 +428,8 @@ class RayRunner:
         chunks = RefChunks(pairs=columns.text_pair is not None
                            and options.pair_mode == "features")
         for batch in data.iter_batches(batch_size=None, batch_format="numpy"):
-            chunks.append(batch["embedding"])
+            if keep:
+                chunks.append(batch["embedding"])
             if progress is not None:
                 progress(len(batch["embedding"]))
         return chunks
@@ -428,8 +441,13 @@ class RayRunner:
         ray = _ray()
         task = ray.remote(num_cpus=1)(_fit_head_task)
         labels_ref, folds_ref = ray.put(labels), ray.put(folds)
-        pending = [task.remote(fold, chunks, labels_ref, folds_ref, options, n_classes,
-                               random_state) for fold in todo]
-        while pending:
-            ready, pending = ray.wait(pending, num_returns=1)
-            yield ray.get(ready[0])
+        return _as_finished([task.remote(fold, chunks, labels_ref, folds_ref, options,
+                                         n_classes, random_state) for fold in todo])
+
+
+def _as_finished(pending: list[Any]) -> Iterator[Any]:
+    """The results of Ray tasks, each as soon as it finishes."""
+    ray = _ray()
+    while pending:
+        ready, pending = ray.wait(pending, num_returns=1)
+        yield ray.get(ready[0])

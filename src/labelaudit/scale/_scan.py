@@ -128,11 +128,10 @@ def _check_members(scorers: Any) -> list[str] | None:
 def _check_options(*, engine: str, ray_address: str | None, tfidf: str, n_folds: int,
                    top: int | None, threshold: float | None, random_state: int | None,
                    hashing_threshold: int) -> None:
-    check_choice(engine, "engine", ("local", "ray"))
+    from labelaudit.scale._ray import check_engine
+
+    check_engine(engine, ray_address)
     check_choice(tfidf, "tfidf", ("auto", "memory", "hashing"))
-    if ray_address is not None and engine != "ray":
-        raise InvalidParameterError(
-            "ray_address connects to a Ray cluster: give engine='ray' (--engine ray) too")
     check_int(n_folds, "n_folds", minimum=2)
     check_int(hashing_threshold, "hashing_threshold", minimum=0)
     check_flagging(top, threshold)
