@@ -104,3 +104,27 @@ def test_ensemble_is_invariant_to_row_order():
     shuffled = ensemble_pred_probs([a[perm], b[perm]], labels[perm])
     np.testing.assert_allclose(shuffled.weights, base.weights, atol=1e-4)
     np.testing.assert_allclose(shuffled.pred_probs, base.pred_probs[perm], atol=1e-4)
+
+
+def test_confident_learning_does_not_fork_cleanlabs_pool_where_ray_runs(monkeypatch):
+    import sys
+    import types
+
+    import cleanlab.filter
+
+    asked: list[object] = []
+    real = cleanlab.filter.find_label_issues
+
+    def find_label_issues(labels, pred_probs, **options):
+        asked.append(options.get("n_jobs"))
+        return real(labels, pred_probs, **options)
+
+    monkeypatch.setattr(cleanlab.filter, "find_label_issues", find_label_issues)
+    probs = np.array([[0.9, 0.1]] * 5 + [[0.1, 0.9]] * 5)
+    labels = np.array([0, 0, 0, 0, 1, 1, 1, 1, 1, 1])
+    monkeypatch.setitem(sys.modules, "ray", types.SimpleNamespace(is_initialized=lambda: False))
+    confident_learning(labels, probs)
+    monkeypatch.setitem(sys.modules, "ray", types.SimpleNamespace(is_initialized=lambda: True))
+    confident_learning(labels, probs)
+    confident_learning(labels, probs, n_jobs=2)
+    assert asked == [None, 1, 2]

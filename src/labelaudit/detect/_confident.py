@@ -37,8 +37,9 @@ def confident_learning(labels: np.ndarray, pred_probs: np.ndarray, *,
                        n_jobs: int | None = None) -> ConfidentLearning:
     """Run cleanlab's ``find_label_issues`` and ``num_label_issues``.
 
-    ``n_jobs`` goes to ``find_label_issues`` (None: cleanlab's process pool); 1 avoids
-    its ``fork``, which can hang in a process that runs Ray's threads.
+    ``n_jobs`` goes to ``find_label_issues`` (None: cleanlab's process pool, or one
+    process when Ray runs in this process: the pool's ``fork`` can copy a lock one of
+    Ray's threads holds, and the child then waits forever).
 
     References
     ----------
@@ -56,6 +57,8 @@ def confident_learning(labels: np.ndarray, pred_probs: np.ndarray, *,
     find_label_issues = import_cleanlab("cleanlab.filter").find_label_issues
 
     labels, pred_probs = check_pred_probs(labels, pred_probs)
+    if n_jobs is None and _ray_running():
+        n_jobs = 1
     is_issue = np.asarray(find_label_issues(labels, pred_probs, n_jobs=n_jobs),
                           dtype=bool)
     ranked = label_quality_scores(labels, pred_probs, method=ranked_by)  # type: ignore[arg-type]
@@ -63,3 +66,11 @@ def confident_learning(labels: np.ndarray, pred_probs: np.ndarray, *,
     span = ranked.max(initial=0) - ranked.min(initial=0) + 1.0
     scores = np.where(is_issue, ranked - span, ranked)
     return ConfidentLearning(is_issue, scores, int(num_label_issues(labels, pred_probs)))
+
+
+def _ray_running() -> bool:
+    """Whether this process is connected to Ray (without importing it)."""
+    import sys
+
+    ray = sys.modules.get("ray")
+    return bool(ray is not None and getattr(ray, "is_initialized", lambda: False)())
