@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 
 import numpy as np
 import pandas as pd
@@ -11,6 +12,8 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# The record of written outputs (labelaudit.io._ledger) goes to a folder of this run's own.
+os.environ.setdefault("LABELAUDIT_STATE_DIR", tempfile.mkdtemp(prefix="labelaudit-state-"))
 
 WORDS = {
     "sport": ["match", "goal", "team", "coach", "league", "score", "cup", "player"],

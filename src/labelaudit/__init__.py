@@ -15,8 +15,7 @@ from labelaudit._errors import (
     LabelAuditError,
     MissingExtraError,
 )
-
-__version__ = "0.1.0"
+from labelaudit._version import __version__
 
 __all__ = [
     "ChanceLevelWarning",

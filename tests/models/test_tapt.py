@@ -106,17 +106,24 @@ def test_pairs_are_deduplicated_as_pairs():
     assert collect_texts(frame, text="a", text_pair="b") == [("x", "y"), ("x", "z")]
 
 
-def test_an_existing_non_empty_out_is_refused_unless_overwrite(tiny_bert_dir, tmp_path):
+def test_only_a_folder_tapt_wrote_is_replaced(tiny_bert_dir, tmp_path):
     out = tmp_path / "taken"
     out.mkdir()
     (out / "keep.txt").write_text("mine")
     frame = make_topic_frame(3)
-    with pytest.raises(InvalidParameterError, match="not empty.*overwrite=True"):
-        tapt(frame, model=str(tiny_bert_dir), out=out, **FAST)
+    for overwrite in (False, True):  # a folder labelaudit did not write: refused either way
+        with pytest.raises(InvalidParameterError, match="not a folder labelaudit wrote.*keep"):
+            tapt(frame, model=str(tiny_bert_dir), out=out, overwrite=overwrite, **FAST)
     assert (out / "keep.txt").read_text() == "mine"
-    tapt(frame, model=str(tiny_bert_dir), out=out, overwrite=True, **FAST)
-    assert not (out / "keep.txt").exists() and (out / "config.json").exists()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["taken"]
+    mine = tmp_path / "adapted"
+    tapt(frame, model=str(tiny_bert_dir), out=mine, **FAST)
+    assert (mine / "labelaudit-output.json").exists() and (mine / "config.json").exists()
+    tapt(frame, model=str(tiny_bert_dir), out=mine, **FAST)  # its own folder: replaced
+    (mine / "notes.txt").write_text("added by hand")
+    with pytest.raises(InvalidParameterError, match="notes.txt"):
+        tapt(frame, model=str(tiny_bert_dir), out=mine, overwrite=True, **FAST)
+    assert (mine / "notes.txt").read_text() == "added by hand"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["adapted", "taken"]
 
 
 def test_bad_input_is_refused_with_a_clear_message(tiny_bert_dir, tmp_path):

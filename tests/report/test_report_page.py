@@ -14,7 +14,7 @@ from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.report import render_report, write_report
 from labelaudit.report._html import script_json
 from labelaudit.report._load import load_source
-from labelaudit.report._stats import confusion_matrix, expected_errors
+from labelaudit.report._stats import confusion_matrix
 
 PWNED = "<script>window.__pwned=1</script>"
 
@@ -86,25 +86,11 @@ def test_confusion_matrix_equals_crosstab():
     assert audit.accuracy == pytest.approx(2 / 8)
 
 
-def test_interval_contains_the_expected_count():
-    rng = np.random.default_rng(0)
-    p = rng.beta(8, 1, size=2000)
-    count = expected_errors(p)
-    assert count.low < count.expected < count.high
-    assert count.expected == pytest.approx((1 - p).sum())
-    assert count.sd == pytest.approx(np.sqrt((p * (1 - p)).sum()))
-    # calibrated probabilities: the interval covers about 95% of simulated error counts
-    errors = (rng.random((2000, len(p))) > p).sum(axis=1)
-    covered = ((errors >= count.low) & (errors <= count.high)).mean()
-    assert 0.92 < covered < 0.98
-
-
-def test_summary_shows_the_interval(make_scan_frame):
-    frame = make_scan_frame()
-    count = expected_errors(frame["given_prob"].to_numpy())
-    html = render_report(frame).html
-    assert f"95% interval {count.low:,.0f} – {count.high:,.0f}" in html
-    assert "Poisson-binomial" in html
+def test_summary_states_the_estimate_and_its_assumptions(make_scan_frame):
+    html = render_report(make_scan_frame()).html
+    assert "estimated label errors (confident learning)" in html
+    assert "class-conditional noise" in html and "out-of-sample" in html
+    assert "Σ(1 − p)" not in html and "Poisson-binomial" not in html
 
 
 def test_chance_level_banner(make_scan_frame):
@@ -179,7 +165,8 @@ def test_scan_result_source(tmp_path):
     frame.loc[0, "label"] = "food"
     result = scan(frame, scorers=["tfidf"])
     html = write_report(result, tmp_path / "r.html").read_text(encoding="utf-8")
-    assert "estimated label errors (cleanlab)" in html
+    assert "estimated label errors (confident learning)" in html
+    assert f'<span id="error-estimate">{result.n_issues_estimate:,}</span>' in html
     assert "ensemble weight" in html and ">tfidf<" in html
     assert escape(result.flag_rule) in html and "in-memory" in html
     # read back from the file, the accuracy is the scan's

@@ -89,8 +89,9 @@ def test_bad_input(frames, tiny_st_dir, tmp_path):
     (tmp_path / "notes").mkdir()
     (tmp_path / "notes" / "keep.txt").write_text("mine")
     model = fit(train, tiny_st_dir, epochs=1)
-    with pytest.raises(InvalidParameterError, match="not a labelaudit model folder"):
-        model.save(tmp_path / "notes")
+    for overwrite in (False, True):
+        with pytest.raises(InvalidParameterError, match="not a folder labelaudit wrote"):
+            model.save(tmp_path / "notes", overwrite=overwrite)
     assert (tmp_path / "notes" / "keep.txt").read_text() == "mine"
     with pytest.raises(InvalidInputError, match="not a labelaudit model folder"):
         load_model(tmp_path / "notes")
@@ -149,7 +150,7 @@ def test_cli_train_predict(frames, tiny_st_dir, tmp_path):
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "x.txt").write_text("x")
     refused = run_cli("train", "train.jsonl", "--out", "other", cwd=tmp_path)
-    assert refused.returncode == 1 and "not a labelaudit model folder" in refused.stderr
+    assert refused.returncode == 1 and "not a folder labelaudit wrote" in refused.stderr
     unknown = run_cli("train", "train.jsonl", "--method", "nope", "--out", "m2", cwd=tmp_path)
     assert unknown.returncode == 2 and "invalid choice" in unknown.stderr
     rate = run_cli("train", "train.jsonl", "--noise-rate", "1.2", "--out", "m3", cwd=tmp_path)

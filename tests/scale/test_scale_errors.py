@@ -42,7 +42,7 @@ def test_an_output_that_is_not_ours_is_not_overwritten(tmp_path, frame):
     frame.to_parquet(tmp_path / "data.parquet")
     precious = tmp_path / "precious.csv"
     precious.write_text("name,value\nx,1\n")
-    with pytest.raises(InvalidParameterError, match="not a labelaudit scan output"):
+    with pytest.raises(InvalidParameterError, match="labelaudit did not write it"):
         scan_stream(tmp_path / "data.parquet", scorers=["tfidf"], out=precious)
     assert precious.read_text() == "name,value\nx,1\n"
     with pytest.raises(InvalidParameterError, match="never overwrites an input"):

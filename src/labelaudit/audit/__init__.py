@@ -5,7 +5,9 @@
 dataset (NER, POS); both are orchestration only.
 """
 
-from labelaudit.audit._text import ChanceLevelWarning, ScanResult, scan
+from labelaudit.audit._summary import ScanFacts, format_scan_summary
+from labelaudit.audit._text import ChanceLevelWarning, ScanResult, check_flagging, scan
+from labelaudit.audit._text_result import chance_note
 from labelaudit.audit._token_output import (
     describe_token_scan,
     evaluate_token_scan,
@@ -18,10 +20,14 @@ from labelaudit.audit._tokens import scan_tokens
 
 __all__ = [
     "ChanceLevelWarning",
+    "ScanFacts",
     "ScanResult",
     "TokenScanResult",
+    "chance_note",
+    "check_flagging",
     "describe_token_scan",
     "evaluate_token_scan",
+    "format_scan_summary",
     "make_token_scorers",
     "scan",
     "scan_tokens",

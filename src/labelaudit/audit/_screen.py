@@ -3,6 +3,7 @@ little weight there is not run on all items (its encoding is the slow part)."""
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Any
 
 import numpy as np
@@ -41,6 +42,7 @@ def screen_members(train: TextDataset, scorers: list, *, size: int | None, n_fol
     dropped (its weight returned, for the summary). The first member always stays (it is
     the one behind ``loss``)."""
     from labelaudit.detect import ensemble_pred_probs
+    from labelaudit.models import exact_folds
     from labelaudit.models._registry import member_keys, member_pred_probs
 
     assert train.labels is not None  # noqa: S101 - the caller checked
@@ -51,8 +53,10 @@ def screen_members(train: TextDataset, scorers: list, *, size: int | None, n_fol
                            text_pairs=None if train.text_pairs is None
                            else [train.text_pairs[i] for i in sample],
                            labels=train.labels[sample], classes=train.classes)
-    run = member_pred_probs(part, scorers=scorers, n_folds=n_folds, random_state=random_state,
-                            progress=progress, **options)
+    # a sample's smallest class may hold fewer items than the folds the whole data can take
+    with exact_folds(False) if size is not None else nullcontext():
+        run = member_pred_probs(part, scorers=scorers, n_folds=n_folds,
+                                random_state=random_state, progress=progress, **options)
     probs = run.per_scorer()
     weight = dict(zip(probs, ensemble_pred_probs(list(probs.values()), part.labels)
                       .weights.tolist(), strict=True))

@@ -27,6 +27,7 @@ from labelaudit.io import (
     read_pred_probs,
     require_columns,
 )
+from labelaudit.models import fold_checkpoints
 from labelaudit.models._base import Scorer
 from labelaudit.models._progress import default_progress
 from labelaudit.registry import RANKING_METHODS, SCORERS
@@ -138,6 +139,7 @@ def scan(
     sweep: int = 0, keep: int = 3, screen: int = 2000, datalab: bool = False,
     datalab_features: Literal["tfidf", "embed"] = "tfidf",
     engine: Literal["local", "ray"] = "local", ray_address: str | None = None,
+    checkpoint_dir: str | Path | None = None, resume: bool = True,
 ) -> ScanResult:
     """Rank every item by how likely its given label is wrong.
 
@@ -253,6 +255,12 @@ def scan(
         memory, see :func:`labelaudit.scale.scan_stream`.
     ray_address : str, optional
         A running Ray cluster (``"auto"``, ``"host:6379"``, ``"ray://host:10001"``).
+    checkpoint_dir : path, optional
+        Save every finished fold there, and take the folds an earlier, interrupted run of
+        the same scan saved instead of fitting them again (folds run in this process);
+        removed when the scan succeeds.
+    resume : bool, default=True
+        With ``checkpoint_dir``: reuse the folds saved there (False starts over).
 
     Returns
     -------
@@ -330,10 +338,12 @@ def scan(
                 scorers, screened = screen_members(
                     train, scorers, size=screen, n_folds=n_folds, random_state=random_state,
                     progress=shown, model=model, pair_mode=pair_mode, cache_dir=cache_dir)
-            run = member_pred_probs(train, target, scorers=list(scorers), n_folds=n_folds,
-                                    n_seeds=n_seeds, random_state=random_state,
-                                    progress=shown, sweep=sweep, keep=keep, model=model,
-                                    pair_mode=pair_mode, cache_dir=cache_dir)
+            with fold_checkpoints(checkpoint_dir, resume=resume):
+                run = member_pred_probs(train, target, scorers=list(scorers),
+                                        n_folds=n_folds, n_seeds=n_seeds,
+                                        random_state=random_state, progress=shown,
+                                        sweep=sweep, keep=keep, model=model,
+                                        pair_mode=pair_mode, cache_dir=cache_dir)
         # Repeats of one scorer (--seeds) are averaged first; the weights and temperatures
         # are then fitted per scorer, not per repeat.
         scorer_probs = run.per_scorer()

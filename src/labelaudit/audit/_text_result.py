@@ -180,34 +180,25 @@ class ScanResult:
         return write_report(self, path, **options)
 
     def summary(self) -> str:
-        """A few lines for a person: items, classes, estimated errors, accuracy, time."""
+        """A few lines for a person: items, classes, estimated errors, accuracy, time (the
+        format every scan prints, see :func:`format_scan_summary`)."""
+        from labelaudit.audit._summary import ScanFacts, format_scan_summary
+
         given = self.mode == GIVEN_PROBS
-        weights = ", ".join(
-            f"{k} {v:.2f} (T={self.temperatures[k]:.2f}"
-            + (f", {self.member_seconds[k]:.1f}s" if k in self.member_seconds else "") + ")"
-            for k, v in self.weights.items())
-        n = max(len(self.labels), 1)
-        majority = self.majority_rate
-        weak = chance_note(self.accuracy, majority) if len(self.labels) else ""
-        return (
-            f"items: {len(self.labels)}  classes: {len(self.classes)}  mode: {self.mode}\n"
-            f"estimated label errors (cleanlab): {self.n_issues_estimate} "
-            f"({self.n_issues_estimate / n:.1%})\n"
-            f"flagged: {int(self.flagged.sum())} ({self.flagged.sum() / n:.1%}; "
-            f"{self.flag_rule})  ranked by: {self.rank_by}{weak}\n"
-            + (f"accuracy of the given pred_probs: {self.accuracy:.3f} (most common class: "
-               f"{majority:.3f})\nprobabilities: yours (pred_probs), used as given; the "
-               "ranking means something only if they are out-of-sample, each item scored "
-               "by a model that never trained on it\n" if given else
-               f"out-of-sample accuracy: {self.accuracy:.3f} (most common class: "
-               f"{majority:.3f})  ensemble weights: {weights}\n")
-            + ("".join(f"datalab: {line}\n" for line in self.datalab.summary().splitlines())
-               if self.datalab is not None else "")
-            + "".join(f"skipped {k}: weight {v:.3f} on the screening sample (below 0.05); "
-                      "name it in --scorers to run it anyway\n"
-                      for k, v in self.screened.items())
-            + f"time: {self.seconds:.1f}s"
-        )
+        facts = ScanFacts(
+            n_items=len(self.labels), n_classes=len(self.classes),
+            n_issues_estimate=self.n_issues_estimate, n_flagged=int(self.flagged.sum()),
+            flag_rule=self.flag_rule, rank_by=self.rank_by, accuracy=self.accuracy,
+            majority_rate=self.majority_rate, given=given,
+            how=GIVEN_PROBS if given else ", ".join(self.weights),
+            mode="" if given else self.mode,
+            weights={k: (v, self.temperatures.get(k), self.member_seconds.get(k))
+                     for k, v in self.weights.items()},
+            screened=self.screened, seconds=self.seconds,
+            extra_lines=tuple(f"datalab: {line}" for line in self.datalab.summary()
+                              .splitlines()) if self.datalab is not None else ())
+        weak = chance_note(self.accuracy, self.majority_rate) if len(self.labels) else ""
+        return format_scan_summary(facts, weak)
 
 
 def input_names(columns: Sequence[object], taken: Iterable[object]) -> list[object]:

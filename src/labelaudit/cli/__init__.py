@@ -14,6 +14,7 @@ import importlib
 import pkgutil
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from labelaudit._errors import LabelAuditError
 
@@ -42,6 +43,10 @@ def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     common.add_argument("--quiet", "-q", action="store_true", help="no progress bars or summary")
+    common.add_argument("--overwrite", action="store_true",
+                        help="replace an existing output file that labelaudit did not write "
+                        "(its own earlier outputs are replaced anyway; an input, a file inside "
+                        "a model folder and a folder labelaudit did not write never are)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in _command_modules():
         module.add_parser(sub, parents=[common])
@@ -58,20 +63,45 @@ _POSITIONAL = ("data", "issues", "input", "realism_input", "verdicts", "file", "
                "corrected", "train")
 _OUTPUTS = ("out", "metrics", "gold_out", "items_out", "annotators_out", "summary", "plot",
             "label_config", "report")
+# Folders a command writes a model to, and arguments that may name a model folder it reads.
+_FOLDER_OUTPUTS = {"model_out": "model", "tapt_out": "tapt"}
+_MODELS = ("model",)
+# Inputs that must exist before any work starts (a hub dataset name passes: see read_data).
+_MUST_EXIST = ("score", "truth", "verdicts", "sentinels_file", "annotations_file",
+               "noise_matrix", "val", "test", "predictions", "original", "suspect", "eval",
+               "pred_probs")
 
 
 def _check_outputs(args: argparse.Namespace) -> None:
-    """Refuse an output path that names an input file (or the review project)."""
-    from labelaudit.io import check_output_paths
+    """Before any work: refuse an output that names an input (or the review project), lies
+    inside a model folder, replaces a file or folder labelaudit did not write, or cannot be
+    written; refuse a missing input file and a plot suffix that cannot be drawn."""
+    from labelaudit.io import check_input_paths, check_output_folder, check_output_paths
 
     in_names, out_names = list(_INPUTS), list(_OUTPUTS)
     # `review init` creates (or with --overwrite replaces) --db; the other steps read it.
     (out_names if getattr(args, "review_command", None) == "init" else in_names).append("db")
+    inputs = [("an input file" if name in _POSITIONAL else f"the {_flag(name)} file", path)
+              for name in in_names for path in _paths(getattr(args, name, None))]
+    check_input_paths([(f"the {_flag(name)} file", path) for name in _MUST_EXIST
+                       for path in _paths(getattr(args, name, None))])
+    models = [path for name in _MODELS for path in _paths(getattr(args, name, None))
+              if isinstance(path, str) and Path(path).is_dir()]
+    folders = [(name, getattr(args, name, None)) for name in _FOLDER_OUTPUTS]
+    for name, folder in folders:
+        if isinstance(folder, str):
+            check_output_folder(folder, kind=_FOLDER_OUTPUTS[name], name="--out",
+                                inputs=[path for _, path in inputs] + models)
     check_output_paths(
         [(_flag(name), getattr(args, name, None)) for name in out_names],
-        [("an input file" if name in _POSITIONAL else f"the {_flag(name)} file", path)
-         for name in in_names for path in _paths(getattr(args, name, None))],
+        inputs, overwrite=bool(getattr(args, "overwrite", False)),
+        model_folders=models + [f for _, f in folders if isinstance(f, str)],
         remote=["--out"] if getattr(args, "command", None) == "scan" else [])
+    plot = getattr(args, "plot", None)
+    if isinstance(plot, str):
+        from labelaudit.io import figure_path
+
+        figure_path(plot)
 
 
 def _paths(value: object) -> list[object]:

@@ -13,9 +13,18 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # pragma: no cover
     from labelaudit.tokens._schemes import Scheme
 
-__all__ = ["add_command", "add_output_options", "add_seed", "add_tag_options", "at_least",
-           "choice_list", "comma_list", "cut_offs", "emit_output", "emit_result", "fraction",
-           "interval", "log", "output_file", "show_progress", "tag_scheme", "warnings_to_stderr"]
+__all__ = ["TORCH_NOTE", "add_command", "add_folds", "add_output_options", "add_seed",
+           "add_tag_options",
+           "at_least", "choice_list", "comma_list", "cut_offs", "emit_output", "emit_result",
+           "fold_rule", "fraction", "interval", "log", "output_file", "show_progress",
+           "tag_scheme", "warnings_to_stderr"]
+
+# The closing paragraph of the --help of every command that runs torch.
+TORCH_NOTE = """
+threads: torch uses one thread per free CPU core (the cores this process may use, less the
+1-minute load average; 1 to 8), so a busy machine is not slowed further; set
+LABELAUDIT_THREADS=N to choose the number.
+"""
 
 
 def add_command(subparsers, name: str, parents: list[argparse.ArgumentParser], *, help: str,
@@ -43,6 +52,32 @@ def add_seed(parser, *, type=int, help: str = "random seed (default: 0)") -> Non
     parser.add_argument("--seed", type=type, default=0, help=help)
     parser.add_argument("--random-state", type=type, dest="seed", default=argparse.SUPPRESS,
                         action=_OldSeed, help=argparse.SUPPRESS)
+
+
+class _GivenFolds(argparse.Action):
+    """``--folds``: remembers that the user chose the number (see :func:`fold_rule`)."""
+
+    def __call__(self, parser, namespace, values, option=None) -> None:  # type: ignore[override]
+        setattr(namespace, self.dest, values)
+        namespace.folds_given = True
+
+
+def add_folds(parser, *, default: int = 5) -> None:
+    """``--folds``, cross-fitting folds: lowered for a class too small for the default,
+    an error naming the smallest class when the user asked for more (:func:`fold_rule`)."""
+    parser.add_argument("--folds", type=at_least(2), default=default, action=_GivenFolds,
+                        help=f"cross-fitting folds (default: {default}, fewer when a class "
+                        "has fewer items; a --folds above the smallest class is an error)")
+
+
+def fold_rule(args: argparse.Namespace):
+    """The block the library runs in: the number of folds taken as asked when --folds was
+    given (see :func:`labelaudit.models.exact_folds`), else lowered for small classes."""
+    from contextlib import nullcontext
+
+    from labelaudit.models import exact_folds
+
+    return exact_folds() if getattr(args, "folds_given", False) else nullcontext()
 
 
 def tag_column(text: str) -> int:

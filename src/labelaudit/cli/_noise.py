@@ -7,10 +7,12 @@ from pathlib import Path
 
 from labelaudit.cli._common import (
     add_command,
+    add_folds,
     add_output_options,
     at_least,
     choice_list,
     emit_output,
+    fold_rule,
     log,
     show_progress,
     warnings_to_stderr,
@@ -95,8 +97,7 @@ def add_parser(subparsers, parents) -> None:
                    type=choice_list(SCORERS.names()),
                    help="comma-separated scorers to cross-fit "
                    f"(default: {','.join(SCORERS.default)})")
-    q.add_argument("--folds", type=at_least(2), default=5,
-                   help="cross-fitting folds (default: 5)")
+    add_folds(q)
     q.add_argument("--plot", metavar="FILE", help="save loss histograms (.png, .pdf, .svg)")
     p.set_defaults(noise_parser=p)
 
@@ -121,6 +122,13 @@ def _check_usage(args: argparse.Namespace) -> None:
         args.noise_parser.error("--rate is required (except for --method crowd-majority)")
     if args.annotations and args.annotations_file:
         args.noise_parser.error("give --annotations or --annotations-file, not both")
+    realism = [flag for flag, given in (
+        ("--noise-column", args.noise_column is not None),
+        ("--scorers", args.scorers != list(SCORERS.default)),
+        ("--folds", getattr(args, "folds_given", False)), ("--plot", args.plot is not None))
+        if given]
+    if realism:
+        args.noise_parser.error(f"{', '.join(realism)}: used by `noise realism` only")
     try:  # up front, before reading the data (an out-of-range rate stays a data-style exit 1)
         check_rate(args.rate, allow_none=True)
     except InvalidParameterError as exc:
@@ -165,7 +173,7 @@ def _run_realism(args: argparse.Namespace) -> int:
     if injection:
         args.noise_parser.error(f"{', '.join(injection)}: not used by `noise realism`")
     frame = read_table(args.realism_input)
-    with warnings_to_stderr(args, flags=("noise_column",)):
+    with warnings_to_stderr(args, flags=("noise_column",)), fold_rule(args):
         result = measure_noise_realism(
             frame, text=args.text or "text", label=args.label, text_pair=args.text_pair,
             id=args.id, noise_column=args.noise_column, scorers=args.scorers,

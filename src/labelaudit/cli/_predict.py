@@ -26,7 +26,8 @@ def add_parser(subparsers, parents) -> None:
     p.add_argument("data", help="table of items to predict (CSV, TSV, JSONL, JSON, Parquet)")
     p.add_argument("--text", help="text column (default: the one the model was trained on)")
     p.add_argument("--text-pair", metavar="COLUMN", help="second text column, for pairs")
-    p.add_argument("--id", default="id", help="id column to keep (default: id)")
+    p.add_argument("--id", help="id column to keep (default: id when the table has one, "
+                   "else the row number)")
     p.add_argument("--top-k", type=at_least(1), default=5, help="labels per item (default: 5)")
     add_output_options(p, what="the predictions")
 
@@ -40,10 +41,18 @@ def run(args: argparse.Namespace) -> int:
 
     model = load_model(args.model)
     frame = read_table(args.data)
+    if args.id is not None and args.id not in frame.columns:
+        from labelaudit._errors import InvalidInputError
+
+        raise InvalidInputError(
+            f"--id {args.id!r}: {args.data} has no such column; its columns are "
+            f"{', '.join(map(repr, map(str, frame.columns[:12])))}"
+            f"{' ...' if len(frame.columns) > 12 else ''}")
+    id_column = args.id or "id"
     probs = model.predict_proba(frame, text=args.text, text_pair=args.text_pair)
     k = min(args.top_k, probs.shape[1])
     top = np.argsort(-probs, axis=1, kind="stable")[:, :k]
-    out = pd.DataFrame({"id": frame[args.id].to_numpy() if args.id in frame.columns
+    out = pd.DataFrame({"id": frame[id_column].to_numpy() if id_column in frame.columns
                         else np.arange(len(frame))})
     for j in range(k):
         out[f"label_{j + 1}"] = model.classes[top[:, j]]

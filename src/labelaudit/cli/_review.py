@@ -91,7 +91,6 @@ def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     p.add_argument("--title", default="Label review", help="title shown to reviewers")
     p.add_argument("--instructions", default="", help="instructions shown above each item")
     add_seed(p, help="random seed of --select random (default: 0)")
-    p.add_argument("--overwrite", action="store_true", help="replace an existing --db")
 
     # -- invite
     p = _step(sub, parents, "invite", run_invite, "add a reviewer and print their link",

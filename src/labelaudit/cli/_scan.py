@@ -6,12 +6,15 @@ import argparse
 from typing import Any
 
 from labelaudit.cli._common import (
+    TORCH_NOTE,
     add_command,
+    add_folds,
     add_output_options,
     at_least,
     choice_list,
     comma_list,
     emit_output,
+    fold_rule,
     fraction,
     log,
     output_file,
@@ -59,7 +62,7 @@ labelaudit's (a clashing name gets an input_ prefix), unless --no-keep-columns.
 
 def add_parser(subparsers, parents) -> None:
     p = add_command(
-        subparsers, "scan", parents, handler=run, epilog=_EPILOG,
+        subparsers, "scan", parents, handler=run, epilog=_EPILOG + TORCH_NOTE,
         help="find label errors in a text classification dataset",
         description="Rank every item by the out-of-sample loss of its given label "
         "(cross-fitted, or fitted on a training file with --score) and suggest a label.")
@@ -126,7 +129,7 @@ def add_parser(subparsers, parents) -> None:
                    "embed them as the mean of their windows")
     p.add_argument("--pair-mode", choices=["features", "joint"],
                    help="how embed encodes sentence pairs (default: features)")
-    p.add_argument("--folds", type=at_least(2), default=5, help="cross-fitting folds (default: 5)")
+    add_folds(p)
     p.add_argument("--seeds", type=at_least(1), default=1,
                    help="repeat cross-fitting with this many fold seeds (default: 1)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
@@ -153,16 +156,36 @@ def add_parser(subparsers, parents) -> None:
     big.add_argument("--chunk-size", type=at_least(1), default=100_000, metavar="N",
                      help="rows per chunk when streaming (default: 100000)")
     big.add_argument("--no-resume", dest="resume", action="store_false",
-                     help="start a streamed scan over instead of reusing the finished folds "
-                     "of an interrupted run")
+                     help="start over instead of reusing the finished folds of an "
+                     "interrupted run (a streamed scan's, or --checkpoint-dir's)")
+    big.add_argument("--checkpoint-dir", metavar="FOLDER",
+                     help="save every finished fold here, and on a rerun of an interrupted "
+                     "scan reuse them instead of fitting them again: any size, in memory or "
+                     "streamed (default: none in memory; <out>.parts when streaming); "
+                     "removed when the scan succeeds")
     p.add_argument("--report", type=output_file((".html", ".htm")), metavar="FILE.html",
                    help="also write the self-contained HTML audit report (labelaudit report)")
     p.add_argument("--datalab", action="store_true",
                    help="add cleanlab Datalab's near-duplicate (with the duplicate's id and "
                    "whether its label differs), outlier and non-IID findings")
-    p.add_argument("--datalab-features", choices=["tfidf", "embed"], default="tfidf",
+    p.add_argument("--datalab-features", choices=["tfidf", "embed"],
                    help="features for --datalab: TF-IDF reduced to 256 dimensions (default) "
                    "or the embed member's sentence embeddings")
+    p.set_defaults(usage_error=p.error)
+
+
+def _check_usage(args: argparse.Namespace) -> None:
+    """Options that would be silently ignored are usage errors, before any work."""
+    if args.datalab_features is not None and not args.datalab:
+        args.usage_error("--datalab-features sets the features of --datalab: add --datalab, "
+                         "or drop --datalab-features")
+    if args.engine is not None and args.pred_probs is not None:
+        args.usage_error(f"--engine {args.engine} runs labelaudit's models; with --pred-probs "
+                         "no model runs (your probabilities are used as they are): drop "
+                         "--engine")
+    if args.checkpoint_dir is not None and args.pred_probs is not None:
+        args.usage_error("--checkpoint-dir keeps the folds of labelaudit's models; with "
+                         "--pred-probs no model runs: drop --checkpoint-dir")
 
 
 _TUNING = ("epochs", "max_length", "batch_size", "learning_rate", "devices")
@@ -281,13 +304,14 @@ def _run_stream(args: argparse.Namespace) -> int:
 
     embed = EmbedOptions(model=args.model[0] if args.model else None,
                          pair_mode=args.pair_mode or "features", cache_dir=args.cache_dir)
-    with warnings_to_stderr(args):
+    with warnings_to_stderr(args), fold_rule(args):
         result = scan_stream(
             args.data, text=args.text, label=args.label, text_pair=args.text_pair, id=args.id,
             out=args.out, scorers=args.scorers, engine=args.engine or "local",
             ray_address=args.ray_address, chunk_size=args.chunk_size, n_folds=args.folds,
             random_state=args.seed, top=args.top, threshold=args.threshold,
             resume=args.resume, keep_columns=args.keep_columns, embed=embed,
+            overwrite=args.overwrite, checkpoint_dir=args.checkpoint_dir,
             progress=show_progress(args))
     log(args, result.summary())
     return 0
@@ -297,6 +321,7 @@ def run(args: argparse.Namespace) -> int:
     from labelaudit._errors import InvalidParameterError
     from labelaudit.audit import scan
 
+    _check_usage(args)
     _check_pred_probs(args)
     if _streams(args):
         return _run_stream(args)
@@ -315,7 +340,7 @@ def run(args: argparse.Namespace) -> int:
             raise InvalidParameterError(
                 f"--weights must be auto, equal or numbers; got {args.weights!r}") from None
     with warnings_to_stderr(args, flags=("classes", "split", "pred_probs"),
-                            bare=("split",)):
+                            bare=("split",)), fold_rule(args):
         result = scan(
             args.data, text=args.text, label=args.label, text_pair=args.text_pair, id=args.id,
             split=args.split, score=args.score, pred_probs=args.pred_probs,
@@ -325,8 +350,9 @@ def run(args: argparse.Namespace) -> int:
             n_folds=args.folds, n_seeds=args.seeds, random_state=args.seed, top=args.top,
             threshold=args.threshold, pair_mode=args.pair_mode, cache_dir=args.cache_dir,
             sweep=args.sweep, keep=args.keep, progress=show_progress(args),
-            datalab=args.datalab, datalab_features=args.datalab_features,
-            engine=args.engine or "local", ray_address=args.ray_address)
+            datalab=args.datalab, datalab_features=args.datalab_features or "tfidf",
+            engine=args.engine or "local", ray_address=args.ray_address,
+            checkpoint_dir=args.checkpoint_dir, resume=args.resume)
     log(args, result.summary())
     table = not args.out and args.format == "table"
     try:

@@ -6,6 +6,7 @@ import argparse
 import time
 
 from labelaudit.cli._common import (
+    TORCH_NOTE,
     add_command,
     add_output_options,
     add_tag_options,
@@ -38,13 +39,13 @@ _MAX_SEED = 2**32 - 1  # labelaudit.models._token_scorer.MAX_SEED, without impor
 
 def add_parser(subparsers, parents) -> None:
     p = add_command(
-        subparsers, "scan-tokens", parents, handler=run, epilog=_EPILOG,
+        subparsers, "scan-tokens", parents, handler=run, epilog=_EPILOG + TORCH_NOTE,
         help="find label errors in token-tagged data (NER, POS) in CoNLL or JSONL",
         description="Score every token, entity and sentence of a tagged dataset by the "
         "out-of-sample probability of its given tags (cross-fitted by documents, or fitted "
         "on a training file with --score) and report typed span issues with suggestions.")
-    p.add_argument("data", help="CoNLL column file or .jsonl with tokens/tags lists "
-                   "(the training data with --score)")
+    p.add_argument("data", help="CoNLL column file or .jsonl with a tokens list and a tags "
+                   "(or labels) list per line (the training data with --score)")
     p.add_argument("--score", metavar="FILE",
                    help="audit this file with a model fitted on DATA (test-set audit)")
     add_output_options(p, default_format=None, extra_suffixes=(".txt",),

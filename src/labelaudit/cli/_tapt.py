@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from labelaudit.cli._common import (
+    TORCH_NOTE,
     add_command,
     add_seed,
     at_least,
@@ -39,7 +40,7 @@ _OPTIONS = ("text", "text_pair", "model", "out", "epochs", "max_length", "batch_
 
 def add_parser(subparsers, parents) -> None:
     p = add_command(
-        subparsers, "tapt", parents, handler=run, epilog=_EPILOG,
+        subparsers, "tapt", parents, handler=run, epilog=_EPILOG + TORCH_NOTE,
         help="adapt an encoder to a dataset's texts (masked-LM pre-training) for finetune",
         description="Continue masked-language-model pre-training of an encoder on the texts\n"
         "of one or more data files (task-adaptive pre-training) and save it, with its\n"
@@ -54,8 +55,6 @@ def add_parser(subparsers, parents) -> None:
                    "packaged all-MiniLM-L6-v2)")
     p.add_argument("--out", dest="tapt_out", required=True, metavar="FOLDER",
                    help="folder to write the adapted model and tokenizer to")
-    p.add_argument("--overwrite", action="store_true",
-                   help="replace the --out folder if it exists and is not empty")
     p.add_argument("--epochs", type=at_least(1), default=3, help="passes over the texts "
                    "(default: 3)")
     p.add_argument("--max-length", type=at_least(4), default=256, metavar="N",

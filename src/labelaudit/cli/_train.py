@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from labelaudit.cli._common import (
+    TORCH_NOTE,
     add_command,
     add_seed,
     at_least,
@@ -42,7 +43,7 @@ def add_parser(subparsers, parents) -> None:
     from labelaudit.registry import LNL_METHODS
 
     p = add_command(
-        subparsers, "train", parents, handler=run, epilog=_EPILOG,
+        subparsers, "train", parents, handler=run, epilog=_EPILOG + TORCH_NOTE,
         help="train a classifier with a learning-with-noisy-labels method",
         description="Train a text classifier on possibly wrong labels with one of seven\n"
         "published learning-with-noisy-labels methods or our scan-then-train filter, save\n"
@@ -53,7 +54,7 @@ def add_parser(subparsers, parents) -> None:
     p.add_argument("--label", default="label", help="label column (default: label)")
     p.add_argument("--method", default="base", choices=LNL_METHODS.names(),
                    help="training method (default: base)")
-    p.add_argument("--filter", dest="filter_mode", choices=("drop", "relabel"), default="drop",
+    p.add_argument("--filter", dest="filter_mode", choices=("drop", "relabel"),
                    help="what --method filter does with flagged items (default: drop)")
     p.add_argument("--noise-rate", type=float, metavar="RATE",
                    help="share of wrong labels for co-teaching and cnlcu (default: "
@@ -75,16 +76,30 @@ def add_parser(subparsers, parents) -> None:
     p.add_argument("--eval", metavar="FILE", help="clean labelled table to measure the model on")
     p.add_argument("--out", dest="model_out", metavar="FOLDER",
                    help="save the model to this folder")
-    p.add_argument("--overwrite", action="store_true",
-                   help="replace an existing --out folder that is not a labelaudit model")
-    p.add_argument("--metrics", metavar="FILE", help="write the metrics as JSON")
+    p.add_argument("--metrics", metavar="FILE", help="write the metrics as JSON (.json)")
+    p.set_defaults(usage_error=p.error)
+
+
+_NOISE_RATE_METHODS = ("co-teaching", "cnlcu")
+
+
+def _check_usage(args: argparse.Namespace) -> None:
+    """Options that would be silently ignored are usage errors, before any work."""
+    if args.noise_rate is not None and args.method not in _NOISE_RATE_METHODS:
+        args.usage_error(f"--noise-rate is the noise rate of --method co-teaching or cnlcu; "
+                         f"--method {args.method} does not use it: drop --noise-rate")
+    if args.filter_mode is not None and args.method != "filter":
+        args.usage_error(f"--filter says what --method filter does with flagged items; "
+                         f"--method {args.method} flags none: add --method filter")
+    if args.metrics and not args.metrics.lower().endswith(".json"):
+        args.usage_error(f"--metrics {args.metrics}: the metrics are written as JSON; give a "
+                         "file name ending in .json")
 
 
 def run(args: argparse.Namespace) -> int:
     from labelaudit._errors import InvalidParameterError
     from labelaudit.io import write_json
     from labelaudit.robust import evaluate_model, train
-    from labelaudit.robust._model import check_model_folder
 
     if not (args.model_out or args.metrics):
         raise InvalidParameterError("give --out FOLDER to save the model and/or --metrics "
@@ -93,25 +108,25 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidParameterError("--metrics needs --eval, a clean labelled table")
     if args.noise_rate is not None and not 0.0 <= args.noise_rate < 1.0:
         raise InvalidParameterError(f"--noise-rate must be in [0, 1); got {args.noise_rate}")
-    if args.model_out:
-        from pathlib import Path
-
-        check_model_folder(Path(args.model_out), overwrite=args.overwrite)
+    _check_usage(args)
+    evaluation = _evaluation_table(args) if args.eval else None
     with warnings_to_stderr(args, flags=_OPTIONS):
         model = train(args.data, text=args.text, label=args.label, text_pair=args.text_pair,
                       method=args.method, backbone=args.backbone, model=args.model,
-                      noise_rate=args.noise_rate, filter=args.filter_mode,
+                      noise_rate=args.noise_rate, filter=args.filter_mode or "drop",
                       epochs=args.epochs, batch_size=args.batch_size,
                       learning_rate=args.learning_rate, hidden=args.hidden,
                       device=args.device, cache_dir=args.cache_dir, random_state=args.seed,
                       progress=show_progress(args))
         log(args, f"trained {args.method} ({args.backbone}) on {model.log['n_used']} of "
             f"{model.log['n_train']} items in {model.log['seconds']:.1f} s")
+        for line in _training_notes(model.log):
+            log(args, line)
         if args.model_out:
             model.save(args.model_out, overwrite=args.overwrite)
             log(args, f"wrote {args.model_out}")
         if args.eval:
-            metrics = evaluate_model(model, args.eval, text=args.text, label=args.label,
+            metrics = evaluate_model(model, evaluation, text=args.text, label=args.label,
                                      text_pair=args.text_pair)
             doc = {**metrics.to_dict(), **_facts(args, model)}
             log(args, f"top-1 {metrics.top1:.4f}  top-5 {metrics.top5:.4f}  macro-F1 "
@@ -125,14 +140,46 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _training_notes(record: dict) -> list[str]:
+    """What a person should know of a run: the items filter dropped (or relabelled) and
+    why, and the noise rate co-teaching or CNLCU used and where it came from."""
+    notes = []
+    if "filter" in record:
+        done = "dropped" if record["filter"] == "drop" else "relabelled"
+        n, total = record["flagged"], record["n_train"]
+        notes.append(
+            f"filter: {done} {n} of {total} items ({n / max(total, 1):.1%}): those a "
+            f"cross-fitted scan ({', '.join(record['filter_scorers'])}, out-of-sample "
+            f"accuracy {record['filter_accuracy']:.3f}) flags as cleanlab's estimated number "
+            f"of label errors; estimated share of wrong labels {record['filter_noise_share']:.1%}")
+    if "noise_rate_source" in record:
+        notes.append(f"noise rate: {record['noise_rate']:.3f} ({record['noise_rate_source']}"
+                     f"{' with --noise-rate' if record['noise_rate_source'] == 'given' else ''})")
+    return notes
+
+
+def _evaluation_table(args: argparse.Namespace):
+    """The --eval table, read and its label column checked before any training."""
+    from labelaudit._errors import InvalidInputError
+    from labelaudit.io import check_label_values, read_table
+
+    frame = read_table(args.eval)
+    if args.label not in frame.columns:
+        raise InvalidInputError(f"--eval {args.eval} has no label column {args.label!r}; its "
+                                f"columns are {list(map(str, frame.columns[:12]))}")
+    check_label_values(frame[args.label], column=args.label, where=f"--eval {args.eval}")
+    return frame
+
+
 def _facts(args: argparse.Namespace, model) -> dict:
     """Method, seed, time and what the training log knows (items dropped by filter, the
     noise rate given or estimated, the achieved noise rate of a file with clean_label)."""
     facts = {"method": args.method, "backbone": args.backbone, "seed": args.seed,
              "train_seconds": model.log["seconds"], "n_train": model.log["n_train"],
              "n_used": model.log["n_used"]}
-    for key in ("flagged", "filter", "noise_rate", "noise_rate_estimated",
-                "achieved_noise_rate"):
+    for key in ("flagged", "filter", "dropped", "relabelled", "filter_scorers",
+                "filter_noise_share", "filter_accuracy", "noise_rate", "noise_rate_source",
+                "noise_rate_estimated", "noise_rate_cleanlab", "achieved_noise_rate"):
         if key in model.log:
             facts[key] = model.log[key]
     return facts

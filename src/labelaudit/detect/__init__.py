@@ -1,6 +1,7 @@
 """Ranking and flagging methods over out-of-sample predicted probabilities."""
 
 from labelaudit.detect._confident import ConfidentLearning, confident_learning
+from labelaudit.detect._count import IssueCount, count_label_issues
 from labelaudit.detect._datalab import DatalabIssues, datalab_features, datalab_issues
 from labelaudit.detect._ensemble import (
     Ensemble,
@@ -27,11 +28,13 @@ __all__ = [
     "ConfidentLearning",
     "CrowdLab",
     "Ensemble",
+    "IssueCount",
     "ScoreMethod",
     "annotation_matrix",
     "apply_temperature",
     "check_pred_probs",
     "confident_learning",
+    "count_label_issues",
     "crowdlab",
     "ensemble_pred_probs",
     "label_quality_scores",

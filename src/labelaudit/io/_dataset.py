@@ -10,6 +10,7 @@ import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows, plain_value
 from labelaudit._validation import shown
+from labelaudit.io._labels import check_label_values
 
 __all__ = ["TextDataset", "align_pred_probs", "encode_labels", "prepare_text_dataset",
            "require_columns"]
@@ -82,6 +83,7 @@ def encode_labels(
     ([1, 0, 1], ['a', 'b'])
     """
     series = pd.Series(values)
+    check_label_values(series, column=column, ids=ids)
     missing = series.isna().to_numpy()
     if missing.any():
         raise InvalidInputError(

@@ -8,7 +8,13 @@ from pathlib import Path
 
 from labelaudit._errors import InvalidParameterError
 
-__all__ = ["check_output_paths", "check_writable", "same_file"]
+__all__ = ["FOLDER_MARKERS", "check_input_paths", "check_not_in_model_folder", "check_output_paths",
+           "check_writable", "is_output_folder", "same_file"]
+
+# The files that mark a folder as labelaudit's own output: the manifest every folder it
+# writes gets (see labelaudit.io.write_manifest), and a saved model's description.
+MANIFEST = "labelaudit-output.json"
+FOLDER_MARKERS = (MANIFEST, "labelaudit-model.json")
 
 
 def same_file(a: str | Path, b: str | Path) -> bool:
@@ -46,9 +52,11 @@ def check_writable(out: str | Path, *, name: str = "out") -> None:
 
 def check_output_paths(outputs: Iterable[tuple[str, object]],
                        inputs: Iterable[tuple[str, object]], *,
-                       remote: Iterable[str] = ()) -> None:
-    """Refuse outputs that are unwritable, that two options both write, or that name an
-    input file: labelaudit never overwrites an input.
+                       remote: Iterable[str] = (), overwrite: bool = False,
+                       model_folders: Iterable[object] = ()) -> None:
+    """Refuse, before any work, outputs that would destroy something: labelaudit never
+    overwrites an input, never writes into a model folder, and replaces an existing file only
+    when it wrote that file itself (and nobody changed it since) or ``overwrite`` is given.
 
     Parameters
     ----------
@@ -59,6 +67,12 @@ def check_output_paths(outputs: Iterable[tuple[str, object]],
     remote : iterable of str
         Names of outputs that may be URIs (``s3://...``) or folders: the writer checks
         those itself.
+    overwrite : bool
+        Replace an existing output file that labelaudit did not write (``--overwrite``).
+        An input or a file inside a model folder is refused all the same.
+    model_folders : iterable of path
+        Folders the run reads a model from or writes one to: nothing is written inside
+        them. Folders marked as labelaudit's own outputs are refused without being named.
 
     Examples
     --------
@@ -68,7 +82,10 @@ def check_output_paths(outputs: Iterable[tuple[str, object]],
     Traceback (most recent call last):
     labelaudit._errors.InvalidParameterError: /tmp/a.csv (the output) is an input file; ...
     """
+    from labelaudit.io._ledger import wrote_output
+
     read = [(name, path) for name, path in inputs if isinstance(path, str)]
+    folders = [Path(f).resolve() for f in model_folders if isinstance(f, (str, Path))]
     written: list[tuple[str, str]] = []
     for out_name, out in outputs:
         if not isinstance(out, str):
@@ -86,3 +103,57 @@ def check_output_paths(outputs: Iterable[tuple[str, object]],
                 raise InvalidParameterError(
                     f"{out} (the output) is {in_name}; labelaudit never overwrites an input: "
                     "choose another output file")
+        check_not_in_model_folder(out, name=out_name, model_folders=folders)
+        target = Path(out)
+        if target.is_file() and not overwrite and not wrote_output(target):
+            raise InvalidParameterError(
+                f"{out_name} {out} exists and labelaudit did not write it (or it was changed "
+                "since); choose another file, or pass --overwrite to replace it")
+
+
+def check_not_in_model_folder(out: str | Path, *, name: str = "out",
+                              model_folders: Iterable[Path] = ()) -> None:
+    """Refuse an output inside a model folder: one of ``model_folders`` (resolved paths),
+    or any folder labelaudit marked as its own output (a saved model, an adapted encoder).
+
+    Examples
+    --------
+    >>> check_not_in_model_folder("/tmp/elsewhere/out.csv")
+    """
+    resolved = Path(out).resolve()
+    folders = set(model_folders)
+    for ancestor in resolved.parents:
+        if ancestor in folders or is_output_folder(ancestor):
+            raise InvalidParameterError(
+                f"{name} {out} is inside the model folder {ancestor}; labelaudit never writes "
+                "into a model folder: choose a path outside it")
+
+
+def is_output_folder(path: str | Path) -> bool:
+    """Whether ``path`` is a folder labelaudit wrote (a model or an adapted encoder): it
+    holds labelaudit's marker file."""
+    folder = Path(path)
+    return any((folder / name).is_file() for name in FOLDER_MARKERS)
+
+
+def check_input_paths(inputs: Iterable[tuple[str, object]]) -> None:
+    """Refuse, before any work, an input file that does not exist. A URI, a
+    ``folder:split`` and a name that could be a Hugging Face hub dataset pass: their
+    readers check them.
+
+    Examples
+    --------
+    >>> check_input_paths([("--eval", "imdb")])
+    >>> check_input_paths([("--eval", "/no/such/eval.jsonl")])
+    Traceback (most recent call last):
+    labelaudit._errors.InvalidParameterError: --eval /no/such/eval.jsonl: no such file
+    """
+    from labelaudit.io._read import could_be_hub_name
+
+    for name, value in inputs:
+        if not isinstance(value, str) or "://" in value or Path(value).exists():
+            continue
+        base = value.rpartition(":")[0]
+        if (base and Path(base).is_dir()) or could_be_hub_name(value):
+            continue
+        raise InvalidParameterError(f"{name} {value}: no such file")

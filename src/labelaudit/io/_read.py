@@ -15,8 +15,8 @@ import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows, plain_value
 
-__all__ = ["CLASS_NAMES", "TABLE_SUFFIXES", "hf_to_frame", "json_lines", "read_data",
-           "read_pred_probs", "read_table", "read_text", "split_lines"]
+__all__ = ["CLASS_NAMES", "TABLE_SUFFIXES", "could_be_hub_name", "hf_to_frame", "json_lines",
+           "read_data", "read_pred_probs", "read_table", "read_text", "split_lines"]
 
 TABLE_SUFFIXES = (".csv", ".tsv", ".tab", ".txt", ".jsonl", ".ndjson", ".json", ".parquet", ".pq")
 # ``frame.attrs`` key of the ClassLabel names (in id order) of a frame read from ``datasets``
@@ -191,7 +191,7 @@ def _read_hf_folder(path: Path, split: str | None) -> pd.DataFrame:
 _HUB_NAME = re.compile(r"^[A-Za-z0-9][\w.-]*(/[A-Za-z0-9][\w.-]*)?(:[\w.-]+)?$")
 
 
-def _hub_name(text: str) -> bool:
+def could_be_hub_name(text: str) -> bool:
     """Whether a string that is no file could be a hub dataset name (``data.csv`` is not)."""
     base = text.partition(":")[0]
     return bool(_HUB_NAME.match(text)) and Path(base).suffix.lower() not in (
@@ -261,7 +261,7 @@ def _path_and_split(text: str, split: str | None) -> tuple[str, str | None]:
     if Path(text).exists() or ":" not in text:
         return text, split
     base, _, in_name = text.rpartition(":")
-    if not (Path(base).is_dir() or (_hub_name(text) and not Path(base).exists())):
+    if not (Path(base).is_dir() or (could_be_hub_name(text) and not Path(base).exists())):
         return text, split
     if split is not None and split != in_name:
         raise InvalidParameterError(
@@ -309,7 +309,7 @@ def read_data(data: Any, *, split: str | None = None, what: str = "data") -> pd.
         text, split = _path_and_split(str(data), split)
         if Path(text).exists():
             return read_table(text, split=split)
-        if isinstance(data, str) and _hub_name(text):
+        if isinstance(data, str) and could_be_hub_name(text):
             return _load_hub(text, split)
         return read_table(text, split=split)  # says there is no such file
     if type(data).__module__.split(".")[0] == "datasets":

@@ -14,20 +14,23 @@ import numpy as np
 import pandas as pd
 
 from labelaudit._errors import InvalidParameterError
+from labelaudit.io._ledger import record_output
 from labelaudit.registry import FORMATS as _FORMATS
 
 __all__ = ["FORMATS", "OUTPUT_SUFFIXES", "atomic_path", "current_umask", "emit", "format_of",
-           "render_table", "write_json", "write_table"]
+           "render_table", "replace_folder", "write_json", "write_table"]
 
 OUTPUT_SUFFIXES = (".csv", ".tsv", ".jsonl", ".json", ".parquet")
 
 
 
 @contextmanager
-def atomic_path(path: str | Path) -> Iterator[Path]:
+def atomic_path(path: str | Path, *, record: bool = True) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; rename it into place on success.
 
     An interrupted write leaves either the old file or the new one, never half a file.
+    With ``record`` (outputs, not caches), the file is noted as labelaudit's own, so a
+    later run may replace it without ``--overwrite`` (see :mod:`labelaudit.io._ledger`).
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -39,6 +42,8 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
         # mkstemp makes the file 0600; a finished output gets the mode any new file would.
         os.chmod(tmp_path, 0o666 & ~current_umask())
         os.replace(tmp_path, target)
+        if record:
+            record_output(target)
     finally:
         if tmp_path.exists():
             tmp_path.unlink()

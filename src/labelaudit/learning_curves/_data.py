@@ -107,6 +107,14 @@ def _aligned(suspect: pd.DataFrame, fixed: pd.DataFrame, text: str,
         from labelaudit.metrics._impact_sets import text_keys
 
         keys, fixed_keys = text_keys(suspect[id]), text_keys(fixed[id])
+        for name, values in (("suspect", keys), ("corrected", fixed_keys)):
+            twice = pd.Series(values).duplicated().to_numpy()
+            if twice.any():
+                rows = format_rows(np.flatnonzero(twice))
+                raise InvalidInputError(
+                    f"the {name} file has duplicate ids in column {id!r}: "
+                    f"{values[twice][0]!r} first (repeated in {rows}); ids must be unique to "
+                    "match the corrected file to the suspect file")
         position = pd.Index(fixed_keys).get_indexer(keys)
         if (position < 0).any() or len(fixed) != len(suspect):
             missing = keys[position < 0]
@@ -135,7 +143,7 @@ def text_pool(train: Any, suspect: Any, corrected: Any = None, *, text: str,
               label: str = "label", text_pair: str | None = None,
               id: str | None = "id") -> Pool:  # noqa: A002 - mirrors the CLI flag
     """The pool of text (or text-pair) items with one label each."""
-    from labelaudit.io import TextDataset, prepare_text_dataset
+    from labelaudit.io import TextDataset, check_label_values, prepare_text_dataset
     from labelaudit.metrics._impact_sets import text_keys
 
     frames = [_frame(train), _frame(suspect)]
@@ -146,6 +154,7 @@ def text_pool(train: Any, suspect: Any, corrected: Any = None, *, text: str,
             raise InvalidParameterError(
                 f"the {name} file has no label column {label!r}; its columns are "
                 f"{list(map(str, frame.columns[:12]))}")
+        check_label_values(frame[label], column=label, where=f"the {name} file")
     keys = [text_keys(f[label]) for f in frames]
     for name, values in zip(("suspect", "corrected"), keys[1:], strict=False):
         _only_in(set(keys[0]) - {""}, set(values) - {""}, name, "labels")

@@ -138,12 +138,29 @@ def _gap(curve: np.ndarray, reference: np.ndarray, sizes: np.ndarray) -> np.ndar
 def _load(train: Any, suspect: Any, corrected: Any, text: str | None, label: str,
           text_pair: str | None, id: str | None, scheme: Any,  # noqa: A002
           tag_column: int) -> Pool:
+    from labelaudit.io import check_distinct_files, warn_overlap
+
+    check_distinct_files([("train", train), ("suspect", suspect)], why="the test measures "
+                         "whether a suspect set follows the training set's labelling rules, "
+                         "so it cannot be the training set; give a set of other items")
+    check_distinct_files([("suspect", suspect), ("corrected", corrected)], why="the "
+                         "corrected file is the suspect set with corrected labels, a copy")
     if text is None:
         if text_pair is not None:
             raise InvalidParameterError("text_pair goes with text: give text too")
-        return token_pool(train, suspect, corrected, scheme=scheme, tag_column=tag_column)
-    return text_pool(train, suspect, corrected, text=text, label=label, text_pair=text_pair,
-                     id=id)
+        pool = token_pool(train, suspect, corrected, scheme=scheme, tag_column=tag_column)
+        keys: list[Any] = [tuple(tokens) for tokens in pool.data.tokens]
+    else:
+        pool = text_pool(train, suspect, corrected, text=text, label=label,
+                         text_pair=text_pair, id=id)
+        pairs = pool.data.text_pairs or [""] * len(pool.data.texts)
+        keys = list(zip(pool.data.texts, pairs, strict=True))
+    warn_overlap(("training", keys[:pool.n_train]),
+                 ("suspect", keys[pool.n_train:pool.n_train + pool.n_suspect]),
+                 why="items also in the training set agree with it by construction, so the "
+                 "verdict says little; drop them from the suspect set",
+                 same="tokens" if text is None else "text")
+    return pool
 
 
 def _scorer(pool: Pool, scorer: Any) -> tuple[Any, str]:

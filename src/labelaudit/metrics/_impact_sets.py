@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows
-from labelaudit.io import read_table, require_columns
+from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows, plain_value
+from labelaudit.io import check_label_values, read_table, require_columns
 
 __all__ = ["ImpactSets", "PendingVerdictWarning", "align_predictions", "impact_sets"]
 
@@ -116,6 +116,8 @@ def impact_sets(frame: pd.DataFrame, *, id: str = "id",  # noqa: A002 - mirrors 
     if dup.any():
         raise InvalidInputError(f"the corrected table has duplicate ids: "
                                 f"{format_rows(ids[dup])}")
+    for column in (label, corrected_label):
+        check_label_values(frame[column], column=column, ids=ids)
     original = text_keys(frame[label])
     if (original == "").any():
         raise InvalidInputError(f"column {label!r} has missing labels in "
@@ -151,6 +153,34 @@ def impact_sets(frame: pd.DataFrame, *, id: str = "id",  # noqa: A002 - mirrors 
     return ImpactSets(ids, original, corrected, sets, label_set), int(pending.sum())
 
 
+def _check_probabilities(frame: pd.DataFrame, columns: list, id: str,  # noqa: A002
+                         name: str) -> np.ndarray:
+    """The probability columns as numbers; NaN, infinite, negative or above-1 values
+    are refused, naming the first bad row."""
+    try:
+        probs = frame[columns].to_numpy(dtype=float)
+    except (TypeError, ValueError):
+        raise InvalidInputError(f"predictions {name}: the probability columns "
+                                f"{list(map(str, columns))[:5]} are not all numbers") from None
+    finite = np.isfinite(probs)
+    bad = ~finite.all(axis=1) | (np.where(finite, probs, 0.0) < 0).any(axis=1) \
+        | (np.where(finite, probs, 0.0) > 1 + 1e-6).any(axis=1)
+    if bad.any():
+        rows = np.flatnonzero(bad)
+        first = int(rows[0])
+        what = ("a missing or infinite probability" if not finite[first].all()
+                else "a negative probability" if (probs[first] < 0).any()
+                else "a probability above 1")
+        values = ", ".join(f"{c}={v:g}" for c, v in zip(columns, probs[first], strict=True))
+        more = f" ({len(rows) - 1} more rows too)" if len(rows) > 1 else ""
+        key = plain_value(frame[id].iloc[first])
+        raise InvalidInputError(
+            f"predictions {name}: row {first} (0-based; id {key!r}) has "
+            f"{what} ({values[:200]}){more}; give probabilities in [0, 1] (softmax outputs, "
+            "not logits) for every class, or a predicted-label column")
+    return probs
+
+
 def _predicted_labels(frame: pd.DataFrame, id: str, label_set: tuple[str, ...],  # noqa: A002
                       name: str) -> np.ndarray:
     """Predicted labels from one prediction table: a label column, or one probability
@@ -170,11 +200,11 @@ def _predicted_labels(frame: pd.DataFrame, id: str, label_set: tuple[str, ...], 
     unknown = [c for c in classes if c not in label_set]
     if unknown or not classes:
         raise InvalidInputError(
-            f"predictions {name!r}: expected {id!r} and a predicted-label column "
+            f"predictions {name}: expected {id!r} and a predicted-label column "
             f"({', '.join(_LABEL_COLUMNS)}) or one probability column per class; columns "
             f"{unknown[:5]} are not classes of the label set {list(label_set)[:10]}")
-    probs = frame[others].to_numpy(dtype=float)
-    return np.asarray(classes, dtype=object)[np.argmax(np.nan_to_num(probs, nan=-1.0), axis=1)]
+    probs = _check_probabilities(frame, others, id, name)
+    return np.asarray(classes, dtype=object)[np.argmax(probs, axis=1)]
 
 
 def _count(n: int, noun: str) -> str:
@@ -204,7 +234,8 @@ def align_predictions(
             raise InvalidInputError(f"predictions {name!r} have no id column {id!r}; their "
                                     f"columns are {list(map(str, frame.columns[:12]))}")
         keys = text_keys(frame[id])
-        labels = _predicted_labels(frame, id, sets.label_set, name)
+        where = repr(name) if isinstance(source, pd.DataFrame) else f"{name!r} ({source})"
+        labels = _predicted_labels(frame, id, sets.label_set, where)
         position = index.get_indexer(keys)
         extra = keys[position < 0]
         covered = np.zeros(len(index), dtype=bool)

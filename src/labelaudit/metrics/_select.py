@@ -11,7 +11,13 @@ import numpy as np
 import pandas as pd
 
 from labelaudit._errors import InvalidParameterError
-from labelaudit.io import TextDataset, encode_labels, prepare_text_dataset
+from labelaudit.io import (
+    TextDataset,
+    check_distinct_files,
+    encode_labels,
+    prepare_text_dataset,
+    warn_overlap,
+)
 from labelaudit.metrics._select_result import SPLITS, VERSIONS, SelectionResult
 from labelaudit.metrics._select_splits import (
     LabelVersions,
@@ -80,6 +86,19 @@ def _datasets(frames: list[pd.DataFrame], *, text: str, label: str, text_pair: s
         except InvalidInputError as exc:
             raise InvalidInputError(f"{name}: {exc}") from None
     return data
+
+
+def _warn_overlap(data: list[TextDataset]) -> None:
+    """Warn when many validation or test items are training items (or test items are
+    validation items): selection and accuracy on seen items flatter every model."""
+    keys = [list(zip(d.texts, d.text_pairs or [""] * len(d), strict=True)) for d in data]
+    why = "the models have seen them, so {} accuracy flatters the models that memorise; " \
+        "drop them from the {} set"
+    warn_overlap(("training", keys[0]), ("validation", keys[1]),
+                 why=why.format("validation", "validation"))
+    warn_overlap(("training", keys[0]), ("test", keys[2]), why=why.format("test", "test"))
+    warn_overlap(("validation", keys[1]), ("test", keys[2]), why="the model selected on "
+                 "them is measured on them again; drop them from the test set")
 
 
 def _noisy_column(frame: pd.DataFrame, column: str) -> tuple[pd.Series, np.ndarray]:
@@ -164,9 +183,13 @@ def select_models(
     started = time.perf_counter()
     spec, sweep = _check_options(noise, noisy_label, seeds, configs, n_configs, scorers,
                                  random_state)
+    check_distinct_files([("train", train), ("val", val), ("test", test)],
+                         why="models are trained on train, selected on val and measured on "
+                         "test, so each needs items of its own")
     frames = [_as_frame(x) for x in (train, val, test)]
     data = _datasets(frames, text=text, label=label, text_pair=text_pair,
                      noisy_label=noisy_label)
+    _warn_overlap(data)
     states = np.random.default_rng(random_state).integers(0, 2**31 - 1, size=(seeds, 4))
     show = default_progress() if progress is None else progress
     options: dict[str, Any] = {"model": model, "cache_dir": cache_dir, "tol": _TFIDF_TOL}

@@ -9,9 +9,11 @@ loop. Scorers are named in :mod:`labelaudit.registry` (``SCORERS``, ``TOKEN_SCOR
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
 from labelaudit.models._base import Scorer
-from labelaudit.models._crossfit import FoldWarning
+from labelaudit.models._checkpoint import FoldStore, fold_checkpoints
+from labelaudit.models._crossfit import FoldWarning, check_fold_count, exact_folds
 from labelaudit.models._embed import EmbedScorer, encode_texts
 from labelaudit.models._finetune import FinetuneScorer
 from labelaudit.models._knn import KnnScorer
@@ -31,19 +33,30 @@ __all__ = [
     "EncoderTokenScorer",
     "FinetuneScorer",
     "FinetuneTokenScorer",
+    "FoldStore",
     "FoldWarning",
     "KnnScorer",
     "Scorer",
     "TaptResult",
     "TfidfScorer",
     "TokenScorer",
+    "check_fold_count",
     "cross_val_pred_probs",
     "cross_val_token_probs",
     "encode_texts",
+    "exact_folds",
+    "fold_checkpoints",
     "make_scorer",
     "make_token_scorer",
     "tapt",
 ]
+
+if TYPE_CHECKING:  # the lazily imported names that other packages use, for type checkers
+    from labelaudit.models._hub import resolve_model_path as resolve_model_path
+    from labelaudit.models._loading import keep_umask as keep_umask
+    from labelaudit.models._loading import load_pretrained as load_pretrained
+    from labelaudit.models._runtime import resolve_device as resolve_device
+    from labelaudit.models._runtime import torch_setup as torch_setup
 
 # Public, but imported on first use (transformers' masked-LM classes are heavy).
 _LAZY = {"tapt": "labelaudit.models._tapt", "TaptResult": "labelaudit.models._tapt"}
@@ -51,14 +64,22 @@ _LAZY = {"tapt": "labelaudit.models._tapt", "TaptResult": "labelaudit.models._ta
 # Importable for labelaudit's own modules, benchmarks and tests, but not public API
 # (imported on first use).
 _INTERNAL = {
-    "DEFAULT_MODEL": "labelaudit.models._encoder",
+    "DEFAULT_MODEL": "labelaudit.models._hub",
     "EmbeddingCache": "labelaudit.models._encoder",
     "TokenVectorCache": "labelaudit.models._encoder",
     "bf16_supported": "labelaudit.models._encoder",
+    "clamp_length": "labelaudit.models._encoder",
     "default_cache_dir": "labelaudit.models._encoder",
-    "load_sentence_encoder": "labelaudit.models._encoder",
-    "resolve_model_path": "labelaudit.models._encoder",
-    "torch_setup": "labelaudit.models._encoder",
+    "keep_umask": "labelaudit.models._loading",
+    "load_pretrained": "labelaudit.models._loading",
+    "load_sentence_encoder": "labelaudit.models._loading",
+    "quiet_loading": "labelaudit.models._loading",
+    "resolve_model_path": "labelaudit.models._hub",
+    "available_devices": "labelaudit.models._runtime",
+    "default_threads": "labelaudit.models._runtime",
+    "resolve_device": "labelaudit.models._runtime",
+    "torch_setup": "labelaudit.models._runtime",
+    "torch_threads": "labelaudit.models._runtime",
     "crossfit_pred_probs": "labelaudit.models._crossfit",
     "fit_score_pred_probs": "labelaudit.models._crossfit",
     "group_folds": "labelaudit.models._crossfit",

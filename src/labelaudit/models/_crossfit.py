@@ -11,12 +11,15 @@ from typing import Any
 import numpy as np
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
+from labelaudit._validation import shown
 from labelaudit.models._base import Scorer, take
+from labelaudit.models._checkpoint import active_fold_store, fold_key
 
-__all__ = ["FoldWarning", "crossfit_pred_probs", "fit_score_pred_probs", "fold_engine",
-           "group_folds", "make_folds"]
+__all__ = ["FoldWarning", "check_fold_count", "crossfit_pred_probs", "exact_folds",
+           "fit_score_pred_probs", "fold_engine", "group_folds", "make_folds"]
 
 _FOLD_ENGINE: ContextVar[str] = ContextVar("labelaudit_fold_engine", default="local")
+_EXACT_FOLDS: ContextVar[bool] = ContextVar("labelaudit_exact_folds", default=False)
 
 
 @contextmanager
@@ -36,12 +39,47 @@ class FoldWarning(UserWarning):
     """Fewer folds were used than asked for, because a class is too small."""
 
 
+@contextmanager
+def exact_folds(enabled: bool = True) -> Iterator[None]:
+    """Within the block, ``n_folds`` is taken as asked (the command line's rule for a
+    ``--folds`` the user gave): :func:`make_folds` refuses more folds than the smallest
+    class has items instead of lowering them with a :class:`FoldWarning`.
+    ``enabled=False`` restores the lowering inside such a block (for a sample)."""
+    token = _EXACT_FOLDS.set(enabled)
+    try:
+        yield
+    finally:
+        _EXACT_FOLDS.reset(token)
+
+
+def check_fold_count(counts: np.ndarray, n_folds: int, names: Sequence[object]) -> None:
+    """Inside :func:`exact_folds`, refuse ``n_folds`` above the size of the smallest class
+    (``counts`` items per class, named ``names``); outside it, do nothing.
+
+    Examples
+    --------
+    >>> with exact_folds():
+    ...     check_fold_count(np.array([8, 3]), 5, ["a", "b"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    labelaudit._errors.InvalidParameterError: asked for 5 folds, but the smallest class, ...
+    """
+    counts = np.asarray(counts)
+    if not _EXACT_FOLDS.get() or not len(counts) or n_folds <= counts.min():
+        return
+    smallest = int(np.argmin(counts))
+    raise InvalidParameterError(
+        f"asked for {n_folds} folds, but the smallest class, {shown(list(names)[smallest])}, "
+        f"has {int(counts[smallest])} items (of {int(counts.sum())}): every fold holds out "
+        f"items of each class; use at most {int(counts.min())} folds")
+
+
 def make_folds(labels: np.ndarray, *, n_folds: int = 5, random_state: int | None = 0,
                classes: np.ndarray | Sequence[object] | None = None) -> np.ndarray:
     """Assign every item to a fold, stratified by label; returns fold ids (n_samples,).
 
     When the smallest class has fewer items than ``n_folds``, the number of folds drops
-    to that size with a :class:`FoldWarning`. A class with a single item cannot be held
+    to that size with a :class:`FoldWarning` (inside :func:`exact_folds`, that is an
+    :class:`InvalidParameterError` instead). A class with a single item cannot be held
     out and learned at the same time: that is an :class:`InvalidInputError`.
 
     Examples
@@ -57,6 +95,8 @@ def make_folds(labels: np.ndarray, *, n_folds: int = 5, random_state: int | None
     labels = np.asarray(labels)
     values, counts = np.unique(labels, return_counts=True)
     names = np.asarray(classes)[values] if classes is not None else values
+    if counts.min() >= 2:
+        check_fold_count(counts, int(n_folds), names.tolist())
     if counts.min() < 2:
         lonely = names[counts < 2].tolist()
         raise InvalidInputError(
@@ -158,12 +198,21 @@ def crossfit_pred_probs(
             parts = _parallel_folds(scorer, features, labels, fold_ids, devices,
                                     n_classes=n_classes, bar=bar)
             return scorer.join_predictions(parts, len(labels), n_classes=n_classes)
+        store = active_fold_store()
+        key = fold_key(scorer, features, labels, fold_ids, n_classes) if store else ""
         for fold in folds:
             held_out = np.flatnonzero(fold_ids == fold)
+            saved = store.load(key, fold) if store else None
+            if saved is not None and np.array_equal(saved[0], held_out):
+                parts.append(saved)  # finished by an earlier, interrupted run
+                bar.update(1)
+                continue
             train = np.flatnonzero(fold_ids != fold)
             model = scorer.clone().fit(take(features, train), take(labels, train),
                                        n_classes=n_classes)
             parts.append((held_out, model.predict_proba(take(features, held_out))))
+            if store:
+                store.save(key, fold, *parts[-1])
             bar.update(1)
     return scorer.join_predictions(parts, len(labels), n_classes=n_classes)
 

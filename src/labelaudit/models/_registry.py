@@ -179,6 +179,8 @@ def member_pred_probs(
 
     if train.labels is None:
         raise InvalidInputError("the dataset has no labels to cross-fit on")
+    _check_before_encoding(train, target, scorers, n_folds=n_folds, random_state=random_state,
+                           **options)
     n_classes = len(train.classes)
     members: dict[str, np.ndarray] = {}
     folds_used = n_folds
@@ -208,6 +210,26 @@ def member_pred_probs(
                                                 n_classes=n_classes, progress=progress)
         seconds[key] = time.perf_counter() - started
     return MemberProbs(members, folds_used, seconds)
+
+
+def _check_before_encoding(train: TextDataset, target: TextDataset | None,
+                           scorers: Sequence[str | Scorer], *, n_folds: int,
+                           random_state: int | None, **options: Any) -> None:
+    """What would fail only after the scorers have encoded every text, checked first: the
+    folds (a class with a single item...; the folds are made again per repeat) and the
+    devices a scorer trains on (a GPU that is not there)."""
+    import warnings
+
+    from labelaudit.models._crossfit import _FOLD_ENGINE, FoldWarning, make_folds
+
+    if target is None and train.labels is not None:
+        with warnings.catch_warnings():  # warned when the folds are made for real
+            warnings.simplefilter("ignore", FoldWarning)
+            make_folds(train.labels, n_folds=n_folds, random_state=random_state,
+                       classes=train.classes)
+    if _FOLD_ENGINE.get() != "ray":  # on Ray, each task uses the devices of its node
+        for given in scorers:
+            (make_scorer(given, **options) if isinstance(given, str) else given).fold_devices()
 
 
 def _swept(train: TextDataset, target: TextDataset | None, scorers: Sequence[str | Scorer], *,

@@ -38,12 +38,19 @@ class TaptResult:
         Mean masked-LM loss (cross-entropy per masked token) of each epoch.
     seconds : float
         Wall-clock time of training and saving.
+    first_losses, last_losses : list of float
+        The loss of the first and of the last batch trained on in each epoch.
+    n_batches : list of int
+        Batches trained on in each epoch (a batch with no masked token is skipped).
 
     Examples
     --------
-    >>> r = TaptResult(out=Path("tapt"), n_texts=40, epochs=2, losses=[4.2, 3.1], seconds=1.5)
-    >>> r.summary()
-    'adapted on 40 texts for 2 epochs in 1.5 s: MLM loss 4.200 -> 3.100; saved to tapt'
+    >>> r = TaptResult(out=Path("tapt"), n_texts=40, epochs=2, losses=[4.2, 3.1], seconds=1.5,
+    ...                first_losses=[4.6, 3.4], last_losses=[3.7, 2.9], n_batches=[3, 3])
+    >>> print(r.summary())
+    adapted on 40 texts for 2 epochs in 1.5 s; saved to tapt
+      epoch 1: MLM loss 4.600 -> 3.700 (first -> last batch; mean 4.200)
+      epoch 2: MLM loss 3.400 -> 2.900 (first -> last batch; mean 3.100)
     >>> r.to_frame()["loss"].tolist()
     [4.2, 3.1]
     """
@@ -53,20 +60,35 @@ class TaptResult:
     epochs: int
     losses: list[float] = field(default_factory=list)
     seconds: float = 0.0
+    first_losses: list[float] = field(default_factory=list)
+    last_losses: list[float] = field(default_factory=list)
+    n_batches: list[int] = field(default_factory=list)
 
     def summary(self) -> str:
-        """One line: texts, epochs, time, the first and last epoch's loss, the folder."""
-        first, last = (self.losses[0], self.losses[-1]) if self.losses else (np.nan, np.nan)
-        return (f"adapted on {self.n_texts} texts for {self.epochs} epoch"
-                f"{'s' if self.epochs != 1 else ''} in {self.seconds:.1f} s: "
-                f"MLM loss {first:.3f} -> {last:.3f}; saved to {self.out}")
+        """Texts, epochs, time and the folder; then, per epoch, the loss of its first and
+        last batch and its mean (one batch: that batch's loss)."""
+        lines = [f"adapted on {self.n_texts} texts for {self.epochs} epoch"
+                 f"{'s' if self.epochs != 1 else ''} in {self.seconds:.1f} s; saved to "
+                 f"{self.out}"]
+        for epoch, (first, last, mean, n) in enumerate(zip(
+                self.first_losses, self.last_losses, self.losses, self.n_batches,
+                strict=False), start=1):
+            lines.append(f"  epoch {epoch}: MLM loss {first:.3f} (one batch)" if n == 1 else
+                         f"  epoch {epoch}: MLM loss {first:.3f} -> {last:.3f} "
+                         f"(first -> last batch; mean {mean:.3f})")
+        return "\n".join(lines)
 
     def to_frame(self):
-        """The losses as a table with columns ``epoch`` (from 1) and ``loss``."""
+        """The losses as a table with columns ``epoch`` (from 1), ``loss`` (the epoch's
+        mean), ``first_loss`` and ``last_loss`` (its first and last batch)."""
         import pandas as pd
 
-        return pd.DataFrame({"epoch": np.arange(1, len(self.losses) + 1),
-                             "loss": np.asarray(self.losses, dtype=float)})
+        n = len(self.losses)
+        pad = [float("nan")] * n
+        return pd.DataFrame({"epoch": np.arange(1, n + 1),
+                             "loss": np.asarray(self.losses, dtype=float),
+                             "first_loss": np.asarray((self.first_losses or pad)[:n], float),
+                             "last_loss": np.asarray((self.last_losses or pad)[:n], float)})
 
 
 def _sources(data: Any) -> list[tuple[str, Any]]:
@@ -145,30 +167,21 @@ def _batches(lengths: np.ndarray, batch_size: int, rng: np.random.Generator) -> 
     return [out[i] for i in rng.permutation(len(out))]
 
 
-def _check_out(out: str | os.PathLike[str], overwrite: bool) -> Path:
-    if out is None or not str(out).strip():
-        raise InvalidParameterError("out must name a folder for the adapted model; got an "
-                                    "empty path")
-    path = Path(out)
-    if path.exists():
-        if not path.is_dir():
-            raise InvalidParameterError(
-                f"out {str(path)!r} is a file; give a folder for the adapted model")
-        if any(path.iterdir()) and not overwrite:
-            raise InvalidParameterError(
-                f"out folder {str(path)!r} exists and is not empty; choose another folder or "
-                "pass overwrite=True to replace it")
-    return path
+def _check_out(out: str | os.PathLike[str]) -> Path:
+    from labelaudit.io import check_output_folder
+
+    if out is None:
+        raise InvalidParameterError("out must name a folder for the adapted model")
+    return check_output_folder(out, kind="tapt", name="out")
 
 
-def _move_into_place(tmp: Path, out: Path, overwrite: bool) -> None:
-    """Rename the finished ``tmp`` folder to ``out`` (replacing it with ``overwrite``)."""
-    from labelaudit.io._write import replace_folder
+def _move_into_place(tmp: Path, out: Path) -> None:
+    """Mark the finished ``tmp`` folder as labelaudit's and rename it to ``out`` (checked
+    again: another program may have written there while training ran)."""
+    from labelaudit.io import check_output_folder, replace_folder, write_manifest
 
-    if out.exists() and any(out.iterdir()) and not overwrite:  # appeared while training
-        raise InvalidParameterError(
-            f"out folder {str(out)!r} exists and is not empty; choose another folder or "
-            "pass overwrite=True to replace it")
+    check_output_folder(out, kind="tapt", name="out")
+    write_manifest(tmp, kind="tapt")
     replace_folder(tmp, out)
 
 
@@ -217,7 +230,9 @@ def tapt(data: Any, *, text: str = "text", text_pair: str | None = None,
     device : str or None
         ``"cuda"``, ``"cpu"``...; None picks CUDA when available.
     overwrite : bool
-        Replace an existing non-empty ``out`` folder.
+        Kept for compatibility and ignored: a folder tapt wrote earlier (its manifest lists
+        every file in it) is replaced, any other non-empty folder is refused, since
+        labelaudit never deletes a file it did not write.
     progress : bool
         A progress bar over the batches on stderr.
 
@@ -230,7 +245,7 @@ def tapt(data: Any, *, text: str = "text", text_pair: str | None = None,
     InvalidInputError
         No texts, or a table without the ``text`` (or ``text_pair``) column.
     InvalidParameterError
-        An empty ``out``, an existing non-empty ``out`` without ``overwrite``, a tokenizer
+        An empty ``out``, an existing non-empty ``out`` labelaudit did not write, a tokenizer
         without a mask token, or a setting out of range.
 
     References
@@ -260,7 +275,8 @@ def tapt(data: Any, *, text: str = "text", text_pair: str | None = None,
                                      high_open=True)
     warmup = check_fraction(warmup, "warmup")
     random_state = check_int(random_state, "random_state")
-    out_path = _check_out(out, overwrite)
+    del overwrite
+    out_path = _check_out(out)
     texts = collect_texts(data, text=text, text_pair=text_pair)
     if not texts:
         raise InvalidInputError(
@@ -271,14 +287,11 @@ def tapt(data: Any, *, text: str = "text", text_pair: str | None = None,
     import torch
     from transformers import AutoModelForMaskedLM, AutoTokenizer
 
-    from labelaudit.models._encoder import (
-        clamp_length,
-        load_pretrained,
-        quiet_loading,
-        torch_setup,
-    )
+    from labelaudit.models._encoder import clamp_length
+    from labelaudit.models._loading import keep_umask, load_pretrained, quiet_loading
     from labelaudit.models._progress import progress_bar
-    from labelaudit.robust._loop import _lr_lambda, resolve_device
+    from labelaudit.models._runtime import resolve_device, torch_setup
+    from labelaudit.robust._loop import _lr_lambda
 
     torch_setup()
     target = resolve_device(device)
@@ -310,10 +323,12 @@ def tapt(data: Any, *, text: str = "text", text_pair: str | None = None,
         else None
     rng = np.random.default_rng(random_state)
     losses: list[float] = []
+    logged: list[list[float]] = []  # the loss of each batch trained on, per epoch
     with progress_bar(epochs * steps_per_epoch, "tapt", unit=" batches",
                       enabled=progress) as bar:
         for _ in range(epochs):
             total, count = 0.0, 0
+            logged.append([])
             for index in _batches(lengths, batch_size, rng):
                 batch = collator([features[i] for i in index])
                 batch = {k: v.to(target) for k, v in batch.items()}
@@ -327,7 +342,8 @@ def tapt(data: Any, *, text: str = "text", text_pair: str | None = None,
                     optimizer.step()
                     optimizer.zero_grad(set_to_none=True)
                     schedule.step()
-                    total += float(loss.detach()) * n_masked
+                    logged[-1].append(float(loss.detach()))
+                    total += logged[-1][-1] * n_masked
                     count += n_masked
                 bar.update(1)
             losses.append(total / count if count else float("nan"))
@@ -340,12 +356,17 @@ def tapt(data: Any, *, text: str = "text", text_pair: str | None = None,
         with quiet_loading(bars=progress):
             network.save_pretrained(tmp)
             tokenizer.save_pretrained(tmp)
-        _move_into_place(tmp, out_path, overwrite)
+        keep_umask(tmp)  # safetensors writes the weights 0600
+        _move_into_place(tmp, out_path)
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
+    nan = float("nan")
     return TaptResult(out=out_path, n_texts=len(texts), epochs=epochs, losses=losses,
-                      seconds=time.perf_counter() - start)
+                      seconds=time.perf_counter() - start,
+                      first_losses=[e[0] if e else nan for e in logged],
+                      last_losses=[e[-1] if e else nan for e in logged],
+                      n_batches=[len(e) for e in logged])
 
 
 def _collator(tokenizer: Any, mlm_probability: float, random_state: int) -> Any:

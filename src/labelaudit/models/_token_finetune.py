@@ -11,6 +11,7 @@ import numpy as np
 from labelaudit._validation import check_int, check_number
 from labelaudit.models._encoder import load_pretrained, torch_setup
 from labelaudit.models._progress import progress_bar
+from labelaudit.models._runtime import resolve_device
 from labelaudit.models._token_scorer import TokenScorer, check_seed
 from labelaudit.models._word_vectors import sentence_pieces
 
@@ -108,7 +109,7 @@ class FinetuneTokenScorer(TokenScorer):
         torch_setup()
         rng = np.random.default_rng(self.random_state)
         torch.manual_seed(int(rng.integers(2**31)))
-        device = self.device or ("cuda" if torch.cuda.is_available() else "cpu")
+        device = str(resolve_device(self.device))
         net = load_pretrained(AutoModelForTokenClassification, self.model,
                               num_labels=n_classes, ignore_mismatched_sizes=True).to(device)
         return net, self._tokenizer(), device, rng

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from labelaudit._errors import InvalidInputError
+from labelaudit.report._checks import check_scan_table
 
 if TYPE_CHECKING:  # pragma: no cover
     from labelaudit.audit import ScanResult, TokenScanResult
@@ -146,13 +147,7 @@ def text_audit_from_frame(frame: pd.DataFrame, where: str) -> TextAudit:
             f"{where} is not a labelaudit scan output: missing columns {', '.join(missing)} "
             "(give the file written by `labelaudit scan --out` or `labelaudit scan-tokens "
             "--out`)")
-    frame = frame.copy()
-    for column in ("given_prob", "suggested_prob"):
-        values = pd.to_numeric(frame[column], errors="coerce")
-        if values.isna().any():
-            raise InvalidInputError(f"{where}: column {column!r} must hold probabilities; "
-                                    f"{int(values.isna().sum())} values are blank or not numbers")
-        frame[column] = values
+    frame = check_scan_table(frame, where)
     if frame["label"].isna().any():
         raise InvalidInputError(f"{where}: column 'label' is blank in "
                                 f"{int(frame['label'].isna().sum())} rows")
@@ -161,7 +156,7 @@ def text_audit_from_frame(frame: pd.DataFrame, where: str) -> TextAudit:
     for column in ("is_near_duplicate", "is_outlier"):
         if column in frame.columns:
             frame[column] = _bool_column(frame[column].fillna(False), column, where)
-    if "rank" in frame.columns and pd.to_numeric(frame["rank"], errors="coerce").notna().all():
+    if "rank" in frame.columns:  # checked: 1..n, each once, in the order of a score
         frame = frame.sort_values("rank", kind="stable", ignore_index=True)
     else:
         frame = frame.sort_values("given_prob", kind="stable", ignore_index=True)

@@ -112,7 +112,7 @@ def render_report(
     >>> report.n_items, report.n_flagged, "&lt;b&gt;bad" in report.html
     (2, 1, True)
     """
-    from labelaudit import __version__
+    from labelaudit._version import __version__
     from labelaudit.report._load import TextAudit, load_source
     from labelaudit.report._page import page
 
@@ -226,10 +226,11 @@ def write_report(
 ) -> Path:
     """Write the audit report of a scan: one self-contained HTML file.
 
-    The page has a summary (items, flagged and by what rule, cleanlab's estimated number
-    of errors when known, the expected number :math:`\\sum_i (1 - p_i)` with its
-    Poisson-binomial normal 95% interval, out-of-sample accuracy and a warning when it is
-    within 0.05 of always predicting the most common class, the scorers with their
+    The page has a summary (items, flagged and by what rule, confident learning's estimate
+    of the number of label errors, cleanlab's ``num_label_issues``, counted from the scan
+    output's two top probabilities when the scan result itself is not given (see
+    :func:`labelaudit.detect.count_label_issues`), out-of-sample accuracy and a warning
+    when it is within 0.05 of always predicting the most common class, the scorers with their
     weights), per-class counts with the given-versus-suggested confusion heat map, the
     distribution of the given label's probability, the ``top`` most suspect items in a
     table sortable by column and filterable by class and text, and, when given, the
@@ -242,7 +243,10 @@ def write_report(
     ----------
     source : ScanResult, TokenScanResult, DataFrame or path
         A scan result, or a scan output (``labelaudit scan --out`` / ``scan-tokens --out``;
-        CSV, TSV, JSONL, JSON or Parquet) as a table or a file.
+        CSV, TSV, JSONL, JSON or Parquet) as a table or a file. A scan output must be as
+        the scan wrote it: unique ids, probabilities in [0, 1] and, when it has a ``rank``
+        column, the ranks 1..n once each in the order of one of its ``score_*`` columns;
+        otherwise :class:`~labelaudit._errors.InvalidInputError`.
     path : str or Path
         The page to write (``.html``), atomically.
     truth : DataFrame or path, optional

@@ -23,7 +23,7 @@ from labelaudit.report._plots import confusion_heatmap, probability_histogram_sv
 from labelaudit.report._stats import (
     class_table,
     confusion_matrix,
-    expected_errors,
+    issue_count,
     probability_histogram,
     top_confused,
 )
@@ -66,7 +66,7 @@ def summary_section(audit: TextAudit) -> str:
     frame = audit.frame
     n = len(frame)
     n_flagged = int(frame["flagged"].sum())
-    count = expected_errors(frame["given_prob"].to_numpy())
+    errors, undecided = _error_estimate(audit)
     rule = esc(audit.flag_rule) if audit.flag_rule else _guess_rule(frame, n_flagged)
     facts = [
         fact("items", fmt_count(n), f"{fmt_count(len(audit.classes))} classes · "
@@ -74,14 +74,12 @@ def summary_section(audit: TextAudit) -> str:
         fact("flagged", f'<span class="flag">{fmt_count(n_flagged)}</span> '
              f"({fmt_share(n_flagged, n)})", rule),
     ]
-    if audit.n_issues_estimate is not None:
-        facts.append(fact("estimated label errors (cleanlab)", fmt_count(audit.n_issues_estimate),
-                          f"{fmt_share(audit.n_issues_estimate, n)} of the items; confident "
-                          "learning's count"))
-    facts.append(fact(
-        "expected label errors Σ(1 − p)", f"{count.expected:,.0f}",
-        f"95% interval {count.low:,.0f} – {count.high:,.0f} "
-        f"({fmt_share(count.expected, n)} of the items)"))
+    more = (f"; {fmt_count(undecided)} more the file's two top probabilities cannot decide"
+            if undecided else "")
+    facts.append(fact("estimated label errors (confident learning)",
+                      f'<span id="error-estimate">{fmt_count(errors)}</span>',
+                      f"{fmt_share(errors, n)} of the items · cleanlab's num_label_issues"
+                      f"{more}"))
     facts.append(fact("out-of-sample accuracy", f"{audit.accuracy:.3f}",
                       f"always the most common class: {audit.majority_rate:.3f}"))
     if audit.mode:
@@ -101,14 +99,27 @@ def summary_section(audit: TextAudit) -> str:
             "mistakes rather than label errors, and the error estimates are unreliable. Use a "
             "stronger scorer, a real training split (<code>--score</code>), or more data.</div>")
     parts.append(
-        '<p class="note">The expected count treats each item\'s label as wrong with '
-        "probability 1 − p, where p is the model's out-of-sample probability of the given "
-        "label, independently across items: the count is then Poisson-binomial with mean "
-        "Σ(1 − p) and variance Σ p(1 − p), and the interval is mean ± 1.96 standard "
-        "deviations (normal approximation). It is only as good as the model's calibration; "
-        f"the standard deviation here is {count.sd:,.1f}.</p>")
+        '<p class="note" id="error-estimate-note">The estimated label errors are confident '
+        "learning's count (Northcutt, Jiang &amp; Chuang 2021): an item counts when the "
+        "model's most probable label is another class and its probability of that class "
+        "reaches the class's threshold, the mean probability the model gives that class on "
+        "the items labelled with it. The thresholds calibrate the count on this data, so it "
+        "does not take the model's probabilities at face value; it assumes they are "
+        "out-of-sample and that how often a label is wrong depends on the true class, not "
+        "on the item (class-conditional noise). It is a point estimate, without an "
+        "interval, and misses errors the model repeats with confidence.</p>")
     parts.append(_members(audit))
     return "\n".join(parts)
+
+
+def _error_estimate(audit: TextAudit) -> tuple[int, int]:
+    """Confident learning's count and the items the scan output cannot decide: cleanlab's
+    own count when the scan result is known, else from the output's two top
+    probabilities (the same count, up to the undecided items)."""
+    if audit.n_issues_estimate is not None:
+        return audit.n_issues_estimate, 0
+    count = issue_count(audit.frame, audit.classes)
+    return count.n_issues, count.n_undecided
 
 
 def _guess_rule(frame: pd.DataFrame, n_flagged: int) -> str:

@@ -1,79 +1,42 @@
-"""The numbers behind the report's figures: the expected number of errors with its interval,
-the given-versus-suggested confusion matrix, per-class counts and a probability histogram."""
+"""The numbers behind the report's figures: confident learning's count of label errors, the
+given-versus-suggested confusion matrix, per-class counts and a probability histogram."""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["ErrorCount", "class_table", "confusion_matrix", "expected_errors",
-           "probability_histogram", "top_confused"]
+if TYPE_CHECKING:  # pragma: no cover
+    from labelaudit.detect import IssueCount
+
+__all__ = ["class_table", "confusion_matrix", "issue_count", "probability_histogram",
+           "top_confused"]
 
 
-@dataclass(frozen=True)
-class ErrorCount:
-    """The expected number of wrong labels if the model's probabilities are calibrated.
-
-    Attributes
-    ----------
-    expected : float
-        :math:`\\sum_i (1 - p_i)`, with :math:`p_i` the probability of item ``i``'s given label.
-    sd : float
-        :math:`\\sqrt{\\sum_i p_i (1 - p_i)}`, the standard deviation of the Poisson-binomial
-        count of independent Bernoulli(:math:`1 - p_i`) errors.
-    low, high : float
-        ``expected -/+ z * sd``, clipped to ``[0, n_items]`` (the normal approximation).
-    confidence : float
-    n_items : int
-    """
-
-    expected: float
-    sd: float
-    low: float
-    high: float
-    confidence: float
-    n_items: int
-
-
-def expected_errors(given_prob: np.ndarray, *, confidence: float = 0.95) -> ErrorCount:
-    """Expected number of label errors and its normal-approximation interval.
-
-    Each item's label is wrong with probability :math:`q_i = 1 - p_i`; if these events are
-    independent the count is Poisson-binomial with mean :math:`\\sum q_i` and variance
-    :math:`\\sum q_i (1 - q_i)`. The interval is ``mean -/+ z sd``.
-
-    Parameters
-    ----------
-    given_prob : ndarray of shape (n_samples,)
-        The model's probability of each item's given label.
-    confidence : float, default 0.95
-
-    Returns
-    -------
-    ErrorCount
+def issue_count(frame: pd.DataFrame, classes: list[Any]) -> IssueCount:
+    """Confident learning's count of label errors from a scan output's ``label``,
+    ``given_prob``, ``suggested_label`` and ``suggested_prob`` columns
+    (:func:`labelaudit.detect.count_label_issues`).
 
     Examples
     --------
-    >>> count = expected_errors(np.array([0.9, 0.5, 0.1]))
-    >>> round(count.expected, 2), round(count.sd, 3)
-    (1.5, 0.656)
-    >>> round(count.low, 2), round(count.high, 2)
-    (0.21, 2.79)
+    >>> frame = pd.DataFrame({"label": ["a", "a", "a", "b", "b", "b"],
+    ...                       "suggested_label": ["b", "b", "b", "a", "a", "a"],
+    ...                       "given_prob": [0.9, 0.8, 0.2, 0.7, 0.9, 0.8],
+    ...                       "suggested_prob": [0.1, 0.2, 0.8, 0.3, 0.1, 0.2]})
+    >>> issue_count(frame, ["a", "b"]).n_issues
+    1
     """
-    from statistics import NormalDist
+    from labelaudit.detect import count_label_issues
 
-    p = np.clip(np.asarray(given_prob, dtype=float), 0.0, 1.0)
-    q = 1.0 - p
-    expected = float(q.sum())
-    sd = float(math.sqrt(float((q * p).sum())))
-    z = NormalDist().inv_cdf(0.5 + confidence / 2)
-    return ErrorCount(expected=expected, sd=sd, low=max(0.0, expected - z * sd),
-                      high=min(float(len(p)), expected + z * sd), confidence=confidence,
-                      n_items=len(p))
+    labels = pd.Categorical(frame["label"], categories=classes).codes
+    suggested = pd.Categorical(frame["suggested_label"], categories=classes).codes
+    return count_label_issues(labels, frame["given_prob"].to_numpy(dtype=float), suggested,
+                              frame["suggested_prob"].to_numpy(dtype=float),
+                              n_classes=len(classes))
 
 
 def confusion_matrix(frame: pd.DataFrame, classes: list[Any]) -> pd.DataFrame:

@@ -10,15 +10,28 @@ measures it on a clean test set, as the NoisywikiHow benchmark does (Wu et al. 2
 
 from labelaudit.robust._bench import BenchResult, parse_noise_grid, train_bench
 from labelaudit.robust._model import TrainedModel, load_model
-from labelaudit.robust._train import TrainMetrics, estimate_noise_rate, evaluate_model, train
+from labelaudit.robust._train import (
+    NOISE_RATE_CAP,
+    FilterWarning,
+    NoiseEstimateWarning,
+    TrainMetrics,
+    estimate_noise_rate,
+    evaluate_model,
+    noise_share,
+    train,
+)
 
 __all__ = [
+    "NOISE_RATE_CAP",
     "BenchResult",
+    "FilterWarning",
+    "NoiseEstimateWarning",
     "TrainMetrics",
     "TrainedModel",
     "estimate_noise_rate",
     "evaluate_model",
     "load_model",
+    "noise_share",
     "parse_noise_grid",
     "train",
     "train_bench",

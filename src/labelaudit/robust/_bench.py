@@ -148,7 +148,7 @@ def train_bench(
     -------
     BenchResult
     """
-    from labelaudit.io import prepare_text_dataset, read_table
+    from labelaudit.io import check_label_values, prepare_text_dataset, read_table
     from labelaudit.metrics._select_splits import noisy_labels
     from labelaudit.robust._train import evaluate_model, method_names
     from labelaudit.robust._train import train as train_model
@@ -165,6 +165,8 @@ def train_bench(
     frame = train if isinstance(train, pd.DataFrame) else read_table(train)
     test = eval if isinstance(eval, pd.DataFrame) else read_table(eval)
     clean = prepare_text_dataset(frame, text=text, label=label, text_pair=text_pair)
+    if label in test.columns:  # checked before the runs; evaluate_model names a missing one
+        check_label_values(test[label], column=label, where="eval")
     rows = []
     from labelaudit.models._progress import progress_bar
 

@@ -161,15 +161,14 @@ def finetune_factory(settings: dict[str, Any], n_classes: int) -> Any:
 
 
 def load_finetuned(folder: Path, settings: dict[str, Any], n_classes: int) -> Any:
-    """A saved fine-tuned network; new texts are tokenised with the original tokenizer."""
-    import torch
+    """A saved fine-tuned network; new texts are tokenised with the original tokenizer.
+    A damaged or mismatched file is one line naming it (:func:`load_weights`)."""
     from transformers import AutoModel
 
-    from labelaudit.models._encoder import quiet_loading
+    from labelaudit.models._loading import load_pretrained
+    from labelaudit.robust._model import load_weights
 
-    with quiet_loading():
-        encoder = AutoModel.from_pretrained(folder)
+    encoder = load_pretrained(AutoModel, folder)
     network = FinetuneNetwork(encoder, n_classes, float(settings.get("dropout", 0.1)))
-    network.head.load_state_dict(torch.load(folder / "classifier.pt", map_location="cpu",
-                                            weights_only=True))
+    load_weights(network.head, folder / "classifier.pt", n_classes=n_classes)
     return network

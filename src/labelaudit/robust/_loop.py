@@ -189,15 +189,11 @@ class Step:
 
 
 def resolve_device(device: str | None) -> torch.device:
-    """``device`` as a ``torch.device``; None means CUDA when available, else the CPU."""
-    import torch
+    """``device`` as a ``torch.device`` this machine has; None means CUDA when available,
+    else the CPU (:func:`labelaudit.models.resolve_device`, shared by every command)."""
+    from labelaudit.models._runtime import resolve_device as resolve
 
-    if device is None:
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    try:
-        return torch.device(device)
-    except (RuntimeError, TypeError) as error:
-        raise InvalidParameterError(f"device {device!r} is not a torch device: {error}") from None
+    return resolve(device)
 
 
 def _check_config(config: LoopConfig) -> None:

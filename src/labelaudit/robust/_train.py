@@ -4,6 +4,7 @@ measure it on a clean evaluation set."""
 from __future__ import annotations
 
 import time
+import warnings
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -17,14 +18,33 @@ from labelaudit._errors import InvalidInputError, InvalidParameterError, format_
 from labelaudit._validation import check_choice, check_int, check_number
 from labelaudit.robust._model import TrainedModel
 
-__all__ = ["FILTER_MODES", "TrainMetrics", "estimate_noise_rate", "evaluate_model",
-           "method_names", "train"]
+__all__ = ["FILTER_MODES", "NOISE_RATE_CAP", "FilterWarning", "NoiseEstimateWarning",
+           "TrainMetrics", "estimate_noise_rate", "evaluate_model", "method_names",
+           "noise_share", "train"]
 
 FILTER_MODES = ("drop", "relabel")
 # Defaults per backbone: the head trains in seconds on CPU, fine-tuning as in the seed
 # (NoisywikiHow: batch 64, learning rate 3e-5; fewer epochs than its 10 by default).
 _DEFAULTS = {"head": {"epochs": 20, "learning_rate": 1e-3, "warmup": 0.0},
              "finetune": {"epochs": 4, "learning_rate": 3e-5, "warmup": 0.06}}
+# The most an estimated share of wrong labels is taken to be: beyond it, the estimate counts
+# the model's own errors more than label errors (a weak model's confident joint is 1 -
+# its accuracy), and co-teaching's small-loss trick needs the clean items in the majority.
+NOISE_RATE_CAP = 0.5
+# Inverse regularisation of the estimate's logistic regression: a weakly regularised head
+# overfits few items per class, and its overconfident probabilities inflate the estimate.
+_ESTIMATE_C = 0.01
+ESTIMATE_SOURCE = ("cleanlab's confident joint of cross-validated logistic regression on "
+                   "the sentence embeddings")
+
+
+class NoiseEstimateWarning(UserWarning):
+    """The estimated share of wrong labels was above :data:`NOISE_RATE_CAP`: capped."""
+
+
+class FilterWarning(UserWarning):
+    """``filter`` dropped (or relabelled) more items than the estimated share of wrong
+    labels."""
 
 
 def method_names() -> tuple[str, ...]:
@@ -51,21 +71,46 @@ def _check_classes(labels: np.ndarray, classes: np.ndarray) -> None:
             " (a class needs at least 2 items)")
 
 
+def noise_share(labels: np.ndarray, pred_probs: np.ndarray) -> float:
+    """cleanlab's estimate of the share of wrong labels: 1 - the trace of the calibrated
+    confident joint of given and true labels (Northcutt et al. 2021, equation 3), from
+    out-of-sample ``pred_probs`` of shape (n_samples, n_classes); at most 0.95."""
+    from labelaudit.detect._cleanlab import import_cleanlab
+
+    joint = import_cleanlab("cleanlab.count").estimate_joint(labels, pred_probs)
+    return float(np.clip(1.0 - np.trace(joint), 0.0, 0.95))
+
+
 def estimate_noise_rate(embeddings: np.ndarray, labels: np.ndarray, n_classes: int, *,
                         random_state: int | None = 0) -> float:
-    """cleanlab's estimate of the share of wrong labels, 1 - trace of the estimated joint
-    of given and true labels, from cross-fitted logistic regression on the embeddings."""
-    from labelaudit.detect._cleanlab import import_cleanlab
+    """cleanlab's estimate of the share of wrong labels (:func:`noise_share`) from
+    cross-fitted, strongly regularised logistic regression on the embeddings.
+
+    The estimate is only as good as the model: when the model is weak (many classes, few
+    items each), it counts the model's errors too; :func:`train` caps it at
+    :data:`NOISE_RATE_CAP`.
+    """
     from labelaudit.models import make_scorer
     from labelaudit.models._crossfit import crossfit_pred_probs, make_folds
 
-    count = import_cleanlab("cleanlab.count")
-    scorer = make_scorer("embed")
+    scorer = make_scorer("embed", C=_ESTIMATE_C)
     folds = make_folds(labels, n_folds=min(5, int(np.bincount(labels).min())),
                        random_state=random_state)
     probs = crossfit_pred_probs(scorer, embeddings, labels, folds, n_classes=n_classes)
-    joint = count.estimate_joint(labels, probs)
-    return float(np.clip(1.0 - np.trace(joint), 0.0, 0.95))
+    return noise_share(labels, probs)
+
+
+def _capped(estimate: float, *, source: str) -> float:
+    """An estimated share of wrong labels, at most :data:`NOISE_RATE_CAP` (with a
+    :class:`NoiseEstimateWarning` when it was above)."""
+    if estimate <= NOISE_RATE_CAP:
+        return estimate
+    warnings.warn(NoiseEstimateWarning(
+        f"{source} puts {estimate:.0%} of the labels wrong, more than {NOISE_RATE_CAP:.0%}: "
+        "the model is too weak on this data to tell label errors from its own, so "
+        f"{NOISE_RATE_CAP} is used; give noise_rate=RATE if you know the share"),
+        stacklevel=3)
+    return NOISE_RATE_CAP
 
 
 def _filtered(frame: pd.DataFrame, dataset: Any, *, text: str, label: str,
@@ -73,8 +118,6 @@ def _filtered(frame: pd.DataFrame, dataset: Any, *, text: str, label: str,
               random_state: int | None, progress: bool) -> tuple[np.ndarray, np.ndarray, dict]:
     """Rows kept and their labels after a cross-fitted scan dropped or relabelled the
     flagged items."""
-    import warnings
-
     from labelaudit.audit import scan
     from labelaudit.detect import suggest_labels
 
@@ -85,7 +128,19 @@ def _filtered(frame: pd.DataFrame, dataset: Any, *, text: str, label: str,
                       cache_dir=settings.get("cache_dir"), progress=progress)
     flagged = np.asarray(result.flagged, dtype=bool)
     labels = np.asarray(dataset.labels).copy()
-    info = {"filter": mode, "flagged": int(flagged.sum()), "filter_scorers": list(scorers)}
+    share = noise_share(result.labels, result.pred_probs)
+    expected = min(share, NOISE_RATE_CAP)
+    n_flagged, done = int(flagged.sum()), "dropped" if mode == "drop" else "relabelled"
+    info = {"filter": mode, "flagged": n_flagged, done: n_flagged,
+            "filter_scorers": list(scorers), "filter_noise_share": expected,
+            "filter_accuracy": float(result.accuracy)}
+    if n_flagged > expected * len(labels) + max(1.0, 0.01 * len(labels)):
+        warnings.warn(FilterWarning(
+            f"filter {done} {n_flagged} of {len(labels)} items ({n_flagged / len(labels):.0%}), "
+            f"more than the estimated share of wrong labels ({expected:.0%}"
+            f"{f', capped from {share:.0%}' if share > expected else ''}): the scan's model "
+            f"(out-of-sample accuracy {result.accuracy:.2f}) flags its own errors too, so "
+            "the model may end below method=base"), stacklevel=3)
     if mode == "relabel":
         # the scan read the same label column, so its classes are the dataset's
         suggested, _ = suggest_labels(result.labels, result.pred_probs)
@@ -136,9 +191,14 @@ def train(
         present).
     noise_rate : float, optional
         Share of wrong labels, in [0, 1), for co-teaching and CNLCU; estimated with
-        cleanlab (1 - trace of the estimated joint) when not given.
+        cleanlab when not given (:func:`estimate_noise_rate`), at most
+        :data:`NOISE_RATE_CAP` (a :class:`NoiseEstimateWarning` says when it was capped).
+        The log records the rate used and its source.
     filter : {"drop", "relabel"}
         What ``filter`` does with the flagged items; ``filter_scorers`` are the scan's.
+        The log records how many were dropped (or relabelled); a :class:`FilterWarning`
+        says when that is more than the share of wrong labels cleanlab estimates from
+        the scan's probabilities (capped at :data:`NOISE_RATE_CAP`).
     epochs, learning_rate : optional
         Defaults: 20 and 1e-3 for the head, 4 and 3e-5 (with 6 % warmup) for fine-tuning.
     hidden, dropout : head size (``hidden=0``: a linear head).
@@ -169,6 +229,10 @@ def train(
     check_int(random_state, "random_state", minimum=0)
     check_int(batch_size, "batch_size", minimum=1)
     check_int(hidden, "hidden", minimum=0)
+    if device is not None:  # a missing GPU is one line now, not once the texts are encoded
+        from labelaudit.models import resolve_device
+
+        resolve_device(device)
     if noise_rate is not None:
         if not isinstance(noise_rate, (int, float)) or not 0.0 <= noise_rate < 1.0:
             raise InvalidParameterError(f"noise_rate must be in [0, 1); got {noise_rate}")
@@ -209,9 +273,14 @@ def train(
     if method in ("co-teaching", "cnlcu") and noise_rate is None:
         if vectors is None:
             vectors = embed(dataset, dict(settings, encoder=None), progress=progress)
-        noise_rate = estimate_noise_rate(vectors[keep], labels, len(dataset.classes),
-                                         random_state=random_state)
-        log["noise_rate_estimated"] = noise_rate
+        raw = estimate_noise_rate(vectors[keep], labels, len(dataset.classes),
+                                  random_state=random_state)
+        noise_rate = _capped(raw, source=ESTIMATE_SOURCE)
+        log.update(noise_rate_source=ESTIMATE_SOURCE + (
+            f", {raw:.3f} capped at {NOISE_RATE_CAP}" if raw > noise_rate else ""),
+            noise_rate_estimated=noise_rate, noise_rate_cleanlab=raw)
+    elif method in ("co-teaching", "cnlcu"):
+        log["noise_rate_source"] = "given"
     hook = make_method("base" if method == "filter" else method, noise_rate=noise_rate,
                        **(method_options or {}))
     config = LoopConfig(epochs=epochs, batch_size=batch_size, learning_rate=learning_rate,
@@ -256,12 +325,14 @@ def evaluate_model(model: TrainedModel, data: pd.DataFrame | str | Path, *,
     """Top-1 and top-5 accuracy and macro-F1 of ``model`` on a labelled table."""
     from sklearn.metrics import f1_score
 
+    from labelaudit.io import check_label_values
     from labelaudit.metrics._impact_sets import text_keys
 
     frame = _read(data)
     if label not in frame.columns:
         raise InvalidParameterError(f"the evaluation table has no label column {label!r}; "
                                     f"its columns are {list(map(str, frame.columns[:12]))}")
+    check_label_values(frame[label], column=label, where="the evaluation table")
     missing = frame[label].isna().to_numpy()
     if missing.any():
         raise InvalidInputError(f"the evaluation table has no label in "

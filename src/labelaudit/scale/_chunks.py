@@ -17,6 +17,8 @@ import pandas as pd
 
 from labelaudit._errors import InvalidInputError, format_rows
 from labelaudit._validation import shown
+from labelaudit.io import label_problem
+from labelaudit.models import check_fold_count
 from labelaudit.scale._hashing import FoldCounts, HashingOptions, bucket_ids, fold_ids, hash_texts
 
 __all__ = ["Collector", "Columns", "HashedChunk", "hash_chunk", "label_values"]
@@ -114,6 +116,12 @@ def hash_chunk(frame: pd.DataFrame, columns: Columns, options: HashingOptions) -
         report(f"column {columns.label!r} has missing labels in {{rows}}; label or drop those "
                "rows", missing)
         label_series = label_series.where(~missing, "")
+    not_labels, message = label_problem(label_series, column=columns.label)
+    if len(not_labels):  # lists of labels (multi-label) or objects
+        bad = np.zeros(len(frame), dtype=bool)
+        bad[not_labels] = True
+        report(message, bad)
+        label_series = label_series.where(~bad, "")
     labels, kinds = label_values(label_series)
     matrix = hash_texts(texts, pairs, options)
     del texts, pairs
@@ -213,6 +221,7 @@ class Collector:
                 f"class{'es' if len(lonely) > 1 else ''} {lonely} "
                 f"ha{'ve' if len(lonely) > 1 else 's'} a single item: it cannot be held out "
                 "and learned at once; drop or merge it")
+        check_fold_count(counts, self.n_folds, classes.tolist())
         if self._id_hashes:
             hashes = np.concatenate(self._id_hashes)
             order = np.argsort(hashes, kind="stable")

@@ -78,7 +78,7 @@ def small_scan(runner: Any, plan: _Plan, *, out: Path | str) -> tuple[Stats, dic
         pair_mode=embed.pair_mode if default and columns.text_pair else None,
         # False (no cache) is passed on to EmbedScorer, which takes it
         cache_dir=cast(Any, embed.cache_dir) if default else None, screen=plan.screen,
-        engine=runner.name)
+        engine=runner.name, checkpoint_dir=plan.checkpoint_dir, resume=plan.resume)
     del frame
     screened = {**screened, **result.screened}
     table = result.to_frame()

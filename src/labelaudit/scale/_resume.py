@@ -85,7 +85,7 @@ class Checkpoint:
         self.folder.mkdir(parents=True, exist_ok=True)
         path = self.folder / "manifest.json"
         if not path.exists():
-            with atomic_path(path) as tmp:
+            with atomic_path(path, record=False) as tmp:
                 tmp.write_text(json.dumps(self.manifest, indent=1))
 
     def _read_manifest(self) -> dict[str, Any] | None:
@@ -107,7 +107,7 @@ class Checkpoint:
 
     def save(self, prediction: FoldPrediction, member: str = "tfidf") -> None:
         """Save one fold's held-out predictions (atomically)."""
-        with atomic_path(self._fold_path(prediction.fold, member)) as tmp:
+        with atomic_path(self._fold_path(prediction.fold, member), record=False) as tmp:
             with open(tmp, "wb") as handle:
                 np.savez(handle, rows=prediction.rows, probs=prediction.probs)
 

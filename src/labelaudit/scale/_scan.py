@@ -13,12 +13,11 @@ import numpy as np
 
 from labelaudit._errors import InvalidParameterError
 from labelaudit._validation import check_choice, check_int
-from labelaudit.audit._text import check_flagging
-from labelaudit.audit._text_result import chance_note
+from labelaudit.audit import ScanFacts, chance_note, check_flagging, format_scan_summary
 from labelaudit.scale._chunks import Columns
 from labelaudit.scale._hashing import HashingOptions
 from labelaudit.scale._heads import EmbedOptions
-from labelaudit.scale._output import MEMBER
+from labelaudit.scale._output import MEMBER, RANK_BY
 from labelaudit.scale._passes import hashed_scan, small_scan
 from labelaudit.scale._resume import Checkpoint
 from labelaudit.scale._sink import check_output, is_folder_output
@@ -84,24 +83,22 @@ class StreamScanResult:
     peak_rss_mb: float
 
     def summary(self) -> str:
-        """A few lines for a person."""
-        n = max(self.n_items, 1)
+        """A few lines for a person, in the format every scan prints (see
+        :func:`labelaudit.audit.format_scan_summary`)."""
         resumed = f", {self.resumed_folds} resumed" if self.resumed_folds else ""
-        members = ", ".join(f"{m} {w:.2f}" for m, w in self.weights.items())
-        skipped = "".join(f"\nskipped after screening: {m} (weight {w:.2f} on a sample)"
-                          for m, w in self.screened.items())
-        return (
-            f"items: {self.n_items}  classes: {self.n_classes}  model: {self.model} "
-            f"({self.n_folds}-fold cross-fit{resumed})  engine: {self.engine}\n"
-            f"members (weight): {members}{skipped}\n"
-            f"estimated label errors (cleanlab): {self.n_issues_estimate} "
-            f"({self.n_issues_estimate / n:.1%})\n"
-            f"flagged: {self.n_flagged} ({self.n_flagged / n:.1%}; {self.flag_rule})"
-            f"{chance_note(self.accuracy, self.majority_rate) if self.n_items else ''}\n"
-            f"out-of-sample accuracy: {self.accuracy:.3f} (most common class: "
-            f"{self.majority_rate:.3f})\n"
-            f"wrote {self.out}\n"
-            f"time: {self.seconds:.1f}s  peak memory: {self.peak_rss_mb:.0f} MiB")
+        facts = ScanFacts(
+            n_items=self.n_items, n_classes=self.n_classes,
+            n_issues_estimate=self.n_issues_estimate, n_flagged=self.n_flagged,
+            flag_rule=self.flag_rule, rank_by=RANK_BY, accuracy=self.accuracy,
+            majority_rate=self.majority_rate,
+            how=(self.model if set(self.weights) <= {"tfidf"}
+                 else ", ".join(self.weights)),
+            mode=f"{self.n_folds}-fold cross-fit{resumed}", engine=self.engine,
+            weights={k: (v, None, None) for k, v in self.weights.items()},
+            screened=self.screened, written=str(self.out), seconds=self.seconds,
+            peak_rss_mb=self.peak_rss_mb)
+        weak = chance_note(self.accuracy, self.majority_rate) if self.n_items else ""
+        return format_scan_summary(facts, weak)
 
 
 def _peak_rss_mb() -> float:
@@ -151,6 +148,7 @@ def scan_stream(
     hashing_threshold: int = HASHING_THRESHOLD, hashing: HashingOptions | None = None,
     embed: EmbedOptions | None = None, screen: int = 2000,
     keep_columns: bool = True, checkpoint_dir: str | Path | None = None,
+    overwrite: bool = False,
 ) -> StreamScanResult:
     """Rank every item of a large text dataset by how likely its label is wrong, reading
     and writing it in chunks.
@@ -226,7 +224,11 @@ def scan_stream(
     checkpoint_dir : path, optional
         Where fold checkpoints and temporary files go (default ``<out>.parts``, or a folder
         under the system's temporary folder for a remote ``out``); removed when the scan
-        succeeds.
+        succeeds. A scan small enough for memory checkpoints its folds only when this is
+        given (see :func:`labelaudit.scan`).
+    overwrite : bool, default=False
+        Replace an existing local ``out`` file that labelaudit did not write. Without it,
+        only labelaudit's own earlier output is replaced; an input never is.
 
     Returns
     -------
@@ -272,14 +274,15 @@ def scan_stream(
     names = check_columns(src, needed)
     columns = Columns(text, label, text_pair,
                       id if id is not None else ("id" if "id" in names else None))
-    check_output(out, list(src.paths))
+    check_output(out, list(src.paths), overwrite=overwrite)
     target: Path | str = str(out) if "://" in str(out) or is_folder_output(out) else Path(out)
     seed = (int(np.random.default_rng().integers(2**31)) if random_state is None
             else int(random_state))
     shown = default_progress() if progress is None else progress
     plan = _Plan(columns=columns, members=members, embed=embedding, screen=screen,
                  n_folds=n_folds, seed=seed, top=top, threshold=threshold,
-                 keep_columns=keep_columns, progress=shown, chunk_size=chunk_size)
+                 keep_columns=keep_columns, progress=shown, chunk_size=chunk_size,
+                 checkpoint_dir=checkpoint_dir, resume=resume)
     with _runner(engine, src, chunk_size=chunk_size, address=ray_address) as runner:
         limit = {"auto": hashing_threshold, "memory": np.inf, "hashing": -1}[tfidf]
         size = runner.at_most(columns, limit) if tfidf != "memory" else 0
@@ -325,6 +328,8 @@ class _Plan:
     keep_columns: bool
     progress: bool
     chunk_size: int
+    checkpoint_dir: str | Path | None = None  # asked for: fold checkpoints in memory too
+    resume: bool = True
 
 
 def _checkpoint_dir(out: str | Path, given: str | Path | None) -> Path:

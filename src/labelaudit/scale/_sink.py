@@ -133,13 +133,15 @@ def _out_info(fs: Any, path: str, where: str) -> Any:
         f"see it); create it first{make}, or write elsewhere")
 
 
-def check_output(out: str | Path, inputs: Sequence[str]) -> str:
+def check_output(out: str | Path, inputs: Sequence[str], *, overwrite: bool = False) -> str:
     """Check the output path (local, or a URI pyarrow opens) before any work; return its
     format (``"parts"`` for a folder of Parquet files).
 
     Refused with :class:`InvalidParameterError`: an unknown suffix, an input file (or a
-    folder that holds one), an unwritable folder, a missing bucket, and an existing file or
-    folder that is not a labelaudit scan output.
+    folder that holds one), an unwritable folder, a missing bucket, a local file that
+    labelaudit did not write unless ``overwrite`` (the rule of every command, see
+    :func:`labelaudit.io.check_output_paths`), and a remote file or a folder that is not a
+    labelaudit scan output.
     """
     from labelaudit.io import check_output_paths
     from labelaudit.io._write import format_of
@@ -153,11 +155,7 @@ def check_output(out: str | Path, inputs: Sequence[str]) -> str:
     local_inputs = [("an input file", _key(p)) for p in inputs
                     if "://" not in p or p.startswith("file://")]
     if "://" not in text:
-        check_output_paths([("out", text)], local_inputs)
-        if Path(text).exists() and not is_scan_output(text):
-            raise InvalidParameterError(
-                f"out {out} exists and is not a labelaudit scan output (it lacks the "
-                f"columns {', '.join(SIGNATURE)}); remove it or choose another file")
+        check_output_paths([("out", text)], local_inputs, overwrite=overwrite)
         return fmt
     if any(_key(p) == _key(text) for p in inputs):
         raise InvalidParameterError(
@@ -428,7 +426,7 @@ class FolderWriter:
                 pq.write_table(table, f"{path}/{name}", filesystem=fs)
 
     def __exit__(self, kind: object, value: object, traceback: object) -> None:
-        from labelaudit.io._write import replace_folder
+        from labelaudit.io import replace_folder
 
         if kind is None and self._parts == 0 and self.schema is not None:
             self.write_table(self.schema.empty_table())

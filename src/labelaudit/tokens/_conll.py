@@ -13,9 +13,11 @@ from labelaudit.io._read import json_lines, read_text, split_lines
 from labelaudit.tokens._dataset import TokenDataset, make_token_dataset
 from labelaudit.tokens._schemes import Scheme, detect_scheme, is_span_tag
 
-__all__ = ["read_conll", "read_token_jsonl", "read_tokens", "write_conll"]
+__all__ = ["TAG_KEYS", "read_conll", "read_token_jsonl", "read_tokens", "write_conll"]
 
 DOCSTART = "-DOCSTART-"
+# Keys of the tag list in token JSONL, in the order they are looked for.
+TAG_KEYS = ("tags", "labels")
 
 
 # ASCII whitespace only: str.split() and str.strip() would also cut at U+0085, U+00A0,
@@ -147,7 +149,9 @@ def _parse_conll(text: str, path: Path, tag_column: int) -> _Parsed:
 def read_token_jsonl(path: str | Path, *, scheme: Scheme | None = None) -> TokenDataset:
     """Read JSONL with one sentence per line: ``{"tokens": [...], "tags": [...]}``.
 
-    Optional fields: ``id`` (sentence id) and ``doc`` (document id, for cross-fitting).
+    The tags may be under ``labels`` instead (as in CoNLL-2003 exports); a line with both
+    keys uses ``tags``. Optional fields: ``id`` (sentence id) and ``doc`` (document id,
+    for cross-fitting).
 
     Examples
     --------
@@ -168,14 +172,20 @@ def read_token_jsonl(path: str | Path, *, scheme: Scheme | None = None) -> Token
     doc_ids: dict[str, int] = {}
     has_docs = False
     for number, record in json_lines(path):
-        if not isinstance(record, dict) or "tokens" not in record or "tags" not in record:
+        key = next((k for k in TAG_KEYS if k in record), None) \
+            if isinstance(record, dict) else None
+        if not isinstance(record, dict) or "tokens" not in record or key is None:
+            found = (f"; the line has {', '.join(map(repr, list(record)[:12]))}"
+                     if isinstance(record, dict) else "")
             raise InvalidInputError(
-                f"{path}, line {number}: expected an object with 'tokens' and 'tags' lists"
+                f"{path}, line {number}: expected an object with a 'tokens' list and a list "
+                f"of tags under {' or '.join(map(repr, TAG_KEYS))}{found}"
             )
-        if not isinstance(record["tokens"], list) or not isinstance(record["tags"], list):
-            raise InvalidInputError(f"{path}, line {number}: 'tokens' and 'tags' must be lists")
+        if not isinstance(record["tokens"], list) or not isinstance(record[key], list):
+            raise InvalidInputError(
+                f"{path}, line {number}: 'tokens' and {key!r} must be lists")
         tokens.append(record["tokens"])
-        tags.append(record["tags"])
+        tags.append(record[key])
         ids.append(record.get("id", len(ids)))
         has_docs = has_docs or "doc" in record
         doc_key = json.dumps(record.get("doc", f"#line{number}"))

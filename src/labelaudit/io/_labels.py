@@ -1,0 +1,76 @@
+"""The check every label column passes: one label per item, never a list of labels."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from labelaudit._errors import InvalidInputError, format_rows, plain_value
+
+__all__ = ["check_label_values", "label_problem"]
+
+_LIST_LIKE = (list, tuple, set, frozenset, np.ndarray)
+
+
+def label_problem(values: pd.Series | np.ndarray, *, column: str) -> tuple[np.ndarray, str]:
+    """The positions of values that are no single label (lists of labels, or objects such
+    as ``{"a": 1}``) and a message about them with ``{rows}`` where the rows go; no
+    positions and ``""`` when every value is one label."""
+    series = pd.Series(values) if not isinstance(values, pd.Series) else values
+    raw = series.to_numpy(dtype=object)
+    lists = np.fromiter((isinstance(v, _LIST_LIKE) for v in raw), dtype=bool, count=len(raw))
+    objects = np.fromiter((isinstance(v, Mapping) for v in raw), dtype=bool, count=len(raw))
+    rows = np.flatnonzero(lists if lists.any() else objects)
+    if not len(rows):
+        return rows, ""
+    first = raw[int(rows[0])]
+    example = repr(plain_value(first.tolist() if isinstance(first, np.ndarray) else first))
+    example = example if len(example) <= 60 else example[:57] + "..."
+    # the message is a template: braces of the data are escaped
+    example, column = (t.replace("{", "{{").replace("}", "}}") for t in (example, repr(column)))
+    if lists.any():
+        return rows, (f"column {column} holds lists of labels (multi-label) in {{rows}}, "
+                      f"e.g. {example}; multi-label classification is not supported yet: "
+                      "give one label per item (a string or an integer)")
+    return rows, (f"column {column} holds objects, not labels, in {{rows}}, e.g. {example}; "
+                  "give one label per item (a string or an integer)")
+
+
+def check_label_values(values: pd.Series | np.ndarray, *, column: str,
+                       ids: np.ndarray | None = None, where: str = "") -> None:
+    """Refuse a label column that holds lists of labels (multi-label) or objects.
+
+    Every command reads one label per item; a list of labels would otherwise fail deep
+    inside (``unhashable type: 'list'``) or be read as the text ``"['a', 'b']"``.
+
+    Parameters
+    ----------
+    values : Series or ndarray of shape (n_samples,)
+        The label column.
+    column : str
+        Its name, for the message.
+    ids : ndarray of shape (n_samples,), optional
+        The items' ids, to name the offending rows by (default: row numbers from 0).
+    where : str
+        What the message starts with, such as the file's name.
+
+    Raises
+    ------
+    InvalidInputError
+        Naming the column, the first offending rows and one of their values.
+
+    Examples
+    --------
+    >>> check_label_values(pd.Series(["a", "b"]), column="label")
+    >>> check_label_values(pd.Series([["a"], ["a", "b"]]), column="label")
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    labelaudit._errors.InvalidInputError: column 'label' holds lists of labels ...
+    """
+    rows, message = label_problem(values, column=column)
+    if len(rows):
+        named = rows if ids is None else np.asarray(ids)[rows]
+        raise InvalidInputError((f"{where}: " if where else "")
+                                + message.format(rows=format_rows(named)))
