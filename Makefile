@@ -7,7 +7,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install demo test test-all bench lint clean browser
+.PHONY: install demo test test-all bench bench-detection lint clean browser
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -41,6 +41,11 @@ test-all: $(STAMP) browser
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
+
+# The default scan against a strong TF-IDF peer on real, verified label errors (../shared/data):
+# 4 dev sets x 3 fold seeds, paired bootstrap; writes benchmarks/results/detection.{md,json,png}.
+bench-detection: $(STAMP)
+	$(BIN)/python -m benchmarks.detection
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks

@@ -11,7 +11,7 @@ Examples
 --------
 >>> from labelaudit.registry import SCORERS
 >>> SCORERS.names()
-('tfidf', 'embed', 'finetune', 'tfidf-char', 'knn')
+('tfidf', 'embed', 'finetune', 'tfidf-char', 'knn', 'dynamics')
 >>> SCORERS.load("tfidf").__name__
 'TfidfScorer'
 """
@@ -89,6 +89,7 @@ SCORERS = Registry("scorer", {
     "finetune": "labelaudit.models._finetune:FinetuneScorer",
     "tfidf-char": "labelaudit.models._tfidf:CharTfidfScorer",
     "knn": "labelaudit.models._knn:KnnScorer",
+    "dynamics": "labelaudit.models._dynamics:DynamicsScorer",
 }, default=("tfidf", "embed"))
 
 # The scorer families `select` sweeps over on a CPU (fine-tuning sweeps need a GPU).

@@ -128,3 +128,22 @@ def test_confident_learning_does_not_fork_cleanlabs_pool_where_ray_runs(monkeypa
     confident_learning(labels, probs)
     confident_learning(labels, probs, n_jobs=2)
     assert asked == [None, 1, 2]
+
+
+def _cl_in_spawned_child() -> int:
+    from labelaudit.detect import confident_learning
+
+    rng = np.random.default_rng(0)
+    probs = rng.dirichlet(np.ones(3), size=300)
+    labels = rng.integers(0, 3, 300)
+    return int(confident_learning(labels, probs).is_issue.sum())
+
+
+def test_confident_learning_runs_where_processes_are_spawned():
+    """macOS and spawned workers start processes with spawn: cleanlab's pool then lacked
+    its globals (NameError 'pred_probs_by_class')."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        assert pool.submit(_cl_in_spawned_child).result() >= 0

@@ -329,6 +329,7 @@ def scan(
         weight, temperature = {"pred_probs": 1.0}, {"pred_probs": 1.0}
         probs, seconds = inputs.probs, {}
         mode = GIVEN_PROBS
+        dynamics = None
     else:
         from labelaudit.audit._screen import screen_members
 
@@ -354,6 +355,12 @@ def scan(
         temperature = dict(zip(scorer_probs, ensemble.temperatures.tolist(), strict=True))
         mode = ("fit-on-train, score-on-test" if target is not None
                 else f"{run.n_folds}-fold cross-fit")
+        dynamics = None
+        if run.epoch_logits:  # a dynamics member ran: its epochs (and repeats) together
+            from labelaudit.models import training_dynamics
+
+            dynamics = training_dynamics(scored.labels,
+                                         np.concatenate(list(run.epoch_logits.values())))
     scores, n_issues, consensus = _method_scores(
         scored.labels, probs, next(iter(member_probs.values())), inputs.votes,
         list(dict.fromkeys([*wanted, order_by])))
@@ -379,7 +386,7 @@ def scan(
         seconds=time.perf_counter() - started, consensus_labels=consensus,
         member_seconds=seconds, screened=screened, mode=mode,
         extra=_extra(inputs.frame, [text, text_pair, label, annotations, inputs.id_column])
-        if keep_columns else None, datalab=found,
+        if keep_columns else None, datalab=found, dynamics=dynamics,
     )
 
 

@@ -5,10 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+
+if TYPE_CHECKING:  # pragma: no cover
+    from labelaudit.models import TrainingDynamics
 
 __all__ = ["GIVEN_PROBS", "OUTPUT_COLUMNS", "ChanceLevelWarning", "ScanResult",
            "warn_if_chance_level"]
@@ -72,6 +75,11 @@ class ScanResult:
     datalab : DatalabIssues or None
         cleanlab Datalab's near-duplicate, outlier and non-IID findings (``datalab=True``);
         :meth:`to_frame` writes their columns after ``flagged``.
+    dynamics : TrainingDynamics or None
+        The held-out training dynamics of the ``dynamics`` member (its AUM, data-map
+        confidence and variability per item, over its epochs and repeats), when it ran;
+        :meth:`to_frame` writes them as ``dynamics_aum``, ``dynamics_confidence`` and
+        ``dynamics_variability``.
     """
 
     ids: np.ndarray
@@ -95,6 +103,7 @@ class ScanResult:
     screened: dict[str, float] = field(default_factory=dict)
     extra: pd.DataFrame | None = None
     datalab: Any = None
+    dynamics: TrainingDynamics | None = None
 
     @property
     def accuracy(self) -> float:
@@ -135,7 +144,9 @@ class ScanResult:
         given_prob, loss, rank, score_<method>..., flagged``; labels use the user's values.
         Every ``score_*`` is a label-quality score, lower = more suspect. ``loss`` is the
         ensemble's ``-log p(label)``; the ``loss`` method (the first scorer alone, FML) is
-        written as ``score_loss_<scorer>``. ``score_crowdlab`` is CROWDLAB's consensus
+        written as ``score_loss_<scorer>``. After ``flagged`` come the Datalab columns and,
+        when the ``dynamics`` member ran, ``dynamics_aum, dynamics_confidence,
+        dynamics_variability`` (:attr:`dynamics`). ``score_crowdlab`` is CROWDLAB's consensus
         quality score (in [0, 1]) where the consensus equals the given label and that
         score minus 2 (in [-2, -1]) where it does not, so those items rank first.
 
@@ -168,6 +179,8 @@ class ScanResult:
         frame["flagged"] = self.flagged
         if self.datalab is not None:
             frame = pd.concat([frame, self.datalab.to_frame()], axis=1)
+        if self.dynamics is not None:
+            frame = pd.concat([frame, self.dynamics.to_frame().add_prefix("dynamics_")], axis=1)
         if self.extra is not None and len(self.extra.columns):
             frame = pd.concat([frame, _renamed(self.extra, frame.columns)], axis=1)
         return frame.iloc[order].reset_index(drop=True)

@@ -39,7 +39,9 @@ def confident_learning(labels: np.ndarray, pred_probs: np.ndarray, *,
 
     ``n_jobs`` goes to ``find_label_issues`` (None: cleanlab's process pool, or one
     process when Ray runs in this process: the pool's ``fork`` can copy a lock one of
-    Ray's threads holds, and the child then waits forever).
+    Ray's threads holds, and the child then waits forever; one process too where new
+    processes are not forked, as on macOS or inside a spawned worker: cleanlab's pool
+    reads module globals only a forked child has, and fails with a NameError).
 
     References
     ----------
@@ -57,7 +59,7 @@ def confident_learning(labels: np.ndarray, pred_probs: np.ndarray, *,
     find_label_issues = import_cleanlab("cleanlab.filter").find_label_issues
 
     labels, pred_probs = check_pred_probs(labels, pred_probs)
-    if n_jobs is None and _ray_running():
+    if n_jobs is None and (_ray_running() or not _forks()):
         n_jobs = 1
     is_issue = np.asarray(find_label_issues(labels, pred_probs, n_jobs=n_jobs),
                           dtype=bool)
@@ -66,6 +68,13 @@ def confident_learning(labels: np.ndarray, pred_probs: np.ndarray, *,
     span = ranked.max(initial=0) - ranked.min(initial=0) + 1.0
     scores = np.where(is_issue, ranked - span, ranked)
     return ConfidentLearning(is_issue, scores, int(num_label_issues(labels, pred_probs)))
+
+
+def _forks() -> bool:
+    """Whether this process starts new processes by forking (cleanlab's pool needs it)."""
+    import multiprocessing
+
+    return multiprocessing.get_start_method(allow_none=False) == "fork"
 
 
 def _ray_running() -> bool:

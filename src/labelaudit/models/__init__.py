@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING
 from labelaudit.models._base import Scorer
 from labelaudit.models._checkpoint import FoldStore, fold_checkpoints
 from labelaudit.models._crossfit import FoldWarning, check_fold_count, exact_folds
+from labelaudit.models._dynamics import DynamicsScorer, TrainingDynamics, training_dynamics
 from labelaudit.models._embed import EmbedScorer, encode_texts
 from labelaudit.models._finetune import FinetuneScorer
 from labelaudit.models._knn import KnnScorer
 from labelaudit.models._registry import cross_val_pred_probs, make_scorer
-from labelaudit.models._tfidf import CharTfidfScorer, TfidfScorer
+from labelaudit.models._tfidf import CharTfidfScorer, ConvergenceWarning, TfidfScorer
 from labelaudit.models._token_encoder import EncoderTokenScorer
 from labelaudit.models._token_finetune import FinetuneTokenScorer
 from labelaudit.models._token_scorer import (
@@ -29,6 +30,8 @@ from labelaudit.models._token_scorer import (
 
 __all__ = [
     "CharTfidfScorer",
+    "ConvergenceWarning",
+    "DynamicsScorer",
     "EmbedScorer",
     "EncoderTokenScorer",
     "FinetuneScorer",
@@ -40,6 +43,7 @@ __all__ = [
     "TaptResult",
     "TfidfScorer",
     "TokenScorer",
+    "TrainingDynamics",
     "check_fold_count",
     "cross_val_pred_probs",
     "cross_val_token_probs",
@@ -49,6 +53,7 @@ __all__ = [
     "make_scorer",
     "make_token_scorer",
     "tapt",
+    "training_dynamics",
 ]
 
 if TYPE_CHECKING:  # the lazily imported names that other packages use, for type checkers
@@ -85,6 +90,8 @@ _INTERNAL = {
     "group_folds": "labelaudit.models._crossfit",
     "make_folds": "labelaudit.models._crossfit",
     "full_proba": "labelaudit.models._base",
+    "mean_epoch_probs": "labelaudit.models._dynamics",
+    "recording": "labelaudit.models._dynamics",
     "take": "labelaudit.models._base",
     "DEFAULT_SCORERS": "labelaudit.models._registry",
     "SCORERS": "labelaudit.models._registry",

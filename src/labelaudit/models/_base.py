@@ -21,7 +21,8 @@ def take(features: Any, index: np.ndarray) -> Any:
 def full_proba(proba: np.ndarray, fitted_classes: np.ndarray, n_classes: int) -> np.ndarray:
     """Spread a model's probabilities over all ``n_classes`` columns.
 
-    A training fold may miss a class; that class gets probability 0 for its items.
+    A training fold may miss a class; that class gets probability 0 for its items. Rows
+    sum to 1 in float64 (a model fitted on float32 features predicts in float32).
 
     Examples
     --------
@@ -30,7 +31,9 @@ def full_proba(proba: np.ndarray, fitted_classes: np.ndarray, n_classes: int) ->
     """
     out = np.zeros((proba.shape[0], n_classes))
     out[:, np.asarray(fitted_classes, dtype=int)] = proba
-    return out
+    # float32 features give float32 probabilities: sum them to 1 again in float64
+    sums = out.sum(axis=1, keepdims=True)
+    return out / np.where(sums > 0, sums, 1.0)
 
 
 class Scorer(ABC):

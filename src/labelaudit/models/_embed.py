@@ -167,10 +167,12 @@ class EmbedScorer(Scorer):
         from sklearn.pipeline import make_pipeline
         from sklearn.preprocessing import StandardScaler
 
+        from labelaudit.models._tfidf import fit_converged
+
         self.n_classes_ = n_classes
-        self.model_ = make_pipeline(
+        self.model_ = fit_converged(make_pipeline(
             StandardScaler(), LogisticRegression(C=self.C, max_iter=2000)
-        ).fit(features, labels)
+        ), features, labels, member=self.name)
         return self
 
     def predict_proba(self, features: Any) -> np.ndarray:

@@ -25,7 +25,7 @@ __all__ = [
     "member_pred_probs",
 ]
 
-ScorerName = Literal["tfidf", "embed", "finetune", "tfidf-char", "knn"]
+ScorerName = Literal["tfidf", "embed", "finetune", "tfidf-char", "knn", "dynamics"]
 SCORERS: tuple[str, ...] = _SCORERS.names()
 DEFAULT_SCORERS: tuple[str, ...] = _SCORERS.default
 
@@ -60,11 +60,15 @@ class MemberProbs:
         Folds actually used (fewer than asked when a class is small).
     seconds : dict of str to float
         Wall time per member (its repeats together), encoding included.
+    epoch_logits : dict of str to ndarray (n_epochs, n_samples, n_classes)
+        The held-out logits after every epoch of each ``dynamics`` member, keyed as
+        ``probs`` (:func:`labelaudit.models.training_dynamics` reads them); empty without one.
     """
 
     probs: dict[str, np.ndarray]
     n_folds: int
     seconds: dict[str, float] = field(default_factory=dict)
+    epoch_logits: dict[str, np.ndarray] = field(default_factory=dict)
 
     def per_scorer(self) -> dict[str, np.ndarray]:
         """Each scorer's repeats averaged, as FME averages seeds."""
@@ -176,6 +180,7 @@ def member_pred_probs(
     :class:`~labelaudit.models.Scorer` object (its own options: one object per member).
     """
     from labelaudit.models._crossfit import crossfit_pred_probs, fit_score_pred_probs, make_folds
+    from labelaudit.models._dynamics import DynamicsScorer, mean_epoch_probs, recording
 
     if train.labels is None:
         raise InvalidInputError("the dataset has no labels to cross-fit on")
@@ -188,6 +193,7 @@ def member_pred_probs(
         return _swept(train, target, scorers, n_folds=n_folds, random_state=random_state,
                       progress=progress, sweep=sweep, keep=keep, **options)
     seconds: dict[str, float] = {}
+    epoch_logits: dict[str, np.ndarray] = {}
     for key, given in zip(member_keys(scorers), scorers, strict=True):
         started = time.perf_counter()
         scorer = make_scorer(given, **options) if isinstance(given, str) else given
@@ -199,17 +205,23 @@ def member_pred_probs(
             seeded = _with_seed(given, None if seed == 0 and not isinstance(given, str)
                                 else state, options)
             name = key if seed == 0 else f"{key}#{seed}"
+            recorded = isinstance(seeded, DynamicsScorer)
+            if isinstance(seeded, DynamicsScorer):  # predicts every epoch's held-out logits
+                seeded = recording(seeded)
             if target_features is not None:
-                members[name] = fit_score_pred_probs(seeded, train_features, train.labels,
-                                                     target_features, n_classes=n_classes)
-                continue
-            folds = make_folds(train.labels, n_folds=n_folds, random_state=state,
-                               classes=train.classes)
-            folds_used = int(folds.max()) + 1
-            members[name] = crossfit_pred_probs(seeded, train_features, train.labels, folds,
-                                                n_classes=n_classes, progress=progress)
+                out = fit_score_pred_probs(seeded, train_features, train.labels,
+                                           target_features, n_classes=n_classes)
+            else:
+                folds = make_folds(train.labels, n_folds=n_folds, random_state=state,
+                                   classes=train.classes)
+                folds_used = int(folds.max()) + 1
+                out = crossfit_pred_probs(seeded, train_features, train.labels, folds,
+                                          n_classes=n_classes, progress=progress)
+            if recorded:
+                epoch_logits[name], out = out, mean_epoch_probs(out)
+            members[name] = out
         seconds[key] = time.perf_counter() - started
-    return MemberProbs(members, folds_used, seconds)
+    return MemberProbs(members, folds_used, seconds, epoch_logits)
 
 
 def _check_before_encoding(train: TextDataset, target: TextDataset | None,
@@ -245,6 +257,7 @@ def _swept(train: TextDataset, target: TextDataset | None, scorers: Sequence[str
         raise InvalidParameterError("sweep tunes the finetune scorer: add it to the scorers")
     members: dict[str, np.ndarray] = {}
     seconds: dict[str, float] = {}
+    epoch_logits: dict[str, np.ndarray] = {}
     folds_used = n_folds
     for key, given in zip(keys, scorers, strict=True):
         started = time.perf_counter()
@@ -252,6 +265,8 @@ def _swept(train: TextDataset, target: TextDataset | None, scorers: Sequence[str
             run = member_pred_probs(train, target, scorers=[given], n_folds=n_folds,
                                     random_state=random_state, progress=progress, **options)
             members[key] = run.probs[next(iter(run.probs))]
+            if run.epoch_logits:  # a dynamics member's first (only) run
+                epoch_logits[key] = next(iter(run.epoch_logits.values()))
             folds_used = run.n_folds
             seconds[key] = time.perf_counter() - started
             continue
@@ -268,7 +283,7 @@ def _swept(train: TextDataset, target: TextDataset | None, scorers: Sequence[str
         for i, name in enumerate(keep_best(swept, labels, keep)):
             members[key if i == 0 else f"{key}#{i}"] = swept[name]
         seconds[key] = time.perf_counter() - started
-    return MemberProbs(members, folds_used, seconds)
+    return MemberProbs(members, folds_used, seconds, epoch_logits)
 
 
 def cross_val_pred_probs(

@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["bar_chart", "confusion_heatmap", "pr_curves", "probability_histogram_svg",
-           "share_histogram", "short_name", "to_svg"]
+__all__ = ["bar_chart", "confusion_heatmap", "data_map", "pr_curves",
+           "probability_histogram_svg", "share_histogram", "short_name", "to_svg"]
 
 _RC: dict[Any, Any] = {
     "svg.fonttype": "none", "svg.hashsalt": "labelaudit", "text.parse_math": False,
@@ -228,4 +228,25 @@ def share_histogram(groups: Mapping[str, np.ndarray], *, xlabel: str, bins: int 
         axes.set_xlabel(xlabel)
         axes.set_ylabel("share of items")
         axes.legend(loc="upper left", fontsize=8, frameon=False)
+        return to_svg(figure, prefix)
+
+
+def data_map(variability: np.ndarray, confidence: np.ndarray, flagged: np.ndarray, *,
+             prefix: str = "datamap") -> str:
+    """The data map of Swayamdipta et al. (2020): one point per item, variability across
+    epochs against mean confidence in the given label, flagged items on top in red."""
+    flagged = np.asarray(flagged, dtype=bool)
+    with _style():
+        figure = _figure(6.4, 4.2)
+        axes = figure.add_subplot(1, 1, 1)
+        for mask, colour, name, size in ((~flagged, _OTHER, "not flagged", 7),
+                                         (flagged, _FLAGGED, "flagged", 11)):
+            axes.scatter(variability[mask], confidence[mask], s=size, c=colour,
+                         alpha=0.6, linewidths=0, label=f"{name} ({int(mask.sum()):,})",
+                         rasterized=False)
+        axes.set_ylim(-0.02, 1.02)
+        axes.set_xlim(left=0.0)
+        axes.set_xlabel("variability (std of p(given label) across epochs)")
+        axes.set_ylabel("confidence (mean p(given label))")
+        axes.legend(loc="upper right", fontsize=8, frameon=False)
         return to_svg(figure, prefix)

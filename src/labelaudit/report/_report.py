@@ -148,6 +148,7 @@ def _text_sections(audit: Any, *, truth: Any, annotations: Any, top: int,
                    truth_options: dict[str, Any], annotation_options: dict[str, Any]
                    ) -> tuple[list[tuple[str, str, str]], dict[str, Any]]:
     from labelaudit.report._agreement import agreement_report_of, agreement_section
+    from labelaudit.report._cartography import cartography_section, has_dynamics
     from labelaudit.report._datalab import datalab_section, has_datalab
     from labelaudit.report._sections import (
         classes_section,
@@ -171,6 +172,9 @@ def _text_sections(audit: Any, *, truth: Any, annotations: Any, top: int,
     sections = [("summary", "Summary", summary_section(audit)),
                 ("classes", "Classes", classes_section(audit)),
                 ("probabilities", "Probability of the given label", probability_section(audit))]
+    if has_dynamics(audit.frame):
+        sections.append(("cartography", "Data map (training dynamics)",
+                         cartography_section(audit.frame)))
     if truth_part is not None:
         sections.append(("truth", "Against known errors", truth_part))
     if has_datalab(audit.frame):
@@ -234,10 +238,12 @@ def write_report(
     weights), per-class counts with the given-versus-suggested confusion heat map, the
     distribution of the given label's probability, the ``top`` most suspect items in a
     table sortable by column and filterable by class and text, and, when given, the
-    precision-recall curves against known errors, Datalab issues and annotator agreement.
-    A token scan gets its issue types and its most suspect sentences with the given and
-    suggested spans. Every dataset string is HTML-escaped; the page loads nothing from
-    the network.
+    precision-recall curves against known errors, Datalab issues and annotator agreement. A
+    scan with the ``dynamics`` member (``dynamics_confidence`` and ``dynamics_variability``
+    columns) gets its data map: variability against confidence, flagged items highlighted
+    (Swayamdipta et al. 2020). A token scan gets its issue types and its most suspect
+    sentences with the given and suggested spans. Every dataset string is HTML-escaped; the
+    page loads nothing from the network.
 
     Parameters
     ----------

@@ -254,7 +254,7 @@ def _issue_tags(row: pd.Series, has: dict[str, bool]) -> tuple[str, list[str]]:
 
 def _extra_columns(frame: pd.DataFrame) -> list[str]:
     return [c for c in frame.columns if c not in _KNOWN and not str(c).startswith("score_")
-            and not str(c).startswith("non_iid")][:6]
+            and not str(c).startswith(("non_iid", "dynamics_"))][:6]
 
 
 def issues_section(audit: TextAudit, *, top: int) -> str:

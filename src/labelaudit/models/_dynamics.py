@@ -1,0 +1,351 @@
+"""Training dynamics of a softmax regression: the data map's confidence and variability
+(Swayamdipta et al. 2020) and the area under the margin (Pleiss et al. 2020)."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from labelaudit._errors import InvalidInputError
+from labelaudit._validation import check_choice, check_int, check_number
+from labelaudit.io import TextDataset
+from labelaudit.models._base import Scorer
+
+__all__ = ["DynamicsRecorder", "DynamicsScorer", "TrainingDynamics", "mean_epoch_probs",
+           "recording", "training_dynamics"]
+
+
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    shifted = np.asarray(logits, dtype=np.float64)
+    shifted = shifted - shifted.max(axis=-1, keepdims=True)
+    exp = np.exp(shifted)
+    return exp / exp.sum(axis=-1, keepdims=True)
+
+
+def mean_epoch_probs(epoch_logits: np.ndarray) -> np.ndarray:
+    """The softmax of every epoch's logits averaged over epochs: ``(n_epochs, n_samples,
+    n_classes)`` in, ``(n_samples, n_classes)`` out.
+
+    Examples
+    --------
+    >>> mean_epoch_probs(np.array([[[0.0, 0.0]], [[np.log(3), 0.0]]])).tolist()
+    [[0.625, 0.375]]
+    """
+    return _softmax(epoch_logits).mean(axis=0)
+
+
+@dataclass(frozen=True)
+class TrainingDynamics:
+    """Per-item statistics of a model's predictions over training epochs.
+
+    Attributes
+    ----------
+    aum : ndarray of shape (n_samples,)
+        Area under the margin: the mean over epochs of the given label's logit minus the
+        largest other logit. Negative where the model prefers another label; the
+        label-quality score of the dynamics (lower = more suspect).
+    confidence : ndarray of shape (n_samples,)
+        The data map's confidence: the mean over epochs of the given label's probability.
+    variability : ndarray of shape (n_samples,)
+        The data map's variability: the standard deviation over epochs of that probability.
+    n_epochs : int
+        Epochs the statistics are taken over.
+    """
+
+    aum: np.ndarray
+    confidence: np.ndarray
+    variability: np.ndarray
+    n_epochs: int
+
+    @property
+    def scores(self) -> np.ndarray:
+        """Label-quality scores, lower = more suspect: the AUM."""
+        return self.aum
+
+    @property
+    def order(self) -> np.ndarray:
+        """Item positions, most suspect (lowest AUM) first, stable for ties."""
+        return np.argsort(self.aum, kind="stable")
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per item, in item order: ``aum, confidence, variability``."""
+        return pd.DataFrame({"aum": self.aum, "confidence": self.confidence,
+                             "variability": self.variability})
+
+
+def training_dynamics(labels: np.ndarray, epoch_logits: np.ndarray) -> TrainingDynamics:
+    """Confidence, variability and area under the margin of each item's given label.
+
+    With :math:`z^{(e)}(x)` the logits and :math:`p^{(e)}(\\cdot \\mid x)` the softmax after
+    epoch :math:`e = 1..E`, and :math:`y` the given label, Pleiss et al. (2020) define the
+    margin and its area as
+
+    .. math:: M^{(e)}(x, y) = z_y^{(e)}(x) - \\max_{i \\neq y} z_i^{(e)}(x), \\qquad
+              \\mathrm{AUM}(x, y) = \\frac{1}{E} \\sum_{e=1}^{E} M^{(e)}(x, y),
+
+    and Swayamdipta et al. (2020, eqs. 1 and 2) the data map's coordinates as
+
+    .. math:: \\hat\\mu = \\frac{1}{E} \\sum_{e=1}^{E} p^{(e)}(y \\mid x), \\qquad
+              \\hat\\sigma = \\sqrt{\\frac{\\sum_{e=1}^{E} (p^{(e)}(y \\mid x) - \\hat\\mu)^2}{E}}.
+
+    Both papers track the items a model trains on; labelaudit passes the logits of
+    held-out items (each fold's model, epoch by epoch), so no item's statistics come from
+    a model that saw its label.
+
+    Parameters
+    ----------
+    labels : ndarray of int, shape (n_samples,)
+        Given labels, indices into the classes.
+    epoch_logits : ndarray of shape (n_epochs, n_samples, n_classes)
+        The logits of every item after each epoch (several runs may be stacked along the
+        first axis: the statistics are then taken over all their epochs).
+
+    Returns
+    -------
+    TrainingDynamics
+
+    References
+    ----------
+    Pleiss, Zhang, Elenberg & Weinberger (2020), Identifying Mislabeled Data using the
+    Area Under the Margin Ranking, NeurIPS. Swayamdipta, Schwartz, Lourie, Wang,
+    Hajishirzi, Smith & Choi (2020), Dataset Cartography: Mapping and Diagnosing Datasets
+    with Training Dynamics, EMNLP.
+
+    Examples
+    --------
+    Two epochs, one item labelled 0: margins 2 and -1, so the AUM is 0.5.
+
+    >>> logits = np.array([[[2.0, 0.0]], [[0.0, 1.0]]])
+    >>> found = training_dynamics(np.array([0]), logits)
+    >>> float(found.aum[0]), round(float(found.confidence[0]), 3)
+    (0.5, 0.575)
+    """
+    logits = np.asarray(epoch_logits, dtype=np.float64)
+    labels = np.asarray(labels)
+    if logits.ndim != 3 or logits.shape[0] < 1 or logits.shape[2] < 2:
+        raise InvalidInputError(
+            "epoch_logits must have shape (n_epochs, n_samples, n_classes) with at least one "
+            f"epoch and two classes; got shape {logits.shape}")
+    n_classes = logits.shape[2]
+    if labels.shape != (logits.shape[1],) or not np.issubdtype(labels.dtype, np.integer):
+        raise InvalidInputError(
+            f"labels must be {logits.shape[1]} integer class indices, one per item of "
+            f"epoch_logits; got shape {labels.shape} ({labels.dtype})")
+    bad = np.flatnonzero((labels < 0) | (labels >= n_classes))
+    if len(bad):
+        raise InvalidInputError(f"labels must be in [0, {n_classes - 1}]; rows "
+                                f"{bad[:5].tolist()} are not")
+    rows = np.arange(len(labels))
+    given = logits[:, rows, labels]
+    others = logits.copy()
+    others[:, rows, labels] = -np.inf
+    probs = _softmax(logits)[:, rows, labels]
+    return TrainingDynamics(aum=(given - others.max(axis=2)).mean(axis=0),
+                            confidence=probs.mean(axis=0), variability=probs.std(axis=0),
+                            n_epochs=int(logits.shape[0]))
+
+
+_BETA1, _BETA2 = 0.9, 0.999  # Adam's moment decays
+
+
+def _columns_used(block: Any) -> tuple[Any, Any]:
+    """The columns a batch of sparse rows has values in, and the batch on those columns
+    alone (all columns and the batch itself for dense rows)."""
+    if not hasattr(block, "indptr"):
+        return slice(None), block
+    import scipy.sparse as sp
+
+    used, inverse = np.unique(block.indices, return_inverse=True)
+    compact = sp.csr_matrix((block.data, inverse.ravel(), block.indptr),
+                            shape=(block.shape[0], len(used)))
+    return used, compact
+
+
+def _adam(param: np.ndarray, grad: np.ndarray, m: np.ndarray, v: np.ndarray, where: Any,
+          rate: float) -> np.ndarray:
+    """One Adam step of the rows ``where`` of a parameter (``param`` holds those rows)."""
+    m[where] = _BETA1 * m[where] + (1 - _BETA1) * grad
+    v[where] = _BETA2 * v[where] + (1 - _BETA2) * grad * grad
+    return (param - rate * m[where] / (np.sqrt(v[where]) + 1e-8)).astype(param.dtype)
+
+
+@dataclass(eq=False, kw_only=True)
+class DynamicsScorer(Scorer):
+    """A softmax regression trained for a few epochs, whose predictions after every epoch
+    give each held-out item's training dynamics (:func:`training_dynamics`).
+
+    The features are those of the ``tfidf`` member (word 1-2-grams, the vectoriser fitted
+    inside each fold) or, with ``features="embed"``, the ``embed`` member's sentence
+    embeddings (standardised per fold). The multinomial regression starts at zero and is
+    trained by minibatch Adam on the mean cross-entropy plus ``alpha / 2`` times the squared
+    weights, the items shuffled anew each epoch (``random_state``); on TF-IDF, Adam is lazy
+    (a step moves only the weights of the n-grams its batch has, as TensorFlow's
+    ``LazyAdam``), so a step costs what its batch holds, not the vocabulary. The weights are
+    kept after every epoch. :meth:`predict_proba`, what the ensemble uses, is the mean over
+    epochs of the softmax, so the given label's column is the data map's confidence;
+    :meth:`epoch_logits` gives every epoch's logits. In a scan, the cross-fit keeps those of
+    the held-out items (:func:`recording`) and the result carries the AUM, confidence and
+    variability of each item (``dynamics_*`` columns).
+
+    Parameters
+    ----------
+    features : {"tfidf", "embed"}
+    epochs : int
+        Epochs of training, and of recorded predictions.
+    learning_rate : float
+        Adam's step size.
+    batch_size : int
+    alpha : float
+        L2 penalty on the weights.
+    max_features : int or None
+        Largest TF-IDF vocabulary. The weights of every epoch are kept (float32), so a
+        fitted fold holds ``epochs * n_features * n_classes * 4`` bytes.
+    model, pair_mode, cache_dir : options of the embeddings (``features="embed"``; see
+        :class:`~labelaudit.models.EmbedScorer`).
+    random_state : int or None
+        Seeds the order of the items in each epoch.
+
+    References
+    ----------
+    Pleiss, Zhang, Elenberg & Weinberger (2020), Identifying Mislabeled Data using the
+    Area Under the Margin Ranking, NeurIPS. Swayamdipta et al. (2020), Dataset
+    Cartography: Mapping and Diagnosing Datasets with Training Dynamics, EMNLP.
+
+    Examples
+    --------
+    >>> texts = ["good film", "great film", "bad film", "awful film"] * 3
+    >>> labels = np.array([1, 1, 0, 0] * 3)
+    >>> data = TextDataset(np.arange(12), texts, None, labels, np.array([0, 1]))
+    >>> scorer = DynamicsScorer(epochs=3)
+    >>> features = scorer.prepare(data)
+    >>> fitted = scorer.fit(features, labels, n_classes=2)
+    >>> fitted.epoch_logits(features[:2]).shape, fitted.predict_proba(features[:2]).argmax(1)
+    ((3, 2, 2), array([1, 1]))
+    """
+
+    name = "dynamics"
+
+    features: Literal["tfidf", "embed"] = "tfidf"
+    epochs: int = 10
+    learning_rate: float = 0.05
+    batch_size: int = 32
+    alpha: float = 1e-4
+    max_features: int | None = 50_000
+    model: str | None = None
+    pair_mode: Literal["features", "joint"] = "features"
+    cache_dir: str | Path | None = None
+    random_state: int | None = 0
+
+    def _featurizer(self) -> Scorer:
+        from labelaudit.models._embed import EmbedScorer
+        from labelaudit.models._tfidf import TfidfScorer
+
+        check_choice(self.features, "features", ("tfidf", "embed"))
+        if self.features == "embed":
+            return EmbedScorer(model=self.model, pair_mode=self.pair_mode,
+                               cache_dir=self.cache_dir)
+        return TfidfScorer(max_features=self.max_features)
+
+    def prepare(self, data: TextDataset, *, progress: bool = False) -> Any:
+        return self._featurizer().prepare(data, progress=progress)
+
+    def _design(self, features: Any, *, fit: bool) -> Any:
+        """The model's input rows: TF-IDF (sparse) or standardised embeddings."""
+        from labelaudit.models._tfidf import TfidfScorer
+
+        if self.features != "embed":
+            if fit:
+                self.vectorizer_ = TfidfScorer(max_features=self.max_features)
+            return self.vectorizer_._transform(features, fit=fit)
+        matrix = np.asarray(features, dtype=np.float32)
+        if fit:
+            self.mean_ = matrix.mean(axis=0)
+            self.scale_ = np.where((s := matrix.std(axis=0)) > 0, s, 1.0).astype(np.float32)
+        return (matrix - self.mean_) / self.scale_
+
+    def fit(self, features: Any, labels: np.ndarray, *, n_classes: int) -> DynamicsScorer:
+        epochs = check_int(self.epochs, "epochs", minimum=1)
+        batch = check_int(self.batch_size, "batch_size", minimum=1)
+        step = check_number(self.learning_rate, "learning_rate", low=0.0, low_open=True)
+        alpha = check_number(self.alpha, "alpha", low=0.0)
+        matrix = self._design(features, fit=True)
+        y = np.asarray(labels, dtype=int)
+        rng = np.random.default_rng(self.random_state)
+        weights = np.zeros((matrix.shape[1], n_classes), dtype=np.float32)
+        bias = np.zeros(n_classes, dtype=np.float32)
+        moments = [np.zeros_like(p) for p in (weights, weights, bias, bias)]  # Adam m, v
+        self.snapshots_: list[tuple[np.ndarray, np.ndarray]] = []
+        t = 0
+        for _ in range(epochs):
+            order = rng.permutation(len(y))
+            for start in range(0, len(y), batch):
+                rows = order[start:start + batch]
+                used, block = _columns_used(matrix[rows])
+                w = weights[used]
+                error = _softmax(block @ w + bias)
+                error[np.arange(len(rows)), y[rows]] -= 1.0
+                error /= len(rows)
+                t += 1
+                rate = step * np.sqrt(1 - _BETA2**t) / (1 - _BETA1**t)
+                grad = np.asarray(block.T @ error, dtype=np.float32) + alpha * w
+                weights[used] = _adam(w, grad, moments[0], moments[1], used, rate)
+                bias[:] = _adam(bias, error.sum(axis=0), moments[2], moments[3],
+                                slice(None), rate)
+            self.snapshots_.append((weights.copy(), bias.copy()))
+        self.n_classes_ = n_classes
+        return self
+
+    def epoch_logits(self, features: Any) -> np.ndarray:
+        """Logits after every epoch, shape (n_epochs, n_samples, n_classes)."""
+        matrix = self._design(features, fit=False)
+        return np.stack([np.asarray(matrix @ w + b, dtype=np.float64)
+                         for w, b in self.snapshots_])
+
+    def epoch_probs(self, features: Any) -> np.ndarray:
+        """Probabilities after every epoch, shape (n_epochs, n_samples, n_classes)."""
+        return _softmax(self.epoch_logits(features))
+
+    def predict_proba(self, features: Any) -> np.ndarray:
+        """The mean over epochs of the softmax, shape (n_samples, n_classes)."""
+        return mean_epoch_probs(self.epoch_logits(features))
+
+
+@dataclass(eq=False, kw_only=True)
+class DynamicsRecorder(DynamicsScorer):
+    """A :class:`DynamicsScorer` as the cross-fit runs it to keep the training dynamics
+    of held-out items (made by :func:`recording`; the member pipeline uses it).
+
+    Its :meth:`predict_proba` returns the held-out items' logits after every epoch, shape
+    (n_samples, n_epochs, n_classes), so the fold executor (locally, on several processes,
+    on Ray, or from a checkpoint) carries them like probabilities, and
+    :meth:`join_predictions` puts them in item order as (n_epochs, n_samples, n_classes);
+    :func:`mean_epoch_probs` of that is the member's out-of-sample probabilities.
+    """
+
+    def predict_proba(self, features: Any) -> np.ndarray:
+        return np.moveaxis(self.epoch_logits(features), 0, 1)
+
+    def join_predictions(self, parts: list[tuple[np.ndarray, Any]], n_samples: int, *,
+                         n_classes: int) -> np.ndarray:
+        n_epochs = int(np.asarray(parts[0][1]).shape[1]) if parts else 0
+        joined = np.full((n_samples, n_epochs, n_classes), np.nan)
+        for positions, logits in parts:
+            joined[positions] = logits
+        return np.moveaxis(joined, 1, 0)
+
+
+def recording(scorer: DynamicsScorer) -> DynamicsRecorder:
+    """The :class:`DynamicsRecorder` with the options of ``scorer`` (unfitted).
+
+    Examples
+    --------
+    >>> recording(DynamicsScorer(epochs=4)).epochs
+    4
+    """
+    return DynamicsRecorder(**{f.name: getattr(scorer, f.name)
+                               for f in dataclasses.fields(scorer)})
