@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from labelaudit._errors import InvalidParameterError
-from labelaudit.io._paths import MANIFEST, check_not_in_model_folder
+from labelaudit.io._paths import MANIFEST, check_not_in_model_folder, check_writable
 
 __all__ = ["check_output_folder", "write_manifest", "written_folder"]
 
@@ -93,8 +93,6 @@ def check_output_folder(out: str | os.PathLike[str], *, kind: str, name: str = "
     >>> check_output_folder(pathlib.Path(tempfile.mkdtemp()) / "model", kind="model").name
     'model'
     """
-    from labelaudit.io._paths import check_writable
-
     text = str(out)
     if not text.strip():
         raise InvalidParameterError(f"{name} must name a folder; got an empty path")

@@ -95,8 +95,6 @@ def make_folds(labels: np.ndarray, *, n_folds: int = 5, random_state: int | None
     labels = np.asarray(labels)
     values, counts = np.unique(labels, return_counts=True)
     names = np.asarray(classes)[values] if classes is not None else values
-    if counts.min() >= 2:
-        check_fold_count(counts, int(n_folds), names.tolist())
     if counts.min() < 2:
         lonely = names[counts < 2].tolist()
         raise InvalidInputError(
@@ -104,6 +102,7 @@ def make_folds(labels: np.ndarray, *, n_folds: int = 5, random_state: int | None
             "a single item: it cannot be held out and learned at once; "
             "drop or merge it, or score it against a separate training file with --score"
         )
+    check_fold_count(counts, int(n_folds), names.tolist())
     folds_used = int(min(n_folds, counts.min()))
     if folds_used < n_folds:
         small = names[counts < n_folds].tolist()
