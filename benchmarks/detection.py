@@ -68,15 +68,27 @@ def _old_tfidf() -> list[Any]:
     return [TfidfScorer(tol=1e-3, max_iter=1000)]  # the member's solver before issue #26
 
 
+def _finetune_alone() -> list[Any]:
+    from labelaudit.audit import PRESET_FINETUNE
+    from labelaudit.models import FinetuneScorer
+
+    return [FinetuneScorer(**PRESET_FINETUNE)]
+
+
 CANDIDATES: dict[str, dict[str, Any]] = {
     "default": {},
-    "tfidf": {"scorers": ["tfidf"]},
+    "tfidf": {"scorers": ["tfidf"]},  # preset fast
     "tfidf (old solver tol 1e-3)": {"scorers": _old_tfidf},
     "tfidf x3 fold seeds": {"scorers": ["tfidf"], "n_seeds": 3},
     "tfidf + tfidf-char": {"scorers": ["tfidf", "tfidf-char"]},
     "tfidf 10 folds": {"scorers": ["tfidf"], "n_folds": 10},
     "tfidf + dynamics": {"scorers": ["tfidf", "dynamics"]},
+    # for a GPU (benchmarks/gpu_detection.py runs both in one scan per seed)
+    "finetune MiniLM (GPU)": {"scorers": _finetune_alone},
+    "tfidf + finetune MiniLM (GPU)": {"preset": "best"},
 }
+# Run only where CUDA is; elsewhere taken from --cache when there, else left out.
+GPU_CANDIDATES = ("finetune MiniLM (GPU)", "tfidf + finetune MiniLM (GPU)")
 
 
 # ---------------------------------------------------------------- metrics
@@ -241,9 +253,10 @@ def _run_one(spec: DevSet, root: str, name: str, seed: int) -> dict[str, Any]:
 def run_set(spec: DevSet, root: Path, names: list[str], seeds: list[int], *,
             resamples: int, cache: Path | None,
             runner: Callable[..., dict[str, Any]] | None = None,
-            cached_only: bool = False) -> list[dict[str, Any]]:
+            cached_only: bool = False, gpu: bool = False) -> list[dict[str, Any]]:
     """Rows of one data set: every name over every seed, compared with the strong peer
-    (``cached_only``: a candidate with a run missing from ``cache`` is left out)."""
+    (``cached_only``: a candidate with a run missing from ``cache`` is left out, as is a
+    GPU candidate without ``gpu``)."""
     loaded = _load(spec, root)
     if loaded is None:
         return []
@@ -252,9 +265,11 @@ def run_set(spec: DevSet, root: Path, names: list[str], seeds: list[int], *,
     for name in dict.fromkeys(["naive peer", PEER, *names]):
         paths = [cache / spec.name / f"{name.replace(' ', '_')}_{seed}.npz" if cache else None
                  for seed in seeds]
-        if cached_only and name != PEER and not all(p is not None and p.exists()
-                                                      for p in paths):
-            print(f"  {spec.name} {name}: not run (not in the cache)", file=sys.stderr)
+        only_cached = cached_only or (name in GPU_CANDIDATES and not gpu)
+        if only_cached and name != PEER and not all(p is not None and p.exists()
+                                                     for p in paths):
+            print(f"  {spec.name} {name}: not run (not in the cache"
+                  f"{'' if cached_only else ', and no GPU here'})", file=sys.stderr)
             continue
         runs[name] = []
         for seed, path in zip(seeds, paths, strict=True):
@@ -368,11 +383,14 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown candidates {unknown}; choose from {', '.join(CANDIDATES)}")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    import torch
+
+    gpu = bool(torch.cuda.is_available())
     rows = []
     for spec in DEV_SETS:
         if spec.name in args.datasets.split(","):
             rows += run_set(spec, args.data_root, names, seeds, resamples=args.resamples,
-                            cache=args.cache, cached_only=args.cached_only)
+                            cache=args.cache, cached_only=args.cached_only, gpu=gpu)
     if not rows:
         print(f"no dev data set under {args.data_root}", file=sys.stderr)
         return 1

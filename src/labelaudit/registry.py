@@ -19,7 +19,7 @@ Examples
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,9 +28,11 @@ __all__ = [
     "FORMATS",
     "LNL_METHODS",
     "NOISE_METHODS",
+    "PRESETS",
     "RANKING_METHODS",
     "Registry",
     "SCORERS",
+    "STREAMED_SCORERS",
     "SWEEP_SCORERS",
     "TOKEN_SCORERS",
     "all_registries",
@@ -90,7 +92,18 @@ SCORERS = Registry("scorer", {
     "tfidf-char": "labelaudit.models._tfidf:CharTfidfScorer",
     "knn": "labelaudit.models._knn:KnnScorer",
     "dynamics": "labelaudit.models._dynamics:DynamicsScorer",
-}, default=("tfidf", "embed"))
+}, default=("tfidf", "tfidf-char"))
+
+# Named sets of scan members (labelaudit.audit._presets): None is the default above.
+PRESETS: Mapping[str, tuple[str, ...] | None] = {
+    "fast": ("tfidf",),
+    "default": None,
+    "best": ("tfidf", "finetune"),
+}
+
+# The members a streamed scan runs (word TF-IDF hashed out of core, embeddings through a
+# cache), which are its default too: character n-grams are not streamed.
+STREAMED_SCORERS: tuple[str, ...] = ("tfidf", "embed")
 
 # The scorer families `select` sweeps over on a CPU (fine-tuning sweeps need a GPU).
 SWEEP_SCORERS: tuple[str, ...] = ("tfidf", "embed")

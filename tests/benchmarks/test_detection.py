@@ -78,3 +78,20 @@ def test_harness_on_a_fake_root(tmp_path):
     assert "| labelerrors_20news (90 / 10) | tfidf |" in table
     detection.plot(rows, tmp_path / "d.png")
     assert (tmp_path / "d.png").stat().st_size > 0
+    # a GPU candidate is not run on a CPU: taken from the cache when there, else left out
+    gpu_name = detection.GPU_CANDIDATES[1]
+    assert detection.CANDIDATES[gpu_name] == {"preset": "best"}
+
+    def refuse(*args):
+        raise AssertionError("a GPU candidate ran without a GPU")
+
+    rows = detection.run_set(spec, tmp_path, [gpu_name], [0, 1], resamples=50,
+                             cache=tmp_path / "cache", runner=refuse)
+    assert [r["candidate"] for r in rows] == ["naive peer", "strong peer"]
+    for seed in (0, 1):
+        saved = tmp_path / "cache" / "labelerrors_20news" / "tfidf_0.npz"
+        target = saved.with_name(f"{gpu_name.replace(' ', '_')}_{seed}.npz")
+        target.write_bytes(saved.read_bytes())
+    rows = detection.run_set(spec, tmp_path, [gpu_name], [0, 1], resamples=50,
+                             cache=tmp_path / "cache", runner=refuse)
+    assert rows[-1]["candidate"] == gpu_name

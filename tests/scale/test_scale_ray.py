@@ -156,6 +156,7 @@ def test_a_small_scan_on_ray_encodes_on_the_actor_pool_not_in_the_driver(
 def test_the_default_members_on_ray_are_screened_as_scan_screens_them(local_ray, data,
                                                                      tmp_path, tiny_bert_dir):
     from labelaudit import scan
+    from labelaudit.registry import SCORERS
     from labelaudit.scale import EmbedOptions
 
     cache = tmp_path / "cache"
@@ -166,7 +167,7 @@ def test_the_default_members_on_ray_are_screened_as_scan_screens_them(local_ray,
                  screen=60)
     assert set(result.weights) == set(plain.weights)
     assert set(result.screened) == set(plain.screened)
-    assert set(result.weights) | set(result.screened) == {"tfidf", "embed"}
+    assert set(result.weights) | set(result.screened) == set(SCORERS.default)
 
 
 def test_scan_tokens_with_folds_as_ray_tasks_gives_the_local_result(local_ray, tiny_bert_dir,

@@ -5,6 +5,13 @@
 dataset (NER, POS); both are orchestration only.
 """
 
+from labelaudit.audit._presets import (
+    PRESET_FINETUNE,
+    PRESETS,
+    SlowPresetWarning,
+    preset_members,
+    preset_settings,
+)
 from labelaudit.audit._summary import ScanFacts, format_scan_summary
 from labelaudit.audit._text import ChanceLevelWarning, ScanResult, check_flagging, scan
 from labelaudit.audit._text_result import chance_note
@@ -20,8 +27,11 @@ from labelaudit.audit._tokens import scan_tokens
 
 __all__ = [
     "ChanceLevelWarning",
+    "PRESETS",
+    "PRESET_FINETUNE",
     "ScanFacts",
     "ScanResult",
+    "SlowPresetWarning",
     "TokenScanResult",
     "chance_note",
     "check_flagging",
@@ -29,6 +39,8 @@ __all__ = [
     "evaluate_token_scan",
     "format_scan_summary",
     "make_token_scorers",
+    "preset_members",
+    "preset_settings",
     "scan",
     "scan_tokens",
     "token_output_format",

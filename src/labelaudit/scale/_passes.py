@@ -130,9 +130,9 @@ def hashed_scan(runner: Any, plan: _Plan, options: HashingOptions, checkpoint: C
     sample, fit each member's folds (resuming finished ones), score, write. Returns the
     stats, the members screened out and the number of folds resumed."""
     from labelaudit.audit._text_result import warn_if_chance_level
-    from labelaudit.registry import SCORERS
+    from labelaudit.registry import STREAMED_SCORERS
 
-    wanted = plan.members if plan.members is not None else list(SCORERS.default)
+    wanted = plan.members if plan.members is not None else list(STREAMED_SCORERS)
     store = (runner.store(checkpoint.scratch("spill"), n_buckets=options.n_buckets)
              if "tfidf" in wanted else None)
     collector = Collector(plan.columns, options, plan.n_folds, plan.seed,

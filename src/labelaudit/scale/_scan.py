@@ -14,6 +14,7 @@ import numpy as np
 from labelaudit._errors import InvalidParameterError
 from labelaudit._validation import check_choice, check_int
 from labelaudit.audit import ScanFacts, chance_note, check_flagging, format_scan_summary
+from labelaudit.registry import STREAMED_SCORERS
 from labelaudit.scale._chunks import Columns
 from labelaudit.scale._hashing import HashingOptions
 from labelaudit.scale._heads import EmbedOptions
@@ -27,7 +28,7 @@ __all__ = ["HASHING_THRESHOLD", "StreamScanResult", "scan_stream"]
 
 HASHING_THRESHOLD = 200_000  # above this many items, tfidf="auto" uses the hashed model
 HASHED = "tfidf-hash"
-STREAMED = ("tfidf", "embed")  # the members a streamed scan runs
+STREAMED = STREAMED_SCORERS  # the members a streamed scan runs
 
 
 @dataclass(frozen=True)
