@@ -30,9 +30,9 @@ def main() -> None:
     parser.add_argument("--cold", action="store_true", help="start from an empty cache")
     args = parser.parse_args()
 
-    from labelaudit.audit import scan_tokens
-    from labelaudit.learning_curves import consistency
+    from labelaudit.consistency import consistency
     from labelaudit.models import make_token_scorer
+    from labelaudit.scan import scan_tokens
     from labelaudit.tokens import read_tokens
 
     cache = tempfile.mkdtemp(prefix="labelaudit-bench-") if args.cold else None

@@ -69,8 +69,8 @@ def _old_tfidf() -> list[Any]:
 
 
 def _finetune_alone() -> list[Any]:
-    from labelaudit.audit import PRESET_FINETUNE
     from labelaudit.models import FinetuneScorer
+    from labelaudit.scan import PRESET_FINETUNE
 
     return [FinetuneScorer(**PRESET_FINETUNE)]
 
@@ -227,8 +227,8 @@ def _run_one(spec: DevSet, root: str, name: str, seed: int) -> dict[str, Any]:
     """One ranking in a process of its own: suspicion scores, seconds, peak memory."""
     import warnings
 
-    from labelaudit.audit import scan
     from labelaudit.models._crossfit import make_folds
+    from labelaudit.scan import scan
 
     warnings.simplefilter("ignore")
     # a cold embedding cache of its own: the time is what a first scan of the data costs

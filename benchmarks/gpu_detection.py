@@ -54,8 +54,8 @@ def main(argv: list[str] | None = None) -> int:
     import pandas as pd
     import torch
 
-    from labelaudit.audit import scan
     from labelaudit.models import FinetuneScorer
+    from labelaudit.scan import scan
 
     print(f"torch {torch.__version__}, device "
           f"{torch.cuda.get_device_name(0) if torch.cuda.is_available() else 'cpu'}",

@@ -1,4 +1,4 @@
-"""Time ``labelaudit.metrics.select_models`` on NoisywikiHow (issue 13).
+"""Time ``labelaudit.impact.select_models`` on NoisywikiHow (issue 13).
 
 The target is the CPU sweep on NoisywikiHow in under 10 minutes with cached embeddings
 (TF-IDF needs no cache). Validation is a stratified 20 % of ``train.jsonl`` (seed 0), the
@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from labelaudit.metrics import select_models
+from labelaudit.impact import select_models
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "noisywikihow"
 

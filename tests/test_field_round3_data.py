@@ -22,8 +22,8 @@ from labelaudit._errors import InvalidInputError, InvalidParameterError  # noqa:
 from labelaudit.cli import main  # noqa: E402
 from labelaudit.io import OverlapWarning, check_label_values, warn_overlap  # noqa: E402
 from labelaudit.models import exact_folds, make_folds  # noqa: E402
-from labelaudit.robust import NOISE_RATE_CAP, FilterWarning, NoiseEstimateWarning  # noqa: E402
 from labelaudit.tokens import read_tokens  # noqa: E402
+from labelaudit.train import NOISE_RATE_CAP, FilterWarning, NoiseEstimateWarning  # noqa: E402
 
 MULTI = "column 'label' holds lists of labels (multi-label)"
 
@@ -86,7 +86,7 @@ def test_multi_label_columns_are_refused_in_one_line(files, capsys, argv):
 
 
 def test_multi_label_is_refused_by_the_streamed_scan_and_impact(files, tmp_path):
-    from labelaudit.scale import scan_stream
+    from labelaudit.scan import scan_stream
 
     with pytest.raises(InvalidInputError, match=r"holds lists of labels .* rows 't0', 't1'"):
         scan_stream(files / "multi_train.jsonl", out=tmp_path / "o.csv", scorers=["tfidf"],
@@ -94,7 +94,7 @@ def test_multi_label_is_refused_by_the_streamed_scan_and_impact(files, tmp_path)
     table = pd.DataFrame({"id": [1, 2], "label": [["a"], ["b"]], "corrected": ["a", "b"],
                           "flagged": [True, False]})
     with pytest.raises(InvalidInputError, match=re.escape(MULTI)):
-        labelaudit.metrics.impact(table, {"m": pd.DataFrame({"id": [1, 2], "pred": ["a", "b"]})})
+        labelaudit.impact.impact(table, {"m": pd.DataFrame({"id": [1, 2], "pred": ["a", "b"]})})
 
 
 def test_check_label_values_names_rows_and_reads_parquet_arrays(tmp_path):

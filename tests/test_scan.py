@@ -4,7 +4,7 @@ import pytest
 from tests.conftest import make_topic_frame
 
 from labelaudit import InvalidInputError, InvalidParameterError, ScanResult, scan
-from labelaudit.audit._text import DEFAULT_METHODS
+from labelaudit.scan._text import DEFAULT_METHODS
 
 
 def test_scan_finds_planted_errors_and_suggests_true_labels(topic_frame):
@@ -150,7 +150,7 @@ def _crowd(frame, *, rng, n_annotators=5, accuracy=0.9, with_ids=True):
     return cells
 
 
-@pytest.mark.filterwarnings("ignore::labelaudit.audit.ChanceLevelWarning")  # on purpose here
+@pytest.mark.filterwarnings("ignore::labelaudit.scan.ChanceLevelWarning")  # on purpose here
 def test_crowdlab_uses_annotators_and_becomes_the_default_ranking():
     rng = np.random.default_rng(0)
     frame = make_topic_frame(15, n_errors=5)

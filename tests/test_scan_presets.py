@@ -5,10 +5,10 @@ import warnings
 import pytest
 
 from labelaudit import InvalidParameterError, scan
-from labelaudit.audit import PRESET_FINETUNE, SlowPresetWarning, preset_members
 from labelaudit.cli import main
 from labelaudit.models import FinetuneScorer
 from labelaudit.registry import PRESETS, SCORERS, STREAMED_SCORERS
+from labelaudit.scan import PRESET_FINETUNE, SlowPresetWarning, preset_members
 
 
 def test_the_default_is_word_and_character_tfidf(topic_frame):

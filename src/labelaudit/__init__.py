@@ -34,27 +34,21 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # pragma: no cover
-    from labelaudit.audit import ChanceLevelWarning, ScanResult, scan
-    from labelaudit.learning_curves import consistency
-    from labelaudit.robust import load_model, train, train_bench
+    from labelaudit.consistency import consistency
+    from labelaudit.evaluate import evaluate
+    from labelaudit.scan import ChanceLevelWarning, ScanResult, scan
+    from labelaudit.train import load_model, train, train_bench
+
+# name -> the command package that defines it; imported on first use so that the CLI starts
+# fast (scan pulls in scikit-learn and cleanlab, train torch)
+_LAZY = {"scan": "scan", "ScanResult": "scan", "ChanceLevelWarning": "scan",
+         "consistency": "consistency", "evaluate": "evaluate",
+         "train": "train", "train_bench": "train", "load_model": "train"}
 
 
 def __getattr__(name: str) -> object:
-    # scan pulls in scikit-learn and cleanlab; import it on first use so the CLI starts fast.
-    if name in ("scan", "ScanResult", "ChanceLevelWarning"):
-        from labelaudit import audit
+    if name in _LAZY:
+        import importlib
 
-        return getattr(audit, name)
-    if name == "consistency":  # labelaudit.learning_curves.consistency
-        from labelaudit.learning_curves import consistency
-
-        return consistency
-    if name in ("train", "train_bench", "load_model"):  # labelaudit.robust
-        from labelaudit import robust
-
-        return getattr(robust, name)
-    if name == "evaluate":  # labelaudit.metrics.evaluate, the library behind `evaluate`
-        from labelaudit.metrics import evaluate
-
-        return evaluate
+        return getattr(importlib.import_module(f"labelaudit.{_LAZY[name]}"), name)
     raise AttributeError(f"module 'labelaudit' has no attribute {name!r}")

@@ -94,7 +94,7 @@ SCORERS = Registry("scorer", {
     "dynamics": "labelaudit.models._dynamics:DynamicsScorer",
 }, default=("tfidf", "tfidf-char"))
 
-# Named sets of scan members (labelaudit.audit._presets): None is the default above.
+# Named sets of scan members (labelaudit.scan._presets): None is the default above.
 PRESETS: Mapping[str, tuple[str, ...] | None] = {
     "fast": ("tfidf",),
     "default": None,
@@ -159,14 +159,14 @@ FORMATS = Registry("output format", {
 # Training methods of `labelaudit train` (learning with noisy labels): the hook class of
 # each published method, and `filter`, ours, which is a step of `train` itself.
 LNL_METHODS = Registry("training method", {
-    "base": "labelaudit.robust._methods.base:Base",
-    "mixup": "labelaudit.robust._methods.mixup:Mixup",
-    "data-parameters": "labelaudit.robust._methods.data_parameters:DataParameters",
-    "sr": "labelaudit.robust._methods.sr:SparseRegularization",
-    "co-teaching": "labelaudit.robust._methods.co_teaching:CoTeaching",
-    "cnlcu": "labelaudit.robust._methods.cnlcu:CNLCU",
-    "seal": "labelaudit.robust._methods.seal:SEAL",
-    "filter": "labelaudit.robust._train:train",
+    "base": "labelaudit.train._methods.base:Base",
+    "mixup": "labelaudit.train._methods.mixup:Mixup",
+    "data-parameters": "labelaudit.train._methods.data_parameters:DataParameters",
+    "sr": "labelaudit.train._methods.sr:SparseRegularization",
+    "co-teaching": "labelaudit.train._methods.co_teaching:CoTeaching",
+    "cnlcu": "labelaudit.train._methods.cnlcu:CNLCU",
+    "seal": "labelaudit.train._methods.seal:SEAL",
+    "filter": "labelaudit.train._train:train",
 }, default=("base",))
 
 

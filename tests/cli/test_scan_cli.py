@@ -102,11 +102,11 @@ def test_help_lists_scan():
 
 
 def test_cli_names_match_the_library():
-    from labelaudit.audit._text import METHODS
     from labelaudit.cli import build_parser
     from labelaudit.models import SCORERS
     from labelaudit.registry import RANKING_METHODS
     from labelaudit.registry import SCORERS as REGISTERED
+    from labelaudit.scan._text import METHODS
 
     assert METHODS == RANKING_METHODS.names() and SCORERS == REGISTERED.names()
     args = build_parser().parse_args(["scan", "x.csv", "--scorers", ",".join(SCORERS),

@@ -93,7 +93,7 @@ def test_summary_shows_each_members_time_next_to_its_weight():
 def test_default_members_are_screened_and_named_ones_always_run(tiny_st_dir, monkeypatch):
     import dataclasses
 
-    from labelaudit.audit import _text
+    from labelaudit.scan import _text
 
     # screening as it works for any default: here the embed member was a default one
     monkeypatch.setattr(_text, "SCORERS", dataclasses.replace(_text.SCORERS,

@@ -10,9 +10,9 @@ import pytest
 from tests.conftest import make_topic_frame
 
 from labelaudit._errors import InvalidParameterError
-from labelaudit.audit import scan
 from labelaudit.cli import main
 from labelaudit.models import TfidfScorer, fold_checkpoints
+from labelaudit.scan import scan
 
 
 class Interrupted(Exception):

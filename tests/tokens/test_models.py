@@ -6,7 +6,8 @@ import pytest
 from labelaudit.models import EncoderTokenScorer, make_token_scorer
 from labelaudit.models._encoder import TokenVectorCache
 from labelaudit.models._word_vectors import encode_word_vectors
-from labelaudit.tokens import make_token_dataset, scan_tokens
+from labelaudit.scan import scan_tokens
+from labelaudit.tokens import make_token_dataset
 
 
 def test_word_vectors_are_mean_pooled_subwords(tiny_ner_bert_dir):

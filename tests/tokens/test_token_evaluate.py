@@ -5,17 +5,11 @@ import pytest
 from ner_fixtures import fake_encode
 
 from labelaudit import InvalidInputError, InvalidParameterError
-from labelaudit.metrics import detection_report
-from labelaudit.metrics._report import HeadlineMetrics
+from labelaudit.evaluate import detection_report, evaluate_tokens, read_token_issues
+from labelaudit.evaluate._detection_report import HeadlineMetrics
 from labelaudit.models import EncoderTokenScorer
-from labelaudit.tokens import (
-    evaluate_tokens,
-    format_issue_table,
-    make_token_dataset,
-    read_conll,
-    read_token_issues,
-    scan_tokens,
-)
+from labelaudit.scan import scan_tokens
+from labelaudit.tokens import format_issue_table, make_token_dataset, read_conll
 
 
 def record(i, tokens, tags, token_scores, issues=(), rank=1):

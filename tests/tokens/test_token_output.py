@@ -1,4 +1,4 @@
-"""Writing a token scan (labelaudit.audit.write_token_scan and its helpers)."""
+"""Writing a token scan (labelaudit.scan.write_token_scan and its helpers)."""
 
 import json
 
@@ -6,13 +6,14 @@ import numpy as np
 import pytest
 
 from labelaudit import InvalidParameterError
-from labelaudit.audit import (
+from labelaudit.scan import (
     describe_token_scan,
     make_token_scorers,
+    scan_tokens,
     token_output_format,
     write_token_scan,
 )
-from labelaudit.tokens import make_token_dataset, scan_tokens
+from labelaudit.tokens import make_token_dataset
 from labelaudit.tokens._spans import token_classes
 
 

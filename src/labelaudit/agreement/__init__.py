@@ -15,6 +15,12 @@ methods and CROWDLAB).
 """
 
 from labelaudit.agreement._aggregation import Aggregation
+from labelaudit.agreement._agreement_report import (
+    AgreementReport,
+    Estimate,
+    agreement_report,
+    bootstrap_ci,
+)
 from labelaudit.agreement._alpha import krippendorff_alpha
 from labelaudit.agreement._annotations import (
     Annotations,
@@ -40,7 +46,6 @@ from labelaudit.agreement._latent import aggregate, dawid_skene, glad, mace
 from labelaudit.agreement._majority import majority_vote
 from labelaudit.agreement._noise_model import NoiseBound, noise_bound, tolerable_disagreements
 from labelaudit.agreement._read import AnnotationFile, read_annotation_file
-from labelaudit.agreement._report import AgreementReport, Estimate, agreement_report, bootstrap_ci
 from labelaudit.agreement._tolerance import Tolerance, tolerance
 
 __all__ = [

@@ -20,7 +20,7 @@ from labelaudit.agreement._labels import format_items, is_empty_label, is_missin
 from labelaudit.agreement._nested import nested_to_long
 
 if TYPE_CHECKING:  # pragma: no cover
-    from labelaudit.agreement._report import AgreementReport
+    from labelaudit.agreement._agreement_report import AgreementReport
 
 __all__ = ["AnnotationFile", "NESTED_GUESSES", "read_annotation_file"]
 
@@ -54,7 +54,7 @@ class AnnotationFile:
     def agreement_report(self, **options: Any) -> AgreementReport:
         """:func:`labelaudit.agreement.agreement_report` of these annotations, with the
         file's gold labels; ``options`` are those of that function but the columns."""
-        from labelaudit.agreement._report import agreement_report
+        from labelaudit.agreement._agreement_report import agreement_report
 
         return agreement_report(
             self.long, item="item", label="label", gold=self.gold,

@@ -97,7 +97,7 @@ def add_parser(subparsers, parents) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from labelaudit.learning_curves import consistency
+    from labelaudit.consistency import consistency
 
     with warnings_to_stderr(args, flags=_OPTIONS):
         if args.text is None and args.metric is not None:

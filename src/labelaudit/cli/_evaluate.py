@@ -26,7 +26,7 @@ items blank. A clipped --at-k cut-off makes p@k the error rate and r@k the share
 found by checking everything.
 """
 
-# labelaudit.metrics.evaluate names its options as Python does (unknown='exclude'); the
+# labelaudit.evaluate.evaluate names its options as Python does (unknown='exclude'); the
 # messages it raises and warns say them as flags here (--unknown exclude).
 _OPTIONS = ("id", "is_error", "true_label", "label", "scores", "unknown", "partial_ranking",
             "error_rate", "n_errors", "at_k")
@@ -76,8 +76,8 @@ def add_parser(subparsers, parents) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from labelaudit.evaluate import evaluate
     from labelaudit.io import emit
-    from labelaudit.metrics import evaluate
 
     with warnings_to_stderr(args, flags=_OPTIONS, bare=("unknown",)):
         result = evaluate(

@@ -47,8 +47,8 @@ def add_parser(subparsers, parents) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from labelaudit.audit import evaluate_token_scan
     from labelaudit.io import emit_report, render_table, write_json
+    from labelaudit.scan import evaluate_token_scan
 
     evaluation = evaluate_token_scan(
         args.issues, args.truth, tag_column=args.tag_column,

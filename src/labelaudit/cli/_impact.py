@@ -131,7 +131,7 @@ def _members(args: argparse.Namespace, kinds: tuple[str, ...]) -> list[str]:
 def _predictions(args: argparse.Namespace) -> dict:
     """Model name to predictions: the files given, or the ladder fitted on --train."""
     from labelaudit._errors import InvalidParameterError
-    from labelaudit.metrics import ladder_predictions, token_ladder_predictions
+    from labelaudit.impact import ladder_predictions, token_ladder_predictions
 
     if args.train and args.predictions:
         raise InvalidParameterError("give --predictions or --train, not both")
@@ -186,7 +186,7 @@ def _check_mode(args: argparse.Namespace) -> None:
 
 
 def _measure(args: argparse.Namespace):  # noqa: ANN202 - an ImpactResult
-    from labelaudit.metrics import impact, impact_tokens
+    from labelaudit.impact import impact, impact_tokens
 
     _check_mode(args)
     predictions = _predictions(args)

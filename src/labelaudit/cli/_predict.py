@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from labelaudit.io import read_table
-    from labelaudit.robust import load_model
+    from labelaudit.train import load_model
 
     model = load_model(args.model)
     frame = read_table(args.data)

@@ -199,7 +199,7 @@ _TUNING = ("epochs", "max_length", "batch_size", "learning_rate", "devices")
 def _apply_preset(args: argparse.Namespace) -> None:
     """--preset as the --scorers and fine-tuning options it stands for (the user's own
     fine-tuning options win)."""
-    from labelaudit.audit import preset_settings
+    from labelaudit.scan import preset_settings
 
     if args.preset is None:
         return
@@ -294,7 +294,7 @@ def _in_memory_needs(args: argparse.Namespace) -> list[str]:
 
 
 def _streams(args: argparse.Namespace) -> bool:
-    """Whether this scan streams (labelaudit.scale.scan_stream): --engine with nothing
+    """Whether this scan streams (labelaudit.scan.scan_stream): --engine with nothing
     that needs every item in memory, or a TF-IDF scan of a file written with --out."""
     from labelaudit._errors import InvalidParameterError
 
@@ -304,7 +304,7 @@ def _streams(args: argparse.Namespace) -> bool:
             raise InvalidParameterError("--ray-address is for --engine ray: add it")
         if given or args.scorers != ["tfidf"] or not args.out or args.folds < 2:
             return False
-        from labelaudit.scale import is_streamable
+        from labelaudit.engine import is_streamable
 
         return is_streamable(args.data)
     if given:
@@ -321,7 +321,8 @@ def _streams(args: argparse.Namespace) -> bool:
 
 
 def _run_stream(args: argparse.Namespace) -> int:
-    from labelaudit.scale import EmbedOptions, scan_stream
+    from labelaudit.engine import EmbedOptions
+    from labelaudit.scan import scan_stream
 
     embed = EmbedOptions(model=args.model[0] if args.model else None,
                          pair_mode=args.pair_mode or "features", cache_dir=args.cache_dir)
@@ -340,7 +341,7 @@ def _run_stream(args: argparse.Namespace) -> int:
 
 def run(args: argparse.Namespace) -> int:
     from labelaudit._errors import InvalidParameterError
-    from labelaudit.audit import scan
+    from labelaudit.scan import scan
 
     _check_usage(args)
     _check_pred_probs(args)

@@ -92,7 +92,7 @@ def add_parser(subparsers, parents) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from labelaudit._errors import InvalidParameterError
-    from labelaudit.audit import (
+    from labelaudit.scan import (
         describe_token_scan,
         make_token_scorers,
         scan_tokens,

@@ -40,7 +40,7 @@ _OPTIONS = ("noise", "noisy_label", "n_configs", "seeds", "scorers", "text", "la
 def noise_spec(text: str) -> str:
     """Argparse type of --noise: METHOD:RATE, checked against the noise methods."""
     from labelaudit._errors import InvalidParameterError
-    from labelaudit.metrics._select_splits import parse_noise
+    from labelaudit.impact._select_splits import parse_noise
 
     try:
         parse_noise(text)
@@ -91,7 +91,7 @@ def add_parser(subparsers, parents) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from labelaudit._errors import InvalidParameterError
-    from labelaudit.metrics import select_models, sweep_configs
+    from labelaudit.impact import select_models, sweep_configs
 
     noise = None if args.noisy_label else (args.noise or "uniform:0.05")
     try:  # --sweep against the grid of --scorers: a usage error, before any work

@@ -99,7 +99,7 @@ def _check_usage(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> int:
     from labelaudit._errors import InvalidParameterError
     from labelaudit.io import write_json
-    from labelaudit.robust import evaluate_model, train
+    from labelaudit.train import evaluate_model, train
 
     if not (args.model_out or args.metrics):
         raise InvalidParameterError("give --out FOLDER to save the model and/or --metrics "

@@ -68,7 +68,7 @@ def add_parser(subparsers, parents) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from labelaudit.robust import parse_noise_grid, train_bench
+    from labelaudit.train import parse_noise_grid, train_bench
 
     noise = args.noise or ["uniform:0.1,0.2,0.4"]
     with warnings_to_stderr(args, flags=_OPTIONS):

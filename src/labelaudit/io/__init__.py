@@ -29,7 +29,7 @@ from labelaudit.io._read import (
     read_text,
     split_lines,
 )
-from labelaudit.io._report import emit_report
+from labelaudit.io._result_files import emit_report
 from labelaudit.io._write import (
     FORMATS,
     OUTPUT_SUFFIXES,

@@ -13,7 +13,7 @@ from labelaudit.io._paths import MANIFEST, check_not_in_model_folder, check_writ
 
 __all__ = ["check_output_folder", "write_manifest", "written_folder"]
 
-# What a model folder saved before manifests existed holds (labelaudit.robust's layout).
+# What a model folder saved before manifests existed holds (labelaudit.train's layout).
 _LEGACY_MODEL = ("labelaudit-model.json", "head.pt")
 
 

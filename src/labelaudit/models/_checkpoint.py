@@ -1,7 +1,7 @@
 """Fold checkpoints of an in-memory cross-fit: every finished fold's held-out
 probabilities saved as it ends, so that a rerun of an interrupted scan fits only the
 folds it had not finished (``scan(checkpoint_dir=...)``, ``labelaudit scan
---checkpoint-dir``). The streamed scan has its own (``labelaudit.scale``)."""
+--checkpoint-dir``). The streamed scan has its own (``labelaudit.engine``)."""
 
 from __future__ import annotations
 

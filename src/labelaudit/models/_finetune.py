@@ -22,7 +22,7 @@ class FinetuneScorer(Scorer):
     """Fine-tune a pre-trained transformer per fold and predict held-out items (FML).
 
     Built for a GPU and run through labelaudit's one training loop
-    (:func:`labelaudit.robust._loop.train_networks`, the ``base`` method): texts are
+    (:func:`labelaudit.train._loop.train_networks`, the ``base`` method): texts are
     tokenised once per dataset; batches are sorted by length within shuffled pools and
     padded only to their longest item; AdamW with linear warmup (``warmup``) and decay,
     gradient clipping and optional accumulation; on CUDA, bfloat16 autocast (float16 with
@@ -121,7 +121,7 @@ class FinetuneScorer(Scorer):
 
     def prepare(self, data: TextDataset, *, progress: bool = False) -> Any:
         """Token ids of every item, computed once (see :class:`TextInputs`)."""
-        from labelaudit.robust._finetune import TextInputs
+        from labelaudit.train._finetune import TextInputs
 
         check_int(self.max_length, "max_length", minimum=8)
         if self.truncation not in ("head_tail", "head"):
@@ -131,9 +131,9 @@ class FinetuneScorer(Scorer):
         return TextInputs.from_dataset(data, self._settings())
 
     def fit(self, features: Any, labels: np.ndarray, *, n_classes: int) -> FinetuneScorer:
-        from labelaudit.robust._finetune import finetune_factory
-        from labelaudit.robust._loop import LoopConfig, train_networks
-        from labelaudit.robust._methods import make_method
+        from labelaudit.train._finetune import finetune_factory
+        from labelaudit.train._loop import LoopConfig, train_networks
+        from labelaudit.train._methods import make_method
 
         check_number(self.learning_rate, "learning_rate", low=0.0, low_open=True)
         _free_gpu_memory()
@@ -154,7 +154,7 @@ class FinetuneScorer(Scorer):
         return self
 
     def predict_proba(self, features: Any) -> np.ndarray:
-        from labelaudit.robust._loop import predict_proba
+        from labelaudit.train._loop import predict_proba
 
         return predict_proba(self.model_, features,
                              batch_size=check_int(self.eval_batch_size, "eval_batch_size",

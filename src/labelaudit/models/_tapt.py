@@ -291,7 +291,7 @@ def tapt(data: Any, *, text: str = "text", text_pair: str | None = None,
     from labelaudit.models._loading import keep_umask, load_pretrained, quiet_loading
     from labelaudit.models._progress import progress_bar
     from labelaudit.models._runtime import resolve_device, torch_setup
-    from labelaudit.robust._loop import _lr_lambda
+    from labelaudit.train._loop import _lr_lambda
 
     torch_setup()
     target = resolve_device(device)

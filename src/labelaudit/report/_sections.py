@@ -46,7 +46,7 @@ def fact(key: str, value: str, sub: str = "") -> str:
 
 def label_text(value: object) -> str:
     """A label or id as the user wrote it (``3``, not ``3.0`` or ``np.int64(3)``)."""
-    from labelaudit.metrics._join import plain
+    from labelaudit.evaluate._join import plain
 
     return str(plain(value))
 

@@ -238,7 +238,7 @@ def _reviewer_stats(answers: pd.DataFrame, reviewers: pd.DataFrame,
 
 def _precision_curve(items: pd.DataFrame, confirmed: pd.Series, confidence: float,
                      ) -> pd.DataFrame:
-    from labelaudit.metrics import verified_precision
+    from labelaudit.evaluate import verified_precision
 
     decided = (items["verdict"] != PENDING).to_numpy()
     n_verified = np.cumsum(decided)
@@ -276,7 +276,7 @@ def review_results(
     -------
     ReviewResults
     """
-    from labelaudit.metrics import verified_precision
+    from labelaudit.evaluate import verified_precision
 
     store = as_store(store)
     config = store.config

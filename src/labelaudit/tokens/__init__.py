@@ -3,21 +3,19 @@
 What is specific to tagged data lives here: reading and writing CoNLL and JSONL, tagging
 schemes and spans, span issue types and their display, and evaluation against a corrected
 copy. Read data with :func:`read_tokens`, audit it with :func:`scan_tokens` (from
-:mod:`labelaudit.audit`: out-of-sample token probabilities from a token scorer of
+:mod:`labelaudit.scan`: out-of-sample token probabilities from a token scorer of
 :mod:`labelaudit.models`, scored by :mod:`labelaudit.detect`) and measure the ranking
-against a corrected copy with :func:`evaluate_tokens`.
+against a corrected copy with :func:`labelaudit.evaluate.evaluate_tokens`.
 """
 
 from __future__ import annotations
 
 import importlib
 import warnings
-from typing import TYPE_CHECKING
 
 from labelaudit.tokens._conll import read_conll, read_token_jsonl, read_tokens, write_conll
 from labelaudit.tokens._dataset import TokenDataset, make_token_dataset
 from labelaudit.tokens._display import format_issue_table, issues_to_frame
-from labelaudit.tokens._evaluate import TokenEvaluation, evaluate_tokens, read_token_issues
 from labelaudit.tokens._issues import ISSUE_KINDS, TokenIssue
 from labelaudit.tokens._schemes import (
     SCHEMES,
@@ -28,28 +26,20 @@ from labelaudit.tokens._schemes import (
     tags_from_spans,
 )
 
-if TYPE_CHECKING:  # pragma: no cover
-    from labelaudit.audit import TokenScanResult, scan_tokens
-
 __all__ = [
     "ISSUE_KINDS",
     "SCHEMES",
     "Span",
     "TokenDataset",
-    "TokenEvaluation",
     "TokenIssue",
-    "TokenScanResult",
     "convert_tags",
     "detect_scheme",
-    "evaluate_tokens",
     "format_issue_table",
     "issues_to_frame",
     "make_token_dataset",
     "read_conll",
-    "read_token_issues",
     "read_token_jsonl",
     "read_tokens",
-    "scan_tokens",
     "spans_from_tags",
     "tags_from_spans",
     "write_conll",
@@ -57,8 +47,6 @@ __all__ = [
 
 # Importable, but not part of the public API (imported on first use).
 _INTERNAL = {
-    "LevelMetrics": "labelaudit.tokens._evaluate",
-    "SpanPrecision": "labelaudit.tokens._evaluate",
     "TagConsistency": "labelaudit.tokens._rules",
     "consistency_issues": "labelaudit.tokens._rules",
     "decode_tags": "labelaudit.tokens._spans",
@@ -71,9 +59,6 @@ _INTERNAL = {
     "tag_consistency": "labelaudit.tokens._rules",
     "tag_issues": "labelaudit.tokens._spans",
     "token_classes": "labelaudit.tokens._spans",
-    # scan_tokens imports this package: re-exported lazily to avoid an import cycle.
-    "TokenScanResult": "labelaudit.audit",
-    "scan_tokens": "labelaudit.audit",
 }
 
 # Moved to another package: still importable from here, with a DeprecationWarning.

@@ -1,0 +1,453 @@
+"""The Ray engine: Ray Data reads and hashes, Ray tasks fit the folds.
+
+Nothing here schedules work or moves data itself: reading is ``ray.data.read_parquet`` /
+``read_csv`` / ``read_json``, hashing is ``Dataset.map_batches`` (in input order, so row
+numbers and folds are the same as on the local engine), the hashed rows wait in Ray's
+object store (which spills to disk when full), and every fold's model is a ``@ray.remote``
+task. Ray is started with every core of this machine, or joined at ``address``.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import socket
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from labelaudit._errors import InvalidParameterError, MissingExtraError
+from labelaudit.engine._chunks import Columns, HashedChunk, hash_chunk
+from labelaudit.engine._hashing import FoldCounts, FoldPrediction, HashingOptions
+from labelaudit.engine._stream import Source
+
+__all__ = ["RayRunner", "check_engine", "connect", "folds_on"]
+
+CONNECT_TIMEOUT_S = 30.0
+
+
+def _ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise MissingExtraError("ray", "scale") from None
+    return ray
+
+
+def _reachable(address: str, timeout_s: float) -> None:
+    """Fail fast when ``host:port`` (or ``ray://host:port``) does not accept connections."""
+    target = address.split("://", 1)[-1]
+    host, _, port = target.rpartition(":")
+    if not host or not port.isdigit():
+        return  # "auto" or a form Ray resolves itself
+    try:
+        socket.create_connection((host, int(port)), timeout=min(timeout_s, 10.0)).close()
+    except OSError as exc:
+        raise InvalidParameterError(
+            f"cannot reach the Ray cluster at {address} ({exc.strerror or exc}); check the "
+            "address (`ray status` on the head node prints it), or leave --ray-address out to "
+            "start Ray on this machine") from None
+
+
+def connect(address: str | None, *, timeout_s: float = CONNECT_TIMEOUT_S,
+            num_cpus: int | None = None) -> bool:
+    """Start Ray on this machine (every core), or connect to the cluster at ``address``;
+    True when this call started the connection (and should shut it down).
+
+    An address that cannot be reached, or a connection that does not complete within
+    ``timeout_s``, is an :class:`InvalidParameterError`.
+    """
+    ray = _ray()
+    if ray.is_initialized():
+        return False
+    quiet = {"include_dashboard": False, "log_to_driver": False, "logging_level": "ERROR",
+             "configure_logging": True}
+    if address is None:
+        ray.init(num_cpus=num_cpus or os.cpu_count(), **quiet)
+        return True
+    _reachable(address, timeout_s)
+    failure: list[BaseException] = []
+
+    def start() -> None:
+        try:
+            ray.init(address=address, **({} if address.startswith("ray://") else quiet))
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            failure.append(exc)
+
+    with _held_stderr() as held:  # Ray's C++ client logs a line per retry meanwhile
+        thread = threading.Thread(target=start, daemon=True)
+        thread.start()
+        thread.join(timeout_s)
+        failed = thread.is_alive() or bool(failure)
+        if not failed:
+            held.replay()
+    last = held.last_line()
+    why = f" (Ray: {last})" if last else ""
+    if thread.is_alive():
+        raise InvalidParameterError(
+            f"could not connect to the Ray cluster at {address} within {timeout_s:.0f} s{why}; "
+            "check the address and that the cluster is up (`ray status`)")
+    if failure:
+        raise InvalidParameterError(
+            f"could not connect to the Ray cluster at {address}: "
+            f"{' '.join(str(failure[0]).split())[:300]}{why}") from None
+    return True
+
+
+class _Held:
+    """What was written to file descriptor 2 while it was held."""
+
+    def __init__(self, sink: Any) -> None:
+        self.sink = sink
+        self.text = ""
+        self.replayed = False
+
+    def read(self) -> str:
+        self.sink.seek(0)
+        self.text = self.sink.read().decode("utf-8", "replace")
+        return self.text
+
+    def replay(self) -> None:
+        """Write what was held to the real stderr once it is restored (on success: Ray's
+        own warnings)."""
+        self.replayed = True
+
+    def last_line(self) -> str:
+        lines = [ln.split("] ", 1)[-1].strip() for ln in self.text.splitlines() if ln.strip()]
+        return " ".join(lines[-1].split())[:200] if lines else ""
+
+
+@contextmanager
+def _held_stderr() -> Iterator[_Held]:
+    """Hold file descriptor 2 (where Ray's C++ code logs) in a temporary file; on exit
+    restore it and, if :meth:`_Held.replay` was called, write the held text out."""
+    import sys
+    import tempfile
+
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as sink:
+        held = _Held(sink)
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield held
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            held.read()
+            if held.replayed and held.text:
+                sys.stderr.write(held.text)
+
+
+def check_engine(engine: str, address: str | None) -> None:
+    """``engine`` is ``"local"`` or ``"ray"``, and a Ray address comes with ``"ray"``.
+
+    Examples
+    --------
+    >>> check_engine("ray", "auto")
+    """
+    from labelaudit._validation import check_choice
+
+    check_choice(engine, "engine", ("local", "ray"))
+    if address is not None and engine != "ray":
+        raise InvalidParameterError(
+            "ray_address connects to a Ray cluster: give engine='ray' (--engine ray) too")
+
+
+@contextmanager
+def folds_on(engine: str, address: str | None = None) -> Iterator[None]:
+    """Cross-fitting inside the block runs on ``engine``: ``"local"``, or ``"ray"`` (Ray
+    started with every core, or the cluster at ``address``, already connected or not;
+    every fold a Ray task, see :func:`labelaudit.models._crossfit.fold_engine`)."""
+    from labelaudit.models._crossfit import fold_engine
+
+    check_engine(engine, address)
+    if engine != "ray":
+        with fold_engine("local"):
+            yield
+        return
+    owned = connect(address)
+    try:
+        with fold_engine("ray"):
+            yield
+    finally:
+        if owned:
+            _ray().shutdown()
+
+
+def _hash_batch(batch: pd.DataFrame, columns: Columns, options: HashingOptions) -> pd.DataFrame:
+    """``map_batches`` body: one chunk in, one row holding its pickled HashedChunk out."""
+    return pd.DataFrame({"chunk": [pickle.dumps(hash_chunk(batch, columns, options))]})
+
+
+class ObjectStore:
+    """The hashed rows of each bucket as Ray objects (one per chunk and bucket)."""
+
+    def __init__(self, *, n_buckets: int) -> None:
+        self.n_buckets = n_buckets
+        self.refs: list[list[Any]] = [[] for _ in range(n_buckets)]
+
+    def put(self, bucket: int, rows: np.ndarray, matrix: Any) -> None:
+        self.refs[bucket].append(_ray().put((np.asarray(rows, dtype=np.int64), matrix)))
+
+    def close(self) -> None:
+        pass
+
+    def remove(self) -> None:
+        self.refs = [[] for _ in range(self.n_buckets)]
+
+    def reader(self) -> RefReader:
+        return RefReader(self.refs)
+
+
+class RefReader:
+    """What a fold task gets: the object refs of every bucket, fetched one bucket at a time."""
+
+    def __init__(self, refs: list[list[Any]]) -> None:
+        self.refs = refs
+        self.n_buckets = len(refs)
+
+    def read(self, bucket: int) -> tuple[Any, np.ndarray]:
+        import scipy.sparse as sp
+
+        parts = _ray().get(self.refs[bucket]) if self.refs[bucket] else []
+        if not parts:
+            return sp.csr_matrix((0, 1), dtype=np.float32), np.zeros(0, np.int64)
+        matrix = sp.vstack([m for _, m in parts], format="csr") if len(parts) > 1 \
+            else parts[0][1]
+        return matrix, np.concatenate([r for r, _ in parts])
+
+
+def _fit_fold_task(fold: int, reader: RefReader, labels: np.ndarray, folds: np.ndarray,
+                   idf: np.ndarray, options: HashingOptions, n_classes: int, n_train: int,
+                   random_state: int) -> FoldPrediction:
+    from labelaudit.engine import _hashing
+
+    return _hashing.fit_fold(fold, reader, labels, folds, idf, options, n_classes=n_classes,
+                             n_train=n_train, random_state=random_state, n_jobs=1)
+
+
+def _fit_head_task(fold: int, chunks: RefChunks, labels: np.ndarray, folds: np.ndarray,
+                   options: Any, n_classes: int, random_state: int) -> FoldPrediction:
+    from labelaudit.engine._heads import fit_head_fold
+
+    return fit_head_fold(fold, chunks, labels, folds, options, n_classes=n_classes,
+                         random_state=random_state)
+
+
+class RefChunks:
+    """The embeddings of the Ray engine: one object in Ray's object store per chunk, so a
+    head's task on any node reads them chunk by chunk."""
+
+    def __init__(self, *, pairs: bool) -> None:
+        self.pairs = pairs
+        self.dim = 0
+        self.refs: list[tuple[int, Any]] = []
+        self._next = 0
+
+    def append(self, vectors: np.ndarray) -> None:
+        if not self.dim:
+            self.dim = vectors.shape[1] // 2 if self.pairs else vectors.shape[1]
+        self.refs.append((self._next, _ray().put(np.ascontiguousarray(vectors))))
+        self._next += len(vectors)
+
+    @property
+    def n_chunks(self) -> int:
+        return len(self.refs)
+
+    def chunk(self, index: int) -> tuple[int, np.ndarray]:
+        """``(first row, vectors)`` of chunk ``index``."""
+        start, ref = self.refs[index]
+        return start, _ray().get(ref)
+
+    def chunks(self) -> Iterator[tuple[int, np.ndarray]]:
+        for index in range(self.n_chunks):
+            yield self.chunk(index)
+
+
+class _EncodeFrames:
+    """The body of one actor of the encoding pool: the encoder loaded once."""
+
+    def __init__(self, *, columns: Columns, options: Any, device: str | None) -> None:
+        from labelaudit.models._encoder import load_sentence_encoder
+
+        self.columns, self.options = columns, options
+        self.encoder = load_sentence_encoder(options.model, device=device)
+
+    def __call__(self, batch: pd.DataFrame) -> dict[str, np.ndarray]:
+        from labelaudit.engine._heads import encode_frame
+
+        return {"embedding": encode_frame(batch, self.columns, self.options, self.encoder)}
+
+
+def encoder_pool(cluster: dict[str, float], *, actors: int | None = None,
+                 cpus_per_actor: int = 1, gpus_per_actor: float | None = None,
+                 ) -> tuple[int, float]:
+    """``(actors, GPUs per actor)`` of the encoding pool: one actor per GPU of the
+    cluster, or without GPUs, half the cluster's CPUs divided by ``cpus_per_actor`` (the
+    other half reads and feeds them).
+
+    Examples
+    --------
+    >>> encoder_pool({"CPU": 16.0, "GPU": 4.0})
+    (4, 1.0)
+    >>> encoder_pool({"CPU": 16.0})
+    (8, 0.0)
+    """
+    gpus = float(cluster.get("GPU", 0))
+    per_actor = (1.0 if gpus else 0.0) if gpus_per_actor is None else float(gpus_per_actor)
+    if actors is None:
+        actors = (max(1, int(gpus // per_actor)) if per_actor else
+                  max(1, int(cluster.get("CPU", 1)) // 2 // cpus_per_actor))
+    return actors, per_actor
+
+
+class RayRunner:
+    """Read with Ray Data and fit folds as Ray tasks (see the module docstring)."""
+
+    name = "ray"
+
+    def __init__(self, source: Source, *, chunk_size: int, address: str | None = None,
+                 num_cpus: int | None = None) -> None:
+        self.source = source
+        self.chunk_size = chunk_size
+        self.address = address
+        self.num_cpus = num_cpus
+        self._owned = False
+
+    def __enter__(self) -> RayRunner:
+        import logging
+
+        self._owned = connect(self.address, num_cpus=self.num_cpus)
+        from ray.data import DataContext
+
+        context = DataContext.get_current()
+        context.execution_options.preserve_order = True
+        context.enable_progress_bars = False
+        logger = logging.getLogger("ray.data")
+        self._level = logger.level
+        logger.setLevel(logging.ERROR)  # no INFO line per dataset on the user's stderr
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        import logging
+
+        logging.getLogger("ray.data").setLevel(self._level)
+        if self._owned:
+            _ray().shutdown()
+
+    def _dataset(self, columns: Sequence[str] | None) -> Any:
+        import ray.data
+
+        from labelaudit.engine._stream import split_query
+
+        paths = list(self.source.paths)
+        fmt = self.source.format
+        where: dict[str, Any] = {}
+        if any(split_query(p)[1] for p in paths):  # ?endpoint_override=...: Ray Data would
+            import pyarrow.fs as pafs  # read the query as part of the key
+
+            where["filesystem"] = pafs.FileSystem.from_uri(paths[0])[0]
+            paths = [pafs.FileSystem.from_uri(p)[1] for p in paths]
+        if fmt == "parquet":
+            data = ray.data.read_parquet(paths, columns=list(columns) if columns else None,
+                                         **where)
+        elif fmt in ("csv", "tsv"):
+            import pyarrow.csv as pcsv
+
+            data = ray.data.read_csv(paths, parse_options=pcsv.ParseOptions(
+                delimiter="\t" if fmt == "tsv" else ","), **where)
+        else:
+            data = ray.data.read_json(paths, lines=True, **where)
+        if columns and fmt != "parquet":
+            data = data.select_columns(list(columns))
+        return data
+
+    def at_most(self, columns: Columns, limit: float) -> int | None:
+        count = int(self._dataset(columns.needed[:1]).count())
+        return count if count <= limit else None
+
+    def frames(self, columns: Sequence[str] | None = None) -> Iterator[pd.DataFrame]:
+        for batch in self._dataset(columns).iter_batches(batch_size=self.chunk_size,
+                                                         batch_format="pandas"):
+            if len(batch):
+                yield batch
+
+    def hashed(self, columns: Columns, options: HashingOptions) -> Iterator[HashedChunk]:
+        data = self._dataset(columns.needed).map_batches(
+            _hash_batch, batch_size=self.chunk_size, batch_format="pandas",
+            fn_kwargs={"columns": columns, "options": options})
+        for batch in data.iter_batches(batch_size=None, batch_format="pandas"):
+            for payload in batch["chunk"]:
+                chunk = pickle.loads(payload)  # noqa: S301 - made by _hash_batch above
+                if chunk.n_rows:
+                    yield chunk
+
+    def store(self, folder: Path, *, n_buckets: int) -> ObjectStore:
+        return ObjectStore(n_buckets=n_buckets)
+
+    def fit_folds(self, todo: Sequence[int], store: ObjectStore, labels: np.ndarray,
+                  folds: np.ndarray, counts: FoldCounts, options: HashingOptions, *,
+                  n_classes: int, random_state: int) -> Iterator[FoldPrediction]:
+        """One Ray task per fold; predictions come back as the tasks finish."""
+        ray = _ray()
+        task = ray.remote(num_cpus=1)(_fit_fold_task)
+        labels_ref, folds_ref = ray.put(labels), ray.put(folds)
+        reader = store.reader()
+        return _as_finished([task.remote(fold, reader, labels_ref, folds_ref, counts.idf(fold),
+                                         options, n_classes, counts.n_train(fold),
+                                         random_state) for fold in todo])
+
+    def embedded(self, columns: Columns, options: Any, *, n_rows: int, folder: Path | None,
+                 progress: Any = None, actors: int | None = None, cpus_per_actor: int = 1,
+                 gpus_per_actor: float | None = None, keep: bool = True) -> RefChunks:
+        """Every row's embedding: Ray Data ``map_batches`` over a pool of encoder actors
+        (:func:`encoder_pool`), kept in the object store by chunk; with ``keep`` False
+        only encoded (into the embedding cache) and not kept."""
+        from ray.data import ActorPoolStrategy
+
+        actors, per_actor = encoder_pool(_ray().cluster_resources(), actors=actors,
+                                         cpus_per_actor=cpus_per_actor,
+                                         gpus_per_actor=gpus_per_actor)
+        needed = [c for c in (columns.text, columns.text_pair) if c]
+        data = self._dataset(needed).map_batches(
+            _EncodeFrames, batch_size=self.chunk_size, batch_format="pandas",
+            compute=ActorPoolStrategy(size=actors), num_cpus=cpus_per_actor,
+            num_gpus=per_actor,
+            # an encoder actor that dies fails the pass (a rerun finds what was encoded in
+            # the cache); with restarts, Ray logs an error line per actor at creation
+            # (ray-project/ray#53727)
+            max_restarts=0,
+            fn_constructor_kwargs={"columns": columns, "options": options,
+                                   "device": "cuda" if per_actor else None})
+        chunks = RefChunks(pairs=columns.text_pair is not None
+                           and options.pair_mode == "features")
+        for batch in data.iter_batches(batch_size=None, batch_format="numpy"):
+            if keep:
+                chunks.append(batch["embedding"])
+            if progress is not None:
+                progress(len(batch["embedding"]))
+        return chunks
+
+    def fit_heads(self, todo: Sequence[int], chunks: RefChunks, labels: np.ndarray,
+                  folds: np.ndarray, options: Any, *, n_classes: int,
+                  random_state: int) -> Iterator[FoldPrediction]:
+        """One Ray task per fold's embedding head, as they finish."""
+        ray = _ray()
+        task = ray.remote(num_cpus=1)(_fit_head_task)
+        labels_ref, folds_ref = ray.put(labels), ray.put(folds)
+        return _as_finished([task.remote(fold, chunks, labels_ref, folds_ref, options,
+                                         n_classes, random_state) for fold in todo])
+
+
+def _as_finished(pending: list[Any]) -> Iterator[Any]:
+    """The results of Ray tasks, each as soon as it finishes."""
+    ray = _ray()
+    while pending:
+        ready, pending = ray.wait(pending, num_returns=1)
+        yield ray.get(ready[0])

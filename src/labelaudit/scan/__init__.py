@@ -1,0 +1,55 @@
+"""Audits: read data, score it out of sample with :mod:`labelaudit.models`, rank it with
+:mod:`labelaudit.detect` and return one result.
+
+:func:`scan` audits a text classification table, :func:`scan_tokens` a token-tagged
+dataset (NER, POS); both are orchestration only.
+"""
+
+from labelaudit._command import make_callable
+from labelaudit.scan._presets import (
+    PRESET_FINETUNE,
+    PRESETS,
+    SlowPresetWarning,
+    preset_members,
+    preset_settings,
+)
+from labelaudit.scan._streamed import HASHING_THRESHOLD, StreamScanResult, scan_stream
+from labelaudit.scan._summary import ScanFacts, format_scan_summary
+from labelaudit.scan._text import ChanceLevelWarning, ScanResult, check_flagging, scan
+from labelaudit.scan._text_result import chance_note
+from labelaudit.scan._token_output import (
+    describe_token_scan,
+    evaluate_token_scan,
+    make_token_scorers,
+    token_output_format,
+    write_token_scan,
+)
+from labelaudit.scan._token_result import TokenScanResult
+from labelaudit.scan._tokens import scan_tokens
+
+__all__ = [
+    "ChanceLevelWarning",
+    "HASHING_THRESHOLD",
+    "PRESETS",
+    "PRESET_FINETUNE",
+    "ScanFacts",
+    "ScanResult",
+    "StreamScanResult",
+    "SlowPresetWarning",
+    "TokenScanResult",
+    "chance_note",
+    "check_flagging",
+    "describe_token_scan",
+    "evaluate_token_scan",
+    "format_scan_summary",
+    "make_token_scorers",
+    "preset_members",
+    "preset_settings",
+    "scan",
+    "scan_stream",
+    "scan_tokens",
+    "token_output_format",
+    "write_token_scan",
+]
+
+make_callable(__name__)  # labelaudit.scan(...) calls scan(): see labelaudit._command

@@ -1,0 +1,250 @@
+"""A model trained by :func:`labelaudit.train`: prediction, and a folder to save it in."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from labelaudit._errors import InvalidInputError
+
+__all__ = ["FORMAT", "FORMAT_VERSION", "TrainedModel", "is_model_folder", "load_model",
+           "load_weights"]
+
+FORMAT = "labelaudit-model"
+FORMAT_VERSION = 1
+_META = "labelaudit-model.json"
+_WEIGHTS = "head.pt"
+
+
+def is_model_folder(path: str | Path) -> bool:
+    """Whether ``path`` is a folder a labelaudit model was saved in."""
+    return (Path(path) / _META).is_file()
+
+
+@dataclass
+class TrainedModel:
+    """A classifier trained with a learning-with-noisy-labels method.
+
+    Attributes
+    ----------
+    classes : ndarray of str, shape (n_classes,)
+    method : str
+    backbone : {"head", "finetune"}
+    network : torch.nn.Module
+        The trained network (the first of co-teaching's two).
+    settings : dict
+        What is needed to rebuild the network and encode new texts: the encoder, the pair
+        mode, the head's size, the text columns.
+    log : dict
+        Training facts for reports: losses per epoch, time, items dropped by ``filter``...
+    """
+
+    classes: np.ndarray
+    method: str
+    backbone: str
+    network: Any
+    settings: dict[str, Any]
+    log: dict[str, Any] = field(default_factory=dict)
+
+    def _inputs(self, data: pd.DataFrame | str | Path | list[str], text: str | None,
+                text_pair: str | None) -> Any:
+        from labelaudit.io import read_table
+        from labelaudit.train._backbones import encode_inputs
+
+        if isinstance(data, list):
+            frame = pd.DataFrame({"text": data})
+            text, text_pair = "text", None
+        else:
+            frame = data if isinstance(data, pd.DataFrame) else read_table(data)
+            text = text or self.settings.get("text", "text")
+            text_pair = text_pair if text_pair is not None else self.settings.get("text_pair")
+        return encode_inputs(self, frame, text=text, text_pair=text_pair)
+
+    def predict_proba(self, data: pd.DataFrame | str | Path | list[str], *,
+                      text: str | None = None, text_pair: str | None = None,
+                      progress: bool = False) -> np.ndarray:
+        """Class probabilities, shape ``(n_samples, n_classes)``, columns in ``classes``
+        order. ``data`` is a table (the training text columns unless given) or a list of
+        texts."""
+        from labelaudit.train._loop import predict_proba
+
+        inputs = self._inputs(data, text, text_pair)
+        return predict_proba(self.network, inputs)
+
+    def predict(self, data: pd.DataFrame | str | Path | list[str], *, text: str | None = None,
+                text_pair: str | None = None) -> np.ndarray:
+        """The most probable label of each item."""
+        return self.classes[self.predict_proba(data, text=text, text_pair=text_pair)
+                            .argmax(axis=1)]
+
+    def save(self, folder: str | Path, *, overwrite: bool = False) -> Path:
+        """Write the model to ``folder``: a JSON description and the network's weights.
+
+        A new or empty folder is written; a folder labelaudit wrote earlier (its manifest
+        lists every file it holds) is replaced; any other folder is refused, with or
+        without ``overwrite`` (kept for compatibility: labelaudit never deletes a file it
+        did not write). The folder is written beside its target and renamed into place, so
+        an interrupted save leaves the old model or the new one.
+        """
+        import torch
+
+        from labelaudit._version import __version__
+        from labelaudit.io import check_output_folder, replace_folder, write_manifest
+        from labelaudit.models._loading import keep_umask
+
+        del overwrite
+        target = check_output_folder(folder, kind="model", name="the model folder")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+        try:
+            meta = {"format": FORMAT, "format_version": FORMAT_VERSION,
+                    "labelaudit_version": __version__, "method": self.method,
+                    "backbone": self.backbone, "classes": [str(c) for c in self.classes],
+                    "settings": self.settings, "log": self.log}
+            (staging / _META).write_text(json.dumps(meta, indent=2, default=_plain),
+                                         encoding="utf-8")
+            if self.backbone == "finetune":
+                from transformers import AutoTokenizer
+
+                from labelaudit.models._loading import load_pretrained
+
+                self.network.save(staging / "backbone")
+                load_pretrained(AutoTokenizer, self.settings.get("encoder")).save_pretrained(
+                    staging / "backbone")
+            else:
+                torch.save(self.network.state_dict(), staging / _WEIGHTS)
+            keep_umask(staging)  # safetensors writes the encoder's weights 0600
+            write_manifest(staging, kind="model")
+            replace_folder(staging, target)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+        return target
+
+
+def _plain(value: Any) -> Any:
+    """JSON for numpy values in the log."""
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"cannot write {type(value).__name__} to JSON")
+
+
+def load_model(folder: str | Path) -> TrainedModel:
+    """Read a model that :meth:`TrainedModel.save` wrote.
+
+    Raises
+    ------
+    InvalidInputError
+        The folder is not a labelaudit model, was written in a format this version of
+        labelaudit does not read, or is damaged: a file that is not valid JSON, lacks an
+        entry, is truncated, or no longer matches the others (a class list edited so that
+        it does not match the output layer). The message names the file.
+    """
+    from labelaudit.train._backbones import rebuild_network
+
+    root = Path(folder)
+    if not is_model_folder(root):
+        raise InvalidInputError(f"{root} is not a labelaudit model folder (no {_META}); "
+                                "train one with `labelaudit train ... --out FOLDER`")
+    meta = _read_meta(root / _META)
+    version = meta.get("format_version")
+    if meta.get("format") != FORMAT or version != FORMAT_VERSION:
+        raise InvalidInputError(
+            f"{root} holds a model in format {meta.get('format')!r} version {version!r}, "
+            f"written by labelaudit {meta.get('labelaudit_version', '?')}; this labelaudit "
+            f"reads {FORMAT!r} version {FORMAT_VERSION}: retrain it, or use the labelaudit "
+            "version that wrote it")
+    _check_meta(meta, root / _META)
+    classes = np.array(meta["classes"], dtype=object)
+    settings = dict(meta["settings"])
+    if meta["backbone"] == "finetune":  # new texts use the tokenizer saved with it
+        settings["encoder"] = str((root / "backbone").resolve())
+    network = rebuild_network(meta["backbone"], settings, len(classes), root)
+    if meta["backbone"] != "finetune":
+        load_weights(network, root / _WEIGHTS, n_classes=len(classes))
+    network.eval()
+    return TrainedModel(classes=classes, method=meta["method"], backbone=meta["backbone"],
+                        network=network, settings=settings, log=meta.get("log", {}))
+
+
+_DAMAGED = "the file is damaged; retrain the model, or restore the file from a copy"
+
+
+def _read_meta(path: Path) -> dict[str, Any]:
+    """The model's JSON description, or one line saying why it cannot be used."""
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InvalidInputError(f"{path} cannot be read: {exc.strerror or exc}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InvalidInputError(f"{path} is not valid JSON ({exc}): {_DAMAGED}") from None
+    if not isinstance(meta, dict):
+        raise InvalidInputError(f"{path} holds a JSON {type(meta).__name__}, not the "
+                                f"model's description (an object): {_DAMAGED}")
+    return meta
+
+
+def _check_meta(meta: dict[str, Any], path: Path) -> None:
+    """Refuse a description that lacks an entry or holds one of the wrong kind."""
+    from labelaudit.train._backbones import BACKBONES
+
+    missing = [key for key in ("method", "backbone", "classes", "settings") if key not in meta]
+    if missing:
+        raise InvalidInputError(f"{path} lacks {', '.join(map(repr, missing))}: {_DAMAGED}")
+    classes, settings = meta["classes"], meta["settings"]
+    if not isinstance(classes, list) or len(classes) < 2:
+        raise InvalidInputError(f"{path}: 'classes' must list the model's classes (at least "
+                                f"2); it holds {str(classes)[:60]}: {_DAMAGED}")
+    if meta["backbone"] not in BACKBONES:
+        raise InvalidInputError(f"{path}: backbone {meta['backbone']!r} is not one of "
+                                f"{', '.join(BACKBONES)}: {_DAMAGED}")
+    needed = ("dim", "hidden", "dropout") if meta["backbone"] == "head" else ()
+    lacking = [key for key in needed if not isinstance(settings, dict) or key not in settings]
+    if not isinstance(settings, dict) or lacking:
+        what = f"lacks {', '.join(map(repr, lacking))}" if lacking else "is not an object"
+        raise InvalidInputError(f"{path}: 'settings' {what}: {_DAMAGED}")
+
+
+def load_weights(module: Any, path: Path, *, n_classes: int) -> None:
+    """Load the weights saved at ``path`` into ``module`` (whose output layer has
+    ``n_classes`` rows), or say in one line what is wrong with the file: missing,
+    truncated, or for another number of classes than the model's description lists."""
+    import torch
+
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except FileNotFoundError:
+        raise InvalidInputError(f"{path} is missing: the model folder is incomplete; "
+                                "retrain the model, or restore the file from a copy") from None
+    except Exception as exc:  # noqa: BLE001 - torch raises many kinds for a damaged file
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InvalidInputError(f"{path} cannot be read as torch weights ({first[:120]}): "
+                                f"{_DAMAGED.replace('damaged', 'truncated or damaged')}"
+                                ) from None
+    expected = module.state_dict()
+    if not isinstance(state, dict) or set(state) != set(expected):
+        raise InvalidInputError(f"{path} does not hold the weights of this model's network "
+                                f"(other layers): {_DAMAGED}")
+    for key, tensor in expected.items():
+        saved = tuple(getattr(state[key], "shape", ()))
+        if saved == tuple(tensor.shape):
+            continue
+        if saved and tensor.ndim and tensor.shape[0] == n_classes and saved[1:] == tuple(
+                tensor.shape[1:]):
+            described = next((folder / _META for folder in path.parents
+                              if (folder / _META).is_file()), path.parent / _META)
+            raise InvalidInputError(
+                f"{described} lists {n_classes} classes but {path.name} has an "
+                f"output layer for {saved[0]}: the class list was edited, or the files come "
+                "from different models; restore the class list or retrain the model")
+        raise InvalidInputError(f"{path}: layer {key!r} has shape {list(saved)}, the network "
+                                f"needs {list(tensor.shape)}: {_DAMAGED}")
+    module.load_state_dict(state)

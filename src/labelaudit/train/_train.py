@@ -1,0 +1,354 @@
+"""``labelaudit.train``: fit a classifier with a learning-with-noisy-labels method, and
+measure it on a clean evaluation set."""
+
+from __future__ import annotations
+
+import time
+import warnings
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows
+from labelaudit._validation import check_choice, check_int, check_number
+from labelaudit.train._model import TrainedModel
+
+__all__ = ["FILTER_MODES", "NOISE_RATE_CAP", "FilterWarning", "NoiseEstimateWarning",
+           "TrainMetrics", "estimate_noise_rate", "evaluate_model", "method_names",
+           "noise_share", "train"]
+
+FILTER_MODES = ("drop", "relabel")
+# Defaults per backbone: the head trains in seconds on CPU, fine-tuning as in the seed
+# (NoisywikiHow: batch 64, learning rate 3e-5; fewer epochs than its 10 by default).
+_DEFAULTS = {"head": {"epochs": 20, "learning_rate": 1e-3, "warmup": 0.0},
+             "finetune": {"epochs": 4, "learning_rate": 3e-5, "warmup": 0.06}}
+# The most an estimated share of wrong labels is taken to be: beyond it, the estimate counts
+# the model's own errors more than label errors (a weak model's confident joint is 1 -
+# its accuracy), and co-teaching's small-loss trick needs the clean items in the majority.
+NOISE_RATE_CAP = 0.5
+# Inverse regularisation of the estimate's logistic regression: a weakly regularised head
+# overfits few items per class, and its overconfident probabilities inflate the estimate.
+_ESTIMATE_C = 0.01
+ESTIMATE_SOURCE = ("cleanlab's confident joint of cross-validated logistic regression on "
+                   "the sentence embeddings")
+
+
+class NoiseEstimateWarning(UserWarning):
+    """The estimated share of wrong labels was above :data:`NOISE_RATE_CAP`: capped."""
+
+
+class FilterWarning(UserWarning):
+    """``filter`` dropped (or relabelled) more items than the estimated share of wrong
+    labels."""
+
+
+def method_names() -> tuple[str, ...]:
+    """Every training method: the LNL methods, and ``filter``."""
+    from labelaudit.registry import LNL_METHODS
+
+    return LNL_METHODS.names()
+
+
+def _read(data: pd.DataFrame | str | Path) -> pd.DataFrame:
+    from labelaudit.io import read_table
+
+    return data if isinstance(data, pd.DataFrame) else read_table(data)
+
+
+def _check_classes(labels: np.ndarray, classes: np.ndarray) -> None:
+    """Refuse a class with a single training item: nothing can be learned from it."""
+    counts = Counter(labels.tolist())
+    single = [str(classes[k]) for k, n in sorted(counts.items()) if n == 1]
+    if single:
+        raise InvalidInputError(
+            f"{len(single)} class{'es have' if len(single) > 1 else ' has'} a single "
+            f"training item: {single[:10]}; drop or merge {'them' if len(single) > 1 else 'it'}"
+            " (a class needs at least 2 items)")
+
+
+def noise_share(labels: np.ndarray, pred_probs: np.ndarray) -> float:
+    """cleanlab's estimate of the share of wrong labels: 1 - the trace of the calibrated
+    confident joint of given and true labels (Northcutt et al. 2021, equation 3), from
+    out-of-sample ``pred_probs`` of shape (n_samples, n_classes); at most 0.95."""
+    from labelaudit.detect._cleanlab import import_cleanlab
+
+    joint = import_cleanlab("cleanlab.count").estimate_joint(labels, pred_probs)
+    return float(np.clip(1.0 - np.trace(joint), 0.0, 0.95))
+
+
+def estimate_noise_rate(embeddings: np.ndarray, labels: np.ndarray, n_classes: int, *,
+                        random_state: int | None = 0) -> float:
+    """cleanlab's estimate of the share of wrong labels (:func:`noise_share`) from
+    cross-fitted, strongly regularised logistic regression on the embeddings.
+
+    The estimate is only as good as the model: when the model is weak (many classes, few
+    items each), it counts the model's errors too; :func:`train` caps it at
+    :data:`NOISE_RATE_CAP`.
+    """
+    from labelaudit.models import make_scorer
+    from labelaudit.models._crossfit import crossfit_pred_probs, make_folds
+
+    scorer = make_scorer("embed", C=_ESTIMATE_C)
+    folds = make_folds(labels, n_folds=min(5, int(np.bincount(labels).min())),
+                       random_state=random_state)
+    probs = crossfit_pred_probs(scorer, embeddings, labels, folds, n_classes=n_classes)
+    return noise_share(labels, probs)
+
+
+def _capped(estimate: float, *, source: str) -> float:
+    """An estimated share of wrong labels, at most :data:`NOISE_RATE_CAP` (with a
+    :class:`NoiseEstimateWarning` when it was above)."""
+    if estimate <= NOISE_RATE_CAP:
+        return estimate
+    warnings.warn(NoiseEstimateWarning(
+        f"{source} puts {estimate:.0%} of the labels wrong, more than {NOISE_RATE_CAP:.0%}: "
+        "the model is too weak on this data to tell label errors from its own, so "
+        f"{NOISE_RATE_CAP} is used; give noise_rate=RATE if you know the share"),
+        stacklevel=3)
+    return NOISE_RATE_CAP
+
+
+def _filtered(frame: pd.DataFrame, dataset: Any, *, text: str, label: str,
+              text_pair: str | None, mode: str, scorers: Sequence[str], settings: dict,
+              random_state: int | None, progress: bool) -> tuple[np.ndarray, np.ndarray, dict]:
+    """Rows kept and their labels after a cross-fitted scan dropped or relabelled the
+    flagged items."""
+    from labelaudit.detect import suggest_labels
+    from labelaudit.scan import scan
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = scan(frame, text=text, label=label, text_pair=text_pair, scorers=scorers,
+                      random_state=random_state, model=settings.get("encoder"),
+                      cache_dir=settings.get("cache_dir"), progress=progress)
+    flagged = np.asarray(result.flagged, dtype=bool)
+    labels = np.asarray(dataset.labels).copy()
+    share = noise_share(result.labels, result.pred_probs)
+    expected = min(share, NOISE_RATE_CAP)
+    n_flagged, done = int(flagged.sum()), "dropped" if mode == "drop" else "relabelled"
+    info = {"filter": mode, "flagged": n_flagged, done: n_flagged,
+            "filter_scorers": list(scorers), "filter_noise_share": expected,
+            "filter_accuracy": float(result.accuracy)}
+    if n_flagged > expected * len(labels) + max(1.0, 0.01 * len(labels)):
+        warnings.warn(FilterWarning(
+            f"filter {done} {n_flagged} of {len(labels)} items ({n_flagged / len(labels):.0%}), "
+            f"more than the estimated share of wrong labels ({expected:.0%}"
+            f"{f', capped from {share:.0%}' if share > expected else ''}): the scan's model "
+            f"(out-of-sample accuracy {result.accuracy:.2f}) flags its own errors too, so "
+            "the model may end below method=base"), stacklevel=3)
+    if mode == "relabel":
+        # the scan read the same label column, so its classes are the dataset's
+        suggested, _ = suggest_labels(result.labels, result.pred_probs)
+        labels[flagged] = suggested[flagged]
+        return np.arange(len(labels)), labels, info
+    keep = np.flatnonzero(~flagged)
+    return keep, labels[keep], info
+
+
+def train(
+    data: pd.DataFrame | str | Path,
+    *,
+    text: str = "text",
+    label: str = "label",
+    text_pair: str | None = None,
+    method: str = "base",
+    backbone: Literal["head", "finetune"] = "head",
+    model: str | None = None,
+    noise_rate: float | None = None,
+    filter: Literal["drop", "relabel"] = "drop",  # noqa: A002 - mirrors the CLI flag
+    filter_scorers: Sequence[str] = ("tfidf", "embed"),
+    epochs: int | None = None,
+    batch_size: int = 64,
+    learning_rate: float | None = None,
+    hidden: int = 256,
+    dropout: float = 0.1,
+    method_options: dict[str, Any] | None = None,
+    device: str | None = None,
+    cache_dir: str | Path | None = None,
+    random_state: int = 0,
+    progress: bool = False,
+) -> TrainedModel:
+    """Train a text classifier with a learning-with-noisy-labels method.
+
+    Parameters
+    ----------
+    data : DataFrame or path
+        Training items with ``text`` (and ``text_pair``) and their possibly wrong
+        ``label``.
+    method : str
+        ``base`` (cross-entropy), ``mixup``, ``data-parameters``, ``sr``, ``co-teaching``,
+        ``cnlcu``, ``seal``, or ``filter`` (ours: a cross-fitted scan, then ``base`` on the
+        data with the flagged items dropped or relabelled, ``filter``).
+    backbone : {"head", "finetune"}
+        ``head``: a small network over frozen sentence embeddings of ``model`` (default
+        all-MiniLM-L6-v2, from the scan's embedding cache), seconds on a CPU;
+        ``finetune``: the whole ``model`` fine-tuned as a sequence classifier (a GPU when
+        present).
+    noise_rate : float, optional
+        Share of wrong labels, in [0, 1), for co-teaching and CNLCU; estimated with
+        cleanlab when not given (:func:`estimate_noise_rate`), at most
+        :data:`NOISE_RATE_CAP` (a :class:`NoiseEstimateWarning` says when it was capped).
+        The log records the rate used and its source.
+    filter : {"drop", "relabel"}
+        What ``filter`` does with the flagged items; ``filter_scorers`` are the scan's.
+        The log records how many were dropped (or relabelled); a :class:`FilterWarning`
+        says when that is more than the share of wrong labels cleanlab estimates from
+        the scan's probabilities (capped at :data:`NOISE_RATE_CAP`).
+    epochs, learning_rate : optional
+        Defaults: 20 and 1e-3 for the head, 4 and 3e-5 (with 6 % warmup) for fine-tuning.
+    hidden, dropout : head size (``hidden=0``: a linear head).
+    method_options : dict, optional
+        Options of the method (e.g. ``{"alpha": 0.5}`` for mixup, ``{"n_rounds": 3}`` for
+        SEAL).
+
+    Returns
+    -------
+    TrainedModel
+
+    References
+    ----------
+    Wu et al. (2023), NoisywikiHow: A Benchmark for Learning with Real-world Noisy Labels
+    in Natural Language Processing (the methods and their defaults, appendix tables).
+    """
+    from labelaudit.io import prepare_text_dataset
+    from labelaudit.train._backbones import BACKBONES, embed, network_factory
+    from labelaudit.train._finetune import TextInputs
+    from labelaudit.train._head import EmbeddingInputs
+    from labelaudit.train._loop import LoopConfig, train_networks
+    from labelaudit.train._methods import make_method
+
+    started = time.perf_counter()
+    check_choice(method, "method", method_names())
+    check_choice(backbone, "backbone", BACKBONES)
+    check_choice(filter, "filter", FILTER_MODES)
+    check_int(random_state, "random_state", minimum=0)
+    check_int(batch_size, "batch_size", minimum=1)
+    check_int(hidden, "hidden", minimum=0)
+    if device is not None:  # a missing GPU is one line now, not once the texts are encoded
+        from labelaudit.models import resolve_device
+
+        resolve_device(device)
+    if noise_rate is not None:
+        if not isinstance(noise_rate, (int, float)) or not 0.0 <= noise_rate < 1.0:
+            raise InvalidParameterError(f"noise_rate must be in [0, 1); got {noise_rate}")
+    defaults = _DEFAULTS[backbone]
+    epochs = check_int(epochs if epochs is not None else defaults["epochs"], "epochs",
+                       minimum=1)
+    learning_rate = check_number(learning_rate if learning_rate is not None
+                                 else defaults["learning_rate"], "learning_rate",
+                                 low=0.0, low_open=True)
+    frame = _read(data)
+    dataset = prepare_text_dataset(frame, text=text, label=label, text_pair=text_pair)
+    assert dataset.labels is not None  # noqa: S101 - label is given
+    _check_classes(dataset.labels, dataset.classes)
+    settings: dict[str, Any] = {
+        "backbone": backbone, "encoder": model, "text": text, "text_pair": text_pair,
+        "hidden": hidden, "dropout": dropout,
+        "cache_dir": None if cache_dir is None else str(cache_dir)}
+    log: dict[str, Any] = {"n_train": len(dataset), "random_state": random_state}
+    if "clean_label" in frame.columns:  # as `labelaudit noise` writes: the rate achieved
+        from labelaudit.impact._impact_sets import text_keys
+
+        log["achieved_noise_rate"] = float(np.mean(
+            text_keys(frame["clean_label"]) != text_keys(frame[label])))
+    keep, labels = np.arange(len(dataset)), np.asarray(dataset.labels)
+    if method == "filter":
+        keep, labels, info = _filtered(frame, dataset, text=text, label=label,
+                                       text_pair=text_pair, mode=filter,
+                                       scorers=filter_scorers, settings=settings,
+                                       random_state=random_state, progress=progress)
+        log.update(info)
+    vectors = None
+    if backbone == "head":
+        vectors = embed(dataset, settings, progress=progress)
+        settings["dim"] = int(vectors.shape[1])
+        inputs: Any = EmbeddingInputs(vectors[keep])
+    else:
+        inputs = TextInputs.from_dataset(dataset, settings).subset(keep)
+    if method in ("co-teaching", "cnlcu") and noise_rate is None:
+        if vectors is None:
+            vectors = embed(dataset, dict(settings, encoder=None), progress=progress)
+        raw = estimate_noise_rate(vectors[keep], labels, len(dataset.classes),
+                                  random_state=random_state)
+        noise_rate = _capped(raw, source=ESTIMATE_SOURCE)
+        log.update(noise_rate_source=ESTIMATE_SOURCE + (
+            f", {raw:.3f} capped at {NOISE_RATE_CAP}" if raw > noise_rate else ""),
+            noise_rate_estimated=noise_rate, noise_rate_cleanlab=raw)
+    elif method in ("co-teaching", "cnlcu"):
+        log["noise_rate_source"] = "given"
+    hook = make_method("base" if method == "filter" else method, noise_rate=noise_rate,
+                       **(method_options or {}))
+    config = LoopConfig(epochs=epochs, batch_size=batch_size, learning_rate=learning_rate,
+                        warmup=defaults["warmup"], device=device,
+                        bf16=backbone == "finetune", random_state=random_state,
+                        progress=progress)
+    networks, training = train_networks(network_factory(settings, len(dataset.classes)),
+                                        inputs, labels, len(dataset.classes), hook, config)
+    log.update(n_used=int(len(keep)), epochs=epochs, learning_rate=learning_rate,
+               batch_size=batch_size, noise_rate=noise_rate, losses=list(training.losses),
+               seconds=time.perf_counter() - started)
+    return TrainedModel(classes=np.asarray(dataset.classes).astype(str).astype(object),
+                        method=method, backbone=backbone, network=networks[0],
+                        settings=settings, log=log)
+
+
+@dataclass(frozen=True)
+class TrainMetrics:
+    """A trained model on a clean evaluation set.
+
+    ``unseen_labels`` are evaluation labels the model never saw in training: their items
+    count as wrong, and are listed so that a user sees why.
+    """
+
+    top1: float
+    top5: float
+    macro_f1: float
+    n_eval: int
+    unseen_labels: tuple[str, ...]
+    n_unseen: int
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"top1": self.top1, "top5": self.top5, "macro_f1": self.macro_f1,
+                "n_eval": self.n_eval, "unseen_labels": list(self.unseen_labels),
+                "n_unseen": self.n_unseen, **self.extra}
+
+
+def evaluate_model(model: TrainedModel, data: pd.DataFrame | str | Path, *,
+                   text: str | None = None, label: str = "label",
+                   text_pair: str | None = None) -> TrainMetrics:
+    """Top-1 and top-5 accuracy and macro-F1 of ``model`` on a labelled table."""
+    from sklearn.metrics import f1_score
+
+    from labelaudit.impact._impact_sets import text_keys
+    from labelaudit.io import check_label_values
+
+    frame = _read(data)
+    if label not in frame.columns:
+        raise InvalidParameterError(f"the evaluation table has no label column {label!r}; "
+                                    f"its columns are {list(map(str, frame.columns[:12]))}")
+    check_label_values(frame[label], column=label, where="the evaluation table")
+    missing = frame[label].isna().to_numpy()
+    if missing.any():
+        raise InvalidInputError(f"the evaluation table has no label in "
+                                f"{format_rows(np.flatnonzero(missing))}")
+    truth = text_keys(frame[label])
+    probs = model.predict_proba(frame, text=text, text_pair=text_pair)
+    classes = np.asarray(model.classes, dtype=str)
+    known = np.isin(truth, classes)
+    position = pd.Index(classes).get_indexer(truth)
+    k = min(5, probs.shape[1])
+    top = np.argsort(-probs, axis=1, kind="stable")[:, :k]
+    hit1 = known & (top[:, 0] == position)
+    hit5 = known & (top == position[:, None]).any(axis=1)
+    predicted = classes[top[:, 0]]
+    return TrainMetrics(
+        top1=float(hit1.mean()), top5=float(hit5.mean()),
+        macro_f1=float(f1_score(truth, predicted, average="macro", zero_division=0)),
+        n_eval=len(frame), unseen_labels=tuple(sorted(set(truth[~known]))),
+        n_unseen=int((~known).sum()))
