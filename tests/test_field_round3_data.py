@@ -71,10 +71,10 @@ def _usage_error(capsys, argv) -> str:
 @pytest.mark.parametrize("argv", [
     ["scan", "multi_train.jsonl", "--scorers", "tfidf"],
     ["scan", "multi_train.jsonl", "--scorers", "tfidf", "--out", "issues.csv"],  # streams
-    ["select", "multi_train.jsonl", "--val", "test.jsonl", "--test", "multi_test.jsonl",
+    ["select", "multi_train.jsonl", "--val", "test.jsonl", "--eval", "multi_test.jsonl",
      "--sweep", "2", "--seeds", "1"],
     ["train", "multi_train.jsonl", "--out", "model"],
-    ["train", "train.jsonl", "--eval", "multi_test.jsonl", "--metrics", "m.json"],
+    ["train", "train.jsonl", "--eval", "multi_test.jsonl", "--metrics-out", "m.json"],
     ["train-bench", "multi_train.jsonl", "--eval", "test.jsonl", "--methods", "base"],
     ["train-bench", "train.jsonl", "--eval", "multi_test.jsonl", "--methods", "base"],
     ["consistency", "train.jsonl", "--suspect", "multi_test.jsonl", "--text", "text"],
@@ -144,7 +144,7 @@ def test_consistency_and_select_refuse_the_same_file(files, capsys):
                                     files / "." / "train.jsonl", "--text", "text"])
     assert "train and suspect are the same file" in line
     line = _one_line_error(capsys, ["select", files / "train.jsonl", "--val",
-                                    files / "train.jsonl", "--test", files / "test.jsonl"])
+                                    files / "train.jsonl", "--eval", files / "test.jsonl"])
     assert "train and val are the same file" in line
 
 
@@ -156,7 +156,7 @@ def test_consistency_and_select_warn_about_shared_items(files, capsys):
     assert "warning: 60 of the 60 suspect items (100%) are also in the training set" \
         in capsys.readouterr().err
     assert main(["select", str(files / "train.jsonl"), "--val", str(files / "copy.jsonl"),
-                 "--test", str(files / "test.jsonl"), "--sweep", "2", "--seeds", "1"]) == 0
+                 "--eval", str(files / "test.jsonl"), "--sweep", "2", "--seeds", "1"]) == 0
     assert "warning: 60 of the 60 validation items (100%) are also in the training set" \
         in capsys.readouterr().err
 

@@ -119,7 +119,7 @@ def test_plain_label_lists_without_annotators(tmp_path, capsys):
 
 
 def test_compare_paper_example(capsys):
-    code = main(["agreement", "compare", "--n", "900", "--noise", "0.139", "--delta", "35",
+    code = main(["agreement", "compare", "--n", "900", "--noise-rate", "0.139", "--delta", "35",
                  "--format", "table"])
     out = capsys.readouterr().out
     assert code == 0
@@ -201,21 +201,21 @@ def test_subprocess_entry_point_and_help(votes_csv, tmp_path):
 def test_issue11_delta_larger_than_n_is_refused(capsys):
     for delta in ("950", "-950"):
         with pytest.raises(SystemExit) as exc:
-            main(["agreement", "compare", "--n", "900", "--noise", "0.139", "--delta", delta])
+            main(["agreement", "compare", "--n", "900", "--noise-rate", "0.139", "--delta", delta])
         assert exc.value.code == 2
         err = capsys.readouterr().err
         assert f"--delta {delta} is larger in size than --n 900" in err
-    assert main(["agreement", "compare", "--n", "900", "--noise", "0.139", "--delta", "900",
+    assert main(["agreement", "compare", "--n", "900", "--noise-rate", "0.139", "--delta", "900",
                  "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["delta"] == 900
 
 
 @pytest.mark.parametrize("argv", [
-    ["compare", "--n", "0", "--noise", "0.1"],
+    ["compare", "--n", "0", "--noise-rate", "0.1"],
     ["compare", "--n", "900", "--noise-items", "-1"],
     ["compare", "--n", "900", "--noise-items", "901"],
-    ["compare", "--n", "900", "--noise", "1.5"],
-    ["compare", "--n", "900", "--noise", "0.1", "--confidence", "1"],
+    ["compare", "--n", "900", "--noise-rate", "1.5"],
+    ["compare", "--n", "900", "--noise-rate", "0.1", "--confidence", "1"],
     ["noise", "--n", "10", "-d", "11", "--p-chance", "0.5"],
     ["noise", "--n", "10", "-d", "-1", "--p-chance", "0.5"],
     ["noise", "--n", "10", "-d", "1", "--p-chance", "0.5", "--confidence", "0"],

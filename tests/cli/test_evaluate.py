@@ -43,8 +43,8 @@ def run_cli(*argv, cwd):
 
 def test_table_json_and_plot_through_the_entry_point(files):
     folder, is_error, good = files
-    done = run_cli("issues.csv", "--truth", "truth.csv", "--id", "id", "--is-error", "is_error",
-                   "--out", "metrics.json", "--plot", "pr.png", cwd=folder)
+    done = run_cli("issues.csv", "--eval", "truth.csv", "--id", "id", "--is-error", "is_error",
+                   "--out", "metrics.json", "--plot-out", "pr.png", cwd=folder)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].split()[:4] == ["method", "n_items", "n_errors", "aupr"]
@@ -61,7 +61,7 @@ def test_table_json_and_plot_through_the_entry_point(files):
 
 def test_true_label_and_formats(files, capsys):
     folder, is_error, good = files
-    code = main(["evaluate", str(folder / "issues.csv"), "--truth", str(folder / "truth.csv"),
+    code = main(["evaluate", str(folder / "issues.csv"), "--eval", str(folder / "truth.csv"),
                  "--true-label", "true_label", "--format", "csv", "--at-k", "5,100", "--quiet"])
     assert code == 0
     out = pd.read_csv(__import__("io").StringIO(capsys.readouterr().out))
@@ -69,7 +69,7 @@ def test_true_label_and_formats(files, capsys):
     assert out.loc[0, "aupr"] == pytest.approx(aupr_score(is_error, good))
     assert {"precision_at_5", "recall_at_100"} <= set(out.columns)
     assert out.loc[0, "recall_at_100"] == pytest.approx(1.0)  # k beyond n: everything found
-    code = main(["evaluate", str(folder / "issues.csv"), "--truth", str(folder / "truth.csv"),
+    code = main(["evaluate", str(folder / "issues.csv"), "--eval", str(folder / "truth.csv"),
                  "--format", "jsonl", "--scores", "rank,score_good", "-q"])
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert code == 0 and [r["method"] for r in rows] == ["rank", "good"]
@@ -78,7 +78,7 @@ def test_true_label_and_formats(files, capsys):
 
 def test_out_as_a_table_file(files):
     folder, _, _ = files
-    assert main(["evaluate", str(folder / "issues.csv"), "--truth", str(folder / "truth.csv"),
+    assert main(["evaluate", str(folder / "issues.csv"), "--eval", str(folder / "truth.csv"),
                  "--out", str(folder / "m.parquet"), "-q"]) == 0
     assert pd.read_parquet(folder / "m.parquet")["method"].tolist() == ["good", "random"]
 
@@ -89,7 +89,7 @@ def test_unverified_items_need_an_explicit_choice(files, capsys):
     truth["is_error"] = truth["is_error"].astype(object)
     truth.loc[truth.index[:10], "is_error"] = None
     truth.to_csv(folder / "partial.csv", index=False)
-    args = [str(folder / "issues.csv"), "--truth", str(folder / "partial.csv")]
+    args = [str(folder / "issues.csv"), "--eval", str(folder / "partial.csv")]
     assert main(["evaluate", *args]) == 1
     assert "--unknown exclude" in capsys.readouterr().err
     for choice, n_items in (("exclude", 30), ("clean", 40)):
@@ -101,12 +101,12 @@ def test_unverified_items_need_an_explicit_choice(files, capsys):
 
 def test_error_rate_sets_the_estimated_error_count(files, capsys):
     folder, is_error, good = files
-    assert main(["evaluate", str(folder / "issues.csv"), "--truth", str(folder / "truth.csv"),
+    assert main(["evaluate", str(folder / "issues.csv"), "--eval", str(folder / "truth.csv"),
                  "--error-rate", "0.25", "--format", "json", "-q"]) == 0
     row = json.loads(capsys.readouterr().out)[0]
     assert row["k_err"] == 10
     assert row["aupr"] == pytest.approx(aupr_score(is_error, good) * 8 / 10)
-    assert main(["evaluate", str(folder / "issues.csv"), "--truth", str(folder / "truth.csv"),
+    assert main(["evaluate", str(folder / "issues.csv"), "--eval", str(folder / "truth.csv"),
                  "--error-rate", "0.05"]) == 1
     assert "smaller than the 8 errors" in capsys.readouterr().err
 
@@ -115,7 +115,7 @@ def test_partial_ranking_and_missing_ids(files, capsys):
     folder, is_error, good = files
     issues = pd.read_csv(folder / "issues.csv").sort_values("score_good").head(12)
     issues.to_csv(folder / "top.csv", index=False)
-    args = [str(folder / "top.csv"), "--truth", str(folder / "truth.csv")]
+    args = [str(folder / "top.csv"), "--eval", str(folder / "truth.csv")]
     assert main(["evaluate", *args]) == 1
     assert "--partial-ranking" in capsys.readouterr().err
     assert main(["evaluate", *args, "--partial-ranking", "--format", "json", "-q"]) == 0
@@ -124,7 +124,7 @@ def test_partial_ranking_and_missing_ids(files, capsys):
     # scan ids missing from the truth: unverified, so --unknown is required
     truth = pd.read_csv(folder / "truth.csv")
     truth[truth["id"] != "item3"].to_csv(folder / "short.csv", index=False)
-    short = [str(folder / "issues.csv"), "--truth", str(folder / "short.csv")]
+    short = [str(folder / "issues.csv"), "--eval", str(folder / "short.csv")]
     assert main(["evaluate", *short]) == 1
     assert "'item3'" in capsys.readouterr().err
     assert main(["evaluate", *short, "--unknown", "exclude", "-q"]) == 0
@@ -155,7 +155,7 @@ def test_clear_errors(files, capsys, change, message):
     else:
         truth = truth.drop(columns=["is_error", "true_label"])
     truth.to_csv(folder / "bad.csv", index=False)
-    code = main(["evaluate", str(folder / "issues.csv"), "--truth", str(folder / "bad.csv")])
+    code = main(["evaluate", str(folder / "issues.csv"), "--eval", str(folder / "bad.csv")])
     err = capsys.readouterr().err
     assert code == 1
     assert message in err
@@ -164,10 +164,10 @@ def test_clear_errors(files, capsys, change, message):
 
 def test_errors_through_the_entry_point(files):
     folder, _, _ = files
-    done = run_cli("issues.csv", "--truth", "truth.csv", "--is-error", "is_error",
+    done = run_cli("issues.csv", "--eval", "truth.csv", "--is-error", "is_error",
                    "--true-label", "true_label", cwd=folder)
     assert done.returncode == 2  # usage error
-    done = run_cli("issues.csv", "--truth", "missing.csv", cwd=folder)
+    done = run_cli("issues.csv", "--eval", "missing.csv", cwd=folder)
     assert done.returncode == 1
     assert "Traceback" not in done.stderr and "missing.csv" in done.stderr
 
@@ -175,7 +175,7 @@ def test_errors_through_the_entry_point(files):
 def test_inputs_are_not_modified(files):
     folder, _, _ = files
     before = {p.name: p.read_bytes() for p in folder.iterdir()}
-    assert main(["evaluate", str(folder / "issues.csv"), "--truth", str(folder / "truth.csv"),
+    assert main(["evaluate", str(folder / "issues.csv"), "--eval", str(folder / "truth.csv"),
                  "-q"]) == 0
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
 
@@ -185,18 +185,18 @@ def test_inputs_are_not_modified(files):
 
 def test_issue11_n_errors_larger_than_the_data_is_refused(files, capsys):
     folder, _, _ = files
-    code = main(["evaluate", str(folder / "issues.csv"), "--truth", str(folder / "truth.csv"),
+    code = main(["evaluate", str(folder / "issues.csv"), "--eval", str(folder / "truth.csv"),
                  "--n-errors", "500"])
     err = capsys.readouterr().err
     assert code == 1 and len(err.strip().splitlines()) == 1
     assert "--n-errors 500" in err and "40 items" in err and "at most 40" in err
-    assert main(["evaluate", str(folder / "issues.csv"), "--truth", str(folder / "truth.csv"),
+    assert main(["evaluate", str(folder / "issues.csv"), "--eval", str(folder / "truth.csv"),
                  "--n-errors", "40", "-q"]) == 0  # every item an error: allowed
 
 
 def test_issue11_at_k_larger_than_the_data_is_clipped_and_said(files):
     folder, is_error, _ = files
-    done = run_cli("issues.csv", "--truth", "truth.csv", "--at-k", "5,100", "--format", "json",
+    done = run_cli("issues.csv", "--eval", "truth.csv", "--at-k", "5,100", "--format", "json",
                    cwd=folder)
     assert done.returncode == 0, done.stderr
     row = json.loads(done.stdout)[0]
@@ -210,7 +210,7 @@ def test_issue11_at_k_larger_than_the_data_is_clipped_and_said(files):
     truth["is_error"] = truth["is_error"].astype(object)
     truth.loc[truth.index[:10], "is_error"] = None
     truth.to_csv(folder / "partial.csv", index=False)
-    done = run_cli("issues.csv", "--truth", "partial.csv", "--unknown", "exclude", "--at-k",
+    done = run_cli("issues.csv", "--eval", "partial.csv", "--unknown", "exclude", "--at-k",
                    "30,35", cwd=folder)
     assert done.returncode == 0 and "--at-k 35: more than the 30 items evaluated" in done.stderr
 
@@ -222,7 +222,7 @@ def test_issue11_at_k_larger_than_the_data_is_clipped_and_said(files):
 def test_issue11_numeric_options_are_usage_errors_before_reading_data(tmp_path, capsys, argv):
     # the files do not exist: a usage error (2) proves the option was checked before reading
     with pytest.raises(SystemExit) as exc:
-        main(["evaluate", str(tmp_path / "missing.csv"), "--truth", str(tmp_path / "t.csv"),
+        main(["evaluate", str(tmp_path / "missing.csv"), "--eval", str(tmp_path / "t.csv"),
               *argv])
     assert exc.value.code == 2
     assert argv[0] in capsys.readouterr().err
@@ -238,7 +238,7 @@ def _typed_files(tmp_path, true_labels, given=None, ids=None):
     with open(tmp_path / "truth.jsonl", "w") as fh:
         for i, t in zip(ids, true_labels, strict=True):
             fh.write(json.dumps({"id": i, "gold": t}) + "\n")
-    return [str(tmp_path / "issues.csv"), "--truth", str(tmp_path / "truth.jsonl"),
+    return [str(tmp_path / "issues.csv"), "--eval", str(tmp_path / "truth.jsonl"),
             "--true-label", "gold"]
 
 
@@ -277,6 +277,6 @@ def test_issue11_ids_print_plainly_not_as_numpy_reprs(tmp_path, capsys):
     issues = pd.read_csv(tmp_path / "issues.csv")
     issues.loc[8, "score_loss"] = None
     issues.to_csv(tmp_path / "issues.csv", index=False)
-    assert main(["evaluate", str(tmp_path / "issues.csv"), "--truth",
+    assert main(["evaluate", str(tmp_path / "issues.csv"), "--eval",
                  str(tmp_path / "truth.jsonl"), "--true-label", "gold"]) == 1
     assert "not finite at id 68" in capsys.readouterr().err

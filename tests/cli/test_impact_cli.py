@@ -43,7 +43,7 @@ MODELS = ("--predictions", "big=big.csv", "--predictions", "small=small.csv")
 
 
 def test_json_out_and_plot(files):
-    done = run_cli("corrected.jsonl", *MODELS, "--out", "impact.json", "--plot", "impact.png",
+    done = run_cli("corrected.jsonl", *MODELS, "--out", "impact.json", "--plot-out", "impact.png",
                    cwd=files)
     assert done.returncode == 0, done.stderr
     doc = json.loads((files / "impact.json").read_text())
@@ -139,14 +139,14 @@ def test_ladder_with_tfidf_members(tmp_path):
     test.loc[:3, "flagged"] = True
     test.loc[:2, "corrected"] = test.loc[:2, "label"].map({"pos": "neg", "neg": "pos"})
     test.to_csv(tmp_path / "corrected.csv", index=False)
-    done = run_cli("corrected.csv", "--train", "train.jsonl", "--text", "text", "--models",
+    done = run_cli("corrected.csv", "--train", "train.jsonl", "--text", "text", "--scorers",
                    "tfidf", "--out", "impact.json", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     doc = json.loads((tmp_path / "impact.json").read_text())
     assert doc["sizes"] == {"B": 27, "C": 3, "U": 0, "P": 30}
     assert list(doc["models"]) == ["tfidf-C0.01", "tfidf-C0.1", "tfidf-C1", "tfidf-C10",
                                    "tfidf-C100"]
-    assert run_cli("corrected.csv", "--train", "train.jsonl", "--text", "text", "--models",
+    assert run_cli("corrected.csv", "--train", "train.jsonl", "--text", "text", "--scorers",
                    "bert", cwd=tmp_path).returncode == 2
 
 

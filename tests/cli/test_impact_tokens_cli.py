@@ -38,7 +38,7 @@ MODELS = ("--predictions", "m1=m1.conll", "--predictions", "m2=m2.conll")
 
 def test_token_impact_json_and_plot(files):
     done = run_cli("dev.fixed.conll", "--original", "dev.conll", *MODELS, "--out", "i.json",
-                   "--plot", "i.png", cwd=files)
+                   "--plot-out", "i.png", cwd=files)
     assert done.returncode == 0, done.stderr
     doc = json.loads((files / "i.json").read_text())
     assert doc["metric"] == "entity_f1" and doc["unit"] == "sentences"
@@ -61,11 +61,11 @@ def test_token_table_to_stdout(files):
     (("dev.fixed.conll", *MODELS), "looks like a tagged (CoNLL) file: give its original"),
     (("dev.fixed.conll", "--original", "dev.conll", "--label", "x", *MODELS),
      "--label go with tables"),
-    (("dev.fixed.conll", "--original", "dev.conll", "--train", "dev.conll", "--models",
-      "tfidf"), "--models tfidf does not go with token data"),
+    (("dev.fixed.conll", "--original", "dev.conll", "--train", "dev.conll", "--scorers",
+      "tfidf"), "--scorers tfidf does not go with token data"),
     (("dev.fixed.conll", "--original", "dev.conll", "--predictions", "m=short.conll"),
      "have 6 sentences, the data 7"),
-    (("dev.fixed.conll", "--original", "dev.conll", *MODELS, "--plot", "dev.conll"),
+    (("dev.fixed.conll", "--original", "dev.conll", *MODELS, "--plot-out", "dev.conll"),
      "is the --original file; labelaudit never overwrites an input"),
 ])
 def test_token_bad_input(files, argv, message):

@@ -19,7 +19,7 @@ def data_file(tmp_path):
 @pytest.mark.parametrize("argv", [
     ["scan", "{data}", "--scorers", "tfidf", "--out", "{data}"],
     ["noise", "{data}", "--method", "uniform", "--rate", "0.2", "--out", "{data}"],
-    ["evaluate", "{other}", "--truth", "{data}", "--out", "{data}"],
+    ["evaluate", "{other}", "--eval", "{data}", "--out", "{data}"],
     ["review", "apply", "{other}", "{data}", "--out", "{data}"],
     ["review", "init", "{data}", "--db", "{data}", "--top", "2", "--overwrite"],
 ])
@@ -46,6 +46,6 @@ def test_an_unwritable_output_is_one_line_not_a_traceback(data_file, tmp_path, c
 def test_two_outputs_on_one_path_are_refused(data_file, tmp_path, capsys):
     out = tmp_path / "noisy.csv"
     assert main(["noise", str(data_file), "--method", "uniform", "--rate", "0.2",
-                 "--out", str(out), "--summary", str(out)]) == 1
+                 "--out", str(out), "--summary-out", str(out)]) == 1
     assert "both write" in capsys.readouterr().err
     assert not out.exists()

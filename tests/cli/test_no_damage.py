@@ -28,17 +28,18 @@ ARGS = {
     "scan": ["{d}/data.csv", "--text", "text", "--label", "label"],
     "scan-tokens": ["{d}/data.conll"],
     "tapt": ["{d}/data.csv"],
-    "evaluate": ["{d}/issues.csv", "--truth", "{d}/data.csv"],
+    "evaluate": ["{d}/issues.csv", "--eval", "{d}/data.csv"],
     "impact": ["{d}/data.csv", "--predictions", "m={d}/issues.csv"],
     "report": ["{d}/issues.csv"],
-    "evaluate-tokens": ["{d}/data.conll", "--truth", "{d}/data.conll"],
+    "evaluate-tokens": ["{d}/data.conll", "--eval", "{d}/data.conll"],
     "select": ["{d}/data.csv", "--val", "{d}/issues.csv"],
     "consistency": ["{d}/data.csv", "--suspect", "{d}/issues.csv"],
     "agreement measure": ["{d}/data.csv", "--item", "id", "--annotations", "label"],
-    "agreement compare": ["--n", "100", "--noise", "0.1"],
+    "agreement compare": ["--n", "100", "--noise-rate", "0.1"],
     "agreement noise": ["--n", "100", "--disagreements", "5"],
     "agreement tolerate": ["--n", "100"],
-    "noise": ["{d}/data.csv", "--label", "label", "--method", "uniform", "--rate", "0.1"],
+    "noise inject": ["{d}/data.csv", "--label", "label", "--method", "uniform", "--rate", "0.1"],
+    "noise realism": ["{d}/data.csv"],
     "review init": ["{d}/issues.csv"],
     "review invite": ["--db", "{d}/review.sqlite", "--name", "ann"],
     "review serve": ["--db", "{d}/review.sqlite"],
@@ -54,8 +55,11 @@ ARGS = {
 # Outputs a command requires: given a new path when another output is the one tried.
 FRESH = {("report", "out"): "fresh/r.html", ("review apply", "out"): "fresh/a.csv",
          ("review export", "out"): "fresh/e.json"}
-OUTPUT_DESTS = ("out", "metrics", "gold_out", "items_out", "annotators_out", "summary",
-                "plot", "label_config", "report", "model_out", "tapt_out")
+
+
+def _is_output(dest: str) -> bool:
+    """The emit rule: --out is a command's main output, every other output is --<what>-out."""
+    return dest == "out" or dest.endswith("_out")
 
 
 def _commands() -> dict[str, argparse.ArgumentParser]:
@@ -76,7 +80,7 @@ def _commands() -> dict[str, argparse.ArgumentParser]:
 def _outputs(parser: argparse.ArgumentParser, command: str) -> list[tuple[str | None, str]]:
     """(flag, dest) of every output a command writes; flag None for a positional."""
     found = [(a.option_strings[0] if a.option_strings else None, a.dest)
-             for a in parser._actions if a.dest in OUTPUT_DESTS]
+             for a in parser._actions if _is_output(a.dest) and a.help != argparse.SUPPRESS]
     if command == "review init":
         found.append(("--db", "db"))
     return found
@@ -121,8 +125,7 @@ def test_no_output_option_touches_an_input_or_an_unrelated_file(command, flag, d
             argv = [*command.split(), *base]
             for (name, other), fresh in FRESH.items():
                 if name == command and other != dest:
-                    argv += [str(tmp_path / fresh)] if other == "out" and command == \
-                        "review export" else [f"--{other.split('_')[0]}", str(tmp_path / fresh)]
+                    argv += [f"--{other.split('_')[0]}", str(tmp_path / fresh)]
             argv += [str(target)] if flag is None else [flag, str(target)]
             try:
                 code = main([*argv, *overwrite, "--quiet"])

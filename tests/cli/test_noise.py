@@ -69,7 +69,7 @@ def test_recipe_with_summary_json(tmp_path):
     summary = tmp_path / "summary.json"
     code = main(["noise", str(source), "--label", "gold", "--annotations", "annotator_labels",
                  "--recipe", "dissenting-worker:0.8,dissenting-label:0.2", "--rate", "0.1",
-                 "--out", str(tmp_path / "noisy.jsonl"), "--summary", str(summary), "-q"])
+                 "--out", str(tmp_path / "noisy.jsonl"), "--summary-out", str(summary), "-q"])
     assert code == 0
     record = json.loads(summary.read_text())
     assert record["n_noisy"] == 6 and record["recipe"][0] == {"method": "dissenting-worker",
@@ -196,7 +196,7 @@ def test_realism_table_and_plot(tmp_path, capsys):
     assert main(["noise", str(tmp_path / "clean.jsonl"), "--method", "uniform", "--rate", "0.1",
                  "-q", "--out", str(tmp_path / "noisy.jsonl")]) == 0
     code = main(["noise", "realism", str(tmp_path / "noisy.jsonl"), "--text", "text",
-                 "--label", "label", "--scorers", "tfidf", "--plot", str(tmp_path / "h.png"),
+                 "--label", "label", "--scorers", "tfidf", "--plot-out", str(tmp_path / "h.png"),
                  "--out", str(tmp_path / "realism.csv"), "-q"])
     assert code == 0
     table = pd.read_csv(tmp_path / "realism.csv")
@@ -290,7 +290,7 @@ def test_issue11_noise_summary_json_has_the_requested_count(tmp_path):
     write_jsonl(crowd_frame(), source)
     assert main(["noise", str(source), "--label", "gold", "--method", "uniform", "--rate",
                  "0.999", "-q", "--out", str(tmp_path / "noisy.jsonl"),
-                 "--summary", str(tmp_path / "summary.json")]) == 0
+                 "--summary-out", str(tmp_path / "summary.json")]) == 0
     record = json.loads((tmp_path / "summary.json").read_text())
     assert (record["requested_rate"], record["n_requested"], record["n_noisy"],
             record["achieved_rate"]) == (0.999, 40, 40, 1.0)

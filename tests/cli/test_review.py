@@ -88,7 +88,7 @@ def test_the_whole_loop(files, capsys):
     verdicts = folder / "verdicts.csv"
     summary = folder / "summary.json"
     assert main(["review", "results", "--db", str(db), "--out", str(verdicts),
-                 "--summary", str(summary)]) == 0
+                 "--summary-out", str(summary)]) == 0
     assert "estimated errors among 6 flagged" in capsys.readouterr().err
     table = pd.read_csv(verdicts)
     assert table["id"].tolist() == scan["id"].tolist()[:5]
@@ -125,7 +125,7 @@ def test_export_and_import(files, capsys):
     for target, name in (("label-studio", "tasks.json"), ("argilla", "records.json"),
                          ("csv", "items.csv")):
         assert main(["review", "export", "--db", str(db), "--to", target,
-                     str(folder / name), "--label-config", str(folder / "config.xml")]) == 0
+                     str(folder / name), "--label-config-out", str(folder / "config.xml")]) == 0
     assert len(json.loads((folder / "tasks.json").read_text())) == 4
     assert len(json.loads((folder / "records.json").read_text())) == 4
     assert "<Choices" in (folder / "config.xml").read_text()
@@ -195,7 +195,7 @@ def test_seed_and_its_old_spelling(files, capsys):
         picked.append(pd.read_csv(__import__("io").StringIO(_export_csv(db, folder)))["item_id"]
                       .tolist())
     assert picked[0] == picked[1]
-    assert "--random-state is deprecated; use --seed" in capsys.readouterr().err
+    assert "labelaudit: --random-state is deprecated, use --seed" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["review", "init", "--help"])
     assert "--random-state" not in capsys.readouterr().out
@@ -203,7 +203,8 @@ def test_seed_and_its_old_spelling(files, capsys):
 
 def _export_csv(db, folder):
     out = folder / "items.csv"
-    assert main(["review", "export", "--db", str(db), "--to", "csv", str(out), "--quiet"]) == 0
+    assert main(["review", "export", "--db", str(db), "--to", "csv", "--out", str(out),
+                 "--quiet"]) == 0
     return out.read_text()
 
 

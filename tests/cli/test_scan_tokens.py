@@ -36,7 +36,7 @@ def files(tmp_path):
 def test_scan_tokens_cross_fitted_then_evaluate(files, tiny_bert, tmp_path, capsys):
     data, truth, planted, n = files
     out = tmp_path / "issues.jsonl"
-    code = main(["scan-tokens", str(data), "--model", str(tiny_bert), "--scorer", "encoder",
+    code = main(["scan-tokens", str(data), "--model", str(tiny_bert), "--scorers", "encoder",
                  "--folds", "3", "--scheme", "iob2", "--cache-dir", str(tmp_path / "cache"),
                  "--out", str(out)])
     assert code == 0
@@ -51,7 +51,7 @@ def test_scan_tokens_cross_fitted_then_evaluate(files, tiny_bert, tmp_path, caps
     assert "sentences with issues" in capsys.readouterr().err
 
     metrics = tmp_path / "metrics.json"
-    assert main(["evaluate-tokens", str(out), "--truth", str(truth), "--k", "5,10",
+    assert main(["evaluate-tokens", str(out), "--eval", str(truth), "--at-k", "5,10",
                  "--out", str(metrics)]) == 0
     report = json.loads(metrics.read_text())
     assert [x["level"] for x in report["levels"]] == ["token", "sentence", "sentence"]
@@ -62,7 +62,7 @@ def test_scan_tokens_cross_fitted_then_evaluate(files, tiny_bert, tmp_path, caps
 def test_scan_tokens_score_mode_table_and_csv(files, tiny_bert, tmp_path, capsys):
     data, truth, planted, _ = files
     args = ["scan-tokens", str(truth), "--score", str(data), "--model", str(tiny_bert),
-            "--scorer", "encoder", "--head", "crf", "--no-cache"]
+            "--scorers", "encoder", "--head", "crf", "--no-cache"]
     assert main(args + ["--format", "table", "--show", "3", "--quiet"]) == 0
     captured = capsys.readouterr()
     assert captured.out.startswith("#1  sentence") and captured.out.count("\n#") == 2
@@ -96,7 +96,7 @@ def test_errors_exit_1_with_one_line(tmp_path, capsys):
     weird.write_text("John B-PER\nruns Q-X\n")
     assert main(["scan-tokens", str(weird)]) == 1
     assert "line 2: 'Q-X'" in capsys.readouterr().err
-    assert main(["evaluate-tokens", str(tmp_path / "none.jsonl"), "--truth", str(bad)]) == 1
+    assert main(["evaluate-tokens", str(tmp_path / "none.jsonl"), "--eval", str(bad)]) == 1
 
 
 def test_usage_errors_and_help():
@@ -132,7 +132,7 @@ def test_bad_numeric_options_of_evaluate_tokens_are_usage_errors(files, tmp_path
                                                                  capsys):
     _, truth, *_ = files
     with pytest.raises(SystemExit) as exc:
-        main(["evaluate-tokens", str(tmp_path / "issues.jsonl"), "--truth", str(truth), *option])
+        main(["evaluate-tokens", str(tmp_path / "issues.jsonl"), "--eval", str(truth), *option])
     assert exc.value.code == 2
     assert f"argument {option[0]}" in capsys.readouterr().err
 
@@ -149,7 +149,7 @@ def test_out_suffix_not_written_in_that_format_is_a_usage_error(files, tmp_path,
         assert err.count("error:") == 1 and ("suffix" in err or "does not match" in err)
         assert not (tmp_path / out).exists()
     with pytest.raises(SystemExit) as exc:
-        main(["evaluate-tokens", str(tmp_path / "x.jsonl"), "--truth", str(truth),
+        main(["evaluate-tokens", str(tmp_path / "x.jsonl"), "--eval", str(truth),
               "--out", str(tmp_path / "m.xlsx")])
     assert exc.value.code == 2 and "m.xlsx" in capsys.readouterr().err
 
@@ -157,7 +157,7 @@ def test_out_suffix_not_written_in_that_format_is_a_usage_error(files, tmp_path,
 def test_out_suffix_picks_a_format_that_is_really_written(files, tiny_bert, tmp_path):
     data, truth, *_ = files
     args = ["scan-tokens", str(truth), "--score", str(data), "--model", str(tiny_bert),
-            "--scorer", "encoder", "--cache-dir", str(tmp_path / "cache"), "--quiet"]
+            "--scorers", "encoder", "--cache-dir", str(tmp_path / "cache"), "--quiet"]
     assert main(args + ["--out", str(tmp_path / "t.json")]) == 0
     rows = json.loads((tmp_path / "t.json").read_text())
     assert rows and {"id", "kind", "score"} <= set(rows[0])
@@ -192,20 +192,20 @@ def test_line_separators_in_tokens_survive_scan_and_evaluate(tiny_bert, tmp_path
     truth = tmp_path / "truth.conll"
     truth.write_text(conll_text(tokens, clean, docs), encoding="utf-8")
     out = tmp_path / "issues.jsonl"
-    assert main(["scan-tokens", str(data), "--model", str(tiny_bert), "--scorer", "encoder",
+    assert main(["scan-tokens", str(data), "--model", str(tiny_bert), "--scorers", "encoder",
                  "--folds", "2", "--no-cache", "--quiet", "--out", str(out)]) == 0
     lines = out.read_text(encoding="utf-8").splitlines()  # splits at U+0085 and U+2028 too
     assert len(lines) == len(tokens)
     by_id = {r["id"]: r["tokens"] for r in map(json.loads, lines)}
     assert by_id[0] == tokens[0] and by_id[1] == tokens[1]
-    assert main(["evaluate-tokens", str(out), "--truth", str(truth), "--k", "3",
+    assert main(["evaluate-tokens", str(out), "--eval", str(truth), "--at-k", "3",
                  "--format", "json"]) == 0
 
 
 def test_progress_warnings_print_after_the_bars(files, tiny_bert, tmp_path, monkeypatch, capsys):
     import warnings
 
-    from labelaudit.cli import _scan_tokens
+    from labelaudit.cli import _common
     from labelaudit.models import EncoderTokenScorer, FoldWarning
 
     data, *_ = files
@@ -215,9 +215,9 @@ def test_progress_warnings_print_after_the_bars(files, tiny_bert, tmp_path, monk
         warnings.warn("a warning raised while the bars run", FoldWarning, stacklevel=2)
         return fit(self, *args, **kwargs)
 
-    monkeypatch.setattr(_scan_tokens, "show_progress", lambda args: True)
+    monkeypatch.setattr(_common, "show_progress", lambda args: True)
     monkeypatch.setattr(EncoderTokenScorer, "fit", fit_and_warn)
-    assert main(["scan-tokens", str(data), "--model", str(tiny_bert), "--scorer", "encoder",
+    assert main(["scan-tokens", str(data), "--model", str(tiny_bert), "--scorers", "encoder",
                  "--folds", "3", "--no-cache", "--out", str(tmp_path / "o.jsonl")]) == 0
     err = capsys.readouterr().err
     assert "encoding 60 sentences" in err and "cross-fitting 3 folds" in err
@@ -243,10 +243,10 @@ def test_scorers_and_at_k_with_their_old_spellings(files, tiny_bert, tmp_path, c
         main(base + ["--scorers", "encoder,bogus"])
     assert exc.value.code == 2 and "argument --scorers" in capsys.readouterr().err
     capsys.readouterr()
-    assert main(["evaluate-tokens", str(out), "--truth", str(truth), "--at-k", "3",
+    assert main(["evaluate-tokens", str(out), "--eval", str(truth), "--at-k", "3",
                  "--format", "csv"]) == 0
     new = capsys.readouterr().out
-    assert main(["evaluate-tokens", str(out), "--truth", str(truth), "--k", "3",
+    assert main(["evaluate-tokens", str(out), "--eval", str(truth), "--k", "3",
                  "--format", "csv"]) == 0
     assert capsys.readouterr().out == new and "p@3" in new
     help_text = subprocess.run([sys.executable, "-m", "labelaudit", "evaluate-tokens", "--help"],

@@ -25,7 +25,7 @@ def run_cli(*argv, cwd):
                           capture_output=True, text=True, timeout=120)
 
 
-SPLITS = ("train.jsonl", "--val", "val.jsonl", "--test", "test.jsonl")
+SPLITS = ("train.jsonl", "--val", "val.jsonl", "--eval", "test.jsonl")
 
 
 def test_writes_the_json_document(folder):
@@ -70,7 +70,7 @@ def test_bad_data_is_one_line(folder):
     assert done.returncode == 1
     assert done.stderr.strip().splitlines() == [
         "labelaudit select: error: train: missing column 'body'; the table has 'text', 'label'"]
-    done = run_cli("missing.jsonl", "--val", "val.jsonl", "--test", "test.jsonl", cwd=folder)
+    done = run_cli("missing.jsonl", "--val", "val.jsonl", "--eval", "test.jsonl", cwd=folder)
     assert done.returncode == 1 and len(done.stderr.strip().splitlines()) == 1
 
 

@@ -82,8 +82,8 @@ def test_a_missing_input_and_a_bad_plot_fail_before_any_work(data, tmp_path, cap
                  str(tmp_path / "m.json"), "--quiet"])
     assert code == 1
     assert "--eval" in (err := capsys.readouterr().err) and "no such file" in err
-    code = main(["noise", str(data), "--label", "label", "--method", "uniform", "--rate",
-                 "0.1", "--out", str(tmp_path / "n.csv"), "--plot", str(tmp_path / "p.gif")])
+    code = main(["noise", "realism", str(data), "--label", "label", "--out",
+                 str(tmp_path / "n.csv"), "--plot-out", str(tmp_path / "p.gif")])
     assert code == 1
     assert "cannot plot to .gif" in capsys.readouterr().err
     assert not (tmp_path / "n.csv").exists()

@@ -108,7 +108,7 @@ def test_every_command_with_a_device_option_refuses_a_missing_gpu(no_cuda, csv, 
             ("train", ["--model", str(tiny_st_dir), "--device", "cuda",
                        "--out", str(tmp_path / "m")]),
             ("scan", ["--scorers", "embed,finetune", "--model", str(tiny_bert_dir),
-                      "--devices", "cuda:0,cuda:1", "--out", str(tmp_path / "s.csv")]))
+                      "--device", "cuda:0,cuda:1", "--out", str(tmp_path / "s.csv")]))
     for command, extra in runs:
         code = main([command, str(csv), *extra])
         err = _one_line_error(capsys, command)

@@ -265,7 +265,7 @@ def test_finding_review_export_csv_writes_csv_and_every_format_what_it_says(proj
 def test_finding_review_export_refuses_a_name_of_another_format(project, tmp_path, capsys,
                                                                to, name):
     assert main(["review", "export", "--db", str(project), "--to", to,
-                 str(tmp_path / name)]) == 1
+                 "--out", str(tmp_path / name)]) == 1
     assert "writes" in one_error_line(capsys.readouterr().err)
     assert not (tmp_path / name).exists()
 

@@ -14,8 +14,14 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError  # noqa: E402
-from labelaudit.train._head import EmbeddingInputs, HeadNetwork, head_factory  # noqa: E402
-from labelaudit.train._loop import LoopConfig, predict_proba, train_networks  # noqa: E402
+from labelaudit.models import (  # noqa: E402
+    EmbeddingInputs,
+    HeadNetwork,
+    LoopConfig,
+    head_factory,
+    predict_proba,
+    train_networks,
+)
 from labelaudit.train._methods import METHODS, make_method  # noqa: E402
 
 N_CLASSES, DIM, NOISE, EPOCHS, BATCH = 6, 16, 0.4, 60, 32

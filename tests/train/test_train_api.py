@@ -178,31 +178,6 @@ def test_finetune_backbone_round_trip(frames, tiny_bert_dir, tmp_path):
                                atol=1e-6)
 
 
-def test_accumulation_and_clipping_options_of_the_loop():
-    from labelaudit.train._head import EmbeddingInputs, head_factory
-    from labelaudit.train._loop import LoopConfig, predict_proba, train_networks
-    from labelaudit.train._methods import make_method
-
-    rng = np.random.default_rng(0)
-    x = rng.normal(size=(120, 8)).astype(np.float32)
-    y = (x[:, 0] > 0).astype(int)
-    inputs = EmbeddingInputs(x)
-
-    def run(**options):
-        config = LoopConfig(epochs=5, batch_size=16, random_state=0, **options)
-        nets, log = train_networks(head_factory(8, 2, hidden=0), inputs, y, 2,
-                                   make_method("base"), config)
-        return predict_proba(nets[0], inputs), log
-
-    plain, _ = run()
-    clipped, _ = run(max_grad_norm=1e-6)  # tiny steps: the model barely moves
-    assert np.abs(clipped - 0.5).max() < np.abs(plain - 0.5).max()
-    accumulated, log = run(accumulate=4)
-    assert len(log.losses) == 5 and not np.allclose(accumulated, plain)
-    with pytest.raises(InvalidParameterError, match="accumulate"):
-        run(accumulate=0)
-
-
 def test_saving_over_an_existing_model_replaces_it(frames, tiny_st_dir, tmp_path):
     train, test = frames
     first = fit(train, tiny_st_dir, epochs=1)

@@ -9,9 +9,10 @@ can explain.
 Annotations come in long format, one row per ``item, annotator, label`` (crowd-kit's ``task,
 worker, label`` work too); :func:`nested_to_long` converts a per-item list column, and
 :func:`read_annotation_file` reads either shape from a file, as ``labelaudit agreement`` does.
-:func:`to_annotations` encodes them as :class:`Annotations`, the package's one crowd-label type
+:func:`to_annotations` encodes them as :class:`Annotations`, labelaudit's one crowd-label type
 (also against a dataset's rows and label set, with ``ids=`` and ``classes=``, for the noise
-methods and CROWDLAB).
+methods and CROWDLAB); the three are the long-format data format of :mod:`labelaudit.io`,
+re-exported here.
 """
 
 from labelaudit.agreement._aggregation import Aggregation
@@ -22,14 +23,8 @@ from labelaudit.agreement._agreement_report import (
     bootstrap_ci,
 )
 from labelaudit.agreement._alpha import krippendorff_alpha
-from labelaudit.agreement._annotations import (
-    Annotations,
-    DroppedAnnotationsWarning,
-    annotation_counts,
-    nested_to_long,
-    to_annotations,
-)
 from labelaudit.agreement._chance_difference import ChanceDifference, chance_difference
+from labelaudit.agreement._counts import annotation_counts
 from labelaudit.agreement._gold import (
     GoldStandard,
     agreed_items,
@@ -47,6 +42,7 @@ from labelaudit.agreement._majority import majority_vote
 from labelaudit.agreement._noise_model import NoiseBound, noise_bound, tolerable_disagreements
 from labelaudit.agreement._read import AnnotationFile, read_annotation_file
 from labelaudit.agreement._tolerance import Tolerance, tolerance
+from labelaudit.io import Annotations, DroppedAnnotationsWarning, nested_to_long, to_annotations
 
 __all__ = [
     "Aggregation",

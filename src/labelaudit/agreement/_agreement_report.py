@@ -15,14 +15,19 @@ from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit._validation import check_fraction, check_int
 from labelaudit.agreement._aggregation import Aggregation, _plain, _records
 from labelaudit.agreement._alpha import Level, krippendorff_alpha
-from labelaudit.agreement._annotations import Annotations, DroppedAnnotationsWarning, to_annotations
 from labelaudit.agreement._annotators import annotator_table, gold_array
 from labelaudit.agreement._bootstrap import Estimate, bootstrap_ci, estimate
 from labelaudit.agreement._gold import ChanceMethod, GoldStandard, gold_standard
 from labelaudit.agreement._kappa import cohen_kappa, fleiss_kappa, per_item_agreement
-from labelaudit.agreement._labels import format_items, label_kind
 from labelaudit.agreement._latent import Method, aggregate
 from labelaudit.agreement._text import number, percent
+from labelaudit.io import (
+    Annotations,
+    DroppedAnnotationsWarning,
+    format_items,
+    label_kind,
+    to_annotations,
+)
 
 __all__ = ["AgreementReport", "Estimate", "agreement_report", "bootstrap_ci"]
 

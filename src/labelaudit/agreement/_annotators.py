@@ -9,8 +9,7 @@ import pandas as pd
 
 from labelaudit._errors import InvalidInputError
 from labelaudit.agreement._aggregation import Aggregation
-from labelaudit.agreement._annotations import Annotations
-from labelaudit.agreement._labels import clean_label, is_missing, label_kind
+from labelaudit.io import Annotations, clean_label, is_missing, label_kind
 
 __all__ = ["annotator_table", "gold_array"]
 

@@ -12,9 +12,8 @@ import pandas as pd
 from labelaudit._errors import InvalidInputError
 from labelaudit._validation import check_choice, check_number
 from labelaudit.agreement._aggregation import _records
-from labelaudit.agreement._annotations import Annotations, to_annotations
-from labelaudit.agreement._labels import format_items
 from labelaudit.agreement._noise_model import NoiseBound, noise_bound
+from labelaudit.io import Annotations, format_items, to_annotations
 
 __all__ = ["GoldStandard", "agreed_items", "chance_agreement", "gold_standard"]
 

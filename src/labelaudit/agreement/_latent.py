@@ -12,7 +12,7 @@ import pandas as pd
 from labelaudit._errors import InvalidInputError, MissingExtraError
 from labelaudit._validation import check_choice
 from labelaudit.agreement._aggregation import Aggregation
-from labelaudit.agreement._annotations import Annotations, to_annotations
+from labelaudit.io import Annotations, to_annotations
 
 __all__ = ["aggregate", "dawid_skene", "glad", "mace"]
 

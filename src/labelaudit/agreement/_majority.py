@@ -10,8 +10,7 @@ import pandas as pd
 from labelaudit._errors import InvalidInputError
 from labelaudit._validation import check_choice
 from labelaudit.agreement._aggregation import Aggregation
-from labelaudit.agreement._annotations import Annotations, to_annotations
-from labelaudit.agreement._labels import format_items
+from labelaudit.io import Annotations, format_items, to_annotations
 
 __all__ = ["majority_vote"]
 

@@ -11,13 +11,15 @@ import numpy as np
 import pandas as pd
 
 from labelaudit._errors import InvalidInputError
-from labelaudit.agreement._annotations import (
+from labelaudit.io import (
     ITEM_ALIASES,
     DroppedAnnotationsWarning,
+    format_items,
+    is_empty_label,
+    is_missing,
+    nested_to_long,
     to_annotations,
 )
-from labelaudit.agreement._labels import format_items, is_empty_label, is_missing
-from labelaudit.agreement._nested import nested_to_long
 
 if TYPE_CHECKING:  # pragma: no cover
     from labelaudit.agreement._agreement_report import AgreementReport

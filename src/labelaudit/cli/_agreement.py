@@ -3,19 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-from labelaudit.cli._common import (
-    add_command,
-    add_output_options,
-    add_seed,
-    at_least,
-    fraction,
-    interval,
-    log,
-    warnings_to_stderr,
-)
+from labelaudit.cli import _common as cli
 from labelaudit.registry import AGGREGATION_METHODS
 
 ORDER = 40
@@ -24,7 +14,7 @@ _EPILOG = """examples:
   labelaudit agreement crowd.jsonl --item id --annotations annotator_labels
   labelaudit agreement votes.csv --item item_id --annotator worker_id --label label --format table
   labelaudit agreement votes.csv --gold-out gold.jsonl --confidence 0.95
-  labelaudit agreement compare --n 900 --noise 0.139 --delta 35
+  labelaudit agreement compare --n 900 --noise-rate 0.139 --delta 35
   labelaudit agreement noise --n 1000 --disagreements 100 --p-chance 0.5
   labelaudit agreement tolerate --n 1000 --p-chance 0.5 --gamma 0.05
 
@@ -34,38 +24,22 @@ the items whose top label has at least --min-share of the votes (default: unanim
 noise bound gamma follows Beigman Klebanov & Beigman (2009), equation 1.
 """
 
-_SUBCOMMANDS = ("measure", "compare", "noise", "tolerate")
 _NESTED_GUESSES = ("annotator_labels", "annotations", "labels", "votes")  # agreement._read
-_share = interval(0.5, low_open=True, note=" (a strict majority)")  # --min-share
-_confidence = interval(0.0, low_open=True, high_open=True)  # --confidence
-
-
-class _DefaultMeasureParser(argparse.ArgumentParser):
-    """Treat ``agreement FILE ...`` as ``agreement measure FILE ...``."""
-
-    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
-        args = list(sys.argv[1:] if args is None else args)
-        if not args:
-            self.print_help(sys.stderr)
-            self.exit(2)
-        if args[0] not in _SUBCOMMANDS and args[0] not in ("-h", "--help"):
-            args = ["measure", *args]
-        return super().parse_known_args(args, namespace)
+_share = cli.interval(0.5, low_open=True, note=" (a strict majority)")  # --min-share
+_confidence = cli.interval(0.0, low_open=True, high_open=True)  # --confidence
 
 
 def add_parser(subparsers, parents) -> None:
-    p = add_command(
+    p = cli.add_command(
         subparsers, "agreement", parents, handler=None, epilog=_EPILOG,
         help="annotator agreement, label aggregation and the noise level of a gold standard",
         description="Measure agreement between annotators (observed agreement, Fleiss' kappa, "
         "Krippendorff's alpha, Cohen's kappa for two annotators, with bootstrap intervals), "
         "aggregate their labels (majority vote, Dawid-Skene, GLAD, MACE), and bound the noise "
         "of the agreed subset. `agreement FILE` is short for `agreement measure FILE`.")
-    p.__class__ = _DefaultMeasureParser
-    sub = p.add_subparsers(dest="agreement_command", metavar="{measure,compare,noise,tolerate}",
-                           parser_class=argparse.ArgumentParser)
-
-    m = add_command(
+    sub = cli.add_steps(p, dest="agreement_command", default="measure",
+                        metavar="{measure,compare,noise,tolerate}")
+    m = cli.add_command(
         sub, "measure", parents, handler=run_measure, epilog=_EPILOG,
         help="agreement report of an annotation file (the default)",
         description="Agreement, aggregation and gold-standard noise of an annotation file.")
@@ -92,7 +66,7 @@ def add_parser(subparsers, parents) -> None:
                    "(default: 1, unanimous)")
     m.add_argument("--confidence", type=_confidence, default=0.95,
                    help="confidence of the intervals and of the noise bound (default: 0.95)")
-    m.add_argument("--p-chance", type=fraction,
+    m.add_argument("--p-chance", type=cli.fraction,
                    help="chance agreement on a hard item (default: estimated from the labels on "
                    "disagreed items, the paper's footnote 3)")
     m.add_argument("--p-method", choices=["annotators", "pooled"], default="annotators",
@@ -100,34 +74,32 @@ def add_parser(subparsers, parents) -> None:
                    "(default: annotators)")
     m.add_argument("--level", choices=["nominal", "ordinal", "interval", "ratio"],
                    default="nominal", help="Krippendorff's alpha level (default: nominal)")
-    m.add_argument("--bootstrap", type=at_least(0), default=1000, metavar="N",
+    m.add_argument("--bootstrap", type=cli.at_least(0), default=1000, metavar="N",
                    help="bootstrap replicates for the intervals, 0 for none (default: 1000)")
-    add_seed(m, type=at_least(0))
+    cli.add_seed(m, type=cli.at_least(0))
     m.add_argument("--drop-single", action="store_true",
                    help="drop items with fewer than 2 annotations instead of failing")
-    add_output_options(m, what="the report", default_format=None,
-                       out_help="write the report here instead of stdout: .json (the report) "
-                       "or .csv .tsv .jsonl .parquet (the statistics table)")
-    m.add_argument("--gold-out", metavar="FILE",
-                   help="write the agreed items with their label (format by suffix) and a "
-                   "FILE-stem.noise.json sidecar with gamma")
-    m.add_argument("--items-out", metavar="FILE",
-                   help="write one row per item: aggregated label, support, agreement, tied")
-    m.add_argument("--annotators-out", metavar="FILE",
-                   help="write one row per annotator: labels, agreement with the majority, "
-                   "quality, gold accuracy")
+    cli.add_output_options(m, what="the report", default_format=None,
+                           out_help="write the report here instead of stdout: .json (the "
+                           "report) or .csv .tsv .jsonl .parquet (the statistics table)")
+    cli.add_options(
+        m, gold_out="write the agreed items with their label (format by suffix) and a "
+        "FILE-stem.noise.json sidecar with gamma",
+        items_out="write one row per item: aggregated label, support, agreement, tied",
+        annotators_out="write one row per annotator: labels, agreement with the majority, "
+        "quality, gold accuracy")
 
     c = _calculation(
         sub, parents, "compare", run_compare,
         help="can a difference between two systems on a noisy gold standard be chance?",
         description="Section 4.1 of Beigman Klebanov & Beigman (2009): on L items of which R "
         "are noise, two systems equal on the easy items differ by chance by S with sigma = "
-        "sqrt(R/2); Chebyshev and normal bounds at the chosen confidence.",
-    )
-    c.add_argument("--n", type=at_least(1), required=True, help="L, items in the gold standard")
+        "sqrt(R/2); Chebyshev and normal bounds at the chosen confidence.")
+    c.add_argument("--n", type=cli.at_least(1), required=True, help="L, items in the gold standard")
     noise = c.add_mutually_exclusive_group(required=True)
-    noise.add_argument("--noise", type=fraction, help="gamma, the noise rate (R = round(gamma*L))")
-    noise.add_argument("--noise-items", type=at_least(0),
+    cli.option(noise, "--noise-rate", old="--noise", type=cli.fraction,
+               help="gamma, the noise rate (R = round(gamma*L))")
+    noise.add_argument("--noise-items", type=cli.at_least(0),
                        help="R, the number of noise items (at most --n)")
     c.add_argument("--delta", type=int, help="observed difference in correct answers (its size "
                    "at most --n)")
@@ -136,37 +108,30 @@ def add_parser(subparsers, parents) -> None:
         sub, parents, "noise", run_noise,
         help="noise bound gamma of the agreed subset from n, d and p (equation 1)",
         description="Upper bound gamma on the share of hard items among the n - d agreed "
-        "ones, at the given confidence (Beigman Klebanov & Beigman 2009, equation 1).",
-    )
-    nz.add_argument("--n", type=at_least(1), required=True, help="items annotated")
-    nz.add_argument("--disagreements", "-d", type=at_least(0), required=True,
+        "ones, at the given confidence (Beigman Klebanov & Beigman 2009, equation 1).")
+    nz.add_argument("--n", type=cli.at_least(1), required=True, help="items annotated")
+    nz.add_argument("--disagreements", "-d", type=cli.at_least(0), required=True,
                     help="items disagreed on (at most --n)")
-    nz.add_argument("--p-chance", type=fraction, required=True,
+    nz.add_argument("--p-chance", type=cli.fraction, required=True,
                     help="chance agreement on a hard item (0.5 for 2 annotators, 2 classes)")
 
     t = _calculation(
         sub, parents, "tolerate", run_tolerate,
         help="how many disagreements keep the agreed subset's noise at most gamma",
         description="The largest number of disagreements d with a noise bound of at most "
-        "--gamma at --confidence (the inverse of `agreement noise`).",
-    )
-    t.add_argument("--n", type=at_least(1), required=True, help="items annotated")
-    t.add_argument("--p-chance", type=fraction, required=True,
+        "--gamma at --confidence (the inverse of `agreement noise`).")
+    t.add_argument("--n", type=cli.at_least(1), required=True, help="items annotated")
+    t.add_argument("--p-chance", type=cli.fraction, required=True,
                    help="chance agreement on a hard item")
-    t.add_argument("--gamma", type=fraction, default=0.05, help="target noise (default: 0.05)")
+    t.add_argument("--gamma", type=cli.fraction, default=0.05, help="target noise (default: 0.05)")
 
 
 def _calculation(sub, parents, name: str, handler, **text: str) -> argparse.ArgumentParser:
-    """A subcommand that computes from numbers: ``--confidence`` and the output options."""
-    parser = add_command(sub, name, parents, handler=handler, raw=False, **text)
+    """A step that computes from numbers: ``--confidence`` and the output options."""
+    parser = cli.add_command(sub, name, parents, handler=handler, raw=False, **text)
     parser.add_argument("--confidence", type=_confidence, default=0.95, help="(default: 0.95)")
-    add_output_options(parser, what="the result", default_format=None)
-    parser.set_defaults(usage_error=parser.error)
+    cli.add_output_options(parser, what="the result", default_format=None)
     return parser
-
-
-def _log(args: argparse.Namespace, message: str) -> None:
-    log(args, f"labelaudit agreement: {message}")
 
 
 def _emit(args: argparse.Namespace, result, text: str | None = None) -> None:
@@ -178,7 +143,7 @@ def _emit(args: argparse.Namespace, result, text: str | None = None) -> None:
     fmt = emit_report(frame, result.to_dict(), text or result.summary(), args.out,
                       format=args.format)
     if args.out and fmt not in ("table", "json"):
-        log(args, f"wrote {len(frame)} rows to {args.out}")
+        cli.log(args, f"wrote {len(frame)} rows to {args.out}")
 
 
 def run_measure(args: argparse.Namespace) -> int:
@@ -186,11 +151,12 @@ def run_measure(args: argparse.Namespace) -> int:
     from labelaudit.agreement._text import percent
     from labelaudit.io import write_table
 
-    with warnings_to_stderr(args):  # what was dropped: empty labels, empty lists, --drop-single
+    with cli.warnings_to_stderr(args):  # what was dropped: empty labels, empty lists, --drop-single
         data = read_annotation_file(args.input, item=args.item, annotations=args.annotations,
                                     annotator=args.annotator, label=args.label, gold=args.gold)
         if args.method in ("glad", "mace"):
-            _log(args, f"fitting {args.method} (can take a minute on large files)")
+            cli.log(args, f"labelaudit agreement: fitting {args.method} (can take a minute on "
+                    "large files)")
         report = data.agreement_report(
             method=AGGREGATION_METHODS.load(args.method).__name__, ties=args.ties,
             min_share=args.min_share, confidence=args.confidence, p_chance=args.p_chance,
@@ -200,15 +166,16 @@ def run_measure(args: argparse.Namespace) -> int:
     if args.items_out:
         items = data.items_frame(report)
         write_table(items, args.items_out)
-        _log(args, f"wrote {len(items)} items to {args.items_out}")
+        cli.log(args, f"labelaudit agreement: wrote {len(items)} items to {args.items_out}")
     if args.annotators_out:
         write_table(report.annotator_table, args.annotators_out)
-        _log(args, f"wrote {len(report.annotator_table)} annotators to {args.annotators_out}")
+        cli.log(args, f"labelaudit agreement: wrote {len(report.annotator_table)} annotators "
+                f"to {args.annotators_out}")
     if args.gold_out:
         gold, sidecar = data.write_gold(report, args.gold_out, source=args.input)
-        _log(args, f"wrote {len(gold)} agreed items to {Path(args.gold_out)} (gamma "
-             f"{percent(report.gold.noise.gamma)} at {100 * args.confidence:g}% confidence; "
-             f"see {sidecar})")
+        cli.log(args, f"labelaudit agreement: wrote {len(gold)} agreed items to "
+                f"{Path(args.gold_out)} (gamma {percent(report.gold.noise.gamma)} at "
+                f"{100 * args.confidence:g}% confidence; see {sidecar})")
     return 0
 
 
@@ -216,14 +183,13 @@ def run_compare(args: argparse.Namespace) -> int:
     from labelaudit.agreement import chance_difference
 
     if args.noise_items is not None and args.noise_items > args.n:
-        args.usage_error(f"--noise-items {args.noise_items} is more than --n {args.n}: at most "
-                         "every item of the gold standard is noise")
+        args.parser.error(f"--noise-items {args.noise_items} is more than --n {args.n}: at most "
+                          "every item of the gold standard is noise")
     if args.delta is not None and abs(args.delta) > args.n:
-        args.usage_error(f"--delta {args.delta} is larger in size than --n {args.n}: two systems' "
-                         f"correct answers on {args.n} items differ by at most {args.n}")
-    result = chance_difference(args.n, n_noise=args.noise_items, noise_rate=args.noise,
-                               delta=args.delta, confidence=args.confidence)
-    _emit(args, result)
+        args.parser.error(f"--delta {args.delta} is larger in size than --n {args.n}: two "
+                          f"systems' correct answers on {args.n} items differ by at most {args.n}")
+    _emit(args, chance_difference(args.n, n_noise=args.noise_items, noise_rate=args.noise_rate,
+                                  delta=args.delta, confidence=args.confidence))
     return 0
 
 
@@ -231,9 +197,8 @@ def run_noise(args: argparse.Namespace) -> int:
     from labelaudit.agreement import noise_bound
 
     if args.disagreements > args.n:
-        args.usage_error(f"--disagreements {args.disagreements} is more than --n {args.n} items")
-    result = noise_bound(args.n, args.disagreements, args.p_chance, confidence=args.confidence)
-    _emit(args, result)
+        args.parser.error(f"--disagreements {args.disagreements} is more than --n {args.n} items")
+    _emit(args, noise_bound(args.n, args.disagreements, args.p_chance, confidence=args.confidence))
     return 0
 
 

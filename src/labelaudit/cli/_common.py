@@ -1,4 +1,6 @@
-"""Helpers shared by the command modules."""
+"""What the command modules share: the parsers of commands and steps, the option vocabulary
+(one flag, type and help per concept; an old spelling stays as a hidden alias that says it is
+deprecated), argparse types, and the helpers that write outputs and talk on stderr."""
 
 from __future__ import annotations
 
@@ -8,16 +10,21 @@ import sys
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from labelaudit.cli._types import (  # noqa: F401 - the command modules use them as cli.X
+    at_least,
+    choice_list,
+    comma_list,
+    cut_offs,
+    fraction,
+    interval,
+    output_file,
+    tag_column,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from labelaudit.tokens._schemes import Scheme
-
-__all__ = ["TORCH_NOTE", "add_command", "add_folds", "add_output_options", "add_seed",
-           "add_tag_options",
-           "at_least", "choice_list", "comma_list", "cut_offs", "emit_output", "emit_result",
-           "fold_rule", "fraction", "interval", "log", "output_file", "show_progress",
-           "tag_scheme", "warnings_to_stderr"]
 
 # The closing paragraph of the --help of every command that runs torch.
 TORCH_NOTE = """
@@ -27,31 +34,158 @@ LABELAUDIT_THREADS=N to choose the number.
 """
 
 
+class Parser(argparse.ArgumentParser):
+    """The parser of ``labelaudit``, of each command and of each step. A command with steps
+    (:func:`add_steps`) and a default step reads ``COMMAND FILE ...`` as
+    ``COMMAND STEP FILE ...``."""
+
+    steps: Any = None
+    default_step: str | None = None
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        if self.default_step:
+            args = list(sys.argv[1:] if args is None else args)
+            if not args:
+                self.print_help(sys.stderr)
+                self.exit(2)
+            if args[0] not in self.steps.choices and args[0] not in ("-h", "--help"):
+                args = [self.default_step, *args]
+        return super().parse_known_args(args, namespace)
+
+    def parse_args(self, args=None, namespace=None):  # type: ignore[override]
+        """As argparse's, but an option of another step of the command is named as such
+        (``--folds: used by `noise realism` only``)."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            flags = [x.split("=")[0] for x in extras if x.startswith("-")]
+            if where := self._steps_with(parsed, flags):
+                parsed.parser.error(f"{', '.join(flags)}: used by {' and '.join(where)} only")
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed
+
+    def _steps_with(self, parsed: argparse.Namespace, flags: list[str]) -> list[str]:
+        """The other steps of the command parsed that have one of ``flags``."""
+        command = self.steps.choices.get(getattr(parsed, "command", None)) if self.steps else None
+        steps = getattr(command, "steps", None)
+        return [f"`{parsed.command} {name}`" for name, step in (steps.choices.items() if steps
+                                                                 else ())
+                if step is not parsed.parser and set(flags) & set(step._option_string_actions)]
+
+
 def add_command(subparsers, name: str, parents: list[argparse.ArgumentParser], *, help: str,
                 description: str, handler, epilog: str | None = None, raw: bool = True,
-                **kwargs) -> argparse.ArgumentParser:
-    """The parser of one command (``help`` is its line in the parent's ``--help``), run by
-    ``handler``; ``raw`` keeps the description's and epilog's line breaks."""
+                **kwargs) -> Parser:
+    """The parser of one command or step (``help`` is its line in the parent's ``--help``),
+    run by ``handler`` (None for a command with steps); ``raw`` keeps the description's and
+    epilog's line breaks. ``args.parser`` is the parser that read the command line."""
     formatter = argparse.RawDescriptionHelpFormatter if raw else argparse.HelpFormatter
     parser = subparsers.add_parser(name, parents=parents, help=help, description=description,
                                    epilog=epilog, formatter_class=formatter, **kwargs)
-    parser.set_defaults(handler=handler)
+    parser.set_defaults(handler=handler, parser=parser)
     return parser
 
 
-class _OldSeed(argparse.Action):
-    """``--random-state``, the old spelling of ``--seed``: still works, and says so."""
+def add_steps(parser: Parser, *, dest: str, default: str | None = None, **kwargs):
+    """The steps of a command (``review init``...), each added with :func:`add_command`;
+    with ``default``, ``COMMAND FILE ...`` is short for ``COMMAND DEFAULT FILE ...``."""
+    parser.steps = parser.add_subparsers(dest=dest, **kwargs)
+    parser.default_step = default
+    return parser.steps
+
+
+class _OldSpelling(argparse.Action):
+    """An old, hidden spelling of an option (or an old positional argument): a one-line
+    note on stderr, then exactly what the new spelling does. Messages that name the option
+    keep the user's spelling (:func:`flag`)."""
+
+    def __init__(self, option_strings, dest, *, new: argparse.Action, **_: Any) -> None:
+        super().__init__(option_strings, new.dest, nargs=new.nargs if option_strings else "?",
+                         const=new.const, type=new.type,  # type: ignore[arg-type]
+                         choices=new.choices, metavar=new.metavar, default=argparse.SUPPRESS,
+                         help=argparse.SUPPRESS)
+        self.new = new
 
     def __call__(self, parser, namespace, values, option=None) -> None:  # type: ignore[override]
-        print(f"labelaudit: warning: {option} is deprecated; use --seed", file=sys.stderr)
-        setattr(namespace, self.dest, values)
+        print(f"labelaudit: {option or 'the output file as an argument'} is deprecated, use "
+              f"{self.new.option_strings[0]}", file=sys.stderr)
+        if option:
+            namespace.spelled = {**getattr(namespace, "spelled", {}), self.dest: option}
+        self.new(parser, namespace, values, option)
+
+
+def option(parser, *flags: str, old: str | None = None, **kwargs: Any) -> argparse.Action:
+    """``parser.add_argument(*flags, **kwargs)``, and ``old``, its deprecated spelling (a
+    flag, or the name of a positional argument), hidden; a required option is then required
+    in either spelling."""
+    if old and kwargs.pop("required", False):
+        parser = parser.add_mutually_exclusive_group(required=True)
+    action = parser.add_argument(*flags, **kwargs)
+    if old:
+        parser.add_argument(old, action=_OldSpelling, new=action)
+    return action
+
+
+def flag(args: argparse.Namespace, dest: str) -> str:
+    """The flag of the option stored in ``dest``, as the user spelled it, else as --help
+    shows it (``--`` and ``dest`` with dashes when the command has no such option)."""
+    if dest in getattr(args, "spelled", {}):
+        return args.spelled[dest]
+    for action in getattr(getattr(args, "parser", None), "_actions", ()):
+        if action.dest == dest and action.option_strings and action.help != argparse.SUPPRESS:
+            return max(action.option_strings, key=len)
+    return f"--{dest.replace('_', '-')}"
+
+
+# ---------------------------------------------------------------- the option vocabulary
+
+_FILE = {"metavar": "FILE"}
+# One spelling, type and help per concept, whatever the command (add_options). Every other
+# output file than --out is --<what>-out; "old" is a spelling that still works, hidden.
+VOCABULARY: dict[str, dict[str, Any]] = {
+    "text": {"default": "text", "help": "text column (default: text)"},
+    "text_pair": {"metavar": "COLUMN", "help": "second text column, for sentence pairs (NLI)"},
+    "label": {"default": "label", "help": "label column (default: label)"},
+    "id": {"help": "id column (default: a column named id if the table has one, else the row "
+           "number from 0)"},
+    "model": {"help": "encoder: a Hugging Face id or a local folder (default: the packaged "
+              "all-MiniLM-L6-v2)"},
+    "epochs": {"type": at_least(1)},
+    "batch_size": {"type": at_least(1), "metavar": "N"},
+    "max_length": {"type": at_least(8), "metavar": "N"},
+    "lr": {"dest": "learning_rate", "type": float, "metavar": "RATE"},
+    "device": {"help": "torch device: cuda, cpu, cuda:1... (default: cuda when available, "
+               "else cpu)"},
+    "cache_dir": {"help": "embedding cache (default: ~/.cache/labelaudit)"},
+    "seeds": {"type": at_least(1)},
+    "sweep": {"type": at_least(1), "metavar": "N"},
+    "scorers": {"metavar": "NAMES"},
+    "eval": _FILE,
+    "annotations_file": _FILE,
+    "tag_column": {"type": tag_column, "default": -1},
+    "scheme": {"choices": ["auto", "iob1", "iob2", "bioes", "plain"], "default": "auto"},
+    "plot_out": {**_FILE, "old": "--plot"},
+    "summary_out": {**_FILE, "old": "--summary"},
+    "metrics_out": {**_FILE, "old": "--metrics"},
+    "report_out": {"metavar": "FILE.html", "old": "--report"},
+    "label_config_out": {**_FILE, "old": "--label-config"},
+    "gold_out": _FILE, "items_out": _FILE, "annotators_out": _FILE,
+}
+
+
+def add_options(parser, *names: str, **changes: Any) -> None:
+    """The options ``names``, then those of ``changes``, as :data:`VOCABULARY` has them,
+    flag ``--name-with-dashes``; a change is the option's help, or a dict of add_argument
+    arguments (``old``: a deprecated spelling) that update the vocabulary's."""
+    for name in (*names, *(n for n in changes if n not in names)):
+        change = changes.get(name) or {}
+        spec = {**VOCABULARY.get(name, {}), **({"help": change} if isinstance(change, str)
+                                               else change)}
+        option(parser, f"--{name.replace('_', '-')}", **spec)
 
 
 def add_seed(parser, *, type=int, help: str = "random seed (default: 0)") -> None:
-    """``--seed`` (default 0), and ``--random-state``, its deprecated hidden spelling."""
-    parser.add_argument("--seed", type=type, default=0, help=help)
-    parser.add_argument("--random-state", type=type, dest="seed", default=argparse.SUPPRESS,
-                        action=_OldSeed, help=argparse.SUPPRESS)
+    """``--seed`` (default 0), and ``--random-state``, its deprecated spelling."""
+    option(parser, "--seed", old="--random-state", type=type, default=0, help=help)
 
 
 class _GivenFolds(argparse.Action):
@@ -80,27 +214,21 @@ def fold_rule(args: argparse.Namespace):
     return exact_folds() if getattr(args, "folds_given", False) else nullcontext()
 
 
-def tag_column(text: str) -> int:
-    """Argparse type of --tag-column: any column but 0, the token."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value == 0:
-        raise argparse.ArgumentTypeError(
-            "0 is the token column; give the tag's column (1 or more, or negative from the end)")
-    return value
+def add_backbone_options(parser) -> None:
+    """--backbone, --model and --epochs of the models ``train`` and ``train-bench`` fit."""
+    parser.add_argument("--backbone", choices=("head", "finetune"), default="head",
+                        help="head: a network over frozen embeddings (default); finetune: the "
+                        "whole model")
+    add_options(parser, model="encoder (head) or model to fine-tune (default: "
+                "all-MiniLM-L6-v2, packaged)", epochs="default: 20 (head), 4 (finetune)")
 
 
-def add_tag_options(parser: argparse.ArgumentParser | argparse._ArgumentGroup, *,
-                    what: str) -> None:
+def add_tag_options(parser, *, what: str) -> None:
     """``--scheme`` and ``--tag-column``: how to read the tags of a token file."""
-    parser.add_argument("--scheme", choices=["auto", "iob1", "iob2", "bioes", "plain"],
-                        default="auto", help=f"tagging scheme of {what} (default: detected); "
-                        "'plain' for tags without spans such as POS tags")
-    parser.add_argument("--tag-column", type=tag_column, default=-1,
-                        help=f"0-based column of the tag in CoNLL files of {what}; negative "
-                        "counts from the end (default: -1, the last)")
+    add_options(parser, scheme=f"tagging scheme of {what} (default: detected); 'plain' for "
+                "tags without spans such as POS tags",
+                tag_column=f"0-based column of the tag in CoNLL files of {what}; negative "
+                "counts from the end (default: -1, the last)")
 
 
 def tag_scheme(args: argparse.Namespace) -> Scheme | None:
@@ -108,126 +236,38 @@ def tag_scheme(args: argparse.Namespace) -> Scheme | None:
     return None if args.scheme == "auto" else args.scheme  # argparse checked the choice
 
 
-def cut_offs(text: str) -> list[int]:
-    """Argparse type of --at-k: comma-separated integers of at least 1."""
-    values = []
-    for part in (x.strip() for x in text.split(",")):
-        if not part:
-            continue
-        try:
-            value = int(part)
-        except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"not an integer: {part!r}; give comma-separated cut-offs such as 10,50") \
-                from None
-        if value < 1:
-            raise argparse.ArgumentTypeError(f"cut-offs must be at least 1, got {value}")
-        values.append(value)
-    if not values:
-        raise argparse.ArgumentTypeError("no cut-off given; use for example 10,50,100")
-    return values
+def add_truth_options(parser, *, what: str) -> None:
+    """The known errors, as ``evaluate`` and ``report`` read them: ``--is-error`` or
+    ``--true-label`` and ``--unknown``."""
+    kind = parser.add_mutually_exclusive_group()
+    kind.add_argument("--is-error", metavar="COLUMN",
+                      help="column of the --eval file that is true for wrong labels, blank for "
+                      "unverified (default: is_error, else --true-label true_label)")
+    kind.add_argument("--true-label", metavar="COLUMN",
+                      help=f"column of the --eval file with the correct label, compared with "
+                      f"{what}; blank for unverified")
+    parser.add_argument("--unknown", choices=["exclude", "clean"],
+                        help="unverified items (blank in the --eval file, or scan ids missing "
+                        "from it): leave them out, or count them as clean")
 
 
-def fraction(text: str) -> float:
-    """Argparse type of an option that takes a number between 0 and 1."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {value}")
-    return value
-
-
-def at_least(minimum: int, maximum: int | None = None):
-    """Argparse type of an integer option with a lower (and optionally an upper) bound."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
-        if maximum is not None and value > maximum:
-            raise argparse.ArgumentTypeError(f"must be at most {maximum}, got {value}")
-        return value
-
-    return parse
-
-
-def interval(low: float, high: float = 1.0, *, low_open: bool = False,
-             high_open: bool = False, note: str = ""):
-    """Argparse type of a number in an interval, ``(0.5, 1]`` with ``low_open=True``."""
-    shown = f"{'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}{note}"
-
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-        if not (low < value if low_open else low <= value) or \
-                not (value < high if high_open else value <= high):
-            raise argparse.ArgumentTypeError(f"must be in {shown}, got {value:g}")
-        return value
-
-    return parse
-
-
-def comma_list(text: str) -> list[str]:
-    """Argparse type of a comma-separated list of names (blanks dropped)."""
-    return [v.strip() for v in text.split(",") if v.strip()]
-
-
-def choice_list(choices: tuple[str, ...], *, allow_all: bool = False):
-    """Argparse type of a comma-separated list of names from ``choices``."""
-
-    def parse(text: str) -> list[str]:
-        if allow_all and text == "all":
-            return list(choices)
-        values = comma_list(text)
-        unknown = [v for v in values if v not in choices]
-        if unknown or not values:
-            raise argparse.ArgumentTypeError(
-                f"unknown {', '.join(map(repr, unknown)) or 'empty list'}; "
-                f"choose from {', '.join(choices)}")
-        return values
-
-    return parse
-
-
-def output_file(suffixes: tuple[str, ...], *, folders: bool = False):
-    """Argparse type of an output path whose suffix picks the format: checked up front.
-    With ``folders``, a folder (a path ending in ``/``, or a URI without a suffix) passes
-    too: the command writes a folder of Parquet parts there."""
-
-    def parse(text: str) -> str:
-        from pathlib import Path
-
-        where = text.split("?", 1)[0] if "://" in text else text
-        if folders and (where.endswith("/") or ("://" in where and not Path(where).suffix)):
-            return text
-        if Path(where).suffix.lower() not in suffixes:
-            raise argparse.ArgumentTypeError(
-                f"{text}: the suffix picks the format; use one of {' '.join(suffixes)}")
-        return text
-
-    return parse
-
-
-def add_output_options(parser: argparse.ArgumentParser, *, what: str = "the result table",
+def add_output_options(parser, *, what: str = "the result table",
                        default_format: str | None = "table", out_help: str | None = None,
+                       json: str | None = None, table: str = "the table",
                        formats: tuple[str, ...] | None = None, format_help: str | None = None,
                        extra_suffixes: tuple[str, ...] = (), folders: bool = False) -> None:
     """``--out FILE`` and ``--format`` as every command that writes a table has them.
 
     The output file's suffix picks its format (.csv .tsv .jsonl .json .parquet, and
-    ``extra_suffixes``); without ``--out``, ``--format`` picks what goes to stdout.
+    ``extra_suffixes``); without ``--out``, ``--format`` picks what goes to stdout. With
+    ``json``, a .json file holds that document, the other suffixes ``table``.
     """
     from labelaudit.registry import FORMATS
 
     choices = formats or FORMATS.names()
     suffixes = tuple(f".{f}" for f in choices if f != "table")
+    if json:
+        out_help = f"write the result: .json ({json}) or .csv .tsv .jsonl .parquet ({table})"
     parser.add_argument(
         "--out", "-o", type=output_file(suffixes + extra_suffixes, folders=folders),
         help=out_help or f"write {what} to this file; {' '.join(suffixes)} by its suffix "
@@ -237,6 +277,8 @@ def add_output_options(parser: argparse.ArgumentParser, *, what: str = "the resu
         help=format_help or f"format of {what} on stdout when --out is not given "
         f"(default: {default_format or 'depends on the command'})")
 
+
+# ---------------------------------------------------------------- output and stderr
 
 def emit_output(frame, args: argparse.Namespace, *, max_colwidth: int = 60) -> None:
     """Write ``frame`` to ``--out`` or to stdout in ``--format`` (see
@@ -250,17 +292,21 @@ def emit_output(frame, args: argparse.Namespace, *, max_colwidth: int = 60) -> N
         log(args, f"wrote {len(frame)} rows to {out}")
 
 
-def emit_result(args: argparse.Namespace, document: dict, frame, *, shown=None) -> None:
-    """A result with a JSON document and a table: ``--out x.json`` gets the document,
-    another ``--out`` the table, standard output ``shown`` (default the table) in
-    ``--format``."""
+def emit_result(args: argparse.Namespace, result, frame=None, *, shown=None) -> None:
+    """A result with a JSON document (``to_dict``) and a table (``frame``, default
+    ``to_frame()``): ``--out x.json`` gets the document, another ``--out`` the table,
+    standard output ``shown`` (default the table) in ``--format``; ``--plot-out`` its plot."""
+    frame = result.to_frame() if frame is None else frame
     if args.out and args.out.lower().endswith(".json"):
         from labelaudit.io import write_json
 
-        write_json(document, args.out)
+        write_json(result.to_dict(), args.out)
         log(args, f"wrote {args.out}")
     else:
         emit_output(frame if args.out or shown is None else shown, args)
+    if getattr(args, "plot_out", None):
+        result.plot(args.plot_out)
+        log(args, f"wrote {args.plot_out}")
 
 
 def log(args: argparse.Namespace, text: str) -> None:
@@ -274,22 +320,22 @@ def show_progress(args: argparse.Namespace) -> bool:
     return not getattr(args, "quiet", False) and sys.stderr.isatty()
 
 
-def as_flags(text: str, options: tuple[str, ...], bare: tuple[str, ...] = ()) -> str:
-    """A library message with ``option=value`` spelled as flags: ``n_errors=5`` as
-    ``--n-errors 5``, ``partial_ranking=True`` as ``--partial-ranking``; the quotes of a
-    ``bare`` option's value go (``unknown='clean'`` as ``--unknown clean``)."""
-    def flag(match: re.Match[str]) -> str:
+def as_flags(text: str, flags: dict[str, str], bare: tuple[str, ...] = ()) -> str:
+    """A library message with ``option=value`` spelled as flags (``flags``, the flag of
+    each library option): ``n_errors=5`` as ``--n-errors 5``, ``partial_ranking=True`` as
+    ``--partial-ranking``; the quotes of a ``bare`` option's value go (``unknown='clean'``
+    as ``--unknown clean``)."""
+    def spell(match: re.Match[str]) -> str:
         name, value = match[1], match[2]
         if value == "True":
             value = ""
         elif name in bare:
             value = value.strip("'")
-        return f"--{name.replace('_', '-')}" + (f" {value}" if value else "")
+        return flags[name] + (f" {value}" if value else "")
 
-    if not options:
+    if not flags:
         return text
-    pattern = rf"\b({'|'.join(options)})=('[^']*'|[^\s,;:)/]*)"
-    return re.sub(pattern, flag, text)
+    return re.sub(rf"\b({'|'.join(flags)})=('[^']*'|[^\s,;:)/]*)", spell, text)
 
 
 @contextmanager
@@ -297,9 +343,11 @@ def warnings_to_stderr(args: argparse.Namespace, *, flags: tuple[str, ...] = (),
                        bare: tuple[str, ...] = ()) -> Iterator[None]:
     """Show labelaudit's warnings as one ``warning:`` line each (none with --quiet), and
     reword them and labelaudit's errors with the library options ``flags`` spelled as
-    flags (see :func:`as_flags`)."""
+    the command's flags (see :func:`as_flags`; ``name=dest``: the library's ``name`` is
+    the option stored in ``dest``)."""
     from labelaudit._errors import LabelAuditError
 
+    spelled = {name.split("=")[0]: flag(args, name.split("=")[-1]) for name in flags}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -307,12 +355,12 @@ def warnings_to_stderr(args: argparse.Namespace, *, flags: tuple[str, ...] = (),
         except LabelAuditError as exc:
             if not flags:
                 raise
-            raise type(exc)(as_flags(str(exc), flags, bare)) from None
+            raise type(exc)(as_flags(str(exc), spelled, bare)) from None
         finally:
             if not getattr(args, "quiet", False):
                 seen = set()
                 for w in caught:
-                    text = as_flags(str(w.message), flags, bare)
+                    text = as_flags(str(w.message), spelled, bare)
                     if w.category.__module__.startswith("labelaudit") and text not in seen:
                         seen.add(text)
                         print(f"labelaudit: warning: {text}", file=sys.stderr)

@@ -4,26 +4,15 @@ from __future__ import annotations
 
 import argparse
 
-from labelaudit.cli._common import (
-    add_command,
-    add_output_options,
-    add_seed,
-    add_tag_options,
-    at_least,
-    emit_result,
-    log,
-    show_progress,
-    tag_scheme,
-    warnings_to_stderr,
-)
+from labelaudit.cli import _common as cli
 
 ORDER = 38
 
 _EPILOG = """examples:
   labelaudit consistency train.conll --suspect test.conll --out consistency.json \\
-      --plot curves.png
+      --plot-out curves.png
   labelaudit consistency train.conll --suspect test.conll --corrected test.fixed.conll \\
-      --out validate.json --plot validate.png
+      --out validate.json --plot-out validate.png
   labelaudit consistency train.jsonl --suspect batch7.jsonl --text text --label label \\
       --out batch7.json
 
@@ -51,7 +40,7 @@ _OPTIONS = ("size", "train_size", "repeats", "n_points", "metric", "scorer", "te
 def add_parser(subparsers, parents) -> None:
     from labelaudit.registry import SCORERS, TOKEN_SCORERS
 
-    p = add_command(
+    p = cli.add_command(
         subparsers, "consistency", parents, handler=run, epilog=_EPILOG,
         help="test whether a suspect set follows the training set's labelling rules",
         description="Compare learning curves of models fed training data only, training data\n"
@@ -64,42 +53,39 @@ def add_parser(subparsers, parents) -> None:
     p.add_argument("--corrected", metavar="FILE",
                    help="the suspect set with corrected labels (same tokens, or same ids)")
     table = p.add_argument_group("tables (text classification and pairs)")
-    table.add_argument("--text", help="text column: the files are tables (else tagged files)")
-    table.add_argument("--text-pair", metavar="COLUMN", help="second text of sentence pairs")
-    table.add_argument("--label", default="label", help="label column (default: label)")
-    table.add_argument("--id", default="id",
-                       help="id column matching --corrected to --suspect (default: id, "
-                       "else by row)")
+    cli.add_options(table, "text", "text_pair", "label", "id",
+                    text={"default": None, "help": "text column: the files are tables (else "
+                          "tagged files)"},
+                    id={"default": "id", "help": "id column matching --corrected to --suspect "
+                        "(default: id, else by row)"})
     table.add_argument("--metric", choices=("accuracy", "macro_f1"),
                        help="score of tables (default: accuracy)")
-    tokens = p.add_argument_group("tagged files (NER, POS)")
-    add_tag_options(tokens, what="the tagged files")
+    cli.add_tag_options(p.add_argument_group("tagged files (NER, POS)"), what="the tagged files")
     p.add_argument("--scorer", choices=sorted(set(SCORERS.names()) | set(TOKEN_SCORERS.names())),
                    help="model fitted on every prefix (default: tfidf for tables, encoder "
                    "for tagged files)")
-    p.add_argument("--size", type=at_least(1), metavar="N",
+    p.add_argument("--size", type=cli.at_least(1), metavar="N",
                    help="x, the size of each subset and of the new test set (default: the "
                    "suspect set's size)")
-    p.add_argument("--train-size", type=at_least(1), metavar="N",
+    p.add_argument("--train-size", type=cli.at_least(1), metavar="N",
                    help="w, the training subset of the --corrected schemes (default: --size)")
-    p.add_argument("--repeats", type=at_least(2), default=5,
+    p.add_argument("--repeats", type=cli.at_least(2), default=5,
                    help="redraws of the subsets (default: 5)")
-    p.add_argument("--points", dest="n_points", type=at_least(2), default=10, metavar="N",
+    p.add_argument("--points", dest="n_points", type=cli.at_least(2), default=10, metavar="N",
                    help="prefix sizes per curve (default: 10)")
     p.add_argument("--interval", choices=("t", "bootstrap"), default="t",
                    help="interval of a verdict's gap over repeats: t (default) or the "
                    "percentile bootstrap (too narrow for few repeats)")
-    add_seed(p)
-    add_output_options(p, what="the verdicts",
-                       out_help="write the result: .json (verdicts and every curve) or "
-                       ".csv .tsv .jsonl .parquet (the verdict table)")
-    p.add_argument("--plot", metavar="FILE", help="the learning curves with bands, .png or .svg")
+    cli.add_seed(p)
+    cli.add_output_options(p, what="the verdicts", json="verdicts and every curve",
+                           table="the verdict table")
+    cli.add_options(p, plot_out="the learning curves with bands, .png or .svg")
 
 
 def run(args: argparse.Namespace) -> int:
     from labelaudit.consistency import consistency
 
-    with warnings_to_stderr(args, flags=_OPTIONS):
+    with cli.warnings_to_stderr(args, flags=_OPTIONS):
         if args.text is None and args.metric is not None:
             from labelaudit._errors import InvalidParameterError
 
@@ -107,16 +93,10 @@ def run(args: argparse.Namespace) -> int:
                                         "are scored by entity F1")
         result = consistency(
             args.train, args.suspect, args.corrected, text=args.text, label=args.label,
-            text_pair=args.text_pair, id=args.id,
-            scheme=tag_scheme(args), tag_column=args.tag_column,
-            scorer=args.scorer, metric=args.metric, size=args.size, train_size=args.train_size,
-            repeats=args.repeats, n_points=args.n_points, interval=args.interval,
-            random_state=args.seed,
-            progress=show_progress(args))
-        if args.plot:
-            result.plot(args.plot)
-        emit_result(args, result.to_dict(), result.verdict_frame())
-        if args.plot:
-            log(args, f"wrote {args.plot}")
-    log(args, result.summary())  # after the warnings, which the block prints as it closes
+            text_pair=args.text_pair, id=args.id, scheme=cli.tag_scheme(args),
+            tag_column=args.tag_column, scorer=args.scorer, metric=args.metric, size=args.size,
+            train_size=args.train_size, repeats=args.repeats, n_points=args.n_points,
+            interval=args.interval, random_state=args.seed, progress=cli.show_progress(args))
+        cli.emit_result(args, result, result.verdict_frame())
+    cli.log(args, result.summary())  # after the warnings, which the block prints as it closes
     return 0

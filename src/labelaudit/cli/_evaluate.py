@@ -4,22 +4,14 @@ from __future__ import annotations
 
 import argparse
 
-from labelaudit.cli._common import (
-    add_command,
-    add_output_options,
-    at_least,
-    cut_offs,
-    interval,
-    log,
-    warnings_to_stderr,
-)
+from labelaudit.cli import _common as cli
 
 ORDER = 30
 
 _EPILOG = """examples:
-  labelaudit evaluate issues.csv --truth truth.csv --id id --is-error is_error
-  labelaudit evaluate issues.csv --truth truth.csv --true-label gold --unknown exclude
-  labelaudit evaluate issues.csv --truth truth.csv --error-rate 0.05 --plot pr.png --format table
+  labelaudit evaluate issues.csv --eval truth.csv --id id --is-error is_error
+  labelaudit evaluate issues.csv --eval truth.csv --true-label gold --unknown exclude
+  labelaudit evaluate issues.csv --eval truth.csv --error-rate 0.05 --plot-out pr.png --format table
 
 Every score column is one row of the output. --unknown is required when the truth leaves
 items blank. A clipped --at-k cut-off makes p@k the error rate and r@k the share of errors
@@ -33,68 +25,61 @@ _OPTIONS = ("id", "is_error", "true_label", "label", "scores", "unknown", "parti
 
 
 def add_parser(subparsers, parents) -> None:
-    p = add_command(
+    p = cli.add_command(
         subparsers, "evaluate", parents, handler=run, epilog=_EPILOG,
         help="measure how well a scan's rankings find known label errors",
         description="Join a scan output with a truth file by id and report, for every score "
         "column, AUPR (trapezoidal), average precision, precision and recall at the number "
         "of errors (P,R@Err%), recall at twice that (R@2*Err%) and ROC AUC.")
     p.add_argument("issues", help="the scan output (CSV, TSV, JSONL, JSON, Parquet)")
-    p.add_argument("--truth", required=True, help="file with the known errors, keyed by id")
-    p.add_argument("--id", default="id", help="id column in both files (default: id)")
-    truth = p.add_mutually_exclusive_group()
-    truth.add_argument("--is-error", metavar="COLUMN",
-                       help="truth column that is true for wrong labels, blank for unverified "
-                       "(default: is_error, else --true-label true_label)")
-    truth.add_argument("--true-label", metavar="COLUMN",
-                       help="truth column with the correct label, compared with --label; "
-                       "blank for unverified")
+    cli.add_options(p, eval={"required": True, "old": "--truth",
+                             "help": "file with the known errors, keyed by id"},
+                    id={"default": "id", "help": "id column in both files (default: id)"})
+    cli.add_truth_options(p, what="--label")
     p.add_argument("--label", default="label",
                    help="given-label column of the scan output, for --true-label (default: label)")
     p.add_argument("--scores", metavar="COLUMNS",
                    help="comma-separated score columns, lower = more suspect "
                    "(default: every score_* column)")
-    p.add_argument("--unknown", choices=["exclude", "clean"],
-                   help="unverified items (blank truth, or scan ids missing from the truth "
-                   "file): leave them out, or count them as clean")
     p.add_argument("--partial-ranking", action="store_true",
                    help="the scan output lists only some items (a flagged list): truth items "
                    "missing from it rank after every listed item, tied")
     estimate = p.add_mutually_exclusive_group()
-    estimate.add_argument("--error-rate", type=interval(0.0, low_open=True), metavar="RATE",
+    estimate.add_argument("--error-rate", type=cli.interval(0.0, low_open=True), metavar="RATE",
                           help="estimated share of errors in the whole set, when only part "
                           "was verified: sets k of the @Err metrics and the recall denominator")
-    estimate.add_argument("--n-errors", type=at_least(1), metavar="N",
+    estimate.add_argument("--n-errors", type=cli.at_least(1), metavar="N",
                           help="estimated number of errors in the whole set (as --error-rate); "
                           "at most the number of items")
-    p.add_argument("--at-k", metavar="K,...", type=cut_offs, default=[],
+    p.add_argument("--at-k", metavar="K,...", type=cli.cut_offs, default=[],
                    help="also report precision and recall at these cut-offs, e.g. 10,50 "
                    "(a cut-off beyond the items evaluated is clipped to them, with a warning)")
-    add_output_options(p, what="the metrics", out_help="also write the metrics: .json (a "
-                       "document with the options used) or .csv .tsv .jsonl .parquet (the table)")
-    p.add_argument("--plot", metavar="FILE", help="precision-recall curves, .png or .svg")
+    cli.add_output_options(p, what="the metrics", out_help="also write the metrics: .json (a "
+                           "document with the options used) or .csv .tsv .jsonl .parquet "
+                           "(the table)")
+    cli.add_options(p, plot_out="precision-recall curves, .png or .svg")
 
 
 def run(args: argparse.Namespace) -> int:
     from labelaudit.evaluate import evaluate
     from labelaudit.io import emit
 
-    with warnings_to_stderr(args, flags=_OPTIONS, bare=("unknown",)):
+    with cli.warnings_to_stderr(args, flags=_OPTIONS, bare=("unknown",)):
         result = evaluate(
-            args.issues, args.truth, id=args.id, is_error=args.is_error,
+            args.issues, args.eval, id=args.id, is_error=args.is_error,
             true_label=args.true_label, label=args.label, scores=args.scores,
             unknown=args.unknown, partial_ranking=args.partial_ranking,
             error_rate=args.error_rate, n_errors=args.n_errors,
             at_k=list(dict.fromkeys(args.at_k)))
-        # The metrics always go to stdout (--out writes them too), the curves to --plot.
+        # The metrics always go to stdout (--out writes them too), the curves to --plot-out.
         emit(result.to_table() if args.format == "table" else result.to_frame(),
              format=args.format)
         if args.out:
             result.write(args.out)
-        if args.plot:
-            result.plot(args.plot)
-        log(args, result.summary())
-        for path in (args.out, args.plot):
+        if args.plot_out:
+            result.plot(args.plot_out)
+        cli.log(args, result.summary())
+        for path in (args.out, args.plot_out):
             if path:
-                log(args, f"wrote {path}")
+                cli.log(args, f"wrote {path}")
     return 0

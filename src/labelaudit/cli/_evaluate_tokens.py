@@ -4,20 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from labelaudit.cli._common import (
-    add_command,
-    add_output_options,
-    add_tag_options,
-    cut_offs,
-    emit_output,
-    tag_scheme,
-)
+from labelaudit.cli import _common as cli
 
 ORDER = 35
 
 _EPILOG = """examples:
-  labelaudit evaluate-tokens test_issues.jsonl --truth test.corrected.conll
-  labelaudit evaluate-tokens issues.jsonl --truth fixed.jsonl --at-k 20,100 --out metrics.json
+  labelaudit evaluate-tokens test_issues.jsonl --eval test.corrected.conll
+  labelaudit evaluate-tokens issues.jsonl --eval fixed.jsonl --at-k 20,100 --out metrics.json
 
 token level: ranking by log p(given tag) against tokens whose tag the correction changed;
 sentence level: worst token (min) and soft-min against sentences with any change;
@@ -27,38 +20,33 @@ suggestion equals the correction (fix@k).
 
 
 def add_parser(subparsers, parents) -> None:
-    p = add_command(
+    p = cli.add_command(
         subparsers, "evaluate-tokens", parents, handler=run, epilog=_EPILOG,
         help="token, sentence and span metrics of a scan-tokens output against corrected data",
         description="Join a scan-tokens JSONL with a corrected copy of the same sentences "
         "(same tokens, corrected tags) and report AUPR, average precision and P/R@k at the "
         "token and sentence level, and the precision of the top span issues.")
     p.add_argument("issues", help="JSONL written by `labelaudit scan-tokens`")
-    p.add_argument("--truth", required=True,
-                   help="corrected copy: CoNLL file or .jsonl with tokens/tags lists")
-    add_tag_options(p, what="the truth file")
-    p.add_argument("--at-k", type=cut_offs, default=[10, 50, 100],
-                   help="comma-separated cut-offs for P@k and R@k (default: 10,50,100)")
-    p.add_argument("--k", dest="at_k", type=cut_offs, default=argparse.SUPPRESS,
-                   help=argparse.SUPPRESS)  # the old spelling
-    add_output_options(p, what="the metrics",
-                       out_help="write the metrics: .json (a document), or "
-                       ".csv/.tsv/.jsonl/.parquet (the table)")
+    cli.add_options(p, eval={"required": True, "old": "--truth", "help": "corrected copy: "
+                             "CoNLL file or .jsonl with tokens/tags lists"})
+    cli.add_tag_options(p, what="the --eval file")
+    cli.option(p, "--at-k", old="--k", type=cli.cut_offs, default=[10, 50, 100],
+               help="comma-separated cut-offs for P@k and R@k (default: 10,50,100)")
+    cli.add_output_options(p, what="the metrics", json="a document", table="the table")
 
 
 def run(args: argparse.Namespace) -> int:
     from labelaudit.io import emit_report, render_table, write_json
     from labelaudit.scan import evaluate_token_scan
 
-    evaluation = evaluate_token_scan(
-        args.issues, args.truth, tag_column=args.tag_column,
-        scheme=tag_scheme(args), ks=args.at_k)
+    evaluation = evaluate_token_scan(args.issues, args.eval, tag_column=args.tag_column,
+                                     scheme=cli.tag_scheme(args), ks=args.at_k)
     frame = evaluation.to_frame()
     # JSON is the whole document (levels and span precision), not the table's rows.
     if args.out and args.out.lower().endswith(".json"):
         write_json(evaluation.to_dict(), args.out)
     elif args.out:
-        emit_output(frame, args)
+        cli.emit_output(frame, args)
     # Standard output gets the metrics too (the table unless --quiet with --out).
     if args.format != "table" or not args.out or not args.quiet:
         emit_report(frame, evaluation.to_dict(), render_table(frame.round(4)) + "\n",

@@ -4,39 +4,30 @@ from __future__ import annotations
 
 import argparse
 
-from labelaudit.cli._common import (
-    add_command,
-    add_output_options,
-    add_tag_options,
-    choice_list,
-    log,
-    show_progress,
-    tag_scheme,
-    warnings_to_stderr,
-)
+from labelaudit.cli import _common as cli
 
 ORDER = 32
 
 _EPILOG = """examples:
   labelaudit impact corrected.jsonl --predictions resnet=a.csv --predictions bert=b.csv \\
-      --out impact.json --plot impact.png
-  labelaudit impact corrected.jsonl --train train.jsonl --text text --models ladder \\
+      --out impact.json --plot-out impact.png
+  labelaudit impact corrected.jsonl --train train.jsonl --text text --scorers ladder \\
       --out impact.json
-  labelaudit impact table.csv --label label --corrected true_label --flagged verified ...
+  labelaudit impact table.csv --label label --corrected-label true_label --flagged verified ...
   labelaudit impact dev.fixed.conll --original dev.conll --predictions bert=bert.conll \
       --out impact.json
   labelaudit impact dev.fixed.conll --original dev.conll --train train.conll --out impact.json
 
 The corrected table is what `labelaudit review apply` writes (original label in
 review_original_label, corrected label in the label column, review_verdict); a plain table
-needs --label, --corrected and --flagged and/or --verdict (Correctable, Non-Agreement,
+needs --label, --corrected-label and --flagged and/or --verdict (Correctable, Non-Agreement,
 Non-Error; Pending items count as unknown, with a warning). A prediction file holds the id
 and a predicted label (predicted_label, prediction, pred or label), or one probability
 column per class. The model table goes to stdout, or to --out (.json: the whole document
 with sizes, N and its interval, flips and the curves).
 
---models ladder fits TF-IDF + logistic regression at C = 0.01..100, MiniLM embeddings +
-logistic regression, and fine-tuning when a CUDA GPU is present; --models tfidf,embed
+--scorers ladder fits TF-IDF + logistic regression at C = 0.01..100, MiniLM embeddings +
+logistic regression, and fine-tuning when a CUDA GPU is present; --scorers tfidf,embed
 picks kinds of rung.
 
 Token data (NER, POS): give the corrected copy (CoNLL or token JSONL) as the corrected file
@@ -45,11 +36,10 @@ the same in both copies, correctable when they differ, unknown when the correcte
 re-tokenised them. The score is entity-level micro F1 over exact spans (token accuracy for
 tags without spans, --scheme plain). Predictions are CoNLL or JSONL files with the original's
 tokens; --train fits MiniLM word vectors with linear heads (C = 0.01, 0.1, 1) and a CRF head
-(--models encoder), and fine-tuning on a CUDA GPU (finetune).
+(--scorers encoder), and fine-tuning on a CUDA GPU (finetune).
 """
 
-_OPTIONS = ("id", "label", "flagged", "verdict", "members",
-            "confidence_level")
+_OPTIONS = ("id", "label", "flagged", "verdict", "members=scorers", "confidence_level")
 _LADDER = ("tfidf", "embed", "finetune")
 _TOKEN_LADDER = ("encoder", "finetune")
 _TOKEN_SUFFIXES = (".conll", ".conllu", ".iob", ".iob1", ".iob2", ".bio", ".bioes")
@@ -63,13 +53,13 @@ def _prediction(text: str) -> tuple[str, str]:
     return name.strip(), path.strip()
 
 
-def _models(text: str) -> list[str] | None:
-    """Argparse type of --models: ``ladder`` (every kind, None) or some kinds of rung."""
-    return None if text == "ladder" else choice_list(_LADDER + ("encoder",))(text)
+def _scorers(text: str) -> list[str] | None:
+    """Argparse type of --scorers: ``ladder`` (every kind, None) or some kinds of rung."""
+    return None if text == "ladder" else cli.choice_list(_LADDER + ("encoder",))(text)
 
 
 def add_parser(subparsers, parents) -> None:
-    p = add_command(
+    p = cli.add_command(
         subparsers, "impact", parents, handler=run, epilog=_EPILOG,
         help="show what verified label errors do to model accuracy and ranking",
         description="Split a corrected test set into benign (B), correctable (C) and unknown\n"
@@ -84,20 +74,21 @@ def add_parser(subparsers, parents) -> None:
                         help="one model's predictions for every item; repeat per model")
     source.add_argument("--train", metavar="FILE",
                         help="fit our own models on this training file instead")
-    source.add_argument("--text", help="text column of --train and the corrected table")
-    source.add_argument("--text-pair", metavar="COLUMN", help="second text of sentence pairs")
-    source.add_argument("--train-label", metavar="COLUMN", default="label",
-                        help="label column of --train (default: label)")
-    source.add_argument("--models", type=_models, default=None, metavar="ladder|KINDS",
-                        help="models fitted with --train: ladder (default), or some of "
-                        "tfidf,embed,finetune (token data: encoder,finetune)")
+    cli.add_options(
+        source, "text", "text_pair",
+        text={"default": None, "help": "text column of --train and the corrected table"},
+        train_label={"metavar": "COLUMN", "default": "label",
+                     "help": "label column of --train (default: label)"},
+        scorers={"type": _scorers, "old": "--models", "metavar": "ladder|KINDS",
+                 "help": "models fitted with --train: ladder (default), or some of "
+                 "tfidf,embed,finetune (token data: encoder,finetune)"})
     columns = p.add_argument_group("columns of the corrected table")
-    columns.add_argument("--id", default="id", help="id column of every file (default: id)")
+    cli.add_options(columns, id={"default": "id", "help": "id column of every file (default: id)"})
     columns.add_argument("--label", help="original label (default: review_original_label "
                          "of a review apply output, else label)")
-    columns.add_argument("--corrected", dest="corrected_label", metavar="COLUMN",
-                         help="corrected label (default: label of a review apply output, "
-                         "else corrected)")
+    cli.add_options(columns, corrected_label={
+        "old": "--corrected", "metavar": "COLUMN",
+        "help": "corrected label (default: label of a review apply output, else corrected)"})
     columns.add_argument("--flagged", metavar="COLUMN",
                          help="true for items flagged for review (default: flagged, else "
                          "every item with a verdict)")
@@ -107,25 +98,25 @@ def add_parser(subparsers, parents) -> None:
     tokens.add_argument("--original", metavar="FILE",
                         help="the original copy of a tagged file (CoNLL or token JSONL); the "
                         "corrected file is then its corrected copy")
-    add_tag_options(tokens, what="the token files")
-    add_output_options(p, what="the model table",
-                       out_help="write the result: .json (the whole document) or "
-                       ".csv .tsv .jsonl .parquet (the model table)")
-    p.add_argument("--plot", metavar="FILE", help="A(x; M) per model against N, .png or .svg")
+    cli.add_tag_options(tokens, what="the token files")
+    cli.add_output_options(p, what="the model table", json="the whole document",
+                           table="the model table")
+    cli.add_options(p, plot_out="A(x; M) per model against N, .png or .svg")
 
 
 def _members(args: argparse.Namespace, kinds: tuple[str, ...]) -> list[str]:
     """The kinds of rung asked for, checked against those of this kind of data."""
     from labelaudit._errors import InvalidParameterError
 
-    if args.models is None:
+    if args.scorers is None:
         return list(kinds)
-    wrong = [m for m in args.models if m not in kinds]
+    wrong = [m for m in args.scorers if m not in kinds]
     if wrong:
-        data = "token data" if args.original else "tables"
-        raise InvalidParameterError(f"--models {','.join(wrong)} does not go with {data}; "
-                                    f"choose ladder or some of {','.join(kinds)}")
-    return list(args.models)
+        raise InvalidParameterError(
+            f"{cli.flag(args, 'scorers')} {','.join(wrong)} does not go with "
+            f"{'token data' if args.original else 'tables'}; choose ladder or some of "
+            f"{','.join(kinds)}")
+    return list(args.scorers)
 
 
 def _predictions(args: argparse.Namespace) -> dict:
@@ -136,30 +127,29 @@ def _predictions(args: argparse.Namespace) -> dict:
     if args.train and args.predictions:
         raise InvalidParameterError("give --predictions or --train, not both")
     if args.predictions:
-        if args.models is not None:
-            raise InvalidParameterError("--models goes with --train")
+        if args.scorers is not None:
+            raise InvalidParameterError(f"{cli.flag(args, 'scorers')} goes with --train")
         names = [name for name, _ in args.predictions]
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
             raise InvalidParameterError(f"model names given twice in --predictions: {twice}")
         return dict(args.predictions)
     if not args.train:
-        raise InvalidParameterError(
-            "give --predictions NAME=FILE or --train FILE" + ("" if args.original
-                                                              else " --text COL"))
+        raise InvalidParameterError("give --predictions NAME=FILE or --train FILE"
+                                    + ("" if args.original else " --text COL"))
     if args.original:
         members = _members(args, _TOKEN_LADDER)
-        log(args, "fitting the token model ladder on " + args.train)
+        cli.log(args, "fitting the token model ladder on " + args.train)
         return token_ladder_predictions(args.train, args.original, members=members,
-                                        scheme=tag_scheme(args), tag_column=args.tag_column,
-                                        progress=show_progress(args))
+                                        scheme=cli.tag_scheme(args), tag_column=args.tag_column,
+                                        progress=cli.show_progress(args))
     if not args.text:
         raise InvalidParameterError("--train needs --text, the text column")
     members = _members(args, _LADDER)
-    log(args, "fitting the model ladder on " + args.train)
+    cli.log(args, "fitting the model ladder on " + args.train)
     return ladder_predictions(args.train, args.corrected, text=args.text,
                               text_pair=args.text_pair, label=args.train_label, id=args.id,
-                              members=members, progress=show_progress(args))
+                              members=members, progress=cli.show_progress(args))
 
 
 def _check_mode(args: argparse.Namespace) -> None:
@@ -169,52 +159,33 @@ def _check_mode(args: argparse.Namespace) -> None:
     from labelaudit._errors import InvalidParameterError
 
     if args.original:
-        table_only = [f"--{name.replace('_', '-')}" for name in (
-            "label", "corrected_label", "flagged", "verdict", "text", "text_pair")
-            if getattr(args, name)]
+        table_only = [cli.flag(args, name) for name in ("label", "corrected_label", "flagged",
+                                                        "verdict", "text", "text_pair")
+                      if getattr(args, name)]
         if table_only:
-            raise InvalidParameterError(
-                f"{', '.join(table_only).replace('--corrected-label', '--corrected')} "
-                "go with tables, not with token data (--original)")
-        return
-    if Path(args.corrected).suffix.lower() in _TOKEN_SUFFIXES:
+            raise InvalidParameterError(f"{', '.join(table_only)} go with tables, not with "
+                                        "token data (--original)")
+    elif Path(args.corrected).suffix.lower() in _TOKEN_SUFFIXES:
         raise InvalidParameterError(
             f"{args.corrected} looks like a tagged (CoNLL) file: give its original copy with "
             "--original FILE to measure token data")
-    if args.scheme != "auto" or args.tag_column != -1:
+    elif args.scheme != "auto" or args.tag_column != -1:
         raise InvalidParameterError("--scheme and --tag-column go with token data (--original)")
 
 
-def _measure(args: argparse.Namespace):  # noqa: ANN202 - an ImpactResult
+def run(args: argparse.Namespace) -> int:
     from labelaudit.impact import impact, impact_tokens
 
-    _check_mode(args)
-    predictions = _predictions(args)
-    if args.original:
-        return impact_tokens(args.corrected, args.original, predictions,
-                             scheme=tag_scheme(args), tag_column=args.tag_column)
-    return impact(args.corrected, predictions, id=args.id, label=args.label,
-                  corrected_label=args.corrected_label, flagged=args.flagged,
-                  verdict=args.verdict)
-
-
-def run(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from labelaudit.io import emit, write_json, write_table
-
-    with warnings_to_stderr(args, flags=_OPTIONS):
-        result = _measure(args)
-        if args.out and Path(args.out).suffix.lower() == ".json":
-            write_json(result.to_dict(), args.out)
-        elif args.out:
-            write_table(result.to_frame(), args.out)
+    with cli.warnings_to_stderr(args, flags=_OPTIONS):
+        _check_mode(args)
+        predictions = _predictions(args)
+        if args.original:
+            result = impact_tokens(args.corrected, args.original, predictions,
+                                   scheme=cli.tag_scheme(args), tag_column=args.tag_column)
         else:
-            emit(result.to_frame(), format=args.format)
-        if args.plot:
-            result.plot(args.plot)
-        for path in (args.out, args.plot):
-            if path:
-                log(args, f"wrote {path}")
-    log(args, result.summary())  # after the warnings, which the block prints as it closes
+            result = impact(args.corrected, predictions, id=args.id, label=args.label,
+                            corrected_label=args.corrected_label, flagged=args.flagged,
+                            verdict=args.verdict)
+        cli.emit_result(args, result)
+    cli.log(args, result.summary())  # after the warnings, which the block prints as it closes
     return 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from labelaudit.cli._common import add_command, add_output_options, at_least, emit_output
+from labelaudit.cli import _common as cli
 
 ORDER = 72
 
@@ -18,18 +18,18 @@ label_1..label_k and prob_1..prob_k, most probable first.
 
 
 def add_parser(subparsers, parents) -> None:
-    p = add_command(subparsers, "predict", parents, handler=run, epilog=_EPILOG,
-                    help="predict labels with a model that `labelaudit train` saved",
-                    description="Read a model folder written by `labelaudit train --out` and "
-                    "predict the top-k labels\nof every item of a table.")
+    p = cli.add_command(subparsers, "predict", parents, handler=run, epilog=_EPILOG,
+                        help="predict labels with a model that `labelaudit train` saved",
+                        description="Read a model folder written by `labelaudit train --out` "
+                        "and predict the top-k labels\nof every item of a table.")
     p.add_argument("model", help="model folder (labelaudit train --out)")
     p.add_argument("data", help="table of items to predict (CSV, TSV, JSONL, JSON, Parquet)")
-    p.add_argument("--text", help="text column (default: the one the model was trained on)")
-    p.add_argument("--text-pair", metavar="COLUMN", help="second text column, for pairs")
-    p.add_argument("--id", help="id column to keep (default: id when the table has one, "
-                   "else the row number)")
-    p.add_argument("--top-k", type=at_least(1), default=5, help="labels per item (default: 5)")
-    add_output_options(p, what="the predictions")
+    cli.add_options(p, "text_pair", text={"default": None, "help": "text column (default: the "
+                                          "one the model was trained on)"},
+                    id="id column to keep (default: id when the table has one, else the row "
+                    "number)")
+    p.add_argument("--top-k", type=cli.at_least(1), default=5, help="labels per item (default: 5)")
+    cli.add_output_options(p, what="the predictions")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -57,5 +57,5 @@ def run(args: argparse.Namespace) -> int:
     for j in range(k):
         out[f"label_{j + 1}"] = model.classes[top[:, j]]
         out[f"prob_{j + 1}"] = probs[np.arange(len(frame)), top[:, j]]
-    emit_output(out, args)
+    cli.emit_output(out, args)
     return 0

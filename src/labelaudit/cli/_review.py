@@ -9,16 +9,7 @@ import argparse
 import sys
 from typing import Any
 
-from labelaudit.cli._common import (
-    add_command,
-    add_output_options,
-    add_seed,
-    at_least,
-    comma_list,
-    emit_output,
-    fraction,
-    log,
-)
+from labelaudit.cli import _common as cli
 
 ORDER = 60
 
@@ -35,15 +26,16 @@ given label) or Non-Agreement (no majority).
   labelaudit review status --db review.sqlite
   labelaudit review results --db review.sqlite --out verdicts.csv
   labelaudit review apply data.csv verdicts.csv --out data.corrected.csv
-  labelaudit review export --db review.sqlite --to label-studio tasks.json
+  labelaudit review export --db review.sqlite --to label-studio --out tasks.json
   labelaudit review import --db review.sqlite label_studio_export.json
 """
 
 
 def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
-    parser = add_command(subparsers, "review", parents, handler=None, description=_DESCRIPTION,
-                         help="verify flagged items with people (web app)")
-    sub = parser.add_subparsers(dest="review_command", metavar="STEP", required=True)
+    parser = cli.add_command(subparsers, "review", parents, handler=None,
+                             description=_DESCRIPTION,
+                             help="verify flagged items with people (web app)")
+    sub = cli.add_steps(parser, dest="review_command", metavar="STEP", required=True)
 
     # -- init
     p = _step(sub, parents, "init", run_init, "create a review project from a scan output",
@@ -60,37 +52,38 @@ def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
                    help="order the items by this numeric column, ascending (the lowest value "
                    "is the most suspect), instead of the scan's rank. Without an id column, ids "
                    "are row numbers (0-based), as scan makes them")
-    p.add_argument("--top", type=at_least(0), help="items to review (default: every flagged item)")
+    p.add_argument("--top", type=cli.at_least(0),
+                   help="items to review (default: every flagged item)")
     p.add_argument("--select", choices=("top", "random"), default="top",
                    help="review the most suspect items, or a random sample of the flagged ones "
                    "(unbiased error estimate); default top")
-    p.add_argument("--reviewers", type=at_least(0), default=5, help="reviewers per item (5)")
-    p.add_argument("--majority", type=at_least(0),
+    p.add_argument("--reviewers", type=cli.at_least(0), default=5, help="reviewers per item (5)")
+    p.add_argument("--majority", type=cli.at_least(0),
                    help="votes needed for a verdict (default: more than half, 3 of 5)")
-    p.add_argument("--sentinels", type=at_least(0), default=0,
+    p.add_argument("--sentinels", type=cli.at_least(0), default=0,
                    help="known-answer items mixed into each reviewer's queue")
     p.add_argument("--sentinels-file", help="known items (id, text, [text_pair,] label); "
                    "the first --qualification rows form the qualification test")
-    p.add_argument("--qualification", type=at_least(0),
+    p.add_argument("--qualification", type=cli.at_least(0),
                    help="qualification questions (default 4 when known items exist, else 0)")
-    p.add_argument("--pass-mark", type=fraction, default=0.75,
+    p.add_argument("--pass-mark", type=cli.fraction, default=0.75,
                    help="share of qualification answers that must be right (0.75)")
-    p.add_argument("--sentinel-threshold", type=fraction, default=0.7,
+    p.add_argument("--sentinel-threshold", type=cli.fraction, default=0.7,
                    help="suspend a reviewer whose sentinel accuracy falls below this (0.7)")
-    p.add_argument("--min-sentinels", type=at_least(0), default=3,
+    p.add_argument("--min-sentinels", type=cli.at_least(0), default=3,
                    help="sentinels answered before suspension can apply (3)")
-    p.add_argument("--sentinel-every", type=at_least(0),
+    p.add_argument("--sentinel-every", type=cli.at_least(0),
                    help="a sentinel after every K review answers (default: spread evenly)")
     p.add_argument("--show-label", action="store_true",
                    help="show reviewers the given label (default: blind)")
-    p.add_argument("--labels", type=comma_list,
+    p.add_argument("--labels", type=cli.comma_list,
                    help="the label set, comma-separated (default: every label seen)")
-    p.add_argument("--n-flagged", type=at_least(0),
+    p.add_argument("--n-flagged", type=cli.at_least(0),
                    help="flagged items in the whole dataset (default: the flagged column)")
     p.add_argument("--score-column", help="score column to keep (default: the first score_*)")
     p.add_argument("--title", default="Label review", help="title shown to reviewers")
     p.add_argument("--instructions", default="", help="instructions shown above each item")
-    add_seed(p, help="random seed of --select random (default: 0)")
+    cli.add_seed(p, help="random seed of --select random (default: 0)")
 
     # -- invite
     p = _step(sub, parents, "invite", run_invite, "add a reviewer and print their link",
@@ -108,7 +101,7 @@ def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     where.add_argument("--base-url", metavar="URL",
                        help="the address reviewers open, e.g. https://review.example.org behind "
                        "a proxy (default: as described above)")
-    where.add_argument("--port", type=at_least(1, 65535),
+    where.add_argument("--port", type=cli.at_least(1, 65535),
                        help="the port `review serve --port` runs on: the link is "
                        "http://127.0.0.1:PORT (or the serve host)")
 
@@ -118,26 +111,25 @@ def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
               " exposing it to a network. The address is kept in the project, so invites made "
               "from now on link to it; serve warns when earlier invite links point elsewhere.")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
-    p.add_argument("--port", type=at_least(1, 65535),
+    p.add_argument("--port", type=cli.at_least(1, 65535),
                    help="port, 1 to 65535 (default: the port of the project's invite links, "
                    "else 8000)")
 
     # -- status
     p = _step(sub, parents, "status", run_status, "progress and agreement so far",
               "Progress, verdicts so far, Fleiss' kappa and reviewers.")
-    add_output_options(p, what="the status (table: the report and the reviewer table; "
-                       "the others as for --out)",
-                       out_help="write the report to this file: .json the whole report as one "
-                       "document, .csv .tsv .jsonl .parquet the reviewer table (default: stdout)")
+    cli.add_output_options(p, what="the status (table: the report and the reviewer table; "
+                           "the others as for --out)", json="the whole report as one document",
+                           table="the reviewer table")
 
     # -- results
     p = _step(sub, parents, "results", run_results, "verdict per item and statistics",
               "Correctable / Non-Agreement / Non-Error per item, reviewer statistics, Fleiss' "
               "kappa, the detector's verified precision at each k and the estimated number of "
               "errors.")
-    add_output_options(p, what="the verdicts (one row per reviewed item)")
-    p.add_argument("--summary", help="write reviewers, kappa and precision@k as JSON here")
-    p.add_argument("--confidence", type=fraction, default=0.95, help="interval level (0.95)")
+    cli.add_output_options(p, what="the verdicts (one row per reviewed item)")
+    cli.add_options(p, summary_out="write reviewers, kappa and precision@k as JSON here")
+    p.add_argument("--confidence", type=cli.fraction, default=0.95, help="interval level (0.95)")
     p.add_argument("--correctable-only", action="store_true",
                    help="count only Correctable items as confirmed errors in the precision")
 
@@ -147,12 +139,10 @@ def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
               "columns. The input is never changed.", db=False)
     p.add_argument("data", help="the dataset that was scanned")
     p.add_argument("verdicts", help="the output of `review results`")
-    p.add_argument("--out", required=True, help="the corrected copy (a new file)")
-    p.add_argument("--id", help="id column of the dataset (default, as scan does: the column "
-                   "named id when there is one, else the row number, 0-based)")
+    p.add_argument("--out", "-o", required=True, help="the corrected copy (a new file)")
+    cli.add_options(p, "id", "label")
     p.add_argument("--no-id", action="store_true",
                    help="ids are row numbers (0-based) even if the dataset has an id column")
-    p.add_argument("--label", default="label", help="label column of the dataset (label)")
     p.add_argument("--non-agreement", choices=("flag", "drop", "keep"), default="flag",
                    help="Non-Agreement items: keep and flag (default), drop, or keep")
 
@@ -163,11 +153,11 @@ def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
                    help="target tool (label-studio): label-studio and argilla write JSON, csv "
                    "writes CSV, whatever the file is called (a .csv, .json... name that says "
                    "another format is refused)")
-    p.add_argument("out", help="output file")
+    cli.option(p, "--out", "-o", old="out", required=True, metavar="FILE", help="output file")
     p.add_argument("--no-predictions", action="store_true",
                    help="leave out the detector's suggested label (Label Studio predictions, "
                    "Argilla suggestions, the CSV's suggested_label) for a blind review")
-    p.add_argument("--label-config", help="also write the Label Studio labeling config (XML)")
+    cli.add_options(p, label_config_out="also write the Label Studio labeling config (XML)")
     p.add_argument("--include-qualification", action="store_true",
                    help="export the qualification items too")
 
@@ -183,8 +173,8 @@ def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
 def _step(sub: Any, parents: list[argparse.ArgumentParser], name: str, handler: Any,
           summary: str, description: str, *, db: bool = True) -> argparse.ArgumentParser:
     """One step's parser (``summary``: its line in ``review --help``) with ``--db``."""
-    p = add_command(sub, name, parents, help=summary, description=description,
-                    handler=handler, raw=False)
+    p = cli.add_command(sub, name, parents, help=summary, description=description,
+                        handler=handler, raw=False)
     if db:
         p.add_argument("--db", required=True, help="the review project file (SQLite)")
     return p
@@ -202,8 +192,8 @@ def run_init(args: argparse.Namespace) -> int:
         score_column=args.score_column, title=args.title, instructions=args.instructions,
         random_state=args.seed, overwrite=args.overwrite, rank_by=args.rank_by,
     )
-    log(args, f"created {args.db}: {store.describe()}. Next: labelaudit review invite "
-        f"--db {args.db} --name NAME")
+    cli.log(args, f"created {args.db}: {store.describe()}. Next: labelaudit review invite "
+            f"--db {args.db} --name NAME")
     return 0
 
 
@@ -214,9 +204,9 @@ def run_invite(args: argparse.Namespace) -> int:
                                  new_token=args.new_token, base_url=args.base_url,
                                  port=args.port)
     print(invitation.url)
-    log(args, f"{'admin' if args.admin else 'reviewer'} {invitation.reviewer.name!r}: send "
-        f"them this link privately; it is shown only once. It opens the app served at "
-        f"{invitation.base} (another address: --port or --base-url)")
+    cli.log(args, f"{'admin' if args.admin else 'reviewer'} {invitation.reviewer.name!r}: "
+            "send them this link privately; it is shown only once. It opens the app served at "
+            f"{invitation.base} (another address: --port or --base-url)")
     return 0
 
 
@@ -226,8 +216,8 @@ def run_serve(args: argparse.Namespace) -> int:
     server = open_server(args.db, host=args.host, port=args.port)
     for notice in server.notices:
         print(f"labelaudit review serve: warning: {notice}", file=sys.stderr)
-    log(args, f"serving {args.db} on {server.url} (Ctrl-C to stop); reviewers open their "
-        "invite links")
+    cli.log(args, f"serving {args.db} on {server.url} (Ctrl-C to stop); reviewers open "
+            "their invite links")
     server.run()
     return 0
 
@@ -241,7 +231,7 @@ def run_status(args: argparse.Namespace) -> int:
                       format=None if args.out else args.format)
     if args.out:
         what = "the status" if fmt == "json" else f"{len(status.to_frame())} rows"
-        log(args, f"wrote {what} to {args.out}")
+        cli.log(args, f"wrote {what} to {args.out}")
     return 0
 
 
@@ -254,10 +244,10 @@ def run_results(args: argparse.Namespace) -> int:
     frame = results.to_frame()
     if not args.out and args.format == "table":
         frame = frame.drop(columns=[c for c in ("text", "text_pair") if c in frame.columns])
-    emit_output(frame, args)
-    if args.summary:
-        write_json(results.to_dict(), args.summary)
-    log(args, results.summary())
+    cli.emit_output(frame, args)
+    if args.summary_out:
+        write_json(results.to_dict(), args.summary_out)
+    cli.log(args, results.summary())
     return 0
 
 
@@ -267,7 +257,7 @@ def run_apply(args: argparse.Namespace) -> int:
     applied = apply_verdicts_file(args.data, args.verdicts, args.out, label=args.label,
                                   id=args.id, row_numbers=args.no_id,
                                   non_agreement=args.non_agreement)
-    log(args, str(applied))
+    cli.log(args, str(applied))
     return 0
 
 
@@ -276,8 +266,8 @@ def run_export(args: argparse.Namespace) -> int:
 
     kinds = ["review", "sentinel"] + (["qualification"] if args.include_qualification else [])
     export_items(args.db, args.out, to=args.to, kinds=kinds, predictions=not args.no_predictions,
-                 label_config=args.label_config)
-    log(args, f"wrote {args.out} ({args.to})")
+                 label_config=args.label_config_out)
+    cli.log(args, f"wrote {args.out} ({args.to})")
     return 0
 
 
@@ -285,5 +275,5 @@ def run_import(args: argparse.Namespace) -> int:
     from labelaudit.review import import_answers
 
     report = import_answers(args.db, args.file, source=args.source)
-    log(args, f"imported {args.file}: {report}")
+    cli.log(args, f"imported {args.file}: {report}")
     return 0

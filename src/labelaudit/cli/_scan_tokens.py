@@ -5,18 +5,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from labelaudit.cli._common import (
-    TORCH_NOTE,
-    add_command,
-    add_output_options,
-    add_tag_options,
-    at_least,
-    choice_list,
-    log,
-    show_progress,
-    tag_scheme,
-    warnings_to_stderr,
-)
+from labelaudit.cli import _common as cli
 from labelaudit.registry import TOKEN_SCORERS
 
 ORDER = 15
@@ -33,13 +22,12 @@ suggested_tags, score (worst token's probability), score_softmin, token_scores
 (model) and invalid-sequence, inconsistent-tag (rules). Lower scores are more suspect.
 """
 
-
 _MAX_SEED = 2**32 - 1  # labelaudit.models._token_scorer.MAX_SEED, without importing numpy here
 
 
 def add_parser(subparsers, parents) -> None:
-    p = add_command(
-        subparsers, "scan-tokens", parents, handler=run, epilog=_EPILOG + TORCH_NOTE,
+    p = cli.add_command(
+        subparsers, "scan-tokens", parents, handler=run, epilog=_EPILOG + cli.TORCH_NOTE,
         help="find label errors in token-tagged data (NER, POS) in CoNLL or JSONL",
         description="Score every token, entity and sentence of a tagged dataset by the "
         "out-of-sample probability of its given tags (cross-fitted by documents, or fitted "
@@ -48,31 +36,28 @@ def add_parser(subparsers, parents) -> None:
                    "(or labels) list per line (the training data with --score)")
     p.add_argument("--score", metavar="FILE",
                    help="audit this file with a model fitted on DATA (test-set audit)")
-    add_output_options(p, default_format=None, extra_suffixes=(".txt",),
-                       out_help="output file, its suffix picks the format: .jsonl (records), "
-                       ".csv/.tsv/.parquet/.json (one row per issue) or .txt (table); "
-                       "default: a table on stdout",
-                       format_help="output format (default: by --out suffix; table on stdout): "
-                       "table (the text view), jsonl (records), or csv/tsv/json/parquet (one "
-                       "row per issue); with --out it must match the suffix")
-    add_tag_options(p, what="the input")
-    p.add_argument("--folds", type=at_least(2), default=5,
+    cli.add_output_options(p, default_format=None, extra_suffixes=(".txt",),
+                           out_help="output file, its suffix picks the format: .jsonl "
+                           "(records), .csv/.tsv/.parquet/.json (one row per issue) or .txt "
+                           "(table); default: a table on stdout",
+                           format_help="output format (default: by --out suffix; table on "
+                           "stdout): table (the text view), jsonl (records), or csv/tsv/json/"
+                           "parquet (one row per issue); with --out it must match the suffix")
+    cli.add_tag_options(p, what="the input")
+    p.add_argument("--folds", type=cli.at_least(2), default=5,
                    help="cross-fitting folds (default: 5)")
-    p.add_argument("--scorers", type=choice_list(TOKEN_SCORERS.names()),
-                   help="comma-separated token scorers: encoder (frozen word vectors + a "
-                   "head; the default, CPU-friendly), finetune (fine-tune --model; the "
-                   "default when --model is given); several are averaged per token")
-    p.add_argument("--scorer", dest="scorers", type=choice_list(TOKEN_SCORERS.names()),
-                   help=argparse.SUPPRESS)  # the old spelling
-    p.add_argument("--model", help="model to fine-tune (or the frozen encoder with --scorers "
-                   "encoder): a Hugging Face id or local folder (default: all-MiniLM-L6-v2)")
+    cli.add_options(
+        p, scorers={"type": cli.choice_list(TOKEN_SCORERS.names()), "old": "--scorer",
+                    "help": "comma-separated token scorers: encoder (frozen word vectors + a "
+                    "head; the default, CPU-friendly), finetune (fine-tune --model; the default "
+                    "when --model is given); several are averaged per token"},
+        model="model to fine-tune (or the frozen encoder with --scorers encoder): a Hugging Face "
+        "id or local folder (default: all-MiniLM-L6-v2)")
     p.add_argument("--head", choices=["linear", "crf"], default="crf",
                    help="head on the frozen encoder's word vectors: a linear-chain CRF (default; "
                    "fast) or logistic regression (linear)")
-    p.add_argument("--epochs", type=at_least(1), default=3,
-                   help="fine-tuning epochs (default: 3)")
-    p.add_argument("--batch-size", type=at_least(1), default=16,
-                   help="fine-tuning batch size (default: 16)")
+    cli.add_options(p, epochs={"default": 3, "help": "fine-tuning epochs (default: 3)"},
+                    batch_size={"default": 16, "help": "fine-tuning batch size (default: 16)"})
     p.add_argument("--engine", choices=["local", "ray"], default="local",
                    help="where the folds are fitted: this process (default), or each fold "
                    "as a Ray task, a fine-tuning fold on a GPU of its own when the cluster "
@@ -81,13 +66,11 @@ def add_parser(subparsers, parents) -> None:
                    help="an existing Ray cluster for --engine ray (auto, host:6379)")
     p.add_argument("--no-rules", action="store_true",
                    help="skip rule-based issues (invalid sequences, inconsistent tags)")
-    p.add_argument("--seed", type=at_least(0, _MAX_SEED), default=0,
-                   help="random seed (default: 0)")
-    p.add_argument("--cache-dir", help="word-vector cache (default: ~/.cache/labelaudit)")
+    cli.add_seed(p, type=cli.at_least(0, _MAX_SEED))
+    cli.add_options(p, cache_dir="word-vector cache (default: ~/.cache/labelaudit)")
     p.add_argument("--no-cache", action="store_true", help="do not cache word vectors")
-    p.add_argument("--show", type=at_least(0), default=20,
+    p.add_argument("--show", type=cli.at_least(0), default=20,
                    help="sentences shown in the table view (default: 20; 0 for all)")
-    p.set_defaults(scan_tokens_parser=p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -104,15 +87,14 @@ def run(args: argparse.Namespace) -> int:
     try:
         fmt = token_output_format(args.out, args.format)
     except InvalidParameterError as exc:
-        args.scan_tokens_parser.error(str(exc))
-    scheme = tag_scheme(args)
+        args.parser.error(str(exc))
     started = time.perf_counter()
-    progress = show_progress(args)
+    progress = cli.show_progress(args)
     # Warnings are held until the progress bars are gone, then shown one line each.
-    with warnings_to_stderr(args):
-        data = read_tokens(args.data, tag_column=args.tag_column, scheme=scheme)
-        test = read_tokens(args.score, tag_column=args.tag_column, scheme=scheme) \
-            if args.score else None
+    with cli.warnings_to_stderr(args):
+        data = read_tokens(args.data, tag_column=args.tag_column, scheme=cli.tag_scheme(args))
+        test = read_tokens(args.score, tag_column=args.tag_column,
+                           scheme=cli.tag_scheme(args)) if args.score else None
         scorers = make_token_scorers(
             args.scorers, model=args.model, head=args.head, cache=not args.no_cache,
             cache_dir=args.cache_dir, epochs=args.epochs, batch_size=args.batch_size,
@@ -122,5 +104,6 @@ def run(args: argparse.Namespace) -> int:
                              engine=args.engine, ray_address=args.ray_address)
     write_token_scan(result, args.out, format=fmt, show=args.show)
     summary = describe_token_scan(result, time.perf_counter() - started)
-    log(args, f"labelaudit scan-tokens: {summary}" + (f"; wrote {args.out}" if args.out else ""))
+    cli.log(args, f"labelaudit scan-tokens: {summary}" + (f"; wrote {args.out}" if args.out
+                                                          else ""))
     return 0

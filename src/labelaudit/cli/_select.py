@@ -4,24 +4,14 @@ from __future__ import annotations
 
 import argparse
 
-from labelaudit.cli._common import (
-    add_command,
-    add_output_options,
-    add_seed,
-    at_least,
-    choice_list,
-    emit_result,
-    log,
-    show_progress,
-    warnings_to_stderr,
-)
+from labelaudit.cli import _common as cli
 
 ORDER = 36
 
 _EPILOG = """examples:
-  labelaudit select train.jsonl --val val.jsonl --test test.jsonl --text text --label label \\
+  labelaudit select train.jsonl --val val.jsonl --eval test.jsonl --text text --label label \\
       --noise uniform:0.05 --sweep 40 --seeds 3 --out selection.json
-  labelaudit select train.csv --val val.csv --test test.csv --noise uniform:0.2 --sweep 10 \\
+  labelaudit select train.csv --val val.csv --eval test.csv --noise uniform:0.2 --sweep 10 \\
       --scorers tfidf,embed --format csv
 
 The training, validation and test labels are noised at the same rate; validation and test
@@ -33,7 +23,7 @@ accuracy (clean test), its measurable accuracy (the matching test version) and i
 by true accuracy in the sweep. --out x.json writes every accuracy and the summary.
 """
 
-_OPTIONS = ("noise", "noisy_label", "n_configs", "seeds", "scorers", "text", "label",
+_OPTIONS = ("noise", "noisy_label", "n_configs=sweep", "seeds", "scorers", "text", "label",
             "text_pair")
 
 
@@ -52,7 +42,7 @@ def noise_spec(text: str) -> str:
 def add_parser(subparsers, parents) -> None:
     from labelaudit.registry import SWEEP_SCORERS
 
-    p = add_command(
+    p = cli.add_command(
         subparsers, "select", parents, handler=run, epilog=_EPILOG,
         help="measure what noisy and corrected validation data do to model selection",
         description="End-to-end noising (Chong, Hong & Manning 2022, Table 4): train a "
@@ -61,10 +51,9 @@ def add_parser(subparsers, parents) -> None:
     p.add_argument("train", help="training table with clean labels (CSV, TSV, JSONL, JSON, "
                    "Parquet)")
     p.add_argument("--val", required=True, help="validation table, clean labels")
-    p.add_argument("--test", required=True, help="test table, clean labels")
-    p.add_argument("--text", default="text", help="text column (default: text)")
-    p.add_argument("--text-pair", metavar="COLUMN", help="second text column, for pairs")
-    p.add_argument("--label", default="label", help="clean-label column (default: label)")
+    cli.add_options(p, "eval", "text", "text_pair", "label",
+                    eval={"required": True, "old": "--test", "help": "test table, clean labels"},
+                    label="clean-label column (default: label)")
     noise = p.add_mutually_exclusive_group()
     noise.add_argument("--noise", type=noise_spec, metavar="METHOD:RATE",
                        help="noise method and share of labels noised in every split "
@@ -72,21 +61,18 @@ def add_parser(subparsers, parents) -> None:
     noise.add_argument("--noisy-label", metavar="COLUMN",
                        help="instead of --noise: a column of every table with labels "
                        "already noised (e.g. by `labelaudit noise`, with --label clean_label)")
-    p.add_argument("--sweep", type=at_least(1), default=40, metavar="N",
-                   help="model configurations in the sweep (default: 40; the grid has 42 "
-                   "TF-IDF and 7 embedding configurations)")
-    p.add_argument("--seeds", type=at_least(1), default=3,
-                   help="repeats with different noise and scan folds (default: 3)")
-    p.add_argument("--scorers", type=choice_list(SWEEP_SCORERS), default=["tfidf"],
-                   metavar="NAMES", help="scorer families of the sweep and the scan, "
-                   f"comma-separated from {', '.join(SWEEP_SCORERS)} (default: tfidf)")
-    p.add_argument("--model", help="encoder of the embed scorer (default: all-MiniLM-L6-v2)")
-    p.add_argument("--cache-dir", help="embedding cache folder")
-    add_seed(p)
-    p.set_defaults(select_parser=p)
-    add_output_options(p, what="the selections", out_help="write the result: .json (every "
-                       "accuracy, the sweep and the summary) or .csv .tsv .jsonl .parquet "
-                       "(the selection table)")
+    cli.add_options(
+        p, sweep={"default": 40, "help": "model configurations in the sweep (default: 40; the "
+                  "grid has 42 TF-IDF and 7 embedding configurations)"},
+        seeds={"default": 3, "help": "repeats with different noise and scan folds (default: 3)"},
+        scorers={"type": cli.choice_list(SWEEP_SCORERS), "default": ["tfidf"],
+                 "help": "scorer families of the sweep and the scan, comma-separated from "
+                 f"{', '.join(SWEEP_SCORERS)} (default: tfidf)"},
+        model="encoder of the embed scorer (default: all-MiniLM-L6-v2)")
+    cli.add_options(p, "cache_dir")
+    cli.add_seed(p)
+    cli.add_output_options(p, what="the selections", json="every accuracy, the sweep and the "
+                           "summary", table="the selection table")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -97,14 +83,13 @@ def run(args: argparse.Namespace) -> int:
     try:  # --sweep against the grid of --scorers: a usage error, before any work
         sweep_configs(args.sweep, scorers=args.scorers, random_state=args.seed)
     except InvalidParameterError as exc:
-        args.select_parser.error(str(exc).replace("n_configs", "--sweep"))
-    with warnings_to_stderr(args, flags=_OPTIONS):
+        args.parser.error(str(exc).replace("n_configs", "--sweep"))
+    with cli.warnings_to_stderr(args, flags=_OPTIONS):
         result = select_models(
-            args.train, args.val, args.test, text=args.text, label=args.label,
+            args.train, args.val, args.eval, text=args.text, label=args.label,
             text_pair=args.text_pair, noise=noise, noisy_label=args.noisy_label,
-            n_configs=args.sweep, seeds=args.seeds, scorers=args.scorers,
-            random_state=args.seed, model=args.model, cache_dir=args.cache_dir,
-            progress=show_progress(args))
-        emit_result(args, result.to_dict(), result.to_frame())
-    log(args, result.summary())  # after the warnings, which the block prints as it closes
+            n_configs=args.sweep, seeds=args.seeds, scorers=args.scorers, model=args.model,
+            random_state=args.seed, cache_dir=args.cache_dir, progress=cli.show_progress(args))
+        cli.emit_result(args, result)
+    cli.log(args, result.summary())  # after the warnings, which the block prints as it closes
     return 0

@@ -4,16 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from labelaudit.cli._common import (
-    TORCH_NOTE,
-    add_command,
-    add_seed,
-    at_least,
-    interval,
-    log,
-    show_progress,
-    warnings_to_stderr,
-)
+from labelaudit.cli import _common as cli
 
 ORDER = 18
 
@@ -39,8 +30,8 @@ _OPTIONS = ("text", "text_pair", "model", "out", "epochs", "max_length", "batch_
 
 
 def add_parser(subparsers, parents) -> None:
-    p = add_command(
-        subparsers, "tapt", parents, handler=run, epilog=_EPILOG + TORCH_NOTE,
+    p = cli.add_command(
+        subparsers, "tapt", parents, handler=run, epilog=_EPILOG + cli.TORCH_NOTE,
         help="adapt an encoder to a dataset's texts (masked-LM pre-training) for finetune",
         description="Continue masked-language-model pre-training of an encoder on the texts\n"
         "of one or more data files (task-adaptive pre-training) and save it, with its\n"
@@ -48,39 +39,36 @@ def add_parser(subparsers, parents) -> None:
     p.add_argument("data", nargs="+", metavar="DATA",
                    help="tables (.csv .tsv .jsonl .json .parquet or a datasets folder) whose "
                    "texts are trained on: give every split")
-    p.add_argument("--text", default="text", help="text column (default: text)")
-    p.add_argument("--text-pair", metavar="COLUMN",
-                   help="second text of sentence pairs (NLI), encoded with the first")
-    p.add_argument("--model", help="Hugging Face id or local folder to adapt (default: the "
-                   "packaged all-MiniLM-L6-v2)")
+    cli.add_options(p, "text", text_pair="second text column, for sentence pairs (NLI), "
+                    "encoded with the first", model="Hugging Face id or local folder to adapt "
+                    "(default: the packaged all-MiniLM-L6-v2)")
     p.add_argument("--out", dest="tapt_out", required=True, metavar="FOLDER",
                    help="folder to write the adapted model and tokenizer to")
-    p.add_argument("--epochs", type=at_least(1), default=3, help="passes over the texts "
-                   "(default: 3)")
-    p.add_argument("--max-length", type=at_least(4), default=256, metavar="N",
-                   help="tokens kept per text or pair (default: 256)")
-    p.add_argument("--batch-size", type=at_least(1), default=16, metavar="N",
-                   help="texts per batch (default: 16)")
-    p.add_argument("--lr", dest="learning_rate", type=interval(0.0, 1.0, low_open=True),
-                   default=5e-5, metavar="RATE", help="peak learning rate (default: 5e-5)")
-    p.add_argument("--mlm-probability", type=interval(0.0, 1.0, low_open=True,
-                                                      high_open=True),
+    cli.add_options(
+        p, epochs={"default": 3, "help": "passes over the texts (default: 3)"},
+        max_length={"type": cli.at_least(4), "default": 256,
+                    "help": "tokens kept per text or pair (default: 256)"},
+        batch_size={"default": 16, "help": "texts per batch (default: 16)"},
+        lr={"type": cli.interval(0.0, 1.0, low_open=True), "default": 5e-5,
+            "help": "peak learning rate (default: 5e-5)"})
+    p.add_argument("--mlm-probability", type=cli.interval(0.0, 1.0, low_open=True,
+                                                          high_open=True),
                    default=0.15, metavar="P", help="share of tokens masked (default: 0.15)")
-    p.add_argument("--warmup", type=interval(0.0, 1.0), default=0.06, metavar="FRACTION",
+    p.add_argument("--warmup", type=cli.interval(0.0, 1.0), default=0.06, metavar="FRACTION",
                    help="share of the steps warming the learning rate up (default: 0.06)")
-    p.add_argument("--device", help="cuda, cpu, cuda:1... (default: CUDA when available)")
-    add_seed(p)
+    cli.add_options(p, "device")
+    cli.add_seed(p)
 
 
 def run(args: argparse.Namespace) -> int:
     from labelaudit.models._tapt import tapt
 
-    with warnings_to_stderr(args, flags=_OPTIONS):
+    with cli.warnings_to_stderr(args, flags=_OPTIONS):
         result = tapt(
             args.data, text=args.text, text_pair=args.text_pair, model=args.model,
             out=args.tapt_out, epochs=args.epochs, max_length=args.max_length,
             batch_size=args.batch_size, learning_rate=args.learning_rate,
             mlm_probability=args.mlm_probability, warmup=args.warmup, random_state=args.seed,
-            device=args.device, overwrite=args.overwrite, progress=show_progress(args))
-    log(args, result.summary())
+            device=args.device, overwrite=args.overwrite, progress=cli.show_progress(args))
+    cli.log(args, result.summary())
     return 0

@@ -4,21 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from labelaudit.cli._common import (
-    TORCH_NOTE,
-    add_command,
-    add_seed,
-    at_least,
-    log,
-    show_progress,
-    warnings_to_stderr,
-)
+from labelaudit.cli import _common as cli
 
 ORDER = 70
 
 _EPILOG = """examples:
   labelaudit train noisy.jsonl --text text --label label --method seal --eval clean_test.jsonl \\
-      --out model/ --metrics metrics.json
+      --out model/ --metrics-out metrics.json
   labelaudit train noisy.jsonl --text text --label label --method filter --eval test.jsonl \\
       --out model/
   labelaudit train noisy.jsonl --text text --label label --method co-teaching --noise-rate 0.2 \\
@@ -30,7 +22,7 @@ on the data with the flagged items dropped, or relabelled with --filter relabel)
 follow the NoisywikiHow paper's appendix. The head backbone trains a small network over
 frozen MiniLM sentence embeddings (the scan's cache) in seconds on a CPU; --backbone
 finetune fine-tunes the whole --model (use a GPU). co-teaching and cnlcu need the noise
-rate: --noise-rate, or cleanlab's estimate. --metrics writes top-1, top-5 and macro-F1 on
+rate: --noise-rate, or cleanlab's estimate. --metrics-out writes top-1, top-5 and macro-F1 on
 --eval (labels the model never saw count as wrong and are listed), the achieved noise rate
 when the training file has a clean_label column, the training time and the seed.
 """
@@ -42,16 +34,14 @@ _OPTIONS = ("method", "backbone", "noise_rate", "epochs", "batch_size", "learnin
 def add_parser(subparsers, parents) -> None:
     from labelaudit.registry import LNL_METHODS
 
-    p = add_command(
-        subparsers, "train", parents, handler=run, epilog=_EPILOG + TORCH_NOTE,
+    p = cli.add_command(
+        subparsers, "train", parents, handler=run, epilog=_EPILOG + cli.TORCH_NOTE,
         help="train a classifier with a learning-with-noisy-labels method",
         description="Train a text classifier on possibly wrong labels with one of seven\n"
         "published learning-with-noisy-labels methods or our scan-then-train filter, save\n"
         "it to a folder, and measure it on a clean evaluation set.")
     p.add_argument("data", help="training table (CSV, TSV, JSONL, JSON, Parquet)")
-    p.add_argument("--text", default="text", help="text column (default: text)")
-    p.add_argument("--text-pair", metavar="COLUMN", help="second text of sentence pairs")
-    p.add_argument("--label", default="label", help="label column (default: label)")
+    cli.add_options(p, "text", "text_pair", "label")
     p.add_argument("--method", default="base", choices=LNL_METHODS.names(),
                    help="training method (default: base)")
     p.add_argument("--filter", dest="filter_mode", choices=("drop", "relabel"),
@@ -59,25 +49,17 @@ def add_parser(subparsers, parents) -> None:
     p.add_argument("--noise-rate", type=float, metavar="RATE",
                    help="share of wrong labels for co-teaching and cnlcu (default: "
                    "cleanlab's estimate)")
-    p.add_argument("--backbone", choices=("head", "finetune"), default="head",
-                   help="head: a network over frozen embeddings (default); finetune: the "
-                   "whole model")
-    p.add_argument("--model", help="encoder (head) or model to fine-tune (default: "
-                   "all-MiniLM-L6-v2, packaged)")
-    p.add_argument("--epochs", type=at_least(1), help="default: 20 (head), 4 (finetune)")
-    p.add_argument("--batch-size", type=at_least(1), default=64, help="default: 64")
-    p.add_argument("--learning-rate", type=float, metavar="LR",
-                   help="default: 1e-3 (head), 3e-5 (finetune)")
-    p.add_argument("--hidden", type=int, default=256,
-                   help="hidden units of the head (0: linear; default: 256)")
-    p.add_argument("--device", help="torch device (default: cuda when present, else cpu)")
-    p.add_argument("--cache-dir", help="embedding cache folder")
-    add_seed(p)
-    p.add_argument("--eval", metavar="FILE", help="clean labelled table to measure the model on")
+    cli.add_backbone_options(p)
+    cli.add_options(p, batch_size={"default": 64, "help": "default: 64"},
+                    lr={"old": "--learning-rate", "help": "default: 1e-3 (head), 3e-5 (finetune)"},
+                    hidden={"type": int, "default": 256,
+                            "help": "hidden units of the head (0: linear; default: 256)"})
+    cli.add_options(p, "device", "cache_dir")
+    cli.add_seed(p)
+    cli.add_options(p, eval="clean labelled table to measure the model on")
     p.add_argument("--out", dest="model_out", metavar="FOLDER",
                    help="save the model to this folder")
-    p.add_argument("--metrics", metavar="FILE", help="write the metrics as JSON (.json)")
-    p.set_defaults(usage_error=p.error)
+    cli.add_options(p, metrics_out="write the metrics as JSON (.json)")
 
 
 _NOISE_RATE_METHODS = ("co-teaching", "cnlcu")
@@ -86,14 +68,14 @@ _NOISE_RATE_METHODS = ("co-teaching", "cnlcu")
 def _check_usage(args: argparse.Namespace) -> None:
     """Options that would be silently ignored are usage errors, before any work."""
     if args.noise_rate is not None and args.method not in _NOISE_RATE_METHODS:
-        args.usage_error(f"--noise-rate is the noise rate of --method co-teaching or cnlcu; "
-                         f"--method {args.method} does not use it: drop --noise-rate")
+        args.parser.error(f"--noise-rate is the noise rate of --method co-teaching or cnlcu; "
+                          f"--method {args.method} does not use it: drop --noise-rate")
     if args.filter_mode is not None and args.method != "filter":
-        args.usage_error(f"--filter says what --method filter does with flagged items; "
-                         f"--method {args.method} flags none: add --method filter")
-    if args.metrics and not args.metrics.lower().endswith(".json"):
-        args.usage_error(f"--metrics {args.metrics}: the metrics are written as JSON; give a "
-                         "file name ending in .json")
+        args.parser.error(f"--filter says what --method filter does with flagged items; "
+                          f"--method {args.method} flags none: add --method filter")
+    if args.metrics_out and not args.metrics_out.lower().endswith(".json"):
+        args.parser.error(f"{cli.flag(args, 'metrics_out')} {args.metrics_out}: the metrics "
+                          "are written as JSON; give a file name ending in .json")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -101,42 +83,43 @@ def run(args: argparse.Namespace) -> int:
     from labelaudit.io import write_json
     from labelaudit.train import evaluate_model, train
 
-    if not (args.model_out or args.metrics):
-        raise InvalidParameterError("give --out FOLDER to save the model and/or --metrics "
+    if not (args.model_out or args.metrics_out):
+        raise InvalidParameterError("give --out FOLDER to save the model and/or --metrics-out "
                                     "FILE (with --eval) to measure it")
-    if args.metrics and not args.eval:
-        raise InvalidParameterError("--metrics needs --eval, a clean labelled table")
+    if args.metrics_out and not args.eval:
+        raise InvalidParameterError(f"{cli.flag(args, 'metrics_out')} needs --eval, a clean "
+                                    "labelled table")
     if args.noise_rate is not None and not 0.0 <= args.noise_rate < 1.0:
         raise InvalidParameterError(f"--noise-rate must be in [0, 1); got {args.noise_rate}")
     _check_usage(args)
     evaluation = _evaluation_table(args) if args.eval else None
-    with warnings_to_stderr(args, flags=_OPTIONS):
+    with cli.warnings_to_stderr(args, flags=_OPTIONS):
         model = train(args.data, text=args.text, label=args.label, text_pair=args.text_pair,
                       method=args.method, backbone=args.backbone, model=args.model,
                       noise_rate=args.noise_rate, filter=args.filter_mode or "drop",
                       epochs=args.epochs, batch_size=args.batch_size,
                       learning_rate=args.learning_rate, hidden=args.hidden,
                       device=args.device, cache_dir=args.cache_dir, random_state=args.seed,
-                      progress=show_progress(args))
-        log(args, f"trained {args.method} ({args.backbone}) on {model.log['n_used']} of "
-            f"{model.log['n_train']} items in {model.log['seconds']:.1f} s")
+                      progress=cli.show_progress(args))
+        cli.log(args, f"trained {args.method} ({args.backbone}) on {model.log['n_used']} of "
+                f"{model.log['n_train']} items in {model.log['seconds']:.1f} s")
         for line in _training_notes(model.log):
-            log(args, line)
+            cli.log(args, line)
         if args.model_out:
             model.save(args.model_out, overwrite=args.overwrite)
-            log(args, f"wrote {args.model_out}")
+            cli.log(args, f"wrote {args.model_out}")
         if args.eval:
             metrics = evaluate_model(model, evaluation, text=args.text, label=args.label,
                                      text_pair=args.text_pair)
             doc = {**metrics.to_dict(), **_facts(args, model)}
-            log(args, f"top-1 {metrics.top1:.4f}  top-5 {metrics.top5:.4f}  macro-F1 "
-                f"{metrics.macro_f1:.4f} on {metrics.n_eval} items"
-                + (f"; {metrics.n_unseen} items have labels the model never saw "
-                   f"({', '.join(metrics.unseen_labels[:5])}), counted as wrong"
-                   if metrics.n_unseen else ""))
-            if args.metrics:
-                write_json(doc, args.metrics)
-                log(args, f"wrote {args.metrics}")
+            cli.log(args, f"top-1 {metrics.top1:.4f}  top-5 {metrics.top5:.4f}  macro-F1 "
+                    f"{metrics.macro_f1:.4f} on {metrics.n_eval} items"
+                    + (f"; {metrics.n_unseen} items have labels the model never saw "
+                       f"({', '.join(metrics.unseen_labels[:5])}), counted as wrong"
+                       if metrics.n_unseen else ""))
+            if args.metrics_out:
+                write_json(doc, args.metrics_out)
+                cli.log(args, f"wrote {args.metrics_out}")
     return 0
 
 

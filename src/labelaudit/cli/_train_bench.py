@@ -4,23 +4,14 @@ from __future__ import annotations
 
 import argparse
 
-from labelaudit.cli._common import (
-    add_command,
-    add_output_options,
-    add_seed,
-    at_least,
-    emit_result,
-    log,
-    show_progress,
-    warnings_to_stderr,
-)
+from labelaudit.cli import _common as cli
 
 ORDER = 71
 
 _EPILOG = """examples:
   labelaudit train-bench train.jsonl --eval test.jsonl --text text --label label \\
       --noise "uniform:0.1,0.2,0.4,0.6" --noise "instance-dependent:0.1,0.2,0.4" \\
-      --methods all --seeds 3 --out bench.json --plot bench.png
+      --methods all --seeds 3 --out bench.json --plot-out bench.png
 
 The training table's labels are taken as clean; each --noise METHOD:RATES injects that
 noise at each rate with seed --seed + s (s = 0..--seeds-1), every method is trained on the
@@ -33,45 +24,39 @@ _OPTIONS = ("noise", "methods", "seeds", "text", "label", "text_pair")
 
 
 def _methods(text: str) -> list[str] | None:
-    from labelaudit.cli._common import choice_list
     from labelaudit.registry import LNL_METHODS
 
-    return None if text == "all" else choice_list(LNL_METHODS.names())(text)
+    return None if text == "all" else cli.choice_list(LNL_METHODS.names())(text)
 
 
 def add_parser(subparsers, parents) -> None:
-    p = add_command(
+    p = cli.add_command(
         subparsers, "train-bench", parents, handler=run, epilog=_EPILOG,
         help="benchmark the training methods under injected noise on a clean test set",
         description="Inject noise into a clean training set at several rates, train every\n"
         "method on each noised copy, and report top-1 and top-5 accuracy on a clean test\n"
         "set (the NoisywikiHow benchmark, Wu et al. 2023).")
     p.add_argument("train", help="clean training table")
-    p.add_argument("--eval", required=True, metavar="FILE", help="clean evaluation table")
-    p.add_argument("--text", default="text", help="text column (default: text)")
-    p.add_argument("--text-pair", metavar="COLUMN", help="second text of sentence pairs")
-    p.add_argument("--label", default="label", help="label column (default: label)")
+    cli.add_options(p, "eval", "text", "text_pair", "label",
+                    eval={"required": True, "help": "clean evaluation table"})
     p.add_argument("--noise", action="append", metavar="METHOD:RATES",
                    help="noise method and comma-separated rates; repeat per method "
                    "(default: uniform:0.1,0.2,0.4)")
     p.add_argument("--methods", type=_methods, default=None, metavar="all|M1,M2",
                    help="methods to train (default: all)")
-    p.add_argument("--seeds", type=at_least(1), default=3, help="seeds per cell (default: 3)")
-    p.add_argument("--backbone", choices=("head", "finetune"), default="head")
-    p.add_argument("--model", help="encoder (head) or model to fine-tune")
-    p.add_argument("--epochs", type=at_least(1), help="default: 20 (head), 4 (finetune)")
-    add_seed(p)
-    add_output_options(p, what="the benchmark table",
-                       out_help="write the result: .json (every run and the summary) or "
-                       ".csv .tsv .jsonl .parquet (the summary rows)")
-    p.add_argument("--plot", metavar="FILE", help="top-1 against the rate per method, .png/.svg")
+    cli.add_options(p, seeds={"default": 3, "help": "seeds per cell (default: 3)"})
+    cli.add_backbone_options(p)
+    cli.add_seed(p)
+    cli.add_output_options(p, what="the benchmark table", json="every run and the summary",
+                           table="the summary rows")
+    cli.add_options(p, plot_out="top-1 against the rate per method, .png/.svg")
 
 
 def run(args: argparse.Namespace) -> int:
     from labelaudit.train import parse_noise_grid, train_bench
 
     noise = args.noise or ["uniform:0.1,0.2,0.4"]
-    with warnings_to_stderr(args, flags=_OPTIONS):
+    with cli.warnings_to_stderr(args, flags=_OPTIONS):
         for spec in noise:
             parse_noise_grid(spec)  # a bad spec fails before any training
         result = train_bench(
@@ -79,11 +64,7 @@ def run(args: argparse.Namespace) -> int:
             text_pair=args.text_pair, noise=noise, methods=args.methods, seeds=args.seeds,
             backbone=args.backbone, model=args.model,
             train_options={"epochs": args.epochs} if args.epochs else None,
-            random_state=args.seed, progress=show_progress(args))
-        emit_result(args, result.to_dict(), result.to_frame(),
-                    shown=result.table("top1").reset_index())
-        if args.plot:
-            result.plot(args.plot)
-            log(args, f"wrote {args.plot}")
-    log(args, result.summary())  # after the warnings, which the block prints as it closes
+            random_state=args.seed, progress=cli.show_progress(args))
+        cli.emit_result(args, result, shown=result.table("top1").reset_index())
+    cli.log(args, result.summary())  # after the warnings, which the block prints as it closes
     return 0

@@ -104,7 +104,7 @@ def _aligned(suspect: pd.DataFrame, fixed: pd.DataFrame, text: str,
              id: str | None) -> pd.DataFrame:  # noqa: A002 - mirrors the CLI flag
     """The corrected table in the suspect table's row order, by id or by row."""
     if id is not None and id in suspect.columns and id in fixed.columns:
-        from labelaudit.impact._impact_sets import text_keys
+        from labelaudit.io import text_keys
 
         keys, fixed_keys = text_keys(suspect[id]), text_keys(fixed[id])
         for name, values in (("suspect", keys), ("corrected", fixed_keys)):
@@ -143,8 +143,7 @@ def text_pool(train: Any, suspect: Any, corrected: Any = None, *, text: str,
               label: str = "label", text_pair: str | None = None,
               id: str | None = "id") -> Pool:  # noqa: A002 - mirrors the CLI flag
     """The pool of text (or text-pair) items with one label each."""
-    from labelaudit.impact._impact_sets import text_keys
-    from labelaudit.io import TextDataset, check_label_values, prepare_text_dataset
+    from labelaudit.io import TextDataset, check_label_values, prepare_text_dataset, text_keys
 
     frames = [_frame(train), _frame(suspect)]
     if corrected is not None:

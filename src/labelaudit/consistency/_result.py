@@ -10,8 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from labelaudit.impact._impact_result import METRIC_NAMES as _METRIC_NAMES
-from labelaudit.impact._impact_result import _number
+from labelaudit.io import METRIC_NAMES, json_number
 
 __all__ = ["ConsistencyResult", "SchemeCurve", "SchemeVerdict", "t_half_width"]
 
@@ -128,16 +127,16 @@ class ConsistencyResult:
                                    "verdict": v.verdict, "gaps": list(v.gaps)}
                             for name, v in self.corrections.items()},
             "curves": {name: {"n": [int(n) for n in c.sizes],
-                              "mean": [_number(v) for v in c.mean],
-                              "low": [_number(v) for v in c.low],
-                              "high": [_number(v) for v in c.high],
-                              "scores": [[_number(v) for v in row] for row in c.scores]}
+                              "mean": [json_number(v) for v in c.mean],
+                              "low": [json_number(v) for v in c.low],
+                              "high": [json_number(v) for v in c.high],
+                              "scores": [[json_number(v) for v in row] for row in c.scores]}
                        for name, c in self.curves.items()},
         }
 
     def summary(self) -> str:
         """The verdict in one sentence with its numbers, then one line per scheme."""
-        metric = _METRIC_NAMES.get(self.metric, self.metric)
+        metric = METRIC_NAMES.get(self.metric, self.metric)
         level = f"{self.confidence_level:.0%}"
         first = self.verdicts["TestTrain"]
         if first.verdict == "inconsistent":
@@ -205,7 +204,7 @@ class ConsistencyResult:
             panel.set_title(name)
             panel.grid(True, alpha=0.3)
             panel.legend(loc="lower right", fontsize="x-small")
-        axes[0].set_ylabel(f"{_METRIC_NAMES.get(self.metric, self.metric)} on the new test "
+        axes[0].set_ylabel(f"{METRIC_NAMES.get(self.metric, self.metric)} on the new test "
                            "set (%)")
         figure.suptitle(title or f"label consistency: {self.verdict}")
         figure.tight_layout()

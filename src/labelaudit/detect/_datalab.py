@@ -3,7 +3,9 @@
 labelaudit ranks label issues itself; this module runs only the issue types of
 ``cleanlab.Datalab`` that look at the items' features, and adds one signal of its own: a
 near-duplicate pair whose given labels differ (one of the two labels is likely wrong, or
-the classes overlap).
+the classes overlap). The result is a :class:`DatalabIssues`
+(:mod:`labelaudit.detect._datalab_result`); :func:`datalab_features` makes the items'
+features (:mod:`labelaudit.detect._datalab_features`).
 """
 
 from __future__ import annotations
@@ -12,12 +14,9 @@ import contextlib
 import io
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import (
     InvalidInputError,
@@ -26,6 +25,8 @@ from labelaudit._errors import (
     format_rows,
 )
 from labelaudit.detect._cleanlab import import_cleanlab
+from labelaudit.detect._datalab_features import FeatureMethod, datalab_features
+from labelaudit.detect._datalab_result import DatalabIssues
 from labelaudit.detect._scores import check_pred_probs
 
 __all__ = [
@@ -38,139 +39,9 @@ __all__ = [
 ]
 
 DatalabIssueType = Literal["near_duplicate", "outlier", "non_iid"]
-FeatureMethod = Literal["tfidf", "embed"]
 DATALAB_ISSUE_TYPES: tuple[str, ...] = ("near_duplicate", "outlier", "non_iid")
 MIN_CLEANLAB = (2, 6)
 NON_IID_ALPHA = 0.05  # cleanlab's significance_threshold for the non-IID test
-
-
-@dataclass(frozen=True)
-class DatalabIssues:
-    """What cleanlab's Datalab found besides label issues, one entry per item.
-
-    Issue types that were not asked for keep their neutral values (False, None, NaN) and
-    are left out of :meth:`to_frame` and :meth:`summary`.
-
-    Attributes
-    ----------
-    ids : ndarray of shape (n_samples,)
-        Item ids (row positions when none were given).
-    labels : ndarray of int, shape (n_samples,)
-        Given labels, as class indices.
-    issue_types : tuple of str
-        The issue types that were run.
-    is_near_duplicate : ndarray of bool, shape (n_samples,)
-    near_duplicate_id : ndarray of object, shape (n_samples,)
-        Id of the item's closest near-duplicate, None where it has none.
-    near_duplicate_sets : list of ndarray of int
-        Positions of each item's near-duplicates (empty for most items), as cleanlab's
-        ``get_info("near_duplicate")["near_duplicate_sets"]``.
-    near_duplicate_label_conflict : ndarray of bool, shape (n_samples,)
-        Some near-duplicate of the item has a different given label.
-    is_outlier : ndarray of bool, shape (n_samples,)
-    outlier_score : ndarray of float, shape (n_samples,)
-        cleanlab's outlier score in [0, 1]; lower = more atypical.
-    non_iid_p_value : float or None
-        p-value of cleanlab's permutation test that neighbours in feature space are no
-        closer in row order than chance; None when ``non_iid`` was not run.
-    is_non_iid : bool
-        ``non_iid_p_value < 0.05``: the row order carries information (sorted, drifting
-        or grouped data), so row-order splits would not be random.
-    seconds : float
-        Wall time of the Datalab pass (features excluded).
-    """
-
-    ids: np.ndarray
-    labels: np.ndarray
-    issue_types: tuple[str, ...]
-    is_near_duplicate: np.ndarray
-    near_duplicate_id: np.ndarray
-    near_duplicate_sets: list[np.ndarray]
-    near_duplicate_label_conflict: np.ndarray
-    is_outlier: np.ndarray
-    outlier_score: np.ndarray
-    non_iid_p_value: float | None
-    is_non_iid: bool
-    seconds: float
-
-    @property
-    def duplicate_groups(self) -> np.ndarray:
-        """Group number of each item among near-duplicates, -1 for items without one.
-
-        Items linked by near-duplicate relations, directly or through others, share a
-        group (connected components of the near-duplicate graph), numbered from 0 in
-        order of their first item.
-        """
-        from scipy.sparse import coo_matrix
-        from scipy.sparse.csgraph import connected_components
-
-        n = len(self.ids)
-        rows = np.concatenate([np.full(len(s), i) for i, s in enumerate(self.near_duplicate_sets)]
-                              + [np.zeros(0, int)]).astype(np.int64)
-        cols = np.concatenate([np.asarray(s, np.int64) for s in self.near_duplicate_sets]
-                              + [np.zeros(0, np.int64)])
-        graph = coo_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, n))
-        _, component = connected_components(graph, directed=False)
-        groups = np.full(n, -1, dtype=np.int64)
-        members = np.flatnonzero(self.is_near_duplicate)
-        _, first, inverse = np.unique(component[members], return_index=True, return_inverse=True)
-        renumber = np.argsort(np.argsort(first))  # groups numbered by first item
-        groups[members] = renumber[inverse]
-        return groups
-
-    @property
-    def n_duplicate_sets(self) -> int:
-        """Number of near-duplicate groups (see :attr:`duplicate_groups`)."""
-        return int(self.duplicate_groups.max(initial=-1) + 1)
-
-    @property
-    def n_conflicting_sets(self) -> int:
-        """Near-duplicate groups holding an item whose near-duplicate has another label."""
-        groups = self.duplicate_groups
-        return len(np.unique(groups[self.near_duplicate_label_conflict & (groups >= 0)]))
-
-    def to_frame(self) -> pd.DataFrame:
-        """One row per item, in item order (a RangeIndex, aligned by position).
-
-        Columns, for the issue types run: ``is_near_duplicate, near_duplicate_id,
-        near_duplicate_label_conflict`` (near_duplicate) and ``is_outlier,
-        outlier_score`` (outlier), and ``non_iid_p_value`` (non_iid: a dataset-level
-        finding, the same in every row, so a written scan output still carries it).
-        """
-        columns: dict[str, Any] = {}
-        if "near_duplicate" in self.issue_types:
-            columns["is_near_duplicate"] = self.is_near_duplicate
-            columns["near_duplicate_id"] = pd.Series(self.near_duplicate_id, dtype=object)
-            columns["near_duplicate_label_conflict"] = self.near_duplicate_label_conflict
-        if "outlier" in self.issue_types:
-            columns["is_outlier"] = self.is_outlier
-            columns["outlier_score"] = self.outlier_score
-        if "non_iid" in self.issue_types and self.non_iid_p_value is not None:
-            columns["non_iid_p_value"] = np.full(len(self.ids), float(self.non_iid_p_value))
-        return pd.DataFrame(columns, index=pd.RangeIndex(len(self.ids)))
-
-    def summary(self) -> str:
-        """A line per issue type run, e.g. ``near-duplicates: 120 items in 55 sets, 14
-        sets with different labels``."""
-        lines = []
-        if "near_duplicate" in self.issue_types:
-            n_items = int(self.is_near_duplicate.sum())
-            lines.append(
-                f"near-duplicates: {n_items} items in {self.n_duplicate_sets} sets, "
-                f"{self.n_conflicting_sets} sets with different labels "
-                f"({int(self.near_duplicate_label_conflict.sum())} items)")
-        if "outlier" in self.issue_types:
-            lines.append(f"outliers: {int(self.is_outlier.sum())}")
-        if self.non_iid_p_value is not None:
-            verdict = ("the row order carries information: neighbouring rows are more alike "
-                       "than chance (sorted, drifting or grouped data)" if self.is_non_iid
-                       else "no evidence of ordering effects")
-            lines.append(f"non-IID: p = {_p_text(self.non_iid_p_value)} ({verdict})")
-        return "\n".join(lines)
-
-
-def _p_text(p: float) -> str:
-    return f"{p:.2g}" if p >= 1e-3 else f"{p:.1e}"
 
 
 def _check_cleanlab() -> Any:
@@ -412,98 +283,3 @@ def datalab_issues(
         is_non_iid=p_value is not None and p_value < NON_IID_ALPHA,
         seconds=time.perf_counter() - start)
 
-
-def datalab_features(
-    texts: Sequence[str],
-    *,
-    text_pairs: Sequence[str] | None = None,
-    method: FeatureMethod = "tfidf",
-    model: str | None = None,
-    cache_dir: str | Path | None = None,
-    n_components: int = 256,
-    random_state: int | None = 0,
-    progress: bool = False,
-) -> np.ndarray:
-    """Item features for :func:`datalab_issues`, shape (n_samples, n_features), L2-normalised.
-
-    Parameters
-    ----------
-    texts : sequence of str
-    text_pairs : sequence of str, optional
-        Second texts of sentence pairs: each side is featurised on its own and the two
-        are concatenated (and normalised again).
-    method : {"tfidf", "embed"}, default="tfidf"
-        ``"tfidf"``: TF-IDF (sublinear tf, words seen in at least 2 texts) reduced by
-        TruncatedSVD to ``n_components`` dimensions; no model. ``"embed"``: sentence
-        embeddings of the ``embed`` member (all-MiniLM-L6-v2 unless ``model``, first 256
-        tokens) through its on-disk cache, so they cost nothing after a scan with that
-        member. The default is ``tfidf``, for speed and for what it finds. On 20 Newsgroups
-        (7,532 posts, 2 CPU cores; ``python -m benchmarks.datalab_speed``) TF-IDF + SVD took
-        13 s against 866 s to encode cold (0 s cached), and found 297 near-duplicates in 129
-        sets against 122 in 53, including every one of the embeddings' 4 label-conflict
-        items; its 15 label-conflict items hold 8 human-verified label errors
-        (``is_error_broad``, base rate 1.1%), the embeddings' 4 hold 3. Re-posts share most
-        of their words, which TF-IDF sees over the whole text, while the encoder reads only
-        the first 256 tokens. TF-IDF also pairs posts that share an author's headers and
-        signature: related, but not copies.
-    model, cache_dir, progress : options of the embedding (see ``EmbedScorer``).
-    n_components : int, default=256
-        Dimensions kept by the SVD (``tfidf`` only; fewer for tiny vocabularies).
-    random_state : int or None, default=0
-        Seed of the randomised SVD.
-
-    Returns
-    -------
-    ndarray of float32, shape (n_samples, n_features)
-
-    Examples
-    --------
-    >>> texts = ["the cat sat", "the cat sat", "a dog ran", "a dog ran home"]
-    >>> features = datalab_features(texts, n_components=2)
-    >>> features.shape, bool(np.allclose(features[0], features[1]))
-    ((4, 2), True)
-    """
-    if method not in ("embed", "tfidf"):
-        raise InvalidParameterError(f"method must be 'tfidf' or 'embed'; got {method!r}")
-    if isinstance(n_components, bool) or not isinstance(n_components, int) or n_components < 1:
-        raise InvalidParameterError(f"n_components must be a positive integer; got "
-                                    f"{n_components!r}")
-    texts = [str(t) for t in texts]
-    if text_pairs is not None and len(text_pairs) != len(texts):
-        raise InvalidInputError(
-            f"text_pairs has {len(text_pairs)} entries but texts has {len(texts)}")
-    if not texts:
-        raise InvalidInputError("no texts to featurise")
-    sides = [texts] if text_pairs is None else [texts, [str(t) for t in text_pairs]]
-    if method == "embed":
-        from labelaudit.models._embed import encode_texts
-
-        both = encode_texts([t for side in sides for t in side], model=model,
-                            cache_dir=cache_dir, progress=progress)
-        parts = [both[i * len(texts):(i + 1) * len(texts)] for i in range(len(sides))]
-    else:
-        parts = [_tfidf_svd(side, n_components=n_components, random_state=random_state)
-                 for side in sides]
-    out = np.hstack(parts).astype(np.float32)
-    return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
-
-
-def _tfidf_svd(texts: list[str], *, n_components: int, random_state: int | None) -> np.ndarray:
-    """TF-IDF reduced to at most ``n_components`` dimensions, L2-normalised rows."""
-    from sklearn.decomposition import TruncatedSVD
-    from sklearn.feature_extraction.text import TfidfVectorizer
-
-    vectorizer = TfidfVectorizer(sublinear_tf=True, min_df=2 if len(texts) > 50 else 1,
-                                 max_features=200_000, dtype=np.float32)
-    try:
-        matrix = vectorizer.fit_transform(texts)
-    except ValueError:  # every text empty or stop words only
-        return np.zeros((len(texts), 1), np.float32)
-    width = min(n_components, matrix.shape[1] - 1, len(texts) - 1)
-    if width < 1:
-        dense = matrix.toarray()
-    else:
-        seed = None if random_state is None else int(random_state)
-        dense = TruncatedSVD(n_components=width, random_state=seed).fit_transform(matrix)
-    dense = np.asarray(dense, dtype=np.float32)
-    return dense / np.maximum(np.linalg.norm(dense, axis=1, keepdims=True), 1e-12)

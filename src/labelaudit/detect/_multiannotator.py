@@ -43,7 +43,7 @@ def annotation_matrix(annotations: pd.Series, classes: np.ndarray, ids: np.ndarr
     Each cell is a list of plain labels or of ``{"worker": id, "label": value}`` objects
     (JSON text is parsed). A shorthand for
     ``to_annotations(list(annotations), ids=ids, classes=classes).to_matrix()``
-    (:meth:`labelaudit.agreement.Annotations.to_matrix`) that also refuses items without
+    (:meth:`labelaudit.io.Annotations.to_matrix`) that also refuses items without
     annotations. Without worker ids the k-th label of every item is treated as annotator k.
     Missing annotations are NaN.
 
@@ -56,7 +56,7 @@ def annotation_matrix(annotations: pd.Series, classes: np.ndarray, ids: np.ndarr
     >>> annotation_matrix(cells, np.array(["a", "b"]), np.arange(2)).tolist()
     [[0.0, nan], [nan, 1.0]]
     """
-    from labelaudit.agreement._annotations import to_annotations
+    from labelaudit.io import to_annotations
 
     matrix = to_annotations(list(annotations), ids=ids, classes=classes).to_matrix()
     empty = np.isnan(matrix).all(axis=1)

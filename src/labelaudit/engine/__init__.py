@@ -9,26 +9,55 @@ Examples
 1048576
 """
 
+from labelaudit.engine._chunk_writer import ChunkWriter
+from labelaudit.engine._chunks import Collector, Columns
 from labelaudit.engine._embed import embed_stream
-from labelaudit.engine._hashing import FoldCounts, HashingOptions, fold_ids, hash_texts, tfidf_rows
+from labelaudit.engine._hashing import (
+    FoldCounts,
+    FoldPrediction,
+    HashingOptions,
+    fold_ids,
+    hash_texts,
+    tfidf_rows,
+)
 from labelaudit.engine._heads import EmbedOptions
-from labelaudit.engine._resume import ResumeWarning
-from labelaudit.engine._sink import ChunkWriter, is_scan_output
-from labelaudit.engine._stream import Source, is_streamable, iter_frames, resolve_source
+from labelaudit.engine._local import LocalRunner
+from labelaudit.engine._ray import RayRunner
+from labelaudit.engine._ray_connect import check_engine, folds_on
+from labelaudit.engine._resume import Checkpoint, ResumeWarning
+from labelaudit.engine._sink import check_output, writer_for
+from labelaudit.engine._sort import RankSorter
+from labelaudit.engine._source import Source, is_streamable, resolve_source
+from labelaudit.engine._stream import check_chunk_size, check_columns, iter_frames
+from labelaudit.engine._target import is_folder_output, is_scan_output
 
 __all__ = [
+    "Checkpoint",
     "ChunkWriter",
+    "Collector",
+    "Columns",
     "EmbedOptions",
     "FoldCounts",
+    "FoldPrediction",
     "HashingOptions",
+    "LocalRunner",
+    "RankSorter",
+    "RayRunner",
     "ResumeWarning",
     "Source",
+    "check_chunk_size",
+    "check_columns",
+    "check_engine",
+    "check_output",
     "embed_stream",
     "fold_ids",
+    "folds_on",
     "hash_texts",
+    "is_folder_output",
     "is_scan_output",
     "is_streamable",
     "iter_frames",
     "resolve_source",
     "tfidf_rows",
+    "writer_for",
 ]

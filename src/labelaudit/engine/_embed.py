@@ -15,7 +15,7 @@ from typing import Literal
 import numpy as np
 
 from labelaudit._validation import check_int
-from labelaudit.engine._stream import Source, resolve_source
+from labelaudit.engine._source import Source, resolve_source
 
 __all__ = ["embed_stream"]
 

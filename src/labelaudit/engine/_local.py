@@ -14,8 +14,9 @@ from labelaudit.engine import _hashing
 from labelaudit.engine._chunks import Columns, HashedChunk, hash_chunk
 from labelaudit.engine._hashing import FoldCounts, FoldPrediction, HashingOptions
 from labelaudit.engine._heads import EmbedOptions, MemmapChunks, encode_frame, fit_head_fold
+from labelaudit.engine._source import Source
 from labelaudit.engine._spill import FolderStore
-from labelaudit.engine._stream import Source, iter_frames
+from labelaudit.engine._stream import iter_frames
 
 __all__ = ["LocalRunner"]
 

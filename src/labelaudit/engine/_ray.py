@@ -9,265 +9,32 @@ task. Ray is started with every core of this machine, or joined at ``address``.
 
 from __future__ import annotations
 
-import os
 import pickle
-import socket
-import threading
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from labelaudit._errors import InvalidParameterError, MissingExtraError
 from labelaudit.engine._chunks import Columns, HashedChunk, hash_chunk
 from labelaudit.engine._hashing import FoldCounts, FoldPrediction, HashingOptions
-from labelaudit.engine._stream import Source
+from labelaudit.engine._ray_connect import check_engine, connect, folds_on, import_ray
+from labelaudit.engine._ray_folds import (
+    ObjectStore,
+    RefChunks,
+    as_finished,
+    fit_fold_task,
+    fit_head_task,
+)
+from labelaudit.engine._source import Source
 
-__all__ = ["RayRunner", "check_engine", "connect", "folds_on"]
-
-CONNECT_TIMEOUT_S = 30.0
-
-
-def _ray() -> Any:
-    try:
-        import ray
-    except ImportError:
-        raise MissingExtraError("ray", "scale") from None
-    return ray
-
-
-def _reachable(address: str, timeout_s: float) -> None:
-    """Fail fast when ``host:port`` (or ``ray://host:port``) does not accept connections."""
-    target = address.split("://", 1)[-1]
-    host, _, port = target.rpartition(":")
-    if not host or not port.isdigit():
-        return  # "auto" or a form Ray resolves itself
-    try:
-        socket.create_connection((host, int(port)), timeout=min(timeout_s, 10.0)).close()
-    except OSError as exc:
-        raise InvalidParameterError(
-            f"cannot reach the Ray cluster at {address} ({exc.strerror or exc}); check the "
-            "address (`ray status` on the head node prints it), or leave --ray-address out to "
-            "start Ray on this machine") from None
-
-
-def connect(address: str | None, *, timeout_s: float = CONNECT_TIMEOUT_S,
-            num_cpus: int | None = None) -> bool:
-    """Start Ray on this machine (every core), or connect to the cluster at ``address``;
-    True when this call started the connection (and should shut it down).
-
-    An address that cannot be reached, or a connection that does not complete within
-    ``timeout_s``, is an :class:`InvalidParameterError`.
-    """
-    ray = _ray()
-    if ray.is_initialized():
-        return False
-    quiet = {"include_dashboard": False, "log_to_driver": False, "logging_level": "ERROR",
-             "configure_logging": True}
-    if address is None:
-        ray.init(num_cpus=num_cpus or os.cpu_count(), **quiet)
-        return True
-    _reachable(address, timeout_s)
-    failure: list[BaseException] = []
-
-    def start() -> None:
-        try:
-            ray.init(address=address, **({} if address.startswith("ray://") else quiet))
-        except BaseException as exc:  # noqa: BLE001 - reported below
-            failure.append(exc)
-
-    with _held_stderr() as held:  # Ray's C++ client logs a line per retry meanwhile
-        thread = threading.Thread(target=start, daemon=True)
-        thread.start()
-        thread.join(timeout_s)
-        failed = thread.is_alive() or bool(failure)
-        if not failed:
-            held.replay()
-    last = held.last_line()
-    why = f" (Ray: {last})" if last else ""
-    if thread.is_alive():
-        raise InvalidParameterError(
-            f"could not connect to the Ray cluster at {address} within {timeout_s:.0f} s{why}; "
-            "check the address and that the cluster is up (`ray status`)")
-    if failure:
-        raise InvalidParameterError(
-            f"could not connect to the Ray cluster at {address}: "
-            f"{' '.join(str(failure[0]).split())[:300]}{why}") from None
-    return True
-
-
-class _Held:
-    """What was written to file descriptor 2 while it was held."""
-
-    def __init__(self, sink: Any) -> None:
-        self.sink = sink
-        self.text = ""
-        self.replayed = False
-
-    def read(self) -> str:
-        self.sink.seek(0)
-        self.text = self.sink.read().decode("utf-8", "replace")
-        return self.text
-
-    def replay(self) -> None:
-        """Write what was held to the real stderr once it is restored (on success: Ray's
-        own warnings)."""
-        self.replayed = True
-
-    def last_line(self) -> str:
-        lines = [ln.split("] ", 1)[-1].strip() for ln in self.text.splitlines() if ln.strip()]
-        return " ".join(lines[-1].split())[:200] if lines else ""
-
-
-@contextmanager
-def _held_stderr() -> Iterator[_Held]:
-    """Hold file descriptor 2 (where Ray's C++ code logs) in a temporary file; on exit
-    restore it and, if :meth:`_Held.replay` was called, write the held text out."""
-    import sys
-    import tempfile
-
-    sys.stderr.flush()
-    saved = os.dup(2)
-    with tempfile.TemporaryFile() as sink:
-        held = _Held(sink)
-        os.dup2(sink.fileno(), 2)
-        try:
-            yield held
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
-            held.read()
-            if held.replayed and held.text:
-                sys.stderr.write(held.text)
-
-
-def check_engine(engine: str, address: str | None) -> None:
-    """``engine`` is ``"local"`` or ``"ray"``, and a Ray address comes with ``"ray"``.
-
-    Examples
-    --------
-    >>> check_engine("ray", "auto")
-    """
-    from labelaudit._validation import check_choice
-
-    check_choice(engine, "engine", ("local", "ray"))
-    if address is not None and engine != "ray":
-        raise InvalidParameterError(
-            "ray_address connects to a Ray cluster: give engine='ray' (--engine ray) too")
-
-
-@contextmanager
-def folds_on(engine: str, address: str | None = None) -> Iterator[None]:
-    """Cross-fitting inside the block runs on ``engine``: ``"local"``, or ``"ray"`` (Ray
-    started with every core, or the cluster at ``address``, already connected or not;
-    every fold a Ray task, see :func:`labelaudit.models._crossfit.fold_engine`)."""
-    from labelaudit.models._crossfit import fold_engine
-
-    check_engine(engine, address)
-    if engine != "ray":
-        with fold_engine("local"):
-            yield
-        return
-    owned = connect(address)
-    try:
-        with fold_engine("ray"):
-            yield
-    finally:
-        if owned:
-            _ray().shutdown()
+__all__ = ["RayRunner", "check_engine", "connect", "encoder_pool", "folds_on"]
 
 
 def _hash_batch(batch: pd.DataFrame, columns: Columns, options: HashingOptions) -> pd.DataFrame:
     """``map_batches`` body: one chunk in, one row holding its pickled HashedChunk out."""
     return pd.DataFrame({"chunk": [pickle.dumps(hash_chunk(batch, columns, options))]})
-
-
-class ObjectStore:
-    """The hashed rows of each bucket as Ray objects (one per chunk and bucket)."""
-
-    def __init__(self, *, n_buckets: int) -> None:
-        self.n_buckets = n_buckets
-        self.refs: list[list[Any]] = [[] for _ in range(n_buckets)]
-
-    def put(self, bucket: int, rows: np.ndarray, matrix: Any) -> None:
-        self.refs[bucket].append(_ray().put((np.asarray(rows, dtype=np.int64), matrix)))
-
-    def close(self) -> None:
-        pass
-
-    def remove(self) -> None:
-        self.refs = [[] for _ in range(self.n_buckets)]
-
-    def reader(self) -> RefReader:
-        return RefReader(self.refs)
-
-
-class RefReader:
-    """What a fold task gets: the object refs of every bucket, fetched one bucket at a time."""
-
-    def __init__(self, refs: list[list[Any]]) -> None:
-        self.refs = refs
-        self.n_buckets = len(refs)
-
-    def read(self, bucket: int) -> tuple[Any, np.ndarray]:
-        import scipy.sparse as sp
-
-        parts = _ray().get(self.refs[bucket]) if self.refs[bucket] else []
-        if not parts:
-            return sp.csr_matrix((0, 1), dtype=np.float32), np.zeros(0, np.int64)
-        matrix = sp.vstack([m for _, m in parts], format="csr") if len(parts) > 1 \
-            else parts[0][1]
-        return matrix, np.concatenate([r for r, _ in parts])
-
-
-def _fit_fold_task(fold: int, reader: RefReader, labels: np.ndarray, folds: np.ndarray,
-                   idf: np.ndarray, options: HashingOptions, n_classes: int, n_train: int,
-                   random_state: int) -> FoldPrediction:
-    from labelaudit.engine import _hashing
-
-    return _hashing.fit_fold(fold, reader, labels, folds, idf, options, n_classes=n_classes,
-                             n_train=n_train, random_state=random_state, n_jobs=1)
-
-
-def _fit_head_task(fold: int, chunks: RefChunks, labels: np.ndarray, folds: np.ndarray,
-                   options: Any, n_classes: int, random_state: int) -> FoldPrediction:
-    from labelaudit.engine._heads import fit_head_fold
-
-    return fit_head_fold(fold, chunks, labels, folds, options, n_classes=n_classes,
-                         random_state=random_state)
-
-
-class RefChunks:
-    """The embeddings of the Ray engine: one object in Ray's object store per chunk, so a
-    head's task on any node reads them chunk by chunk."""
-
-    def __init__(self, *, pairs: bool) -> None:
-        self.pairs = pairs
-        self.dim = 0
-        self.refs: list[tuple[int, Any]] = []
-        self._next = 0
-
-    def append(self, vectors: np.ndarray) -> None:
-        if not self.dim:
-            self.dim = vectors.shape[1] // 2 if self.pairs else vectors.shape[1]
-        self.refs.append((self._next, _ray().put(np.ascontiguousarray(vectors))))
-        self._next += len(vectors)
-
-    @property
-    def n_chunks(self) -> int:
-        return len(self.refs)
-
-    def chunk(self, index: int) -> tuple[int, np.ndarray]:
-        """``(first row, vectors)`` of chunk ``index``."""
-        start, ref = self.refs[index]
-        return start, _ray().get(ref)
-
-    def chunks(self) -> Iterator[tuple[int, np.ndarray]]:
-        for index in range(self.n_chunks):
-            yield self.chunk(index)
 
 
 class _EncodeFrames:
@@ -339,12 +106,12 @@ class RayRunner:
 
         logging.getLogger("ray.data").setLevel(self._level)
         if self._owned:
-            _ray().shutdown()
+            import_ray().shutdown()
 
     def _dataset(self, columns: Sequence[str] | None) -> Any:
         import ray.data
 
-        from labelaudit.engine._stream import split_query
+        from labelaudit.engine._uri import split_query
 
         paths = list(self.source.paths)
         fmt = self.source.format
@@ -395,11 +162,11 @@ class RayRunner:
                   folds: np.ndarray, counts: FoldCounts, options: HashingOptions, *,
                   n_classes: int, random_state: int) -> Iterator[FoldPrediction]:
         """One Ray task per fold; predictions come back as the tasks finish."""
-        ray = _ray()
-        task = ray.remote(num_cpus=1)(_fit_fold_task)
+        ray = import_ray()
+        task = ray.remote(num_cpus=1)(fit_fold_task)
         labels_ref, folds_ref = ray.put(labels), ray.put(folds)
         reader = store.reader()
-        return _as_finished([task.remote(fold, reader, labels_ref, folds_ref, counts.idf(fold),
+        return as_finished([task.remote(fold, reader, labels_ref, folds_ref, counts.idf(fold),
                                          options, n_classes, counts.n_train(fold),
                                          random_state) for fold in todo])
 
@@ -411,7 +178,7 @@ class RayRunner:
         only encoded (into the embedding cache) and not kept."""
         from ray.data import ActorPoolStrategy
 
-        actors, per_actor = encoder_pool(_ray().cluster_resources(), actors=actors,
+        actors, per_actor = encoder_pool(import_ray().cluster_resources(), actors=actors,
                                          cpus_per_actor=cpus_per_actor,
                                          gpus_per_actor=gpus_per_actor)
         needed = [c for c in (columns.text, columns.text_pair) if c]
@@ -438,16 +205,8 @@ class RayRunner:
                   folds: np.ndarray, options: Any, *, n_classes: int,
                   random_state: int) -> Iterator[FoldPrediction]:
         """One Ray task per fold's embedding head, as they finish."""
-        ray = _ray()
-        task = ray.remote(num_cpus=1)(_fit_head_task)
+        ray = import_ray()
+        task = ray.remote(num_cpus=1)(fit_head_task)
         labels_ref, folds_ref = ray.put(labels), ray.put(folds)
-        return _as_finished([task.remote(fold, chunks, labels_ref, folds_ref, options,
+        return as_finished([task.remote(fold, chunks, labels_ref, folds_ref, options,
                                          n_classes, random_state) for fold in todo])
-
-
-def _as_finished(pending: list[Any]) -> Iterator[Any]:
-    """The results of Ray tasks, each as soon as it finishes."""
-    ray = _ray()
-    while pending:
-        ready, pending = ray.wait(pending, num_returns=1)
-        yield ray.get(ready[0])

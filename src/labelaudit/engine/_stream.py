@@ -3,293 +3,26 @@
 Nothing here holds more than one chunk of rows at a time: Parquet is read batch by batch
 (``pyarrow.parquet.ParquetFile.iter_batches``), CSV with ``pandas.read_csv(chunksize=...)``
 (the options :func:`labelaudit.io.read_table` uses, so values parse the same), JSON lines
-line by line. URIs (``s3://``, ``gs://``, ``hdfs://``, ``file://``) are listed and opened
-with :func:`pyarrow.fs.FileSystem.from_uri`, which reads S3 credentials and an
-S3-compatible endpoint from the environment (``AWS_ACCESS_KEY_ID``,
-``AWS_SECRET_ACCESS_KEY``, ``AWS_ENDPOINT_URL``) or options from the URI's query
-(``?endpoint_override=localhost:9000&scheme=http``); the ``S3FileSystem()`` constructor
-does not read ``AWS_ENDPOINT_URL`` (pyarrow 26), so every filesystem here comes from a URI.
+line by line. The files are those of a :class:`~labelaudit.engine._source.Source`; URIs
+are opened through :mod:`labelaudit.engine._uri`.
 """
 
 from __future__ import annotations
 
 import csv
-import glob
 import io
 import json
-import os
-import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
+from labelaudit.engine._source import Source, is_streamable, resolve_source
+from labelaudit.engine._uri import one_line, open_binary, split_query
 
-__all__ = ["Source", "check_columns", "is_streamable", "iter_frames", "resolve_source",
-           "split_query"]
-
-_FORMATS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".tsv": "tsv",
-            ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
-_GLOB_CHARS = set("*?[")
-# a URI's query: ``?endpoint_override=localhost:9000&scheme=http`` (a ``?`` before a name
-# and ``=`` starts one; any other ``?`` is a glob's one-character wildcard)
-_QUERY = re.compile(r"\?[A-Za-z_][A-Za-z0-9_]*=[^?/]*$")
-
-
-@dataclass(frozen=True)
-class Source:
-    """The files of a dataset, in reading order.
-
-    Attributes
-    ----------
-    paths : tuple of str
-        Local files or URIs (``s3://bucket/data/part-0.parquet``), sorted by name; each
-        URI keeps the query (``?endpoint_override=...``) of the URI it was listed from.
-    format : {"parquet", "csv", "tsv", "jsonl"}
-    remote : bool
-        True for a URI with a scheme (``s3://``, ``gs://``).
-    """
-
-    paths: tuple[str, ...]
-    format: str
-    remote: bool = False
-
-    def fingerprint(self) -> list[list[Any]]:
-        """``[path, size, mtime_ns]`` of every file, so a checkpoint can tell whether the
-        input changed since it was written."""
-        out: list[list[Any]] = []
-        for p in self.paths:
-            if "://" in p:
-                fs, inner = _filesystem(p)
-                info = fs.get_file_info(inner)
-                out.append([p, info.size, info.mtime_ns])
-            else:
-                stat = os.stat(p)
-                out.append([str(Path(p).resolve()), stat.st_size, stat.st_mtime_ns])
-        return out
-
-
-def split_query(uri: str) -> tuple[str, str]:
-    """A URI without its query, and the query (``""`` when there is none).
-
-    pyarrow reads options such as ``endpoint_override`` from the query of a URI; every
-    file of a source keeps the query of the URI it was listed from.
-
-    Examples
-    --------
-    >>> split_query("s3://bucket/data/?endpoint_override=localhost:9000&scheme=http")
-    ('s3://bucket/data/', '?endpoint_override=localhost:9000&scheme=http')
-    >>> split_query("s3://bucket/data/part-?.parquet")
-    ('s3://bucket/data/part-?.parquet', '')
-    """
-    if "://" not in uri:
-        return uri, ""
-    match = _QUERY.search(uri)
-    return (uri[:match.start()], match.group()) if match else (uri, "")
-
-
-def _format_of(path: str) -> str | None:
-    return _FORMATS.get(Path(split_query(path)[0].rstrip("/")).suffix.lower())
-
-
-def _data_files(folder: Path) -> list[str]:
-    """The data files under ``folder`` (hidden and ``_``-prefixed files such as ``_SUCCESS``
-    skipped), sorted by path."""
-    found = []
-    for root, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
-        for name in files:
-            if not name.startswith((".", "_")) and _format_of(name) is not None:
-                found.append(os.path.join(root, name))
-    return sorted(found)
-
-
-def resolve_source(source: str | Path | Sequence[str | Path]) -> Source:
-    """The files a source names: a file, a folder of files, a glob, or a list of files;
-    local, or a URI that :func:`pyarrow.fs.FileSystem.from_uri` opens (``s3://``,
-    ``gs://``, ``hdfs://``, ``file://``), listed with pyarrow.
-
-    Raises :class:`InvalidInputError` for a path that does not exist, a glob or folder
-    that matches no data file, and files of different formats.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> for name in ["b.csv", "a.csv"]:
-    ...     _ = (folder / name).write_text("text,label\\nhi,1\\n")
-    >>> [pathlib.Path(p).name for p in resolve_source(folder / "*.csv").paths]
-    ['a.csv', 'b.csv']
-    >>> resolve_source(folder / "*.parquet")  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    labelaudit._errors.InvalidInputError: no file matches .../*.parquet; ...
-    """
-    if isinstance(source, (list, tuple)):
-        if not source:
-            raise InvalidInputError("the list of input files is empty")
-        parts = [resolve_source(s) for s in source]
-        formats = {p.format for p in parts}
-        if len(formats) > 1:
-            raise InvalidInputError(
-                f"the input files mix formats ({', '.join(sorted(formats))}); convert them "
-                "to one format")
-        return Source(tuple(p for part in parts for p in part.paths), formats.pop(),
-                      any(p.remote for p in parts))
-    text = str(source)
-    if "://" in text:
-        return _remote_source(text)
-    if _GLOB_CHARS & set(text):
-        files = sorted(f for f in glob.glob(text, recursive=True)
-                       if os.path.isfile(f) and _format_of(f) is not None)
-        if not files:
-            raise InvalidInputError(
-                f"no file matches {text}; check the pattern (quote it so the shell does not "
-                "expand it) and the files' suffixes (.parquet .csv .tsv .jsonl)")
-    elif os.path.isdir(text):
-        files = _data_files(Path(text))
-        if not files:
-            raise InvalidInputError(
-                f"{text}: the folder holds no .parquet, .csv, .tsv or .jsonl file")
-    elif os.path.isfile(text):
-        if _format_of(text) is None:
-            raise InvalidInputError(
-                f"{text}: cannot stream {Path(text).suffix or 'a file without a suffix'}; "
-                "use .parquet, .csv, .tsv or .jsonl")
-        files = [text]
-    else:
-        raise InvalidInputError(f"{text}: no such file or folder")
-    formats = {str(_format_of(f)) for f in files}
-    if len(formats) > 1:
-        raise InvalidInputError(
-            f"{text}: the files mix formats ({', '.join(sorted(formats))}); "
-            "convert them to one format or name one kind with a glob (data/*.parquet)")
-    return Source(tuple(files), formats.pop(), remote=False)
-
-
-def is_streamable(source: object) -> bool:
-    """Whether :func:`scan_stream` can read ``source`` chunk by chunk: a URI, a glob, a
-    list of paths, a ``.parquet``/``.csv``/``.tsv``/``.jsonl`` file, or a folder of
-    them (not a DataFrame, a ``datasets`` folder or a hub name).
-
-    Examples
-    --------
-    >>> is_streamable("big.parquet"), is_streamable("s3://bucket/big/"), is_streamable("imdb")
-    (True, True, False)
-    """
-    if isinstance(source, (list, tuple)):
-        return bool(source) and all(is_streamable(s) for s in source)
-    if not isinstance(source, (str, os.PathLike)):
-        return False
-    text = os.fspath(source)
-    if "://" in text or _GLOB_CHARS & set(text):
-        return True
-    if os.path.isdir(text):
-        return bool(_data_files(Path(text)))
-    return _format_of(text) is not None
-
-
-def one_line(exc: BaseException) -> str:
-    """An exception's message on one line (pyarrow's S3 errors span several)."""
-    return " ".join(str(exc).split())
-
-
-def storage_hint(uri: str) -> str:
-    """What to check when an ``s3://`` URI cannot be reached or listed; ``""`` for other
-    schemes."""
-    if not uri.startswith("s3://"):
-        return ""
-    endpoint = os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
-    if "endpoint_override=" in uri or endpoint:
-        where = "endpoint_override in the URI" if "endpoint_override=" in uri else endpoint
-        return (f"; check that the storage at {where} is up, and the credentials in "
-                "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
-    return ("; for S3-compatible storage (MinIO, Ceph, R2) set AWS_ENDPOINT_URL "
-            "(http://host:port) or add ?endpoint_override=host:port&scheme=http to the URI, "
-            "and credentials in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
-
-
-def _filesystem(uri: str) -> tuple[Any, str]:
-    """The pyarrow filesystem of a URI (its query passed on) and the path inside it."""
-    import pyarrow.fs as pafs
-
-    try:
-        return pafs.FileSystem.from_uri(uri)
-    except Exception as exc:  # pyarrow raises several types
-        raise InvalidInputError(
-            f"{split_query(uri)[0]}: cannot open ({one_line(exc)}){storage_hint(uri)}") \
-            from None
-
-
-def _matches(path: str, pattern: str) -> bool:
-    """Whether a listed path matches a glob; ``*`` does not cross ``/`` (as for local
-    globs) unless the pattern has ``**``."""
-    import fnmatch
-
-    return fnmatch.fnmatchcase(path, pattern) and (
-        "**" in pattern or path.count("/") == pattern.count("/"))
-
-
-def _remote_source(uri: str) -> Source:
-    """The files of a URI (a file, a folder or a glob), listed with ``pyarrow.fs`` (S3,
-    GCS, HDFS, ``file://``; credentials as pyarrow finds them)."""
-    import pyarrow.fs as pafs
-
-    where, query = split_query(uri)
-    scheme = where.split("://", 1)[0]
-    glob_at = min((where.index(c) for c in _GLOB_CHARS if c in where), default=-1)
-    base = where if glob_at < 0 else where[:where.rindex("/", 0, glob_at)]
-    fs, root = _filesystem(base + query)
-    try:
-        info = fs.get_file_info(root)
-        if info.type == pafs.FileType.File:
-            found = [root]
-        elif info.type == pafs.FileType.Directory:
-            found = [i.path for i in fs.get_file_info(pafs.FileSelector(root, recursive=True))
-                     if i.type == pafs.FileType.File]
-        else:
-            raise InvalidInputError(f"{where}: no such file or folder{_not_found_hint(where)}")
-    except OSError as exc:
-        raise InvalidInputError(
-            f"{where}: cannot list ({one_line(exc)}){storage_hint(where)}") from None
-    pattern = None if glob_at < 0 else root.rstrip("/") + where[len(base):]
-    files = sorted(f for f in found if _format_of(f) is not None
-                   and not Path(f).name.startswith((".", "_"))
-                   and (pattern is None or _matches(f, pattern)))
-    if not files:
-        raise InvalidInputError(
-            f"no file matches {where}; check the pattern and the files' suffixes "
-            "(.parquet .csv .tsv .jsonl)")
-    formats = {str(_format_of(f)) for f in files}
-    if len(formats) > 1:
-        raise InvalidInputError(
-            f"{where}: the files mix formats ({', '.join(sorted(formats))}); name one kind "
-            "with a glob (s3://bucket/data/*.parquet)")
-    prefix = "file://" if scheme == "file" else f"{scheme}://"
-    return Source(tuple((prefix + f.lstrip("/") if scheme != "file" else prefix + f) + query
-                        for f in files), formats.pop(), remote=True)
-
-
-def _not_found_hint(uri: str) -> str:
-    if not uri.startswith("s3://"):
-        return ""
-    bucket = uri[len("s3://"):].split("/", 1)[0]
-    return (f" (check the bucket {bucket!r} and the prefix, e.g. `aws s3 ls {uri}`; for "
-            "S3-compatible storage set AWS_ENDPOINT_URL too)")
-
-
-def _open(path: str) -> Any:
-    """A binary file object for a local path or a URI."""
-    if "://" in path:
-        fs, inner = _filesystem(path)
-        try:
-            return fs.open_input_file(inner)
-        except OSError as exc:
-            raise InvalidInputError(f"{split_query(path)[0]}: cannot read ({one_line(exc)})"
-                                    f"{storage_hint(path)}") from None
-    return open(path, "rb")  # noqa: SIM115 - the caller closes it
+__all__ = ["Source", "check_chunk_size", "check_columns", "is_streamable", "iter_frames",
+           "resolve_source", "split_query"]
 
 
 def _columns_of(path: str, fmt: str) -> list[tuple[str, str | None]]:
@@ -298,7 +31,7 @@ def _columns_of(path: str, fmt: str) -> list[tuple[str, str | None]]:
         import pyarrow.parquet as pq
 
         try:
-            with _open(path) as raw:
+            with open_binary(path) as raw:
                 schema = pq.read_schema(raw)
         except InvalidInputError:
             raise
@@ -306,7 +39,8 @@ def _columns_of(path: str, fmt: str) -> list[tuple[str, str | None]]:
             raise InvalidInputError(
                 f"{path}: not a readable Parquet file ({one_line(exc)})") from None
         return [(field.name, str(field.type)) for field in schema]
-    with _open(path) as raw, io.TextIOWrapper(raw, encoding="utf-8-sig", newline="") as handle:
+    with (open_binary(path) as raw,
+          io.TextIOWrapper(raw, encoding="utf-8-sig", newline="") as handle):
         if fmt == "jsonl":
             for number, line in enumerate(handle, 1):
                 if line.strip():
@@ -395,7 +129,7 @@ def _parquet_frames(path: str, columns: Sequence[str] | None,
     import pyarrow.parquet as pq
 
     try:
-        handle = pq.ParquetFile(_open(path))
+        handle = pq.ParquetFile(open_binary(path))
     except InvalidInputError:
         raise
     except Exception as exc:  # pyarrow raises several types
@@ -410,8 +144,9 @@ def _parquet_frames(path: str, columns: Sequence[str] | None,
 def _csv_frames(path: str, columns: Sequence[str] | None, chunk_size: int,
                 sep: str) -> Iterator[pd.DataFrame]:
     try:
-        reader = pd.read_csv(_open(path), sep=sep, keep_default_na=True, chunksize=chunk_size,
-                             usecols=list(columns) if columns else None, encoding="utf-8-sig")
+        reader = pd.read_csv(open_binary(path), sep=sep, keep_default_na=True,
+                             chunksize=chunk_size, usecols=list(columns) if columns else None,
+                             encoding="utf-8-sig")
         with reader:
             for frame in reader:
                 yield frame[list(columns)] if columns else frame
@@ -427,7 +162,7 @@ def _csv_frames(path: str, columns: Sequence[str] | None, chunk_size: int,
 def _jsonl_frames(path: str, columns: Sequence[str] | None,
                   chunk_size: int) -> Iterator[pd.DataFrame]:
     records: list[dict[str, Any]] = []
-    with _open(path) as raw, io.TextIOWrapper(raw, encoding="utf-8-sig") as handle:
+    with open_binary(path) as raw, io.TextIOWrapper(raw, encoding="utf-8-sig") as handle:
         for number, line in enumerate(handle, 1):
             if not line.strip():
                 continue

@@ -11,11 +11,10 @@ import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit._validation import check_int
-from labelaudit.evaluate._detection_report import HeadlineMetrics
-from labelaudit.io._read import json_lines
-from labelaudit.tokens._dataset import TokenDataset
-from labelaudit.tokens._issues import TokenIssue
-from labelaudit.tokens._schemes import convert_tags
+from labelaudit.evaluate._detection_report import HeadlineMetrics, detection_report
+from labelaudit.evaluate._ranking import precision_at_k, recall_at_k
+from labelaudit.io import json_lines
+from labelaudit.tokens import TokenDataset, TokenIssue, convert_tags
 
 __all__ = ["LevelMetrics", "SpanPrecision", "TokenEvaluation", "evaluate_tokens",
            "read_token_issues"]
@@ -136,8 +135,6 @@ def _iob2(tags: Sequence[str], scheme: str) -> list[str]:
 
 def _level(level: str, method: str, is_error: np.ndarray, scores: np.ndarray,
            ks: tuple[int, ...]) -> LevelMetrics:
-    from labelaudit.evaluate import detection_report, precision_at_k, recall_at_k
-
     if is_error.all() or not is_error.any():
         raise InvalidInputError(
             f"the corrected copy has {'only' if is_error.all() else 'no'} {level}-level "

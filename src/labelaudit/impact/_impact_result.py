@@ -3,7 +3,6 @@ flip points, and its table, JSON document, summary and figure."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -11,19 +10,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from labelaudit.io import figure_path, save_figure
+from labelaudit.io import METRIC_NAMES, figure_path, json_number, save_figure
 
-__all__ = ["METRIC_NAMES", "ImpactCurve", "ImpactResult", "RankFlip"]
-
-# How a score is named for a person (results' summaries and plot axes).
-METRIC_NAMES = {"entity_f1": "entity F1", "token_accuracy": "token accuracy",
-                "accuracy": "accuracy", "macro_f1": "macro-F1"}
-
-
-
-def _number(value: float) -> float | None:
-    """A float for JSON: NaN becomes null."""
-    return None if value is None or math.isnan(value) else float(value)
+__all__ = ["ImpactCurve", "ImpactResult", "RankFlip"]
 
 
 @dataclass(frozen=True)
@@ -118,11 +107,11 @@ class ImpactResult:
     def to_dict(self) -> dict[str, Any]:
         """The ``--out`` JSON document (NaN written as null)."""
         models = {
-            name: {"acc_original": _number(self.acc_original[i]),
-                   "acc_corrected": _number(self.acc_corrected[i]),
-                   "acc_C": _number(self.acc_C[i]),
-                   "acc_C_original": _number(self.acc_C_original[i]),
-                   "acc_B": _number(self.acc_B[i]),
+            name: {"acc_original": json_number(self.acc_original[i]),
+                   "acc_corrected": json_number(self.acc_corrected[i]),
+                   "acc_C": json_number(self.acc_C[i]),
+                   "acc_C_original": json_number(self.acc_C_original[i]),
+                   "acc_B": json_number(self.acc_B[i]),
                    "rank_original": int(self.rank_original[i]),
                    "rank_corrected": int(self.rank_corrected[i])}
             for i, name in enumerate(self.models)}
@@ -134,7 +123,7 @@ class ImpactResult:
                       "P": self.n_pruned},
             "pending": self.n_pending,
             "N": self.noise_prevalence,
-            "N_ci": [_number(v) for v in self.noise_prevalence_ci],
+            "N_ci": [json_number(v) for v in self.noise_prevalence_ci],
             "confidence_level": self.confidence_level,
             "models": models,
             "swapped": [list(pair) for pair in self.swapped],
@@ -143,10 +132,10 @@ class ImpactResult:
                                for f in self.flips_original],
             "curve": {
                 "x": [float(v) for v in curve.x],
-                "N": [_number(v) for v in curve.noise_prevalence],
-                "corrected": {name: [_number(v) for v in curve.corrected[i]]
+                "N": [json_number(v) for v in curve.noise_prevalence],
+                "corrected": {name: [json_number(v) for v in curve.corrected[i]]
                               for i, name in enumerate(self.models)},
-                "original": {name: [_number(v) for v in curve.original[i]]
+                "original": {name: [json_number(v) for v in curve.original[i]]
                              for i, name in enumerate(self.models)},
             },
         }

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows, plain_value
-from labelaudit.io import check_label_values, read_table, require_columns
+from labelaudit.io import check_label_values, read_table, require_columns, text_keys
 
 __all__ = ["ImpactSets", "PendingVerdictWarning", "align_predictions", "impact_sets"]
 
@@ -25,26 +25,6 @@ _PROB_PREFIXES = ("prob_", "proba_", "p_", "score_")
 
 class PendingVerdictWarning(UserWarning):
     """Flagged items still waiting for a verdict: counted as unknown (U)."""
-
-
-def text_keys(values: pd.Series | np.ndarray) -> np.ndarray:
-    """Values as text, whole floats read back as integers (``3.0`` -> ``"3"``); missing
-    values become ``""``."""
-    series = pd.Series(values)
-    if pd.api.types.is_bool_dtype(series.dtype):
-        return series.astype(str).to_numpy(dtype=object)
-    if pd.api.types.is_integer_dtype(series.dtype):
-        return series.astype(np.int64).astype(str).to_numpy(dtype=object)
-    if pd.api.types.is_float_dtype(series.dtype):
-        floats = series.to_numpy(dtype=float)
-        whole = np.isfinite(floats) & (floats == np.round(floats))
-        out = series.astype(str).to_numpy(dtype=object)
-        out[whole] = floats[whole].astype(np.int64).astype(str)
-        out[np.isnan(floats)] = ""
-        return out
-    out = series.astype(object).where(series.notna(), "").map(
-        lambda v: str(int(v)) if isinstance(v, float) and v.is_integer() else str(v))
-    return out.to_numpy(dtype=object)
 
 
 @dataclass(frozen=True)

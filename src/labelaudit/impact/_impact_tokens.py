@@ -20,8 +20,7 @@ from labelaudit._errors import InvalidInputError, InvalidParameterError, format_
 from labelaudit.impact._impact import ItemScores, _check_options, measure_impact
 from labelaudit.impact._impact_result import ImpactResult
 from labelaudit.impact._impact_sets import BENIGN, CORRECTABLE, UNKNOWN
-from labelaudit.tokens._conll import read_tokens
-from labelaudit.tokens._dataset import TokenDataset
+from labelaudit.tokens import TokenDataset, read_tokens
 from labelaudit.tokens._schemes import Scheme, split_tag
 from labelaudit.tokens._spans import span_f1_counts
 

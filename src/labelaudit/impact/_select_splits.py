@@ -8,40 +8,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
-from labelaudit._errors import InvalidParameterError
-from labelaudit.io import TextDataset, encode_labels
+from labelaudit.io import TextDataset
+from labelaudit.noise import noisy_labels, parse_noise
 
 __all__ = ["LabelVersions", "corrected_labels", "label_versions", "noisy_labels", "parse_noise"]
 
-
-def parse_noise(noise: str) -> tuple[str, float]:
-    """``"method:rate"`` as ``(method, rate)``, checked against the noise methods.
-
-    Examples
-    --------
-    >>> parse_noise("uniform:0.05")
-    ('uniform', 0.05)
-    """
-    from labelaudit.noise import NOISE_METHODS
-
-    method, sep, rate_text = str(noise).strip().rpartition(":")
-    if not sep or not method:
-        raise InvalidParameterError(
-            f"noise must be METHOD:RATE such as 'uniform:0.05'; got {noise!r}")
-    if method not in NOISE_METHODS:
-        raise InvalidParameterError(
-            f"unknown noise method {method!r} in noise={noise!r}; choose from "
-            f"{', '.join(NOISE_METHODS)}")
-    try:
-        rate = float(rate_text)
-    except ValueError:
-        raise InvalidParameterError(
-            f"the rate of noise={noise!r} is not a number; write e.g. 'uniform:0.05'") from None
-    if not 0.0 < rate < 1.0:
-        raise InvalidParameterError(f"the rate of noise={noise!r} must be in (0, 1)")
-    return method, rate
+# the noise helpers select shares with train-bench live in labelaudit.noise
 
 
 @dataclass(frozen=True)
@@ -68,19 +41,6 @@ class LabelVersions:
     def n_fixed(self) -> int:
         """Relabelled items whose corrected label is the clean one."""
         return int((self.relabelled & (self.labels[2] == self.labels[0])).sum())
-
-
-def noisy_labels(frame: pd.DataFrame, *, label: str, method: str, rate: float,
-                 classes: np.ndarray, text: str, text_pair: str | None,
-                 random_state: int, options: dict[str, Any] | None = None) -> np.ndarray:
-    """The ``label`` column noised at ``rate`` by ``method``, as indices into ``classes``."""
-    from labelaudit.noise import inject_noise_table
-
-    result = inject_noise_table(frame, label=label, method=method,  # type: ignore[arg-type]
-                                rate=rate, random_state=random_state, text=text,
-                                text_pair=text_pair, **(options or {}))
-    return encode_labels(pd.Series(result.labels), np.arange(len(frame)), column=label,
-                         classes=classes)[0]
 
 
 def corrected_labels(train: TextDataset, data: TextDataset, noisy: np.ndarray, *,

@@ -1,5 +1,18 @@
-"""Readers, writers and validation of the tables labelaudit works on."""
+"""Readers, writers and validation of the tables labelaudit works on.
 
+The long-format annotation table (:class:`Annotations`, :func:`to_annotations`) is a data
+format here too: the agreement statistics, the noise methods and CROWDLAB read it.
+"""
+
+from labelaudit.io._annotation_labels import (
+    clean_label,
+    format_items,
+    is_empty_label,
+    is_missing,
+    label_kind,
+)
+from labelaudit.io._annotation_table import ITEM_ALIASES, Annotations, DroppedAnnotationsWarning
+from labelaudit.io._annotations import to_annotations
 from labelaudit.io._dataset import (
     TextDataset,
     align_pred_probs,
@@ -8,8 +21,10 @@ from labelaudit.io._dataset import (
     require_columns,
 )
 from labelaudit.io._folders import check_output_folder, write_manifest, written_folder
-from labelaudit.io._labels import check_label_values, label_problem
+from labelaudit.io._hf import CLASS_NAMES, hf_to_frame
+from labelaudit.io._labels import check_label_values, label_problem, text_keys
 from labelaudit.io._ledger import ledger_path, record_output, wrote_output
+from labelaudit.io._nested import nested_to_long
 from labelaudit.io._overlap import OverlapWarning, check_distinct_files, warn_overlap
 from labelaudit.io._paths import (
     check_input_paths,
@@ -19,39 +34,37 @@ from labelaudit.io._paths import (
     is_output_folder,
     same_file,
 )
-from labelaudit.io._read import (
-    CLASS_NAMES,
-    hf_to_frame,
-    json_lines,
-    read_data,
-    read_pred_probs,
-    read_table,
-    read_text,
-    split_lines,
-)
-from labelaudit.io._result_files import emit_report
+from labelaudit.io._read import read_data, read_pred_probs, read_table
+from labelaudit.io._result_files import METRIC_NAMES, emit_report, json_number
+from labelaudit.io._text import json_lines, read_text, split_lines
 from labelaudit.io._write import (
     FORMATS,
     OUTPUT_SUFFIXES,
+    SUFFIX_FORMAT,
     atomic_path,
     current_umask,
     emit,
     figure_path,
+    flat_cells,
     format_of,
     render_table,
     replace_folder,
     save_figure,
     write_json,
+    write_jsonl,
     write_table,
 )
 
 __all__ = [
-    "OverlapWarning",
+    "Annotations",
     "CLASS_NAMES",
+    "DroppedAnnotationsWarning",
     "FORMATS",
-    "figure_path",
-    "save_figure",
+    "ITEM_ALIASES",
+    "METRIC_NAMES",
     "OUTPUT_SUFFIXES",
+    "OverlapWarning",
+    "SUFFIX_FORMAT",
     "TextDataset",
     "align_pred_probs",
     "atomic_path",
@@ -62,16 +75,25 @@ __all__ = [
     "check_output_folder",
     "check_output_paths",
     "check_writable",
+    "clean_label",
     "current_umask",
     "emit",
     "emit_report",
     "encode_labels",
+    "figure_path",
+    "flat_cells",
+    "format_items",
     "format_of",
     "hf_to_frame",
+    "is_empty_label",
+    "is_missing",
     "is_output_folder",
-    "ledger_path",
     "json_lines",
+    "json_number",
+    "label_kind",
     "label_problem",
+    "ledger_path",
+    "nested_to_long",
     "prepare_text_dataset",
     "read_data",
     "read_pred_probs",
@@ -82,9 +104,13 @@ __all__ = [
     "replace_folder",
     "require_columns",
     "same_file",
+    "save_figure",
     "split_lines",
+    "text_keys",
+    "to_annotations",
     "warn_overlap",
     "write_json",
+    "write_jsonl",
     "write_manifest",
     "write_table",
     "written_folder",

@@ -9,7 +9,7 @@ import pandas as pd
 
 from labelaudit._errors import InvalidInputError, format_rows, plain_value
 
-__all__ = ["check_label_values", "label_problem"]
+__all__ = ["check_label_values", "label_problem", "text_keys"]
 
 _LIST_LIKE = (list, tuple, set, frozenset, np.ndarray)
 
@@ -74,3 +74,23 @@ def check_label_values(values: pd.Series | np.ndarray, *, column: str,
         named = rows if ids is None else np.asarray(ids)[rows]
         raise InvalidInputError((f"{where}: " if where else "")
                                 + message.format(rows=format_rows(named)))
+
+
+def text_keys(values: pd.Series | np.ndarray) -> np.ndarray:
+    """Values as text, whole floats read back as integers (``3.0`` -> ``"3"``); missing
+    values become ``""``."""
+    series = pd.Series(values)
+    if pd.api.types.is_bool_dtype(series.dtype):
+        return series.astype(str).to_numpy(dtype=object)
+    if pd.api.types.is_integer_dtype(series.dtype):
+        return series.astype(np.int64).astype(str).to_numpy(dtype=object)
+    if pd.api.types.is_float_dtype(series.dtype):
+        floats = series.to_numpy(dtype=float)
+        whole = np.isfinite(floats) & (floats == np.round(floats))
+        out = series.astype(str).to_numpy(dtype=object)
+        out[whole] = floats[whole].astype(np.int64).astype(str)
+        out[np.isnan(floats)] = ""
+        return out
+    out = series.astype(object).where(series.notna(), "").map(
+        lambda v: str(int(v)) if isinstance(v, float) and v.is_integer() else str(v))
+    return out.to_numpy(dtype=object)

@@ -1,190 +1,28 @@
-"""Read tables from CSV, TSV, JSONL, JSON, Parquet and Hugging Face ``datasets`` folders."""
+"""Read tables from CSV, TSV, JSONL, JSON, Parquet and Hugging Face ``datasets`` folders.
+
+The suffix picks the reader: text formats here (JSON lines in :mod:`labelaudit.io._text`),
+``datasets`` folders and hub names in :mod:`labelaudit.io._hf`.
+"""
 
 from __future__ import annotations
 
 import io as _stdio
 import json
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows, plain_value
+from labelaudit._errors import InvalidInputError, InvalidParameterError
+from labelaudit.io._hf import CLASS_NAMES, hf_to_frame, load_hub, read_hf_folder
+from labelaudit.io._text import json_lines, read_jsonl, read_text, split_lines
 
 __all__ = ["CLASS_NAMES", "TABLE_SUFFIXES", "could_be_hub_name", "hf_to_frame", "json_lines",
            "read_data", "read_pred_probs", "read_table", "read_text", "split_lines"]
 
 TABLE_SUFFIXES = (".csv", ".tsv", ".tab", ".txt", ".jsonl", ".ndjson", ".json", ".parquet", ".pq")
-# ``frame.attrs`` key of the ClassLabel names (in id order) of a frame read from ``datasets``
-CLASS_NAMES = "labelaudit_class_names"
-
-
-def read_text(path: str | Path) -> str:
-    """The text of a UTF-8 file (a byte-order mark is dropped), or a one-line error.
-
-    A missing file and undecodable bytes (with their line number) are
-    :class:`InvalidInputError`.
-    """
-    path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise InvalidInputError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise InvalidInputError(f"{path}: is a folder, not a file") from None
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise InvalidInputError(
-            f"{path}: undecodable bytes at line {line} (byte offset {exc.start}): the file is not "
-            "UTF-8; convert it, e.g. `iconv -f latin1 -t utf-8`"
-        ) from None
-
-
-def split_lines(text: str) -> list[str]:
-    r"""Lines split at ``\n`` only (a trailing ``\r`` dropped).
-
-    Unlike :meth:`str.splitlines`, this keeps U+0085, U+2028 and U+2029 inside a line,
-    where JSON strings and tokens may hold them.
-
-    Examples
-    --------
-    >>> split_lines('{"a": "x\u2028y"}\r\n{"b": 1}') == ['{"a": "x\u2028y"}', '{"b": 1}']
-    True
-    >>> split_lines('a\u0085b\nc')
-    ['a\x85b', 'c']
-    """
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return [line[:-1] if line.endswith("\r") else line for line in lines]
-
-
-def json_lines(path: str | Path, text: str | None = None) -> Iterator[tuple[int, Any]]:
-    """Line number and JSON value of each non-blank line, in order.
-
-    A line that is not JSON is reported when it is reached, so a caller's own checks of
-    earlier lines come first. ``text`` is the file's content when it was already read.
-    """
-    if text is None:
-        text = read_text(path)
-    for number, line in enumerate(split_lines(text), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InvalidInputError(
-                f"{path}: line {number} is not valid JSON ({exc.msg})") from None
-        yield number, record
-
-
-def _read_jsonl(path: Path, text: str) -> pd.DataFrame:
-    records = []
-    for number, record in json_lines(path, text):
-        if not isinstance(record, dict):
-            raise InvalidInputError(f"{path}: line {number} is not a JSON object")
-        records.append(record)
-    return pd.DataFrame.from_records(records)
-
-
-def hf_to_frame(dataset: Any, *, split: str | None = None, name: str = "the dataset",
-                choose: str = "split=NAME") -> pd.DataFrame:
-    """A Hugging Face ``Dataset``, or one split of a ``DatasetDict``, as a DataFrame.
-
-    ``ClassLabel`` columns hold integer ids; they come back as the class names, since
-    users know their classes by name. An id of -1 is the ``datasets`` spelling of "no
-    label" and becomes a missing value; any other id without a name is an error naming
-    the rows. The names in id order are kept in ``frame.attrs[CLASS_NAMES]`` (a dict of
-    column to list), the column order a model trained on the dataset predicts in.
-
-    Parameters
-    ----------
-    dataset : datasets.Dataset or datasets.DatasetDict
-    split : str, optional
-        The split of a ``DatasetDict``; may be left out when it has only one.
-    name : str
-        What messages call the dataset (its path or hub name).
-    choose : str
-        How the message for a missing split tells the user to pick one.
-
-    Returns
-    -------
-    pandas.DataFrame
-
-    Examples
-    --------
-    >>> import datasets
-    >>> features = datasets.Features({"text": datasets.Value("string"),
-    ...                                "label": datasets.ClassLabel(names=["neg", "pos"])})
-    >>> ds = datasets.Dataset.from_dict({"text": ["bad", "good"], "label": [0, 1]}, features)
-    >>> frame = hf_to_frame(datasets.DatasetDict({"test": ds}), split="test")
-    >>> frame["label"].tolist(), frame.attrs[CLASS_NAMES]
-    (['neg', 'pos'], {'label': ['neg', 'pos']})
-    """
-    import datasets
-
-    if isinstance(dataset, datasets.DatasetDict):
-        names = list(dataset.keys())
-        if split is None:
-            if len(names) != 1:
-                raise InvalidInputError(
-                    f"{name}: a DatasetDict with splits {names}; choose one with {choose}")
-            split = names[0]
-        if split not in dataset:
-            raise InvalidInputError(f"{name}: no split {split!r}; the splits are {names}")
-        dataset = dataset[split]
-    elif not isinstance(dataset, datasets.Dataset):
-        raise InvalidParameterError(
-            f"{name}: a {type(dataset).__name__} cannot be scanned; give a datasets.Dataset "
-            "or DatasetDict (load without streaming=True)")
-    elif split is not None:
-        raise InvalidParameterError(
-            f"{name}: a single Dataset has no splits; drop split={split!r}")
-    frame = dataset.to_pandas()
-    assert isinstance(frame, pd.DataFrame)  # noqa: S101 - not batched
-    class_names: dict[str, list[str]] = {}
-    for column, feature in dataset.features.items():
-        if isinstance(feature, datasets.ClassLabel) and column in frame.columns:
-            frame[column] = _class_names(frame[column], list(feature.names), column, name)
-            class_names[column] = list(feature.names)
-    frame.attrs[CLASS_NAMES] = class_names
-    return frame
-
-
-def _class_names(values: pd.Series, names: list[str], column: str, name: str) -> pd.Series:
-    """ClassLabel ids as their names; -1 and None (no label) as missing values."""
-    ids = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
-    bad = ~np.isnan(ids) & ((ids < -1) | (ids >= len(names)) | (ids != np.round(ids)))
-    if bad.any():
-        shown = ", ".join(str(plain_value(v)) for v in pd.unique(values[bad])[:5])
-        raise InvalidInputError(
-            f"{name}: column {column!r} holds ClassLabel ids with no name ({shown}) in "
-            f"{format_rows(np.flatnonzero(bad))}; the feature names {len(names)} classes "
-            f"(ids 0 to {len(names) - 1}: {names[:10]}) and -1 means no label; fix those "
-            "ids or the feature's names")
-    known = ~np.isnan(ids) & (ids >= 0)
-    out = pd.Series(pd.NA, index=values.index, dtype=object)
-    out[known] = np.asarray(names, dtype=object)[ids[known].astype(np.int64)]
-    return out
-
-
-def _read_hf_folder(path: Path, split: str | None) -> pd.DataFrame:
-    import datasets
-
-    try:
-        loaded = datasets.load_from_disk(str(path))
-    except FileNotFoundError:
-        raise InvalidInputError(
-            f"{path}: a folder, but not one written by Dataset.save_to_disk (or "
-            "DatasetDict.save_to_disk)") from None
-    return hf_to_frame(loaded, split=split, name=str(path),
-                       choose=f"split=NAME or as {path}:SPLIT")
 
 
 # A hub dataset name: "imdb", "stanfordnlp/imdb", optionally with ":split".
@@ -197,62 +35,6 @@ def could_be_hub_name(text: str) -> bool:
     return bool(_HUB_NAME.match(text)) and Path(base).suffix.lower() not in (
         *TABLE_SUFFIXES, ".npy")
 
-
-def _hub_unreachable() -> bool:
-    """Whether the hub's host refuses a connection within 3 seconds (checked only when
-    online mode is on and no proxy is set), so that a hub name fails at once offline
-    instead of after a minute of retries."""
-    import os
-    import socket
-    from urllib.parse import urlparse
-
-    from huggingface_hub import constants
-
-    proxies = ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY",
-               "all_proxy")
-    if constants.HF_HUB_OFFLINE or any(os.environ.get(v) for v in proxies):
-        return False
-    url = urlparse(constants.ENDPOINT)
-    port = url.port or (443 if url.scheme == "https" else 80)
-    try:
-        socket.create_connection((url.hostname or "huggingface.co", port), timeout=3).close()
-    except OSError:
-        return True
-    return False
-
-
-@contextmanager
-def _offline_mode() -> Iterator[None]:
-    """``datasets`` and ``huggingface_hub`` in offline mode: the local cache only."""
-    import datasets.config
-    from huggingface_hub import constants
-
-    saved = constants.HF_HUB_OFFLINE, datasets.config.HF_HUB_OFFLINE
-    constants.HF_HUB_OFFLINE = datasets.config.HF_HUB_OFFLINE = True
-    try:
-        yield
-    finally:
-        constants.HF_HUB_OFFLINE, datasets.config.HF_HUB_OFFLINE = saved
-
-
-def _load_hub(name: str, split: str | None) -> pd.DataFrame:
-    """A hub dataset through ``datasets.load_dataset`` (the network or the local cache)."""
-    import datasets
-
-    unreachable = _hub_unreachable()
-    try:
-        with _offline_mode() if unreachable else nullcontext():
-            loaded = datasets.load_dataset(name, split=split)
-    except Exception as exc:  # noqa: BLE001 - offline, unknown name, bad split: one message
-        detail = " ".join(str(exc).split())[:300]
-        tried = "; the hub cannot be reached, so only the local cache was tried" \
-            if unreachable else ""
-        raise InvalidInputError(
-            f"{name}: neither a file nor a loadable Hugging Face dataset ({type(exc).__name__}: "
-            f"{detail}{tried}); loading from the hub needs network access (or the dataset in "
-            "the local Hugging Face cache): check the name, or give a file or a save_to_disk "
-            "folder") from None
-    return hf_to_frame(loaded, name=name)
 
 
 def _path_and_split(text: str, split: str | None) -> tuple[str, str | None]:
@@ -310,7 +92,7 @@ def read_data(data: Any, *, split: str | None = None, what: str = "data") -> pd.
         if Path(text).exists():
             return read_table(text, split=split)
         if isinstance(data, str) and could_be_hub_name(text):
-            return _load_hub(text, split)
+            return load_hub(text, split)
         return read_table(text, split=split)  # says there is no such file
     if type(data).__module__.split(".")[0] == "datasets":
         return hf_to_frame(data, split=split, name=what)
@@ -386,7 +168,7 @@ def read_table(path: str | Path, *, split: str | None = None) -> pd.DataFrame:
     if not path.exists():
         raise InvalidInputError(f"{path}: no such file or folder")
     if path.is_dir():
-        return _read_hf_folder(path, split)
+        return read_hf_folder(path, split)
     if split is not None:
         raise InvalidParameterError(
             f"{path}: split={split!r} picks a split of a datasets folder or hub dataset; "
@@ -406,7 +188,7 @@ def read_table(path: str | Path, *, split: str | None = None) -> pd.DataFrame:
     if not text.strip():
         raise InvalidInputError(f"{path}: the file is empty")
     if suffix in (".jsonl", ".ndjson"):
-        return _read_jsonl(path, text)
+        return read_jsonl(path, text)
     if suffix == ".json":
         stripped = text.lstrip()
         if stripped.startswith("["):
@@ -422,7 +204,7 @@ def read_table(path: str | Path, *, split: str | None = None) -> pd.DataFrame:
                     f"({len(bad)} of {len(records)} are not); the file must be an array of "
                     'objects like [{"text": ..., "label": ...}] or JSON lines')
             return pd.DataFrame.from_records(records)
-        return _read_jsonl(path, text)
+        return read_jsonl(path, text)
     sep = "\t" if suffix in (".tsv", ".tab") else ","
     try:
         return pd.read_csv(_stdio.StringIO(text), sep=sep, keep_default_na=True)

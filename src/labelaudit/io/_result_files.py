@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 from typing import IO
@@ -12,7 +13,22 @@ import pandas as pd
 from labelaudit._errors import InvalidParameterError
 from labelaudit.io._write import atomic_path, emit, format_of
 
-__all__ = ["emit_report"]
+__all__ = ["METRIC_NAMES", "emit_report", "json_number"]
+
+# How a score is named for a person (results' summaries and plot axes).
+METRIC_NAMES = {"entity_f1": "entity F1", "token_accuracy": "token accuracy",
+                "accuracy": "accuracy", "macro_f1": "macro-F1"}
+
+
+def json_number(value: float) -> float | None:
+    """A float for JSON: NaN becomes null.
+
+    Examples
+    --------
+    >>> json_number(float("nan")), json_number(0.5)
+    (None, 0.5)
+    """
+    return None if value is None or math.isnan(value) else float(value)
 
 
 def _plain(value: object) -> object:

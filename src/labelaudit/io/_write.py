@@ -17,8 +17,9 @@ from labelaudit._errors import InvalidParameterError
 from labelaudit.io._ledger import record_output
 from labelaudit.registry import FORMATS as _FORMATS
 
-__all__ = ["FORMATS", "OUTPUT_SUFFIXES", "atomic_path", "current_umask", "emit", "format_of",
-           "render_table", "replace_folder", "write_json", "write_table"]
+__all__ = ["FORMATS", "OUTPUT_SUFFIXES", "SUFFIX_FORMAT", "atomic_path", "current_umask", "emit",
+           "flat_cells", "format_of", "render_table", "replace_folder", "write_json",
+           "write_jsonl", "write_table"]
 
 OUTPUT_SUFFIXES = (".csv", ".tsv", ".jsonl", ".json", ".parquet")
 
@@ -72,7 +73,8 @@ def _json_default(value: object) -> object:
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
-def _write_jsonl(frame: pd.DataFrame, handle: IO[str]) -> None:
+def write_jsonl(frame: pd.DataFrame, handle: IO[str]) -> None:
+    """Write ``frame`` to ``handle`` as JSON lines, one object per row (NaN as null)."""
     for record in frame.to_dict(orient="records"):
         clean = {k: (None if _is_missing(v) else v) for k, v in record.items()}
         handle.write(json.dumps(clean, ensure_ascii=False, default=_json_default) + "\n")
@@ -84,7 +86,8 @@ def _is_missing(value: object) -> bool:
 
 # Output formats by name; every command writes tables through write_table or emit.
 FORMATS: tuple[str, ...] = _FORMATS.names()
-_SUFFIX_FORMAT = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl",
+# The format each output suffix names (see format_of).
+SUFFIX_FORMAT = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl",
                   ".ndjson": "jsonl", ".json": "json", ".parquet": "parquet", ".pq": "parquet"}
 
 
@@ -92,11 +95,11 @@ def format_of(path: str | Path) -> str:
     """The file format a path's suffix names (``csv``, ``tsv``, ``jsonl``, ``json``,
     ``parquet``), or :class:`InvalidParameterError` naming the suffixes there are."""
     suffix = Path(path).suffix.lower()
-    if suffix not in _SUFFIX_FORMAT:
+    if suffix not in SUFFIX_FORMAT:
         raise InvalidParameterError(
             f"{path}: cannot write {suffix or 'a file without a suffix'}; "
             f"use one of {' '.join(OUTPUT_SUFFIXES)}")
-    return _SUFFIX_FORMAT[suffix]
+    return SUFFIX_FORMAT[suffix]
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, object]]:
@@ -104,7 +107,7 @@ def _records(frame: pd.DataFrame) -> list[dict[str, object]]:
             for r in frame.to_dict(orient="records")]
 
 
-def _flat_cells(frame: pd.DataFrame) -> pd.DataFrame:
+def flat_cells(frame: pd.DataFrame) -> pd.DataFrame:
     """Lists and dicts in cells as JSON text, so CSV/TSV readers get them back intact."""
     def cell(value: object) -> object:
         if isinstance(value, (list, dict, tuple, np.ndarray)):
@@ -130,9 +133,9 @@ def _write_text(frame: pd.DataFrame, handle: IO[str], fmt: str, max_colwidth: in
     if fmt == "table":
         handle.write(render_table(frame, max_colwidth=max_colwidth) + "\n")
     elif fmt in ("csv", "tsv"):
-        _flat_cells(frame).to_csv(handle, index=False, sep="\t" if fmt == "tsv" else ",")
+        flat_cells(frame).to_csv(handle, index=False, sep="\t" if fmt == "tsv" else ",")
     elif fmt == "jsonl":
-        _write_jsonl(frame, handle)
+        write_jsonl(frame, handle)
     elif fmt == "json":
         json.dump(_records(frame), handle, ensure_ascii=False, default=_json_default, indent=1)
         handle.write("\n")

@@ -4,6 +4,13 @@ Every scorer implements :class:`Scorer` (``prepare`` once, then ``fit`` and
 ``predict_proba`` per fold); token scorers are :class:`TokenScorer` subclasses that predict
 one ``(n_tokens, n_classes)`` array per sentence. Both kinds are cross-fitted by the same
 loop. Scorers are named in :mod:`labelaudit.registry` (``SCORERS``, ``TOKEN_SCORERS``).
+
+The floor also owns the one training loop, :func:`train_networks`: AdamW over the batches of
+an :class:`Inputs`, the loss of each batch from a :class:`Method` (``Method()`` itself is
+plain cross-entropy), with warm-up, mixed precision, clipping, accumulation and halved
+batches after running out of GPU memory. The ``finetune`` scorer and every method of
+``labelaudit train`` call it; TAPT and token fine-tuning, whose items are not one labelled
+text each, train with its steps (:class:`~labelaudit.models.TrainingSteps`).
 """
 
 from __future__ import annotations
@@ -18,7 +25,17 @@ from labelaudit.models._dynamics import DynamicsScorer, TrainingDynamics, traini
 from labelaudit.models._embed import EmbedScorer, encode_texts
 from labelaudit.models._finetune import FinetuneScorer
 from labelaudit.models._knn import KnnScorer
+from labelaudit.models._loop import predict_proba, train_networks
+from labelaudit.models._loop_types import (
+    Inputs,
+    LoopConfig,
+    Method,
+    Network,
+    Step,
+    TrainingLog,
+)
 from labelaudit.models._registry import cross_val_pred_probs, make_scorer
+from labelaudit.models._text_inputs import FinetuneNetwork, TextInputs, finetune_factory
 from labelaudit.models._tfidf import CharTfidfScorer, ConvergenceWarning, TfidfScorer
 from labelaudit.models._token_encoder import EncoderTokenScorer
 from labelaudit.models._token_finetune import FinetuneTokenScorer
@@ -33,38 +50,58 @@ __all__ = [
     "ConvergenceWarning",
     "DynamicsScorer",
     "EmbedScorer",
+    "EmbeddingInputs",
     "EncoderTokenScorer",
+    "FinetuneNetwork",
     "FinetuneScorer",
     "FinetuneTokenScorer",
     "FoldStore",
     "FoldWarning",
+    "HeadNetwork",
+    "Inputs",
     "KnnScorer",
+    "LoopConfig",
+    "Method",
+    "Network",
     "Scorer",
+    "Step",
     "TaptResult",
+    "TextInputs",
     "TfidfScorer",
     "TokenScorer",
     "TrainingDynamics",
+    "TrainingLog",
     "check_fold_count",
     "cross_val_pred_probs",
     "cross_val_token_probs",
     "encode_texts",
     "exact_folds",
+    "finetune_factory",
     "fold_checkpoints",
+    "head_factory",
     "make_scorer",
     "make_token_scorer",
+    "predict_proba",
     "tapt",
+    "train_networks",
     "training_dynamics",
 ]
 
 if TYPE_CHECKING:  # the lazily imported names that other packages use, for type checkers
+    from labelaudit.models._head_network import EmbeddingInputs as EmbeddingInputs
+    from labelaudit.models._head_network import HeadNetwork as HeadNetwork
+    from labelaudit.models._head_network import head_factory as head_factory
     from labelaudit.models._hub import resolve_model_path as resolve_model_path
     from labelaudit.models._loading import keep_umask as keep_umask
     from labelaudit.models._loading import load_pretrained as load_pretrained
     from labelaudit.models._runtime import resolve_device as resolve_device
     from labelaudit.models._runtime import torch_setup as torch_setup
 
-# Public, but imported on first use (transformers' masked-LM classes are heavy).
-_LAZY = {"tapt": "labelaudit.models._tapt", "TaptResult": "labelaudit.models._tapt"}
+# Public, but imported on first use (transformers' masked-LM classes and torch are heavy).
+_LAZY = {"tapt": "labelaudit.models._tapt", "TaptResult": "labelaudit.models._tapt",
+         "EmbeddingInputs": "labelaudit.models._head_network",
+         "HeadNetwork": "labelaudit.models._head_network",
+         "head_factory": "labelaudit.models._head_network"}
 
 # Importable for labelaudit's own modules, benchmarks and tests, but not public API
 # (imported on first use).
@@ -100,6 +137,13 @@ _INTERNAL = {
     "member_pred_probs": "labelaudit.models._registry",
     "fit_score_token_probs": "labelaudit.models._token_scorer",
     "encode_word_vectors": "labelaudit.models._word_vectors",
+    # the steps of the one training loop, shared by TAPT, token fine-tuning and the CRF head
+    "TrainingSteps": "labelaudit.models._loop_steps",
+    "autocast": "labelaudit.models._loop_steps",
+    "autocast_dtype": "labelaudit.models._loop_steps",
+    "free_gpu_memory": "labelaudit.models._loop_steps",
+    "linear_schedule": "labelaudit.models._loop_steps",
+    "transformers_linear_schedule": "labelaudit.models._loop_steps",
 }
 
 

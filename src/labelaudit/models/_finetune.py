@@ -22,7 +22,7 @@ class FinetuneScorer(Scorer):
     """Fine-tune a pre-trained transformer per fold and predict held-out items (FML).
 
     Built for a GPU and run through labelaudit's one training loop
-    (:func:`labelaudit.train._loop.train_networks`, the ``base`` method): texts are
+    (:func:`labelaudit.models.train_networks`, with plain cross-entropy): texts are
     tokenised once per dataset; batches are sorted by length within shuffled pools and
     padded only to their longest item; AdamW with linear warmup (``warmup``) and decay,
     gradient clipping and optional accumulation; on CUDA, bfloat16 autocast (float16 with
@@ -121,7 +121,7 @@ class FinetuneScorer(Scorer):
 
     def prepare(self, data: TextDataset, *, progress: bool = False) -> Any:
         """Token ids of every item, computed once (see :class:`TextInputs`)."""
-        from labelaudit.train._finetune import TextInputs
+        from labelaudit.models._text_inputs import TextInputs
 
         check_int(self.max_length, "max_length", minimum=8)
         if self.truncation not in ("head_tail", "head"):
@@ -131,12 +131,13 @@ class FinetuneScorer(Scorer):
         return TextInputs.from_dataset(data, self._settings())
 
     def fit(self, features: Any, labels: np.ndarray, *, n_classes: int) -> FinetuneScorer:
-        from labelaudit.train._finetune import finetune_factory
-        from labelaudit.train._loop import LoopConfig, train_networks
-        from labelaudit.train._methods import make_method
+        from labelaudit.models._loop import train_networks
+        from labelaudit.models._loop_steps import free_gpu_memory
+        from labelaudit.models._loop_types import LoopConfig, Method
+        from labelaudit.models._text_inputs import finetune_factory
 
         check_number(self.learning_rate, "learning_rate", low=0.0, low_open=True)
-        _free_gpu_memory()
+        free_gpu_memory()  # the previous fold's cached GPU memory, before a model loads
         config = LoopConfig(
             epochs=check_int(self.epochs, "epochs", minimum=1),
             batch_size=check_int(self.batch_size, "batch_size", minimum=1),
@@ -145,8 +146,7 @@ class FinetuneScorer(Scorer):
             max_grad_norm=self.max_grad_norm, accumulate=self.accumulate,
             random_state=self.random_state, progress=getattr(self, "_progress", False))
         networks, _ = train_networks(finetune_factory(self._settings(), n_classes), features,
-                                     np.asarray(labels), n_classes, make_method("base"),
-                                     config)
+                                     np.asarray(labels), n_classes, Method(), config)
         from labelaudit.models._runtime import resolve_device
 
         self.model_ = networks[0]
@@ -154,19 +154,8 @@ class FinetuneScorer(Scorer):
         return self
 
     def predict_proba(self, features: Any) -> np.ndarray:
-        from labelaudit.train._loop import predict_proba
+        from labelaudit.models._loop import predict_proba
 
         return predict_proba(self.model_, features,
                              batch_size=check_int(self.eval_batch_size, "eval_batch_size",
                                                   minimum=1))
-
-
-def _free_gpu_memory() -> None:
-    """Return the previous fold's cached GPU memory before the next one loads a model."""
-    import gc
-
-    import torch
-
-    gc.collect()
-    if torch.cuda.is_available():
-        torch.cuda.empty_cache()

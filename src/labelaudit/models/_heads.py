@@ -15,6 +15,7 @@ from typing import Literal
 import numpy as np
 
 from labelaudit._errors import InvalidParameterError
+from labelaudit.models._loop_steps import TrainingSteps, linear_schedule
 
 __all__ = ["CRFHead", "HeadName", "LinearHead", "make_head", "shape_features", "window_features"]
 
@@ -132,8 +133,10 @@ class LinearHead:
 class CRFHead:
     """Linear-chain CRF on token features, trained by maximum likelihood (torch, CPU).
 
-    Trained with AdamW for ``epochs`` passes over the data, and at least ``min_steps``
-    updates (more passes on small data). Scores of a tag sequence ``y`` for features ``x``:
+    Trained with AdamW at a constant learning rate (the steps of labelaudit's one training
+    loop, :class:`~labelaudit.models.TrainingSteps`, without clipping) for
+    ``epochs`` passes over the data, and at least ``min_steps`` updates (more passes on
+    small data). Scores of a tag sequence ``y`` for features ``x``:
     ``s(x, y) = sum_t (W x_t + b)[y_t] + sum_t A[y_{t-1}, y_t] + start[y_1] + end[y_T]``,
     ``p(y | x) = exp s(x, y) / Z(x)``. Token probabilities are the posterior marginals from
     the forward-backward algorithm.
@@ -229,13 +232,13 @@ class CRFHead:
         self.start_ = torch.zeros(n_classes, requires_grad=True)
         self.end_ = torch.zeros(n_classes, requires_grad=True)
         params = [self.weight_, self.bias_, self.trans_, self.start_, self.end_]
-        optimizer = torch.optim.AdamW(
-            params, lr=self.learning_rate, weight_decay=self.weight_decay
-        )
         order = np.argsort([len(f) for f in features], kind="stable")
         batches = [order[i : i + self.batch_size] for i in range(0, len(order), self.batch_size)]
         # Small data gets more epochs: at least ``min_steps`` updates in all.
         epochs = max(self.epochs, -(-self.min_steps // len(batches)))
+        steps = TrainingSteps.adamw(params, learning_rate=self.learning_rate,
+                                    weight_decay=self.weight_decay,
+                                    lr_factor=linear_schedule(epochs * len(batches), 0.0))
         for _ in range(epochs):
             for b in rng.permutation(len(batches)):
                 idx = batches[b]
@@ -243,9 +246,8 @@ class CRFHead:
                 emissions = self._emissions(X)
                 log_z, _ = self._log_partition_and_alpha(emissions, mask)
                 loss = (log_z - self._gold_score(emissions, mask, Y)).mean()
-                optimizer.zero_grad()
-                loss.backward()
-                optimizer.step()
+                steps.backward(loss)
+                steps.step()
         for p in params:
             p.requires_grad_(False)
         return self

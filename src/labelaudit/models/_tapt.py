@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import tempfile
@@ -18,8 +17,6 @@ from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit._validation import check_fraction, check_int, check_number
 
 __all__ = ["TaptResult", "tapt"]
-
-_POOL = 50  # batches per length-sorted pool
 
 
 @dataclass(frozen=True)
@@ -154,19 +151,6 @@ def collect_texts(data: Any, *, text: str = "text",
     return list(seen)
 
 
-def _batches(lengths: np.ndarray, batch_size: int, rng: np.random.Generator) -> list[np.ndarray]:
-    """Shuffled pools of ``_POOL * batch_size`` items, each sorted by length and cut into
-    batches; the batches shuffled."""
-    order = rng.permutation(len(lengths))
-    out = []
-    pool = _POOL * batch_size
-    for start in range(0, len(order), pool):
-        chunk = order[start:start + pool]
-        chunk = chunk[np.argsort(lengths[chunk], kind="stable")]
-        out += [chunk[i:i + batch_size] for i in range(0, len(chunk), batch_size)]
-    return [out[i] for i in rng.permutation(len(out))]
-
-
 def _check_out(out: str | os.PathLike[str]) -> Path:
     from labelaudit.io import check_output_folder
 
@@ -197,10 +181,12 @@ def tapt(data: Any, *, text: str = "text", text_pair: str | None = None,
     (truncated to ``max_length`` tokens). Each epoch masks ``mlm_probability`` of the
     tokens afresh (BERT's 80 % ``[MASK]`` / 10 % random / 10 % kept, by transformers'
     ``DataCollatorForLanguageModeling``) and minimises the cross-entropy of the original
-    tokens at the masked positions. AdamW (weight decay 0.01) with a linear warm-up over
-    ``warmup`` of the steps then linear decay to 0, gradients clipped at norm 1.0; batches
-    sorted by length within shuffled pools, so padding stays small; bfloat16 autocast on
-    CUDA GPUs that support it, float32 elsewhere. The model and tokenizer are saved into a
+    tokens at the masked positions. It trains with the steps of labelaudit's one training
+    loop (:class:`~labelaudit.models.TrainingSteps`): AdamW (weight decay 0.01)
+    with a linear warm-up over ``warmup`` of the steps then linear decay to 0, gradients
+    clipped at norm 1.0; batches sorted by length within shuffled pools, so padding stays
+    small; bfloat16 autocast on CUDA GPUs that support it, float32 elsewhere. A batch in
+    which no token was chosen is skipped. The model and tokenizer are saved into a
     temporary folder beside ``out`` and renamed into place.
 
     A checkpoint without a masked-LM head (a sentence-transformers encoder such as the
@@ -289,9 +275,15 @@ def tapt(data: Any, *, text: str = "text", text_pair: str | None = None,
 
     from labelaudit.models._encoder import clamp_length
     from labelaudit.models._loading import keep_umask, load_pretrained, quiet_loading
+    from labelaudit.models._loop_steps import (
+        TrainingSteps,
+        autocast,
+        autocast_dtype,
+        linear_schedule,
+    )
     from labelaudit.models._progress import progress_bar
     from labelaudit.models._runtime import resolve_device, torch_setup
-    from labelaudit.train._loop import _lr_lambda
+    from labelaudit.models._text_inputs import length_sorted_batches
 
     torch_setup()
     target = resolve_device(device)
@@ -315,12 +307,13 @@ def tapt(data: Any, *, text: str = "text", text_pair: str | None = None,
 
     network.to(target)
     network.train()
-    optimizer = torch.optim.AdamW(network.parameters(), lr=learning_rate, weight_decay=0.01)
     steps_per_epoch = -(-len(features) // batch_size)
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, _lr_lambda(epochs * steps_per_epoch, warmup))
-    autocast = torch.bfloat16 if (target.type == "cuda" and torch.cuda.is_bf16_supported()) \
-        else None
+    # float16=False: TAPT has always trained in float32 on GPUs without bfloat16
+    precision = autocast_dtype(target, float16=False)
+    steps = TrainingSteps.adamw(
+        network.parameters(), learning_rate=learning_rate, weight_decay=0.01,
+        lr_factor=linear_schedule(epochs * steps_per_epoch, warmup), dtype=precision,
+        max_grad_norm=1.0)
     rng = np.random.default_rng(random_state)
     losses: list[float] = []
     logged: list[list[float]] = []  # the loss of each batch trained on, per epoch
@@ -329,19 +322,15 @@ def tapt(data: Any, *, text: str = "text", text_pair: str | None = None,
         for _ in range(epochs):
             total, count = 0.0, 0
             logged.append([])
-            for index in _batches(lengths, batch_size, rng):
+            for index in length_sorted_batches(lengths, batch_size, rng):
                 batch = collator([features[i] for i in index])
                 batch = {k: v.to(target) for k, v in batch.items()}
                 n_masked = int((batch["labels"] != -100).sum())
                 if n_masked:
-                    with (torch.autocast(target.type, dtype=autocast) if autocast
-                          else contextlib.nullcontext()):
+                    with autocast(precision):
                         loss = network(**batch).loss
-                    loss.backward()
-                    torch.nn.utils.clip_grad_norm_(network.parameters(), 1.0)
-                    optimizer.step()
-                    optimizer.zero_grad(set_to_none=True)
-                    schedule.step()
+                    steps.backward(loss)
+                    steps.step()
                     logged[-1].append(float(loss.detach()))
                     total += logged[-1][-1] * n_masked
                     count += n_masked

@@ -16,7 +16,7 @@ from labelaudit.models._heads import HeadName, make_head, window_features
 from labelaudit.models._token_scorer import TokenScorer, check_seed
 
 if TYPE_CHECKING:  # pragma: no cover
-    from labelaudit.tokens._dataset import TokenDataset
+    from labelaudit.tokens import TokenDataset
 
 __all__ = ["EncoderTokenScorer"]
 

@@ -10,13 +10,14 @@ import numpy as np
 
 from labelaudit._validation import check_int, check_number
 from labelaudit.models._encoder import load_pretrained, torch_setup
+from labelaudit.models._loop_steps import TrainingSteps, transformers_linear_schedule
 from labelaudit.models._progress import progress_bar
 from labelaudit.models._runtime import resolve_device
 from labelaudit.models._token_scorer import TokenScorer, check_seed
 from labelaudit.models._word_vectors import sentence_pieces
 
 if TYPE_CHECKING:  # pragma: no cover
-    from labelaudit.tokens._dataset import TokenDataset
+    from labelaudit.tokens import TokenDataset
 
 __all__ = ["FinetuneTokenScorer"]
 
@@ -34,7 +35,10 @@ class FinetuneTokenScorer(TokenScorer):
     ----------
     model : str, optional
         A local folder or hub name with a fast tokenizer; default all-MiniLM-L6-v2.
-    epochs, batch_size, learning_rate, weight_decay : training settings (AdamW, linear decay).
+    epochs, batch_size, learning_rate, weight_decay : training settings, trained with the
+        steps of labelaudit's one training loop (:class:`~labelaudit.models.TrainingSteps`):
+        AdamW with transformers' linear schedule (a warm-up over the first 10 % of the
+        steps, then a decay to 0), gradients clipped at norm 1.0, in float32.
     device : str, optional
         ``"cuda"`` when available, else ``"cpu"``.
     """
@@ -117,17 +121,15 @@ class FinetuneTokenScorer(TokenScorer):
     def fit(self, features: Sequence[Sequence[str]], labels: Sequence[np.ndarray],
             n_classes: int) -> FinetuneTokenScorer:
         import torch
-        from transformers import get_linear_schedule_with_warmup
 
         net, tokenizer, device, rng = self._start(n_classes)
         pieces = self._chunks(tokenizer, features)
         n_batches = -(-len(pieces) // self.batch_size)
-        optimizer = torch.optim.AdamW(
-            net.parameters(), lr=self.learning_rate, weight_decay=self.weight_decay
-        )
-        schedule = get_linear_schedule_with_warmup(
-            optimizer, int(0.1 * n_batches * self.epochs), n_batches * self.epochs
-        )
+        steps = TrainingSteps.adamw(
+            net.parameters(), learning_rate=self.learning_rate, weight_decay=self.weight_decay,
+            lr_factor=transformers_linear_schedule(n_batches * self.epochs,
+                                                   int(0.1 * n_batches * self.epochs)),
+            max_grad_norm=1.0)
         epochs = f"{self.epochs} epoch" + ("s" if self.epochs > 1 else "")
         net.train()
         with progress_bar(n_batches * self.epochs, unit=" batches", enabled=self.progress,
@@ -144,11 +146,8 @@ class FinetuneTokenScorer(TokenScorer):
                             target[row, position] = int(labels[s][a + word])
                     out = net(**{k: v.to(device) for k, v in enc.items()},
                               labels=target.to(device))
-                    optimizer.zero_grad()
-                    out.loss.backward()
-                    torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
-                    optimizer.step()
-                    schedule.step()
+                    steps.backward(out.loss)
+                    steps.step()
                     bar.update(1)
         net.eval()
         self.net_, self.tokenizer_ = net, tokenizer

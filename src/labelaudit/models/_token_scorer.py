@@ -13,7 +13,7 @@ from labelaudit.models._base import Scorer
 from labelaudit.models._crossfit import crossfit_pred_probs, fit_score_pred_probs, group_folds
 
 if TYPE_CHECKING:  # pragma: no cover
-    from labelaudit.tokens._dataset import TokenDataset
+    from labelaudit.tokens import TokenDataset
 
 __all__ = [
     "MAX_SEED",

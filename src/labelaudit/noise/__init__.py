@@ -8,9 +8,9 @@ dissenting worker, crowd majority, minority split), instance-dependent noise on 
 close a noising's losses are to the clean items' (Wasserstein distance).
 """
 
-from labelaudit.agreement._crowd import crowd_from_annotations  # deprecated
 from labelaudit.noise._class_dependent import check_noise_matrix, random_noise_matrix
 from labelaudit.noise._common import NoiseRateWarning, allocate, target_count
+from labelaudit.noise._crowd import crowd_from_annotations  # deprecated
 from labelaudit.noise._crowd_majority import crowd_majority_labels
 from labelaudit.noise._inject import NOISE_METHODS, NoiseMethod, inject_noise, parse_recipe
 from labelaudit.noise._instance_dependent import nearest_other_class
@@ -21,6 +21,7 @@ from labelaudit.noise._realism import (
     plot_loss_histograms,
 )
 from labelaudit.noise._result import NoiseResult
+from labelaudit.noise._spec import noisy_labels, parse_noise
 from labelaudit.noise._table import inject_noise_table, read_noise_matrix, read_noise_sources
 
 __all__ = [
@@ -38,6 +39,8 @@ __all__ = [
     "measure_noise_realism",
     "nearest_other_class",
     "noise_realism",
+    "noisy_labels",
+    "parse_noise",
     "parse_recipe",
     "plot_loss_histograms",
     "random_noise_matrix",

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from labelaudit._errors import InvalidParameterError
-from labelaudit.agreement._labels import clean_label
+from labelaudit.io import clean_label
 from labelaudit.noise._common import Flips, NoiseData, Shortfall, allocate
 
 __all__ = ["check_noise_matrix", "class_dependent_flips", "random_noise_matrix"]

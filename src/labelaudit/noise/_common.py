@@ -11,7 +11,7 @@ import numpy as np
 
 from labelaudit._errors import InvalidInputError
 from labelaudit._validation import check_fraction
-from labelaudit.agreement._annotations import Annotations
+from labelaudit.io import Annotations
 
 __all__ = [
     "Flips",

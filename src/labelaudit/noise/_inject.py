@@ -11,8 +11,7 @@ import numpy as np
 import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
-from labelaudit.agreement._annotations import to_annotations
-from labelaudit.io import encode_labels
+from labelaudit.io import encode_labels, to_annotations
 from labelaudit.noise._class_dependent import _key, check_noise_matrix, random_noise_matrix
 from labelaudit.noise._common import (
     Flips,

@@ -212,7 +212,7 @@ class NoiseResult:
             return "\n".join(head + [
                 f"achieved noise matrix: {len(names)} x {len(names)} classes, not shown "
                 f"(more than {_MATRIX_CLASSES}); it is the noise_matrix attribute, and "
-                "`labelaudit noise --summary FILE.json` writes it"])
+                "`labelaudit noise --summary-out FILE.json` writes it"])
         matrix = pd.DataFrame(self.noise_matrix, index=names, columns=names).round(4)
         return "\n".join(head + [
             "achieved noise matrix (row = clean label, column = noisy label):",

@@ -213,20 +213,7 @@ def _token_sections(audit: Any, *, truth: Any, annotations: Any, top: int
 def write_report(
     source: ScanResult | TokenScanResult | pd.DataFrame | str | Path,
     path: str | Path,
-    *,
-    truth: pd.DataFrame | str | Path | None = None,
-    annotations: AgreementReport | pd.DataFrame | str | Path | None = None,
-    top: int = 500,
-    title: str | None = None,
-    data_name: str | None = None,
-    id: str = "id",  # noqa: A002 - mirrors labelaudit.evaluate.evaluate
-    is_error: str | None = None,
-    true_label: str | None = None,
-    unknown: Literal["exclude", "clean"] | None = None,
-    item: str | None = None,
-    annotator: str | None = None,
-    annotation_label: str | None = None,
-    annotation_list: str | None = None,
+    **options: Any,
 ) -> Path:
     """Write the audit report of a scan: one self-contained HTML file.
 
@@ -255,6 +242,8 @@ def write_report(
         otherwise :class:`~labelaudit._errors.InvalidInputError`.
     path : str or Path
         The page to write (``.html``), atomically.
+    **options
+        The keyword options of :func:`render_report`, which are:
     truth : DataFrame or path, optional
         Known errors, joined by ``id`` as :func:`labelaudit.evaluate.evaluate` does (a
         corrected CoNLL or JSONL file for a token scan): adds precision-recall curves.
@@ -277,7 +266,7 @@ def write_report(
     Returns
     -------
     Path
-        ``path``.
+        The page written, ``path`` itself.
 
     Examples
     --------
@@ -291,9 +280,4 @@ def write_report(
     True
     """
     target = _html_path(path)
-    report = render_report(
-        source, truth=truth, annotations=annotations, top=top, title=title,
-        data_name=data_name, id=id, is_error=is_error, true_label=true_label, unknown=unknown,
-        item=item, annotator=annotator, annotation_label=annotation_label,
-        annotation_list=annotation_list)
-    return report.write(target)
+    return render_report(source, **options).write(target)

@@ -29,7 +29,7 @@ def id_keys(ids: pd.Series) -> list[str | None]:
 
 
 def _key(value: object) -> str | None:
-    from labelaudit.evaluate._join import plain
+    from labelaudit.evaluate import plain
 
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None

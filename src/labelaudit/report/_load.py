@@ -83,7 +83,7 @@ class TokenAudit:
 
 
 def _plain(value: object) -> object:
-    from labelaudit.evaluate._join import plain
+    from labelaudit.evaluate import plain
 
     return plain(value)
 
@@ -238,14 +238,24 @@ def _frame_records(frame: pd.DataFrame) -> list[dict]:
     return records
 
 
-def load_source(source: object, *, name: str | None = None) -> TextAudit | TokenAudit:
-    """Read a report's source (see :func:`labelaudit.report.write_report`)."""
-    from labelaudit.scan import ScanResult, TokenScanResult
+def _is_result(source: object, fields: tuple[str, ...]) -> bool:
+    """Whether ``source`` is a scan result with these fields (a frozen dataclass)."""
+    import dataclasses
 
-    if isinstance(source, ScanResult):
-        return text_audit_from_result(source, name or "in-memory")
-    if isinstance(source, TokenScanResult):
-        return _from_token_result(source, name or "in-memory")
+    return (dataclasses.is_dataclass(source) and not isinstance(source, type)
+            and all(hasattr(source, f) for f in fields))
+
+
+def load_source(source: object, *, name: str | None = None) -> TextAudit | TokenAudit:
+    """Read a report's source (see :func:`labelaudit.report.write_report`).
+
+    A scan's result is recognised by its fields, not by ``isinstance``: the report sits above
+    :mod:`labelaudit.scan`, and ``ScanResult.report`` calls down here, so importing the
+    scan package at run time would close an import cycle."""
+    if _is_result(source, ("member_probs", "weights", "scores", "rank_by")):
+        return text_audit_from_result(source, name or "in-memory")  # type: ignore[arg-type]
+    if _is_result(source, ("token_scores", "sentence_scores", "suggested_tags")):
+        return _from_token_result(source, name or "in-memory")  # type: ignore[arg-type]
     if isinstance(source, pd.DataFrame):
         return _from_frame(source, name or "in-memory")
     if isinstance(source, (str, Path)):

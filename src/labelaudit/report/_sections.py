@@ -46,7 +46,7 @@ def fact(key: str, value: str, sub: str = "") -> str:
 
 def label_text(value: object) -> str:
     """A label or id as the user wrote it (``3``, not ``3.0`` or ``np.int64(3)``)."""
-    from labelaudit.evaluate._join import plain
+    from labelaudit.evaluate import plain
 
     return str(plain(value))
 
@@ -147,7 +147,7 @@ def _members(audit: TextAudit) -> str:
             return ""
         return (f'<p class="note">First scorer (from the score columns): {esc(losses[0])}. '
                 "Weights, temperatures and per-scorer accuracy are known when the report is "
-                "made from the scan result itself (<code>scan --report</code>).</p>")
+                "made from the scan result itself (<code>scan --report-out</code>).</p>")
     rows = [(m.name, cell(_fixed(m.weight), cls="num"), cell(_fixed(m.temperature), cls="num"),
              cell(fmt_num(m.accuracy), cls="num"),
              cell("–" if m.seconds is None else f"{m.seconds:,.1f}", cls="num"))

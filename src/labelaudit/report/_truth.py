@@ -30,8 +30,7 @@ def text_truth_section(audit: TextAudit, truth: pd.DataFrame | str | Path, *,
                        options: TruthOptions) -> tuple[str, dict[str, float]]:
     """The precision-recall curves and metrics of every score column against ``truth``;
     also returns each method's average precision."""
-    from labelaudit.evaluate import evaluate
-    from labelaudit.evaluate._join import plain
+    from labelaudit.evaluate import evaluate, plain
 
     issues = audit.frame.drop(columns=["model_agrees"], errors="ignore")
     result = evaluate(issues, truth, **options)

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from labelaudit.engine._chunks import Columns
+from labelaudit.engine import Columns
 from labelaudit.scan._text_result import input_names
 
 __all__ = ["MEMBER", "METHODS", "Scores", "output_frame",
@@ -80,20 +80,20 @@ def score_probs(labels: np.ndarray, member_probs: dict[str, np.ndarray], *,
     ([4, 1, 2, 3], [False, True, False, False])
     """
     from labelaudit.detect import ensemble_pred_probs
-    from labelaudit.scan._text import _flag, _method_scores
+    from labelaudit.scan._rank import flag_items, method_scores
     from labelaudit.scan._text_result import _accuracy, _majority_rate
 
     names = list(member_probs)
     ensemble = ensemble_pred_probs([member_probs[n] for n in names], labels, weights="auto")
     probs = ensemble.pred_probs
     # one process: cleanlab's pool forks, which can hang under Ray's threads
-    scores, n_issues, _ = _method_scores(labels, probs, member_probs[names[0]], None,
+    scores, n_issues, _ = method_scores(labels, probs, member_probs[names[0]], None,
                                          list(METHODS), n_jobs=1)
     order = np.argsort(scores[RANK_BY], kind="stable")
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = np.arange(1, len(order) + 1)
-    flagged, rule = _flag(labels, probs, scores[RANK_BY], n_issues, top=top,
-                          threshold=threshold)
+    flagged, rule = flag_items(labels, probs, scores[RANK_BY], n_issues, top=top,
+                               threshold=threshold)
     return Scores(probs, dict(member_probs),
                   dict(zip(names, ensemble.weights.tolist(), strict=True)),
                   dict(zip(names, ensemble.temperatures.tolist(), strict=True)), scores,

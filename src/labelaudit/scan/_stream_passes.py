@@ -11,12 +11,15 @@ import numpy as np
 import pandas as pd
 
 from labelaudit._errors import InvalidInputError
-from labelaudit.engine._chunks import Collector
-from labelaudit.engine._hashing import FoldPrediction, HashingOptions
-from labelaudit.engine._heads import EmbedOptions
-from labelaudit.engine._resume import Checkpoint
-from labelaudit.engine._sink import writer_for
-from labelaudit.engine._sort import RankSorter
+from labelaudit.engine import (
+    Checkpoint,
+    Collector,
+    EmbedOptions,
+    FoldPrediction,
+    HashingOptions,
+    RankSorter,
+    writer_for,
+)
 from labelaudit.scan._stream_output import (
     Scores,
     extra_columns,

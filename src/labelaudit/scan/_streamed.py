@@ -13,12 +13,18 @@ import numpy as np
 
 from labelaudit._errors import InvalidParameterError
 from labelaudit._validation import check_choice, check_int
-from labelaudit.engine._chunks import Columns
-from labelaudit.engine._hashing import HashingOptions
-from labelaudit.engine._heads import EmbedOptions
-from labelaudit.engine._resume import Checkpoint
-from labelaudit.engine._sink import check_output, is_folder_output
-from labelaudit.engine._stream import Source, check_chunk_size, check_columns, resolve_source
+from labelaudit.engine import (
+    Checkpoint,
+    Columns,
+    EmbedOptions,
+    HashingOptions,
+    Source,
+    check_chunk_size,
+    check_columns,
+    check_output,
+    is_folder_output,
+    resolve_source,
+)
 from labelaudit.registry import STREAMED_SCORERS
 from labelaudit.scan._stream_output import MEMBER, RANK_BY
 from labelaudit.scan._stream_passes import hashed_scan, small_scan
@@ -128,7 +134,7 @@ def _check_members(scorers: Any) -> list[str] | None:
 def _check_options(*, engine: str, ray_address: str | None, tfidf: str, n_folds: int,
                    top: int | None, threshold: float | None, random_state: int | None,
                    hashing_threshold: int) -> None:
-    from labelaudit.engine._ray import check_engine
+    from labelaudit.engine import check_engine
 
     check_engine(engine, ray_address)
     check_choice(tfidf, "tfidf", ("auto", "memory", "hashing"))
@@ -352,9 +358,9 @@ def _checkpoint_dir(out: str | Path, given: str | Path | None) -> Path:
 
 def _runner(engine: str, source: Source, *, chunk_size: int, address: str | None) -> Any:
     if engine == "ray":
-        from labelaudit.engine._ray import RayRunner
+        from labelaudit.engine import RayRunner
 
         return RayRunner(source, chunk_size=chunk_size, address=address)
-    from labelaudit.engine._local import LocalRunner
+    from labelaudit.engine import LocalRunner
 
     return LocalRunner(source, chunk_size=chunk_size)

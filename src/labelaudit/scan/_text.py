@@ -1,31 +1,43 @@
-"""``scan``: rank every item of a text dataset by how likely its label is wrong."""
+"""``scan``: rank every item of a text dataset by how likely its label is wrong.
+
+The steps, each in a module of its own: check the options (:mod:`._options`), read the data
+(:mod:`._inputs`), fit and combine the members (:mod:`._members`), rank and flag
+(:mod:`._rank`); the streamed scan (:mod:`._streamed`) ranks and flags with the same
+functions.
+"""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, NamedTuple, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import pandas as pd
 
-from labelaudit._errors import InvalidInputError, InvalidParameterError
-from labelaudit._validation import check_choice, check_fraction, check_int
-from labelaudit.io import (
-    CLASS_NAMES,
-    TextDataset,
-    align_pred_probs,
-    prepare_text_dataset,
-    read_data,
-    read_pred_probs,
-    require_columns,
-)
-from labelaudit.models import fold_checkpoints
-from labelaudit.models._base import Scorer
+from labelaudit._errors import InvalidParameterError
+from labelaudit._validation import check_choice
+from labelaudit.engine import check_engine
+from labelaudit.io import TextDataset
+from labelaudit.models import Scorer
 from labelaudit.models._progress import default_progress
-from labelaudit.registry import RANKING_METHODS, SCORERS
+from labelaudit.models._registry import member_keys
+from labelaudit.registry import SCORERS
+from labelaudit.scan._inputs import extra_columns, read_inputs
+from labelaudit.scan._members import MemberFit, fit_members
+from labelaudit.scan._options import (
+    DEFAULT_METHOD,
+    DEFAULT_METHODS,
+    METHODS,
+    Method,
+    check_flagging,
+    check_given_probs,
+    check_options,
+    check_weights,
+    id_column,
+)
 from labelaudit.scan._presets import preset_members
+from labelaudit.scan._rank import flag_items, method_scores
 from labelaudit.scan._text_result import (
     GIVEN_PROBS,
     ChanceLevelWarning,
@@ -34,93 +46,10 @@ from labelaudit.scan._text_result import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
-    import datasets
-
-    Data: TypeAlias = pd.DataFrame | str | Path | datasets.Dataset | datasets.DatasetDict
-    Probs: TypeAlias = np.ndarray | pd.DataFrame | str | Path
+    from labelaudit.scan._inputs import Data, Probs
 
 __all__ = ["METHODS", "DEFAULT_METHOD", "DEFAULT_METHODS", "ChanceLevelWarning", "ScanResult",
-           "id_column", "scan"]
-
-Method = Literal["loss", "ensemble", "self_confidence", "margin", "entropy", "max_prob",
-                 "confident_learning", "crowdlab"]
-METHODS: tuple[str, ...] = RANKING_METHODS.names()
-DEFAULT_METHOD = "ensemble"
-# self_confidence ranks exactly as ensemble does (-log p is monotone in p), so it is
-# computed only when asked for; crowdlab only with annotations.
-DEFAULT_METHODS: tuple[str, ...] = (*RANKING_METHODS.default, "crowdlab")
-
-
-def id_column(frame: pd.DataFrame, id: str | None) -> str | None:  # noqa: A002
-    """The id column to use: ``id`` when given, else a column named ``id`` if the table
-    has one, else None (row numbers)."""
-    if id is not None:
-        return id
-    return "id" if "id" in frame.columns else None
-
-
-def _check_weights(weights: object, scorers: Sequence[str]) -> None:  # member names
-    if isinstance(weights, str):
-        if weights not in ("auto", "equal"):
-            raise InvalidParameterError(
-                f"weights must be 'auto', 'equal' or numbers; got {weights!r}")
-        if weights == "equal" and len(scorers) < 2:
-            raise InvalidParameterError(
-                "weights='equal' needs at least two scorers; with one there is nothing to weigh")
-        return
-    values = list(weights)  # type: ignore[call-overload]
-    if len(scorers) < 2:
-        raise InvalidParameterError(
-            "ensemble weights need at least two scorers; with one there is nothing to weigh")
-    if len(values) != len(scorers):
-        raise InvalidParameterError(
-            f"give one weight per scorer: {len(values)} weights for {len(scorers)} scorers "
-            f"({', '.join(scorers)})")
-    try:
-        numbers = [float(v) for v in values]
-    except (TypeError, ValueError):
-        raise InvalidParameterError(f"weights must be numbers; got {values!r}") from None
-    if any(not np.isfinite(v) or v < 0 for v in numbers) or sum(numbers) <= 0:
-        raise InvalidParameterError(
-            f"weights must be non-negative numbers with a positive sum; got {numbers}")
-
-
-def _check_given_probs(*, scorers: object, model: object, sweep: int, score: object,
-                       n_seeds: int, weights: object, pair_mode: object) -> None:
-    """pred_probs replace the scorers: an option that configures them is a conflict."""
-    conflicts = [name for name, given in (
-        ("scorers", scorers is not None), ("model", model is not None), ("sweep", bool(sweep)),
-        ("score", score is not None), ("n_seeds", n_seeds != 1),
-        ("weights", not isinstance(weights, str) or weights != "auto"),
-        ("pair_mode", pair_mode is not None)) if given]
-    if conflicts:
-        raise InvalidParameterError(
-            f"pred_probs replaces the scorers, so {', '.join(conflicts)} cannot be given with "
-            "it; drop " + ("them" if len(conflicts) > 1 else "it") + ", or drop pred_probs to "
-            "let labelaudit fit its own models")
-
-
-def check_flagging(top: int | None, threshold: float | None) -> None:
-    """The flag rule's options: at most one of ``top`` (a count) and ``threshold``."""
-    if top is not None and threshold is not None:
-        raise InvalidParameterError("give at most one of top and threshold")
-    if top is not None:
-        check_int(top, "top", minimum=0)
-    if threshold is not None:
-        check_fraction(threshold, "threshold")
-
-
-def _check_options(methods: Sequence[str], rank_by: str, top: int | None,
-                   threshold: float | None, n_seeds: int, annotations: str | None) -> None:
-    if annotations is None and "crowdlab" in [*methods, rank_by]:
-        raise InvalidParameterError(
-            "the crowdlab method needs several annotators' labels: give annotations=COLUMN "
-            "(--annotations)")
-    for method in methods:
-        RANKING_METHODS.check(method)
-    check_choice(rank_by, "rank_by", METHODS)
-    check_flagging(top, threshold)
-    check_int(n_seeds, "n_seeds", minimum=1)
+           "check_flagging", "id_column", "scan"]
 
 
 def scan(
@@ -281,6 +210,7 @@ def scan(
 
     Examples
     --------
+    >>> import pandas as pd
     >>> rng = np.random.default_rng(0)
     >>> words = {"sport": "match goal team", "food": "pasta sauce cook"}
     >>> rows = [(f"{words[c]} {rng.integers(100)}", c) for c in ["sport", "food"] * 20]
@@ -298,23 +228,17 @@ def scan(
     >>> int(given.to_frame()["id"].iloc[0]), list(given.weights)
     (0, ['pred_probs'])
     """
-    from labelaudit.detect import ensemble_pred_probs
-    from labelaudit.models._registry import member_keys, member_pred_probs
-
     started = time.perf_counter()
-    wanted: list[str] = (list(methods) if methods is not None else
-                         [m for m in DEFAULT_METHODS if m != "crowdlab" or annotations is not None])
-    order_by: str = (rank_by if rank_by is not None
-                     else "crowdlab" if annotations is not None else DEFAULT_METHOD)
-    _check_options(wanted, order_by, top, threshold, n_seeds, annotations)
+    wanted = (list(methods) if methods is not None else
+              [m for m in DEFAULT_METHODS if m != "crowdlab" or annotations is not None])
+    order_by = (rank_by if rank_by is not None
+                else "crowdlab" if annotations is not None else DEFAULT_METHOD)
+    check_options(wanted, order_by, top, threshold, n_seeds, annotations)
     check_choice(datalab_features, "datalab_features", ("tfidf", "embed"))
-    from labelaudit.engine._ray import check_engine, folds_on
-
     check_engine(engine, ray_address)
-    given = pred_probs is not None
-    if given:
-        _check_given_probs(scorers=scorers, model=model, sweep=sweep, score=score,
-                           n_seeds=n_seeds, weights=weights, pair_mode=pair_mode)
+    if pred_probs is not None:
+        check_given_probs(scorers=scorers, model=model, sweep=sweep, score=score,
+                          n_seeds=n_seeds, weights=weights, pair_mode=pair_mode)
     elif classes is not None:
         raise InvalidParameterError(
             "classes= names the columns of pred_probs; give pred_probs too, or drop classes=")
@@ -323,172 +247,63 @@ def scan(
             raise InvalidParameterError("preset names the members: give preset or scorers, "
                                         "not both")
         scorers = preset_members(preset, model=model)
-    named = scorers is not None
     if scorers is not None and not scorers:
         raise InvalidParameterError("give at least one scorer")
-    scorers = list(scorers) if scorers is not None else list(SCORERS.default)
-    if not given:
-        _check_weights(weights, member_keys(scorers))
-    inputs = _read_data(data, score, text=text, label=label, text_pair=text_pair, id=id,
-                        annotations=annotations, split=split, pred_probs=pred_probs,
-                        classes=classes)
-    train, target = inputs.train, inputs.target
-    scored = target if target is not None else train
+    members = list(scorers) if scorers is not None else list(SCORERS.default)
+    if pred_probs is None:
+        check_weights(weights, member_keys(members))
+    inputs = read_inputs(data, score, text=text, label=label, text_pair=text_pair, id=id,
+                         annotations=annotations, split=split, pred_probs=pred_probs,
+                         classes=classes)
+    scored = inputs.target if inputs.target is not None else inputs.train
     assert scored.labels is not None
-    screened: dict[str, float] = {}
+    shown = default_progress() if progress is None else progress
     if inputs.probs is not None:
-        member_probs = {"pred_probs": inputs.probs}
-        weight, temperature = {"pred_probs": 1.0}, {"pred_probs": 1.0}
-        probs, seconds = inputs.probs, {}
-        mode = GIVEN_PROBS
-        dynamics = None
+        fit = MemberFit(pred_probs=inputs.probs, member_probs={"pred_probs": inputs.probs},
+                        weights={"pred_probs": 1.0}, temperatures={"pred_probs": 1.0},
+                        seconds={}, mode=GIVEN_PROBS)
     else:
-        from labelaudit.scan._screen import screen_members
-
-        shown = default_progress() if progress is None else progress
-        with folds_on(engine, ray_address):
-            if not named and screen and len(train) > screen and weights == "auto":
-                scorers, screened = screen_members(
-                    train, scorers, size=screen, n_folds=n_folds, random_state=random_state,
-                    progress=shown, model=model, pair_mode=pair_mode, cache_dir=cache_dir)
-            with fold_checkpoints(checkpoint_dir, resume=resume):
-                run = member_pred_probs(train, target, scorers=list(scorers),
-                                        n_folds=n_folds, n_seeds=n_seeds,
-                                        random_state=random_state, progress=shown,
-                                        sweep=sweep, keep=keep, model=model,
-                                        pair_mode=pair_mode, cache_dir=cache_dir)
-        # Repeats of one scorer (--seeds) are averaged first; the weights and temperatures
-        # are then fitted per scorer, not per repeat.
-        scorer_probs = run.per_scorer()
-        ensemble = ensemble_pred_probs(list(scorer_probs.values()), scored.labels,
-                                       weights=weights)
-        probs, member_probs, seconds = ensemble.pred_probs, run.probs, dict(run.seconds)
-        weight = dict(zip(scorer_probs, ensemble.weights.tolist(), strict=True))
-        temperature = dict(zip(scorer_probs, ensemble.temperatures.tolist(), strict=True))
-        mode = ("fit-on-train, score-on-test" if target is not None
-                else f"{run.n_folds}-fold cross-fit")
-        dynamics = None
-        if run.epoch_logits:  # a dynamics member ran: its epochs (and repeats) together
-            from labelaudit.models import training_dynamics
-
-            dynamics = training_dynamics(scored.labels,
-                                         np.concatenate(list(run.epoch_logits.values())))
-    scores, n_issues, consensus = _method_scores(
-        scored.labels, probs, next(iter(member_probs.values())), inputs.votes,
+        fit = fit_members(
+            inputs.train, inputs.target, scored.labels, scorers=members,
+            screen=screen if scorers is None and weights == "auto" else 0, weights=weights,
+            n_folds=n_folds, n_seeds=n_seeds, random_state=random_state, progress=shown,
+            sweep=sweep, keep=keep, model=model, pair_mode=pair_mode, cache_dir=cache_dir,
+            engine=engine, ray_address=ray_address, checkpoint_dir=checkpoint_dir,
+            resume=resume)
+    probs = fit.pred_probs
+    scores, n_issues, consensus = method_scores(
+        scored.labels, probs, next(iter(fit.member_probs.values())), inputs.votes,
         list(dict.fromkeys([*wanted, order_by])))
-    warn_if_chance_level(scored.labels, probs, given=given)
-    flagged, rule = _flag(scored.labels, probs, scores[order_by], n_issues, top=top,
-                          threshold=threshold)
+    warn_if_chance_level(scored.labels, probs, given=pred_probs is not None)
+    flagged, rule = flag_items(scored.labels, probs, scores[order_by], n_issues, top=top,
+                               threshold=threshold)
     found = None
     if datalab:
-        from labelaudit.detect import datalab_features as features_for
-        from labelaudit.detect import datalab_issues
-
-        features = features_for(scored.texts, text_pairs=scored.text_pairs,
-                                method=datalab_features, model=model, cache_dir=cache_dir,
-                                random_state=random_state or 0,
-                                progress=default_progress() if progress is None else progress)
-        found = datalab_issues(scored.labels, probs, features, ids=scored.ids,
-                               classes=train.classes, random_state=random_state or 0)
+        found = _datalab(scored, inputs.train.classes, probs, datalab_features, model=model,
+                         cache_dir=cache_dir, random_state=random_state, progress=shown)
     return ScanResult(
         ids=scored.ids, texts=scored.texts, text_pairs=scored.text_pairs, labels=scored.labels,
-        classes=train.classes, pred_probs=probs, member_probs=member_probs,
-        weights=weight, temperatures=temperature, scores=scores, rank_by=order_by,
+        classes=inputs.train.classes, pred_probs=probs, member_probs=fit.member_probs,
+        weights=fit.weights, temperatures=fit.temperatures, scores=scores, rank_by=order_by,
         flagged=flagged, flag_rule=rule, n_issues_estimate=n_issues,
         seconds=time.perf_counter() - started, consensus_labels=consensus,
-        member_seconds=seconds, screened=screened, mode=mode,
-        extra=_extra(inputs.frame, [text, text_pair, label, annotations, inputs.id_column])
-        if keep_columns else None, datalab=found, dynamics=dynamics,
+        member_seconds=fit.seconds, screened=fit.screened, mode=fit.mode,
+        extra=extra_columns(inputs.frame, [text, text_pair, label, annotations,
+                                           inputs.id_column]) if keep_columns else None,
+        datalab=found, dynamics=fit.dynamics,
     )
 
 
-def _extra(frame: pd.DataFrame, used: list[str | None]) -> pd.DataFrame | None:
-    """The input's columns scan does not read, aligned with its items (None if none)."""
-    rest = frame.drop(columns=[c for c in dict.fromkeys(used) if c is not None])
-    return rest.reset_index(drop=True) if len(rest.columns) else None
+def _datalab(scored: TextDataset, classes: np.ndarray, probs: np.ndarray,
+             method: Literal["tfidf", "embed"], *,
+             model: str | None, cache_dir: str | Path | None, random_state: int | None,
+             progress: bool) -> Any:
+    """cleanlab Datalab's findings on the scored items (``datalab=True``)."""
+    from labelaudit.detect import datalab_features, datalab_issues
 
-
-class _Inputs(NamedTuple):
-    train: TextDataset
-    target: TextDataset | None  # the scored split; None: cross-fit
-    votes: np.ndarray | None  # the annotators' votes of the scored items
-    frame: pd.DataFrame  # the scored table
-    id_column: str | None  # its id column
-    probs: np.ndarray | None  # the user's pred_probs, columns in train.classes order
-
-
-def _read_data(
-    data: Data, score: Data | None, *, text: str, label: str, text_pair: str | None,
-    id: str | None, annotations: str | None, split: str | None,  # noqa: A002
-    pred_probs: Probs | None, classes: Sequence[object] | None,
-) -> _Inputs:
-    """The data, the user's probabilities and the annotators' votes, all checked before
-    any model work."""
-    from labelaudit.detect import annotation_matrix
-
-    scored_frame = train_frame = read_data(data, split=split)
-    train = prepare_text_dataset(train_frame, text=text, label=label, text_pair=text_pair,
-                                 id=id_column(train_frame, id))
-    target = probs = None
-    if score is not None:
-        scored_frame = read_data(score, what="score")
-        target = prepare_text_dataset(scored_frame, text=text, label=label,
-                                      text_pair=text_pair, id=id_column(scored_frame, id),
-                                      classes=train.classes, min_classes=1)
-    if pred_probs is not None:
-        path = isinstance(pred_probs, (str, Path))
-        given = (read_pred_probs(pred_probs) if isinstance(pred_probs, (str, Path))
-                 else pred_probs)
-        try:
-            probs, train = align_pred_probs(given, train, classes=classes,
-                                            default_classes=train_frame.attrs.get(
-                                                CLASS_NAMES, {}).get(label))
-        except InvalidInputError as exc:
-            if not path:
-                raise
-            raise InvalidInputError(f"{pred_probs}: {exc}") from None
-    votes = None
-    if annotations is not None:
-        require_columns(scored_frame, [annotations])
-        ids = (target if target is not None else train).ids
-        votes = annotation_matrix(scored_frame[annotations], train.classes, ids)
-    return _Inputs(train, target, votes, scored_frame, id_column(scored_frame, id), probs)
-
-
-def _method_scores(
-    labels: np.ndarray, pred_probs: np.ndarray, first_member: np.ndarray,
-    crowd_votes: np.ndarray | None, methods: list[str], *, n_jobs: int | None = None,
-) -> tuple[dict[str, np.ndarray], int, np.ndarray | None]:
-    """Every method's scores, cleanlab's estimated error count, CROWDLAB's consensus
-    (``n_jobs`` for cleanlab's ``find_label_issues``)."""
-    from labelaudit.detect import confident_learning, crowdlab, label_quality_scores
-
-    cl = confident_learning(labels, pred_probs, n_jobs=n_jobs)
-    crowd = None if crowd_votes is None else crowdlab(labels, pred_probs, crowd_votes)
-    scores: dict[str, np.ndarray] = {}
-    for method in methods:
-        if method == "loss":
-            scores[method] = label_quality_scores(labels, first_member)
-        elif method == "ensemble":
-            scores[method] = label_quality_scores(labels, pred_probs, method="loss")
-        elif method == "confident_learning":
-            scores[method] = cl.scores
-        elif method == "crowdlab":
-            assert crowd is not None
-            scores[method] = crowd.scores
-        else:
-            scores[method] = label_quality_scores(labels, pred_probs,
-                                                  method=method)  # type: ignore[arg-type]
-    return scores, cl.n_issues, None if crowd is None else crowd.consensus_labels
-
-
-def _flag(labels: np.ndarray, pred_probs: np.ndarray, ranking: np.ndarray, n_issues: int, *,
-          top: int | None, threshold: float | None) -> tuple[np.ndarray, str]:
-    """Which items are flagged, and the rule that says so."""
-    if threshold is not None:
-        flagged = pred_probs[np.arange(len(labels)), labels] < threshold
-        return flagged, f"given-label probability < {threshold}"
-    count = n_issues if top is None else min(top, len(labels))
-    flagged = np.zeros(len(labels), dtype=bool)
-    flagged[np.argsort(ranking, kind="stable")[:count]] = True
-    return flagged, f"top {count}" + (" (cleanlab's estimated count)" if top is None else "")
+    assert scored.labels is not None
+    features = datalab_features(scored.texts, text_pairs=scored.text_pairs, method=method,
+                                model=model, cache_dir=cache_dir,
+                                random_state=random_state or 0, progress=progress)
+    return datalab_issues(scored.labels, probs, features, ids=scored.ids, classes=classes,
+                          random_state=random_state or 0)

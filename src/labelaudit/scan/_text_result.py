@@ -188,6 +188,7 @@ class ScanResult:
     def report(self, path: str | Path, **options: Any) -> Path:
         """Write the self-contained HTML audit report of this scan to ``path``; options as
         :func:`labelaudit.report.write_report` (``truth=``, ``annotations=``, ``top=``...)."""
+        # the one upward import of scan: the report sits above it and reads this result
         from labelaudit.report import write_report
 
         return write_report(self, path, **options)

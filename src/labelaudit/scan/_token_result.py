@@ -7,8 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from labelaudit.tokens._dataset import TokenDataset
-from labelaudit.tokens._issues import TokenIssue
+from labelaudit.tokens import TokenDataset, TokenIssue
 
 __all__ = ["TokenScanResult"]
 
@@ -96,7 +95,7 @@ class TokenScanResult:
     def issue_frame(self) -> pd.DataFrame:
         """One row per issue, most suspect first: ``id, rank, sentence_score, kind, source,
         start, end, text, given, suggested, score, detail`` (spans as ``TYPE[start:end]``)."""
-        from labelaudit.tokens._display import issues_to_frame
+        from labelaudit.tokens import issues_to_frame
 
         return issues_to_frame(self.to_records())
 

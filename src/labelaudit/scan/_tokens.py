@@ -10,7 +10,7 @@ import numpy as np
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit._validation import check_fraction, check_int, check_number
-from labelaudit.models._base import Scorer
+from labelaudit.models import Scorer
 from labelaudit.models._heads import HeadName
 from labelaudit.models._token_scorer import (
     as_token_scorer,
@@ -20,8 +20,7 @@ from labelaudit.models._token_scorer import (
     make_token_scorer,
 )
 from labelaudit.scan._token_result import TokenScanResult
-from labelaudit.tokens._dataset import TokenDataset
-from labelaudit.tokens._issues import TokenIssue
+from labelaudit.tokens import TokenDataset, TokenIssue
 from labelaudit.tokens._rules import consistency_issues, invalid_sequence_issues, tag_consistency
 from labelaudit.tokens._spans import (
     decode_tags,
@@ -172,7 +171,7 @@ def scan_tokens(
 
     n_folds = check_int(n_folds, "n_folds", minimum=2)
     random_state = check_seed(random_state)
-    from labelaudit.engine._ray import check_engine, folds_on
+    from labelaudit.engine import check_engine, folds_on
 
     check_engine(engine, ray_address)
     min_count = check_int(consistency_min_count, "consistency_min_count", minimum=1)

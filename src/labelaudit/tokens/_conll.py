@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
-from labelaudit.io._read import json_lines, read_text, split_lines
+from labelaudit.io import json_lines, read_text, split_lines
 from labelaudit.tokens._dataset import TokenDataset, make_token_dataset
 from labelaudit.tokens._schemes import Scheme, detect_scheme, is_span_tag
 

@@ -1,6 +1,9 @@
 """Backbones of :func:`labelaudit.train`: ``head`` (a small network over frozen sentence
-embeddings, from the scan's embedding cache) and ``finetune`` (a Hugging Face sequence
-classifier); the inputs each one trains on, and rebuilding a saved one."""
+embeddings, from the scan's embedding cache) and ``finetune`` (a Hugging Face encoder with a
+linear classifier, trained whole); the inputs each one trains on, and rebuilding a saved one.
+The networks and inputs themselves are the models floor's (:class:`labelaudit.models.
+HeadNetwork`, :class:`labelaudit.models.TextInputs`, :func:`labelaudit.models.
+finetune_factory`)."""
 
 from __future__ import annotations
 
@@ -12,7 +15,8 @@ import pandas as pd
 
 from labelaudit._errors import InvalidParameterError
 
-__all__ = ["BACKBONES", "encode_inputs", "make_inputs", "network_factory", "rebuild_network"]
+__all__ = ["BACKBONES", "encode_inputs", "load_finetuned", "make_inputs", "network_factory",
+           "rebuild_network"]
 
 Backbone = Literal["head", "finetune"]
 BACKBONES: tuple[str, ...] = ("head", "finetune")
@@ -37,10 +41,10 @@ def embed(dataset: Any, settings: dict[str, Any], *, progress: bool = False) -> 
 def make_inputs(dataset: Any, settings: dict[str, Any], *, progress: bool = False) -> Any:
     """What the backbone's network reads, for every item of ``dataset``."""
     if settings["backbone"] == "finetune":
-        from labelaudit.train._finetune import TextInputs
+        from labelaudit.models import TextInputs
 
         return TextInputs.from_dataset(dataset, settings)
-    from labelaudit.train._head import EmbeddingInputs
+    from labelaudit.models import EmbeddingInputs
 
     return EmbeddingInputs(embed(dataset, settings, progress=progress))
 
@@ -55,13 +59,13 @@ def network_factory(settings: dict[str, Any], n_classes: int) -> Any:
     """A function making a fresh network for ``settings`` (``dim``: the input width of
     the head)."""
     if settings["backbone"] == "finetune":
-        from labelaudit.train._finetune import finetune_factory
+        from labelaudit.models import finetune_factory
 
         return finetune_factory(settings, n_classes)
     if settings["backbone"] != "head":
         raise InvalidParameterError(
             f"backbone must be one of {', '.join(BACKBONES)}; got {settings['backbone']!r}")
-    from labelaudit.train._head import head_factory
+    from labelaudit.models import head_factory
 
     return head_factory(settings["dim"], n_classes, hidden=settings["hidden"],
                         dropout=settings["dropout"])
@@ -72,10 +76,22 @@ def rebuild_network(backbone: str, settings: dict[str, Any], n_classes: int,
     """An untrained network of a saved model's shape (the finetune backbone loads its
     weights from ``root / "backbone"``)."""
     if backbone == "finetune":
-        from labelaudit.train._finetune import load_finetuned
-
         return load_finetuned(root / "backbone", settings, n_classes)
-    from labelaudit.train._head import HeadNetwork
+    from labelaudit.models import HeadNetwork
 
     return HeadNetwork(settings["dim"], n_classes, hidden=settings["hidden"],
                        dropout=settings["dropout"])
+
+
+def load_finetuned(folder: Path, settings: dict[str, Any], n_classes: int) -> Any:
+    """A saved fine-tuned network; new texts are tokenised with the original tokenizer.
+    A damaged or mismatched file is one line naming it (:func:`load_weights`)."""
+    from transformers import AutoModel
+
+    from labelaudit.models import FinetuneNetwork, load_pretrained
+    from labelaudit.train._weights import load_weights
+
+    encoder = load_pretrained(AutoModel, folder)
+    network = FinetuneNetwork(encoder, n_classes, float(settings.get("dropout", 0.1)))
+    load_weights(network.head, folder / "classifier.pt", n_classes=n_classes)
+    return network

@@ -26,7 +26,7 @@ def parse_noise_grid(spec: str) -> tuple[str, tuple[float, ...]]:
     >>> parse_noise_grid("uniform:0.1,0.2")
     ('uniform', (0.1, 0.2))
     """
-    from labelaudit.impact._select_splits import parse_noise
+    from labelaudit.noise import parse_noise
 
     method, sep, rates = str(spec).strip().rpartition(":")
     if not sep or not rates:
@@ -148,8 +148,8 @@ def train_bench(
     -------
     BenchResult
     """
-    from labelaudit.impact._select_splits import noisy_labels
     from labelaudit.io import check_label_values, prepare_text_dataset, read_table
+    from labelaudit.noise import noisy_labels
     from labelaudit.train._train import evaluate_model, method_names
     from labelaudit.train._train import train as train_model
 

@@ -13,13 +13,15 @@ import numpy as np
 import pandas as pd
 
 from labelaudit._errors import InvalidInputError
+from labelaudit.train._weights import DAMAGED as _DAMAGED
+from labelaudit.train._weights import META as _META
+from labelaudit.train._weights import load_weights
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "TrainedModel", "is_model_folder", "load_model",
            "load_weights"]
 
 FORMAT = "labelaudit-model"
 FORMAT_VERSION = 1
-_META = "labelaudit-model.json"
 _WEIGHTS = "head.pt"
 
 
@@ -73,7 +75,7 @@ class TrainedModel:
         """Class probabilities, shape ``(n_samples, n_classes)``, columns in ``classes``
         order. ``data`` is a table (the training text columns unless given) or a list of
         texts."""
-        from labelaudit.train._loop import predict_proba
+        from labelaudit.models import predict_proba
 
         inputs = self._inputs(data, text, text_pair)
         return predict_proba(self.network, inputs)
@@ -175,9 +177,6 @@ def load_model(folder: str | Path) -> TrainedModel:
                         network=network, settings=settings, log=meta.get("log", {}))
 
 
-_DAMAGED = "the file is damaged; retrain the model, or restore the file from a copy"
-
-
 def _read_meta(path: Path) -> dict[str, Any]:
     """The model's JSON description, or one line saying why it cannot be used."""
     try:
@@ -211,40 +210,3 @@ def _check_meta(meta: dict[str, Any], path: Path) -> None:
     if not isinstance(settings, dict) or lacking:
         what = f"lacks {', '.join(map(repr, lacking))}" if lacking else "is not an object"
         raise InvalidInputError(f"{path}: 'settings' {what}: {_DAMAGED}")
-
-
-def load_weights(module: Any, path: Path, *, n_classes: int) -> None:
-    """Load the weights saved at ``path`` into ``module`` (whose output layer has
-    ``n_classes`` rows), or say in one line what is wrong with the file: missing,
-    truncated, or for another number of classes than the model's description lists."""
-    import torch
-
-    try:
-        state = torch.load(path, map_location="cpu", weights_only=True)
-    except FileNotFoundError:
-        raise InvalidInputError(f"{path} is missing: the model folder is incomplete; "
-                                "retrain the model, or restore the file from a copy") from None
-    except Exception as exc:  # noqa: BLE001 - torch raises many kinds for a damaged file
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise InvalidInputError(f"{path} cannot be read as torch weights ({first[:120]}): "
-                                f"{_DAMAGED.replace('damaged', 'truncated or damaged')}"
-                                ) from None
-    expected = module.state_dict()
-    if not isinstance(state, dict) or set(state) != set(expected):
-        raise InvalidInputError(f"{path} does not hold the weights of this model's network "
-                                f"(other layers): {_DAMAGED}")
-    for key, tensor in expected.items():
-        saved = tuple(getattr(state[key], "shape", ()))
-        if saved == tuple(tensor.shape):
-            continue
-        if saved and tensor.ndim and tensor.shape[0] == n_classes and saved[1:] == tuple(
-                tensor.shape[1:]):
-            described = next((folder / _META for folder in path.parents
-                              if (folder / _META).is_file()), path.parent / _META)
-            raise InvalidInputError(
-                f"{described} lists {n_classes} classes but {path.name} has an "
-                f"output layer for {saved[0]}: the class list was edited, or the files come "
-                "from different models; restore the class list or retrain the model")
-        raise InvalidInputError(f"{path}: layer {key!r} has shape {list(saved)}, the network "
-                                f"needs {list(tensor.shape)}: {_DAMAGED}")
-    module.load_state_dict(state)

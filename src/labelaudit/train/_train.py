@@ -216,10 +216,8 @@ def train(
     in Natural Language Processing (the methods and their defaults, appendix tables).
     """
     from labelaudit.io import prepare_text_dataset
+    from labelaudit.models import EmbeddingInputs, LoopConfig, TextInputs, train_networks
     from labelaudit.train._backbones import BACKBONES, embed, network_factory
-    from labelaudit.train._finetune import TextInputs
-    from labelaudit.train._head import EmbeddingInputs
-    from labelaudit.train._loop import LoopConfig, train_networks
     from labelaudit.train._methods import make_method
 
     started = time.perf_counter()
@@ -252,7 +250,7 @@ def train(
         "cache_dir": None if cache_dir is None else str(cache_dir)}
     log: dict[str, Any] = {"n_train": len(dataset), "random_state": random_state}
     if "clean_label" in frame.columns:  # as `labelaudit noise` writes: the rate achieved
-        from labelaudit.impact._impact_sets import text_keys
+        from labelaudit.io import text_keys
 
         log["achieved_noise_rate"] = float(np.mean(
             text_keys(frame["clean_label"]) != text_keys(frame[label])))
@@ -325,8 +323,7 @@ def evaluate_model(model: TrainedModel, data: pd.DataFrame | str | Path, *,
     """Top-1 and top-5 accuracy and macro-F1 of ``model`` on a labelled table."""
     from sklearn.metrics import f1_score
 
-    from labelaudit.impact._impact_sets import text_keys
-    from labelaudit.io import check_label_values
+    from labelaudit.io import check_label_values, text_keys
 
     frame = _read(data)
     if label not in frame.columns:

@@ -9,7 +9,7 @@ from labelaudit.train._methods._base import Method
 if TYPE_CHECKING:
     import torch
 
-    from labelaudit.train._loop import Step
+    from labelaudit.models import Step
 
 __all__ = ["Base"]
 

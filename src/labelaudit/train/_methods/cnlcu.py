@@ -13,7 +13,7 @@ from labelaudit.train._methods.co_teaching import CoTeaching
 if TYPE_CHECKING:
     import torch
 
-    from labelaudit.train._loop import LoopConfig, Step
+    from labelaudit.models import LoopConfig, Step
 
 __all__ = ["CNLCU"]
 

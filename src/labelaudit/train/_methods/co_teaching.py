@@ -14,7 +14,7 @@ from labelaudit.train._methods._base import Method, check_fraction
 if TYPE_CHECKING:
     import torch
 
-    from labelaudit.train._loop import Inputs, LoopConfig, Network, Step
+    from labelaudit.models import Inputs, LoopConfig, Network, Step
 
 __all__ = ["CoTeaching"]
 

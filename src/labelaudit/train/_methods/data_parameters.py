@@ -12,7 +12,7 @@ from labelaudit.train._methods._base import Method, check_positive
 if TYPE_CHECKING:
     import torch
 
-    from labelaudit.train._loop import LoopConfig, Step
+    from labelaudit.models import LoopConfig, Step
 
 __all__ = ["DataParameters"]
 
@@ -90,7 +90,7 @@ class DataParameters(Method):
               round_index: int) -> None:
         import torch
 
-        from labelaudit.train._loop import resolve_device
+        from labelaudit.models import resolve_device
 
         device = resolve_device(config.device)
         # start at sigma* = 1: both halves at 0.5, or the instance part alone at 1

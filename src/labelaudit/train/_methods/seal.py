@@ -13,7 +13,7 @@ from labelaudit.train._methods._base import Method
 if TYPE_CHECKING:
     import torch
 
-    from labelaudit.train._loop import Inputs, LoopConfig, Network, Step
+    from labelaudit.models import Inputs, LoopConfig, Network, Step
 
 __all__ = ["SEAL"]
 
@@ -79,7 +79,7 @@ class SEAL(Method):
               round_index: int) -> None:
         import torch
 
-        from labelaudit.train._loop import resolve_device
+        from labelaudit.models import resolve_device
 
         if round_index == 0:
             self.soft_labels, self.epoch_predictions = [], []
@@ -105,7 +105,7 @@ class SEAL(Method):
 
     def end_epoch(self, epoch: int, networks: Sequence[Network], inputs: Inputs,
                   labels: np.ndarray) -> None:
-        from labelaudit.train._loop import predict_proba
+        from labelaudit.models import predict_proba
 
         assert self._sum is not None
         probs = predict_proba(networks[0], inputs)

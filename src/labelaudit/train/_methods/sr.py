@@ -12,7 +12,7 @@ from labelaudit.train._methods._base import Method, check_positive
 if TYPE_CHECKING:
     import torch
 
-    from labelaudit.train._loop import Inputs, LoopConfig, Network, Step
+    from labelaudit.models import Inputs, LoopConfig, Network, Step
 
 __all__ = ["SparseRegularization"]
 

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from labelaudit._errors import InvalidInputError
-from labelaudit.agreement._labels import is_missing
+from labelaudit.io._annotation_labels import is_missing
 
 __all__ = ["nested_to_long"]
 

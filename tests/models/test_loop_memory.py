@@ -12,9 +12,13 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from labelaudit._errors import InvalidParameterError  # noqa: E402
-from labelaudit.train._head import EmbeddingInputs  # noqa: E402
-from labelaudit.train._loop import LoopConfig, predict_proba, train_networks  # noqa: E402
-from labelaudit.train._methods import make_method  # noqa: E402
+from labelaudit.models import (  # noqa: E402
+    EmbeddingInputs,
+    LoopConfig,
+    Method,
+    predict_proba,
+    train_networks,
+)
 
 
 class Fussy(torch.nn.Module):
@@ -51,7 +55,7 @@ def _train(data, limit: int, **config):
         made.append(Fussy(limit))
         return made[-1]
 
-    nets, _ = train_networks(make, inputs, labels, 2, make_method("base"),
+    nets, _ = train_networks(make, inputs, labels, 2, Method(),
                              LoopConfig(epochs=2, batch_size=16, **config))
     return nets[0], made[-1].sizes
 

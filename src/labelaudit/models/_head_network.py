@@ -1,9 +1,11 @@
 """A small classifier head on fixed embeddings, and the embeddings as loop inputs.
 
-:class:`HeadNetwork` is the network the robust methods train when the text encoder is
-frozen: it reads one embedding per item. Its :meth:`~HeadNetwork.features` is the input
-embedding itself (standardised by a parameter-free layer norm), so mixup mixes input
-embeddings, as Zhang et al. (2018) mix inputs; :meth:`~HeadNetwork.classify` is the MLP.
+:class:`HeadNetwork` is the network the robust methods of ``labelaudit train`` train through
+the one loop (:func:`labelaudit.models.train_networks`) when the text encoder is frozen: it
+reads one embedding per item (:class:`EmbeddingInputs`). Its :meth:`~HeadNetwork.features`
+is the input embedding itself (standardised by a parameter-free layer norm), so mixup mixes
+input embeddings, as Zhang et al. (2018) mix inputs; :meth:`~HeadNetwork.classify` is the
+MLP.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import torch  # this module is only imported by code that trains a network
+import torch  # imported on first use of these names (labelaudit.models is lazy)
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 

@@ -1,9 +1,12 @@
-"""The ``finetune`` backbone of :func:`labelaudit.train`: any Hugging Face encoder with a
-linear classifier over its mean-pooled last hidden states, trained whole.
+"""Texts as training items, and a Hugging Face encoder as a network, for the one training
+loop (:func:`labelaudit.models.train_networks`): the ``finetune`` scorer and the
+``finetune`` backbone of ``labelaudit train``.
 
-Mixup mixes the pooled representation (the seed's text setting mixes embeddings, not
-tokens). Batches are sorted by length within shuffled pools, so padding stays small; the
-loop adds bf16 autocast and warmup on a GPU.
+:class:`TextInputs` holds the token ids of every item; batches are sorted by length within
+shuffled pools, so padding stays small. :func:`finetune_factory` makes networks of any
+Hugging Face encoder with a linear classifier over its mean-pooled last hidden states,
+trained whole; mixup mixes the pooled representation (the seed's text setting mixes
+embeddings, not tokens). The loop adds bf16 autocast and warmup on a GPU.
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["FinetuneNetwork", "TextInputs", "finetune_factory", "load_finetuned"]
+__all__ = ["FinetuneNetwork", "TextInputs", "finetune_factory", "head_tail",
+           "length_sorted_batches"]
 
 _POOL = 50  # batches per length-sorted pool
 
@@ -38,6 +42,31 @@ def head_tail(ids: list[int], limit: int) -> list[int]:
         return list(ids)
     head = max(1, limit // 4)
     return list(ids[:head]) + list(ids[len(ids) - (limit - head):])
+
+
+def length_sorted_batches(lengths: np.ndarray, batch_size: int, rng: np.random.Generator,
+                          *, shuffle: bool = True) -> list[np.ndarray]:
+    """Index arrays covering every item once, so that padding stays small: pools of
+    ``50 * batch_size`` items (in an order drawn from ``rng`` when ``shuffle``), each sorted
+    by ``lengths`` and cut into batches; the batches then shuffled (when ``shuffle``).
+
+    Examples
+    --------
+    >>> lengths = np.array([5, 1, 4, 2, 3])
+    >>> rng = np.random.default_rng(0)
+    >>> [b.tolist() for b in length_sorted_batches(lengths, 2, rng, shuffle=False)]
+    [[1, 3], [4, 2], [0]]
+    """
+    order = rng.permutation(len(lengths)) if shuffle else np.arange(len(lengths))
+    out = []
+    pool = _POOL * batch_size
+    for start in range(0, len(order), pool):
+        chunk = order[start:start + pool]
+        chunk = chunk[np.argsort(lengths[chunk], kind="stable")]
+        out += [chunk[i:i + batch_size] for i in range(0, len(chunk), batch_size)]
+    if shuffle:
+        out = [out[i] for i in rng.permutation(len(out))]
+    return out
 
 
 class TextInputs:
@@ -85,16 +114,7 @@ class TextInputs:
                 shuffle: bool) -> list[np.ndarray]:
         """Index arrays covering every item once: shuffled pools of ``50 * batch_size``
         items, each sorted by length and cut into batches, the batches shuffled."""
-        order = rng.permutation(len(self)) if shuffle else np.arange(len(self))
-        out = []
-        pool = _POOL * batch_size
-        for start in range(0, len(order), pool):
-            chunk = order[start:start + pool]
-            chunk = chunk[np.argsort(self.lengths[chunk], kind="stable")]
-            out += [chunk[i:i + batch_size] for i in range(0, len(chunk), batch_size)]
-        if shuffle:
-            out = [out[i] for i in rng.permutation(len(out))]
-        return out
+        return length_sorted_batches(self.lengths, batch_size, rng, shuffle=shuffle)
 
     def batch(self, index: np.ndarray, device: Any) -> dict[str, Any]:
         import torch
@@ -159,16 +179,3 @@ def finetune_factory(settings: dict[str, Any], n_classes: int) -> Any:
 
     return make
 
-
-def load_finetuned(folder: Path, settings: dict[str, Any], n_classes: int) -> Any:
-    """A saved fine-tuned network; new texts are tokenised with the original tokenizer.
-    A damaged or mismatched file is one line naming it (:func:`load_weights`)."""
-    from transformers import AutoModel
-
-    from labelaudit.models._loading import load_pretrained
-    from labelaudit.train._model import load_weights
-
-    encoder = load_pretrained(AutoModel, folder)
-    network = FinetuneNetwork(encoder, n_classes, float(settings.get("dropout", 0.1)))
-    load_weights(network.head, folder / "classifier.pt", n_classes=n_classes)
-    return network

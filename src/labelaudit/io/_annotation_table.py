@@ -1,23 +1,7 @@
-"""Normalise crowd annotations to one long table and to per-item category counts.
+"""The long-format annotation table: :class:`Annotations` and the encoding of a long table.
 
-Two input shapes are accepted everywhere in :mod:`labelaudit.agreement`:
-
-* long format, one row per (item, annotator, label), as in crowd-kit. Column names are
-  given explicitly or found among the usual aliases (``item``/``item_id``/``task``,
-  ``annotator``/``annotator_id``/``worker``, ``label``);
-* nested format, one row per item with a list column holding either plain labels
-  (``["yes", "no", "yes"]``, annotators unknown) or ``{"worker": id, "label": value}``
-  objects.
-
-Missing annotations (``None``/``NaN`` or blank labels) are dropped, with a
-:class:`DroppedAnnotationsWarning` that counts them. Labels must all be strings or all be
-numbers; the categories are their sorted distinct values.
-
-:class:`Annotations` is the one crowd-label type of the package: agreement statistics read its
-counts and codes, the noise methods its long-format codes, CROWDLAB its
-:meth:`~Annotations.to_matrix`.
-Given a dataset's ``ids`` and ``classes``, :func:`to_annotations` encodes the annotations
-against its rows and label set (per-row lists of labels are accepted then too).
+:func:`labelaudit.io.to_annotations` (in :mod:`labelaudit.io._annotations`) is the entry
+point; it calls :func:`encode_long` for a long table.
 """
 
 from __future__ import annotations
@@ -29,24 +13,22 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows
-from labelaudit.agreement._labels import (
+from labelaudit._errors import InvalidInputError, format_rows
+from labelaudit.io._annotation_labels import (
     clean_label,
     format_items,
     is_empty_label,
     is_missing,
     label_kind,
 )
-from labelaudit.agreement._nested import nested_to_long
 
 __all__ = [
+    "ANNOTATOR_ALIASES",
     "Annotations",
     "DroppedAnnotationsWarning",
-    "annotation_counts",
-    "clean_label",
-    "format_items",
-    "nested_to_long",
-    "to_annotations",
+    "ITEM_ALIASES",
+    "LABEL_ALIASES",
+    "encode_long",
 ]
 
 ITEM_ALIASES = ("item", "item_id", "task", "task_id", "id")
@@ -80,6 +62,7 @@ class Annotations:
 
     Examples
     --------
+    >>> from labelaudit.io import to_annotations
     >>> ann = to_annotations([["a", "b"], ["b"]], ids=np.arange(2), classes=np.array(["a", "b"]))
     >>> ann.item_codes.tolist(), ann.label_codes.tolist(), ann.n_annotators
     ([0, 0, 1], [0, 1, 1], 0)
@@ -163,65 +146,13 @@ def _pick(columns: Sequence[str], given: str | None, aliases: tuple, what: str) 
     return None
 
 
-def to_annotations(
-    annotations: pd.DataFrame | Annotations | Sequence[object],
-    *,
-    item: str | None = None,
-    annotator: str | None = None,
-    label: str | None = None,
-    ids: np.ndarray | Sequence[object] | None = None,
-    classes: np.ndarray | Sequence[object] | None = None,
-) -> Annotations:
-    """Validate a long annotation table and encode it.
+def encode_long(annotations: pd.DataFrame, *, item: str | None = None,
+                annotator: str | None = None, label: str | None = None) -> Annotations:
+    """Validate a long annotation table (one row per annotation) and encode it.
 
-    Parameters
-    ----------
-    annotations : DataFrame, Annotations or sequence
-        Long format, one row per annotation. An :class:`Annotations` is returned unchanged.
-        With ``ids`` and ``classes``, also one entry per dataset row: a list of plain labels
-        or of ``{"worker": id, "label": value}`` objects (JSON text is parsed).
-    item, annotator, label : str, optional
-        Column names; found among the usual aliases when not given (``item``, ``item_id``,
-        ``task``; ``annotator``, ``annotator_id``, ``worker``; ``label``). The annotator column
-        is optional.
-    ids : array-like of shape (n_samples,), optional
-        A dataset's row ids: encode the annotations against its rows (item ``i`` is row ``i``;
-        a long table's item ids must be among ``ids``). Give ``classes`` with it.
-    classes : array-like of shape (n_classes,), optional
-        The dataset's label set (label code ``k`` is ``classes[k]``); every annotation's
-        label must be in it. Give ``ids`` with it.
-
-    Returns
-    -------
-    Annotations
-
-    Raises
-    ------
-    InvalidInputError
-        Empty table, missing columns, labels of mixed types, or an annotator labelling the same
-        item twice.
-
-    Examples
-    --------
-    >>> df = pd.DataFrame({"task": ["a", "a", "b"], "worker": [1, 2, 1], "label": ["x", "y", "x"]})
-    >>> ann = to_annotations(df)
-    >>> ann.classes, ann.counts().tolist()
-    (('x', 'y'), [[1, 1], [1, 0]])
+    Called by :func:`labelaudit.io.to_annotations`, which documents the parameters; the
+    warning for dropped annotations names the caller of ``to_annotations``.
     """
-    if isinstance(annotations, Annotations):
-        return annotations
-    if ids is not None or classes is not None:
-        if ids is None or classes is None:
-            raise InvalidParameterError("give ids and classes together, or neither")
-        from labelaudit.agreement._crowd import encode_rows
-
-        return encode_rows(annotations, ids=ids, classes=classes, item=item,
-                           annotator=annotator, label=label)
-    if not isinstance(annotations, pd.DataFrame):
-        raise InvalidParameterError(
-            f"annotations must be a pandas DataFrame, got {type(annotations).__name__} (one "
-            "list of annotations per row is read only against a dataset: pass ids= and classes=)"
-        )
     cols = list(annotations.columns)
     item_col = _pick(cols, item, ITEM_ALIASES, "item")
     label_col = _pick(cols, label, LABEL_ALIASES, "label")
@@ -320,39 +251,5 @@ def _warn_dropped(keep: np.ndarray, items: np.ndarray, item_codes: np.ndarray,
         message += (f"; {len(bare)} of {len(items)} items {'has' if len(bare) == 1 else 'have'} "
                     "no label left "
                     f"({format_items(items[bare].tolist())})")
-    warnings.warn(DroppedAnnotationsWarning(message), stacklevel=3)
-
-
-def annotation_counts(
-    annotations: pd.DataFrame | Annotations,
-    *,
-    item: str | None = None,
-    annotator: str | None = None,
-    label: str | None = None,
-) -> pd.DataFrame:
-    """Count how many annotators put each item in each category.
-
-    Parameters
-    ----------
-    annotations : DataFrame
-        Long format (see :func:`to_annotations`).
-    item, annotator, label : str, optional
-        Column names (found among the usual aliases when not given).
-
-    Returns
-    -------
-    DataFrame of shape (n_items, n_classes)
-        Indexed by item id, one column per category; the input of :func:`fleiss_kappa`.
-
-    Examples
-    --------
-    >>> df = pd.DataFrame({"item": [1, 1, 1, 2, 2, 2], "label": list("aabbbb")})
-    >>> counts = annotation_counts(df)
-    >>> counts.columns.tolist(), counts.index.tolist(), counts.to_numpy().tolist()
-    (['a', 'b'], [1, 2], [[2, 1], [0, 3]])
-    """
-    ann = to_annotations(annotations, item=item, annotator=annotator, label=label)
-    frame = pd.DataFrame(ann.counts(), columns=list(ann.classes))
-    frame.index = pd.Index(ann.items, name="item")
-    frame.columns.name = None
-    return frame
+    # _warn_dropped < encode_long < to_annotations < its caller
+    warnings.warn(DroppedAnnotationsWarning(message), stacklevel=4)

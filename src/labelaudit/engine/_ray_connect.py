@@ -1,0 +1,166 @@
+"""Ray started on this machine or joined at an address, and the choice of fold engine."""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from labelaudit._errors import InvalidParameterError, MissingExtraError
+
+__all__ = ["check_engine", "connect", "folds_on", "import_ray"]
+
+CONNECT_TIMEOUT_S = 30.0
+
+
+def import_ray() -> Any:
+    """The ``ray`` module, or :class:`MissingExtraError` naming the ``scale`` extra."""
+    try:
+        import ray
+    except ImportError:
+        raise MissingExtraError("ray", "scale") from None
+    return ray
+
+
+def _reachable(address: str, timeout_s: float) -> None:
+    """Fail fast when ``host:port`` (or ``ray://host:port``) does not accept connections."""
+    target = address.split("://", 1)[-1]
+    host, _, port = target.rpartition(":")
+    if not host or not port.isdigit():
+        return  # "auto" or a form Ray resolves itself
+    try:
+        socket.create_connection((host, int(port)), timeout=min(timeout_s, 10.0)).close()
+    except OSError as exc:
+        raise InvalidParameterError(
+            f"cannot reach the Ray cluster at {address} ({exc.strerror or exc}); check the "
+            "address (`ray status` on the head node prints it), or leave --ray-address out to "
+            "start Ray on this machine") from None
+
+
+def connect(address: str | None, *, timeout_s: float = CONNECT_TIMEOUT_S,
+            num_cpus: int | None = None) -> bool:
+    """Start Ray on this machine (every core), or connect to the cluster at ``address``;
+    True when this call started the connection (and should shut it down).
+
+    An address that cannot be reached, or a connection that does not complete within
+    ``timeout_s``, is an :class:`InvalidParameterError`.
+    """
+    ray = import_ray()
+    if ray.is_initialized():
+        return False
+    quiet = {"include_dashboard": False, "log_to_driver": False, "logging_level": "ERROR",
+             "configure_logging": True}
+    if address is None:
+        ray.init(num_cpus=num_cpus or os.cpu_count(), **quiet)
+        return True
+    _reachable(address, timeout_s)
+    failure: list[BaseException] = []
+
+    def start() -> None:
+        try:
+            ray.init(address=address, **({} if address.startswith("ray://") else quiet))
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            failure.append(exc)
+
+    with _held_stderr() as held:  # Ray's C++ client logs a line per retry meanwhile
+        thread = threading.Thread(target=start, daemon=True)
+        thread.start()
+        thread.join(timeout_s)
+        failed = thread.is_alive() or bool(failure)
+        if not failed:
+            held.replay()
+    last = held.last_line()
+    why = f" (Ray: {last})" if last else ""
+    if thread.is_alive():
+        raise InvalidParameterError(
+            f"could not connect to the Ray cluster at {address} within {timeout_s:.0f} s{why}; "
+            "check the address and that the cluster is up (`ray status`)")
+    if failure:
+        raise InvalidParameterError(
+            f"could not connect to the Ray cluster at {address}: "
+            f"{' '.join(str(failure[0]).split())[:300]}{why}") from None
+    return True
+
+
+class _Held:
+    """What was written to file descriptor 2 while it was held."""
+
+    def __init__(self, sink: Any) -> None:
+        self.sink = sink
+        self.text = ""
+        self.replayed = False
+
+    def read(self) -> str:
+        self.sink.seek(0)
+        self.text = self.sink.read().decode("utf-8", "replace")
+        return self.text
+
+    def replay(self) -> None:
+        """Write what was held to the real stderr once it is restored (on success: Ray's
+        own warnings)."""
+        self.replayed = True
+
+    def last_line(self) -> str:
+        lines = [ln.split("] ", 1)[-1].strip() for ln in self.text.splitlines() if ln.strip()]
+        return " ".join(lines[-1].split())[:200] if lines else ""
+
+
+@contextmanager
+def _held_stderr() -> Iterator[_Held]:
+    """Hold file descriptor 2 (where Ray's C++ code logs) in a temporary file; on exit
+    restore it and, if :meth:`_Held.replay` was called, write the held text out."""
+    import sys
+    import tempfile
+
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as sink:
+        held = _Held(sink)
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield held
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            held.read()
+            if held.replayed and held.text:
+                sys.stderr.write(held.text)
+
+
+def check_engine(engine: str, address: str | None) -> None:
+    """``engine`` is ``"local"`` or ``"ray"``, and a Ray address comes with ``"ray"``.
+
+    Examples
+    --------
+    >>> check_engine("ray", "auto")
+    """
+    from labelaudit._validation import check_choice
+
+    check_choice(engine, "engine", ("local", "ray"))
+    if address is not None and engine != "ray":
+        raise InvalidParameterError(
+            "ray_address connects to a Ray cluster: give engine='ray' (--engine ray) too")
+
+
+@contextmanager
+def folds_on(engine: str, address: str | None = None) -> Iterator[None]:
+    """Cross-fitting inside the block runs on ``engine``: ``"local"``, or ``"ray"`` (Ray
+    started with every core, or the cluster at ``address``, already connected or not;
+    every fold a Ray task, see :func:`labelaudit.models._crossfit.fold_engine`)."""
+    from labelaudit.models._crossfit import fold_engine
+
+    check_engine(engine, address)
+    if engine != "ray":
+        with fold_engine("local"):
+            yield
+        return
+    owned = connect(address)
+    try:
+        with fold_engine("ray"):
+            yield
+    finally:
+        if owned:
+            import_ray().shutdown()
