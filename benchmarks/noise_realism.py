@@ -3,8 +3,8 @@
 Reproduces the realism comparison of Chong, Hong & Manning (2022, table 5) on the RTE-1 test
 set with Snow et al. (2008)'s 10 crowd labels per item (worker ids included) and the expert
 gold. Starting from the expert gold as the clean labels, each noise method noises ``--rate``
-of the items (crowd-majority: at most that many); the scan's default scorers (TF-IDF and
-sentence-embedding heads, weighted ensemble) are cross-fitted on the noisy labels, and the
+of the items (crowd-majority: at most that many); TF-IDF and sentence-embedding scorers (the
+scan's default members until #26, weighted ensemble) are cross-fitted on the noisy labels, and the
 Wasserstein distance between the out-of-sample losses of noised and clean items is reported.
 "Real errors" are the dataset's own crowd-majority labels (ties broken to 0) where they differ
 from the expert gold. Every noising is repeated for ``--seeds`` seeds (noise and folds).

@@ -163,7 +163,7 @@ def measure_noise_realism(
     text_pair: str | None = None,
     id: str | None = None,
     noise_column: str | None = None,
-    scorers: Sequence[str] = ("tfidf", "embed"),
+    scorers: Sequence[str] | None = None,
     n_folds: int = 5,
     random_state: int | None = 0,
     model: str | None = None,
@@ -174,17 +174,19 @@ def measure_noise_realism(
     clean items (:func:`noise_realism`); what ``labelaudit noise realism`` reports.
 
     ``noise_column`` names each item's noise method (default ``noise_method``, else
-    ``is_noisy``, whose noised items are then called ``is_noisy``). ``scorers``,
-    ``n_folds``, ``model`` and ``cache_dir`` are those of
-    :func:`labelaudit.models.cross_val_pred_probs`.
+    ``is_noisy``, whose noised items are then called ``is_noisy``). ``scorers`` (default:
+    the scan's default members, as the command), ``n_folds``, ``model`` and ``cache_dir`` are
+    those of :func:`labelaudit.models.cross_val_pred_probs`.
     """
     from labelaudit.io import prepare_text_dataset
     from labelaudit.models import cross_val_pred_probs
+    from labelaudit.registry import SCORERS
 
     methods = _marks(frame, noise_column)
     data = prepare_text_dataset(frame, text=text, label=label, text_pair=text_pair, id=id)
     pred_probs = cross_val_pred_probs(
-        data, scorers=list(scorers), n_folds=n_folds, random_state=random_state,
+        data, scorers=list(scorers if scorers is not None else SCORERS.default),
+        n_folds=n_folds, random_state=random_state,
         progress=progress, model=model, cache_dir=cache_dir)
     if data.labels is None:  # pragma: no cover - prepare_text_dataset was given a label
         raise InvalidInputError(f"no labels in column {label!r}")
