@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from labelaudit._errors import InvalidParameterError
+from labelaudit._validation import check_choice
 from labelaudit.registry import PRESETS
 
 __all__ = ["PRESETS", "PRESET_FINETUNE", "SlowPresetWarning", "preset_members", "preset_settings"]
@@ -31,19 +32,12 @@ PRESET_FINETUNE: Mapping[str, Any] = {"epochs": 3, "max_length": 512, "batch_siz
                                       "learning_rate": 5e-5}
 
 
-def check_preset(preset: str) -> str:
-    if preset not in PRESETS:
-        raise InvalidParameterError(
-            f"preset must be one of {', '.join(PRESETS)}; got {preset!r}")
-    return preset
-
-
 def preset_settings(preset: str, **tuning: Any) -> tuple[list[str] | None, dict[str, Any]]:
     """The member names of a preset (None: scan's default) and the settings of its
     fine-tuned member (:data:`PRESET_FINETUNE` updated by the caller's ``tuning``; empty
     without one). Warns (:class:`SlowPresetWarning`) when a fine-tuning preset finds no
     CUDA GPU."""
-    names = PRESETS[check_preset(preset)]
+    names = PRESETS[check_choice(preset, "preset", PRESETS)]
     given = {k: v for k, v in tuning.items() if v is not None}
     if names is None or "finetune" not in names:
         if given:

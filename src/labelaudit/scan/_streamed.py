@@ -36,7 +36,6 @@ __all__ = ["HASHING_THRESHOLD", "StreamScanResult", "scan_stream"]
 
 HASHING_THRESHOLD = 200_000  # above this many items, tfidf="auto" uses the hashed model
 HASHED = "tfidf-hash"
-STREAMED = STREAMED_SCORERS  # the members a streamed scan runs
 
 
 @dataclass(frozen=True)
@@ -120,7 +119,7 @@ def _check_members(scorers: Any) -> list[str] | None:
     names = [scorers] if isinstance(scorers, str) else list(scorers)
     if not names:
         raise InvalidParameterError("give at least one scorer")
-    other = [n for n in names if n not in STREAMED]
+    other = [n for n in names if n not in STREAMED_SCORERS]
     if other:
         raise InvalidParameterError(
             f"a streamed scan runs the tfidf and embed members; got {', '.join(map(str, other))}"
