@@ -2,6 +2,7 @@
 
 import warnings
 
+import numpy as np
 import pytest
 
 from labelaudit import InvalidParameterError, scan
@@ -57,8 +58,12 @@ def test_best_runs_end_to_end_on_a_tiny_model(topic_frame, tiny_bert_dir):
 @pytest.mark.parametrize("kwargs, match", [
     ({"preset": "fast", "scorers": ["tfidf"]}, "preset or scorers"),
     ({"preset": "quick"}, "preset must be one of fast, default, best"),
+    # given probabilities replace the members: a preset would be silently ignored
+    ({"preset": "fast", "pred_probs": "PROBS"}, "pred_probs replaces the scorers, so preset"),
 ])
 def test_bad_presets(topic_frame, kwargs, match):
+    if kwargs.get("pred_probs") == "PROBS":
+        kwargs = {**kwargs, "pred_probs": np.full((len(topic_frame), 3), 1 / 3)}
     with pytest.raises(InvalidParameterError, match=match):
         scan(topic_frame, **kwargs)
 

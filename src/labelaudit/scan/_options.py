@@ -60,10 +60,12 @@ def check_weights(weights: object, scorers: Sequence[str]) -> None:  # member na
 
 
 def check_given_probs(*, scorers: object, model: object, sweep: int, score: object,
-                       n_seeds: int, weights: object, pair_mode: object) -> None:
+                       n_seeds: int, weights: object, pair_mode: object,
+                       preset: object = None) -> None:
     """pred_probs replace the scorers: an option that configures them is a conflict."""
     conflicts = [name for name, given in (
-        ("scorers", scorers is not None), ("model", model is not None), ("sweep", bool(sweep)),
+        ("scorers", scorers is not None), ("preset", preset is not None),
+        ("model", model is not None), ("sweep", bool(sweep)),
         ("score", score is not None), ("n_seeds", n_seeds != 1),
         ("weights", not isinstance(weights, str) or weights != "auto"),
         ("pair_mode", pair_mode is not None)) if given]

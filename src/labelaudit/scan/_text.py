@@ -238,7 +238,8 @@ def scan(
     check_engine(engine, ray_address)
     if pred_probs is not None:
         check_given_probs(scorers=scorers, model=model, sweep=sweep, score=score,
-                          n_seeds=n_seeds, weights=weights, pair_mode=pair_mode)
+                          n_seeds=n_seeds, weights=weights, pair_mode=pair_mode,
+                          preset=preset)
     elif classes is not None:
         raise InvalidParameterError(
             "classes= names the columns of pred_probs; give pred_probs too, or drop classes=")
