@@ -25,6 +25,7 @@ from typing import Any
 
 __all__ = [
     "AGGREGATION_METHODS",
+    "FILTER_DETECTORS",
     "FORMATS",
     "LNL_METHODS",
     "NOISE_METHODS",
@@ -157,7 +158,8 @@ FORMATS = Registry("output format", {
 
 
 # Training methods of `labelaudit train` (learning with noisy labels): the hook class of
-# each published method, and `filter`, ours, which is a step of `train` itself.
+# each published method, and `filter`, ours, which is a step of `train` itself, with its
+# detect-then-train forms (the plan each name stands for; labelaudit.train._filter).
 LNL_METHODS = Registry("training method", {
     "base": "labelaudit.train._methods.base:Base",
     "mixup": "labelaudit.train._methods.mixup:Mixup",
@@ -167,7 +169,15 @@ LNL_METHODS = Registry("training method", {
     "cnlcu": "labelaudit.train._methods.cnlcu:CNLCU",
     "seal": "labelaudit.train._methods.seal:SEAL",
     "filter": "labelaudit.train._train:train",
+    **{name: "labelaudit.train._filter:FilterPlan" for name in (
+        "filter-relabel", "filter-iterate", "filter+seal", "filter+co-teaching",
+        "filter+mixup", "filter-relabel+seal", "filter-relabel-iterate+seal")},
 }, default=("base",))
+
+
+# The detectors of a filter method: the scan, or a head trained with one of these methods
+# (co-teaching and CNLCU need a noise rate before any is estimated, so they are not offered).
+FILTER_DETECTORS = ("scan", "seal", "base", "mixup")
 
 
 def all_registries() -> dict[str, Registry]:

@@ -11,15 +11,23 @@ ORDER = 70
 _EPILOG = """examples:
   labelaudit train noisy.jsonl --text text --label label --method seal --eval clean_test.jsonl \\
       --out model/ --metrics-out metrics.json
-  labelaudit train noisy.jsonl --text text --label label --method filter --eval test.jsonl \\
+  labelaudit train noisy.jsonl --text text --label label --method auto --eval test.jsonl \\
+      --out model/
+  labelaudit train noisy.jsonl --text text --label label --method filter-relabel+seal \\
       --out model/
   labelaudit train noisy.jsonl --text text --label label --method co-teaching --noise-rate 0.2 \\
       --backbone finetune --model microsoft/deberta-v3-base --out model/
 
 Methods: base (cross-entropy), mixup, data-parameters, sr (sparse regularisation),
-co-teaching, cnlcu, seal (self-evolution), and filter (ours: a cross-fitted scan, then base
-on the data with the flagged items dropped, or relabelled with --filter relabel). Defaults
-follow the NoisywikiHow paper's appendix. The head backbone trains a small network over
+co-teaching, cnlcu, seal (self-evolution); filter (ours: a cross-fitted scan, then base
+on the data with the flagged items dropped, or relabelled with --filter relabel) and its
+detect-then-train forms filter[-relabel][-iterate][+METHOD]: a cross-fitted SEAL head
+detects, a two-component mixture of the out-of-sample losses says which labels are likely
+wrong, -relabel trains them on soft labels instead of dropping them, -iterate detects
+again with models trained on the kept items, +METHOD trains with METHOD. auto screens
+the candidates on a held-out fifth of the data (accuracy on its given labels), prints
+the table and trains the winner on everything. Defaults follow the NoisywikiHow paper's
+appendix. The head backbone trains a small network over
 frozen MiniLM sentence embeddings (the scan's cache) in seconds on a CPU; --backbone
 finetune fine-tunes the whole --model (use a GPU). co-teaching and cnlcu need the noise
 rate: --noise-rate, or cleanlab's estimate. --metrics-out writes top-1, top-5 and macro-F1 on
@@ -32,7 +40,7 @@ _OPTIONS = ("method", "backbone", "noise_rate", "epochs", "batch_size", "learnin
 
 
 def add_parser(subparsers, parents) -> None:
-    from labelaudit.registry import LNL_METHODS
+    from labelaudit.registry import FILTER_DETECTORS, LNL_METHODS
 
     p = cli.add_command(
         subparsers, "train", parents, handler=run, epilog=_EPILOG + cli.TORCH_NOTE,
@@ -42,10 +50,13 @@ def add_parser(subparsers, parents) -> None:
         "it to a folder, and measure it on a clean evaluation set.")
     p.add_argument("data", help="training table (CSV, TSV, JSONL, JSON, Parquet)")
     cli.add_options(p, "text", "text_pair", "label")
-    p.add_argument("--method", default="base", choices=LNL_METHODS.names(),
+    p.add_argument("--method", default="base", choices=(*LNL_METHODS.names(), "auto"),
                    help="training method (default: base)")
     p.add_argument("--filter", dest="filter_mode", choices=("drop", "relabel"),
                    help="what --method filter does with flagged items (default: drop)")
+    p.add_argument("--filter-detector", choices=FILTER_DETECTORS,
+                   help="the detector of a filter method: the scan (filter's default) or a "
+                   "head trained with this method, cross-fitted (the others' default: seal)")
     p.add_argument("--noise-rate", type=float, metavar="RATE",
                    help="share of wrong labels for co-teaching and cnlcu (default: "
                    "cleanlab's estimate)")
@@ -72,7 +83,12 @@ def _check_usage(args: argparse.Namespace) -> None:
                           f"--method {args.method} does not use it: drop --noise-rate")
     if args.filter_mode is not None and args.method != "filter":
         args.parser.error(f"--filter says what --method filter does with flagged items; "
-                          f"--method {args.method} flags none: add --method filter")
+                          f"--method {args.method} "
+                          + ("says it in its name" if args.method.startswith("filter")
+                             else "flags none: add --method filter"))
+    if args.filter_detector is not None and not args.method.startswith(("filter", "auto")):
+        args.parser.error(f"--filter-detector is the detector of a filter method; "
+                          f"--method {args.method} detects nothing: drop it")
     if args.metrics_out and not args.metrics_out.lower().endswith(".json"):
         args.parser.error(f"{cli.flag(args, 'metrics_out')} {args.metrics_out}: the metrics "
                           "are written as JSON; give a file name ending in .json")
@@ -96,12 +112,17 @@ def run(args: argparse.Namespace) -> int:
     with cli.warnings_to_stderr(args, flags=_OPTIONS):
         model = train(args.data, text=args.text, label=args.label, text_pair=args.text_pair,
                       method=args.method, backbone=args.backbone, model=args.model,
-                      noise_rate=args.noise_rate, filter=args.filter_mode or "drop",
+                      noise_rate=args.noise_rate, filter=args.filter_mode,
+                      filter_detector=args.filter_detector,
                       epochs=args.epochs, batch_size=args.batch_size,
                       learning_rate=args.learning_rate, hidden=args.hidden,
                       device=args.device, cache_dir=args.cache_dir, random_state=args.seed,
                       progress=cli.show_progress(args))
-        cli.log(args, f"trained {args.method} ({args.backbone}) on {model.log['n_used']} of "
+        if "auto" in model.log:
+            from labelaudit.train import Screen
+
+            cli.log(args, Screen.from_dict(model.log["auto"]).summary())
+        cli.log(args, f"trained {model.method} ({args.backbone}) on {model.log['n_used']} of "
                 f"{model.log['n_train']} items in {model.log['seconds']:.1f} s")
         for line in _training_notes(model.log):
             cli.log(args, line)
@@ -127,7 +148,7 @@ def _training_notes(record: dict) -> list[str]:
     """What a person should know of a run: the items filter dropped (or relabelled) and
     why, and the noise rate co-teaching or CNLCU used and where it came from."""
     notes = []
-    if "filter" in record:
+    if "filter" in record and "filter_scorers" in record:
         done = "dropped" if record["filter"] == "drop" else "relabelled"
         n, total = record["flagged"], record["n_train"]
         notes.append(
@@ -135,6 +156,18 @@ def _training_notes(record: dict) -> list[str]:
             f"cross-fitted scan ({', '.join(record['filter_scorers'])}, out-of-sample "
             f"accuracy {record['filter_accuracy']:.3f}) flags as cleanlab's estimated number "
             f"of label errors; estimated share of wrong labels {record['filter_noise_share']:.1%}")
+    elif "filter" in record:
+        total = record["n_train"]
+        for step in record["filter_rounds"]:
+            notes.append(
+                f"filter round {step['round']}: a cross-fitted {record['filter_detector']} "
+                f"head ({record['filter_folds']} folds, every class in every training part) "
+                f"estimates {step['noise_share']:.1%} of the labels wrong "
+                f"(cleanlab's confident joint: {step['noise_share_cleanlab']:.1%}); flagged "
+                f"{step['flagged']} of {total} ({step['flagged'] / max(total, 1):.1%})")
+        notes.append(
+            f"filter: {'dropped' if record['filter'] == 'drop' else 'soft-relabelled'} the "
+            f"{record['flagged']} flagged items, then trained {record['filter_then']}")
     if "noise_rate_source" in record:
         notes.append(f"noise rate: {record['noise_rate']:.3f} ({record['noise_rate_source']}"
                      f"{' with --noise-rate' if record['noise_rate_source'] == 'given' else ''})")
@@ -160,8 +193,11 @@ def _facts(args: argparse.Namespace, model) -> dict:
     facts = {"method": args.method, "backbone": args.backbone, "seed": args.seed,
              "train_seconds": model.log["seconds"], "n_train": model.log["n_train"],
              "n_used": model.log["n_used"]}
+    facts["method"] = model.method
     for key in ("flagged", "filter", "dropped", "relabelled", "filter_scorers",
-                "filter_noise_share", "filter_accuracy", "noise_rate", "noise_rate_source",
+                "filter_noise_share", "filter_noise_share_cleanlab", "filter_detector",
+                "filter_then", "filter_rounds", "auto",
+                "filter_accuracy", "noise_rate", "noise_rate_source",
                 "noise_rate_estimated", "noise_rate_cleanlab", "achieved_noise_rate"):
         if key in model.log:
             facts[key] = model.log[key]

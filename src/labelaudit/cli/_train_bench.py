@@ -15,9 +15,12 @@ _EPILOG = """examples:
 
 The training table's labels are taken as clean; each --noise METHOD:RATES injects that
 noise at each rate with seed --seed + s (s = 0..--seeds-1), every method is trained on the
-noised copy, and top-1 / top-5 accuracy is measured on the clean --eval table. The table
-(methods x noise settings, mean ± std of top-1 in %) goes to stdout; --out x.json writes
-every run and the summary, --out x.csv the summary rows.
+noised copy, and top-1 / top-5 accuracy is measured on the clean --eval table, and top-1
+on a copy of it noised the same way (what a user without clean labels can measure). The
+table (methods x noise settings, mean ± std of top-1 in %) goes to stdout, and it ends with
+the recommendation --method auto would make by the noisy measure in each setting, beside
+the best method on clean labels and the Spearman correlation of the two measures; --out
+x.json writes every run, the summary and the recommendation, --out x.csv the summary rows.
 """
 
 _OPTIONS = ("noise", "methods", "seeds", "text", "label", "text_pair")

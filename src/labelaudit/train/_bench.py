@@ -52,7 +52,53 @@ class BenchResult:
         table = grouped.agg(top1_mean=("top1", "mean"), top1_std=("top1", "std"),
                             top5_mean=("top5", "mean"), top5_std=("top5", "std"),
                             seconds=("seconds", "mean"), n_seeds=("seed", "nunique"))
+        if "noisy_top1" in self.runs.columns:
+            table["noisy_top1_mean"] = grouped["noisy_top1"].mean()
         return table.reset_index()
+
+    def recommend(self) -> pd.DataFrame:
+        """Per noise setting, the method ``--method auto`` would choose (the highest mean
+        accuracy on the noised evaluation labels) beside the best on clean labels, the
+        clean accuracy it gives up, and the Spearman correlation of the two measures over
+        the methods (how far noisy accuracy can stand in for clean accuracy)."""
+        from scipy.stats import spearmanr
+
+        frame = self.to_frame()
+        if "noisy_top1_mean" not in frame.columns:
+            return pd.DataFrame()
+        rows = []
+        for (noise, rate), cell in frame.groupby(["noise", "rate"], sort=False):
+            cell = cell.reset_index(drop=True)
+            if cell["noisy_top1_mean"].isna().all():
+                continue
+            chosen = int(cell["noisy_top1_mean"].idxmax())
+            best = int(cell["top1_mean"].idxmax())
+            rho = (spearmanr(cell["noisy_top1_mean"], cell["top1_mean"]).statistic
+                   if len(cell) > 2 else np.nan)
+            rows.append({"noise": noise, "rate": rate, "chosen": cell["method"][chosen],
+                         "chosen_top1": cell["top1_mean"][chosen],
+                         "best": cell["method"][best], "best_top1": cell["top1_mean"][best],
+                         "given_up": cell["top1_mean"][best] - cell["top1_mean"][chosen],
+                         "spearman": float(rho)})
+        return pd.DataFrame(rows)
+
+    def recommendation(self) -> str:
+        """The closing line of ``train-bench``: the method chosen most often (and with the
+        highest noisy accuracy over the settings) by the measure ``--method auto`` uses."""
+        frame = self.to_frame()
+        table = self.recommend()
+        if table.empty:
+            return ("no recommendation: the evaluation labels are not all training classes, "
+                    "so they could not be noised for the screen's measure")
+        overall = frame.groupby("method", sort=False)["noisy_top1_mean"].mean()
+        method = str(overall.idxmax())
+        lines = [f"{r.noise} {r.rate:.0%}: {r.chosen} (clean top-1 {r.chosen_top1:.2%}; best "
+                 f"{r.best} {r.best_top1:.2%}, {r.given_up * 100:.2f} points given up; "
+                 f"Spearman of noisy and clean accuracy {r.spearman:.2f})"
+                 for r in table.itertuples()]
+        return ("by accuracy on noised evaluation labels (what --method auto measures):\n  "
+                + "\n  ".join(lines) + f"\nrecommended: --method {method} (the highest mean "
+                "noisy accuracy over these settings); --method auto screens on your data")
 
     def table(self, metric: str = "top1") -> pd.DataFrame:
         """Methods (rows) by noise and rate (columns): ``mean ± std`` of ``metric``."""
@@ -70,6 +116,7 @@ class BenchResult:
     def to_dict(self) -> dict[str, Any]:
         return {"backbone": self.backbone, "n_train": self.n_train, "n_eval": self.n_eval,
                 "summary": self.to_frame().to_dict(orient="records"),
+                "recommendation": self.recommend().to_dict(orient="records"),
                 "runs": self.runs.to_dict(orient="records")}
 
     def summary(self) -> str:
@@ -77,7 +124,7 @@ class BenchResult:
                 f"{len(self.runs.groupby(['noise', 'rate']))} noise settings x "
                 f"{self.runs['seed'].nunique()} seeds, {self.backbone} backbone, "
                 f"{self.n_train} training and {self.n_eval} evaluation items; top-1 (%):\n"
-                + self.table("top1").to_string())
+                + self.table("top1").to_string() + "\n" + self.recommendation())
 
     def plot(self, path: str | Path) -> Path:
         """Top-1 accuracy against the noise rate, one line per method, one panel per noise
@@ -106,6 +153,22 @@ class BenchResult:
         axes[-1].legend(fontsize="x-small")
         figure.tight_layout()
         return save_figure(figure, target)
+
+
+def _noised_eval(test: pd.DataFrame, *, label: str, method: str, rate: float,
+                 classes: np.ndarray, text: str, text_pair: str | None,
+                 seed: int) -> pd.DataFrame | None:
+    """The evaluation table with its labels noised as the training labels were (another
+    seed); None when its labels are not all training classes."""
+    from labelaudit.io import text_keys
+    from labelaudit.noise import noisy_labels
+
+    if label not in test.columns or not np.isin(text_keys(test[label]),
+                                                np.asarray(classes, dtype=str)).all():
+        return None
+    noisy = noisy_labels(test, label=label, method=method, rate=rate, classes=classes,
+                         text=text, text_pair=text_pair, random_state=seed + 10_007)
+    return test.assign(**{label: np.asarray(classes)[noisy]})
 
 
 def train_bench(
@@ -181,6 +244,11 @@ def train_bench(
                                          text_pair=text_pair, random_state=seed)
                     achieved = float(np.mean(noisy != clean.labels))
                     noised = frame.assign(**{label: clean.classes[noisy]})
+                    # the evaluation labels noised the same way: what a user without clean
+                    # labels can measure (--method auto), beside the clean measure
+                    noisy_test = _noised_eval(test, label=label, method=method_name,
+                                              rate=rate, classes=clean.classes, text=text,
+                                              text_pair=text_pair, seed=seed)
                     for name in names:
                         started = time.perf_counter()
                         fitted = train_model(noised, text=text, label=label,
@@ -189,11 +257,16 @@ def train_bench(
                                              noise_rate=rate, filter_scorers=filter_scorers,
                                              random_state=seed, **(train_options or {}))
                         seconds = time.perf_counter() - started
+                        probs = fitted.predict_proba(test, text=text, text_pair=text_pair)
                         metrics = evaluate_model(fitted, test, text=text, label=label,
-                                                 text_pair=text_pair)
+                                                 text_pair=text_pair, probs=probs)
+                        noisy_top1 = np.nan if noisy_test is None else evaluate_model(
+                            fitted, noisy_test, text=text, label=label,
+                            text_pair=text_pair, probs=probs).top1
                         rows.append({"method": name, "noise": method_name, "rate": rate,
                                      "seed": seed, "achieved_rate": achieved,
                                      "top1": metrics.top1, "top5": metrics.top5,
-                                     "macro_f1": metrics.macro_f1, "seconds": seconds})
+                                     "macro_f1": metrics.macro_f1, "noisy_top1": noisy_top1,
+                                     "seconds": seconds})
                         bar.update(1)
     return BenchResult(pd.DataFrame(rows), backbone, len(frame), len(test))

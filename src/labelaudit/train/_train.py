@@ -16,21 +16,17 @@ import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows
 from labelaudit._validation import check_choice, check_int, check_number
+from labelaudit.train._filter import NOISE_RATE_CAP, noise_share
 from labelaudit.train._model import TrainedModel
 
-__all__ = ["FILTER_MODES", "NOISE_RATE_CAP", "FilterWarning", "NoiseEstimateWarning",
-           "TrainMetrics", "estimate_noise_rate", "evaluate_model", "method_names",
-           "noise_share", "train"]
+__all__ = ["FILTER_MODES", "NoiseEstimateWarning", "TrainMetrics", "estimate_noise_rate",
+           "evaluate_model", "method_names", "train"]
 
 FILTER_MODES = ("drop", "relabel")
 # Defaults per backbone: the head trains in seconds on CPU, fine-tuning as in the seed
 # (NoisywikiHow: batch 64, learning rate 3e-5; fewer epochs than its 10 by default).
 _DEFAULTS = {"head": {"epochs": 20, "learning_rate": 1e-3, "warmup": 0.0},
              "finetune": {"epochs": 4, "learning_rate": 3e-5, "warmup": 0.06}}
-# The most an estimated share of wrong labels is taken to be: beyond it, the estimate counts
-# the model's own errors more than label errors (a weak model's confident joint is 1 -
-# its accuracy), and co-teaching's small-loss trick needs the clean items in the majority.
-NOISE_RATE_CAP = 0.5
 # Inverse regularisation of the estimate's logistic regression: a weakly regularised head
 # overfits few items per class, and its overconfident probabilities inflate the estimate.
 _ESTIMATE_C = 0.01
@@ -40,11 +36,6 @@ ESTIMATE_SOURCE = ("cleanlab's confident joint of cross-validated logistic regre
 
 class NoiseEstimateWarning(UserWarning):
     """The estimated share of wrong labels was above :data:`NOISE_RATE_CAP`: capped."""
-
-
-class FilterWarning(UserWarning):
-    """``filter`` dropped (or relabelled) more items than the estimated share of wrong
-    labels."""
 
 
 def method_names() -> tuple[str, ...]:
@@ -69,16 +60,6 @@ def _check_classes(labels: np.ndarray, classes: np.ndarray) -> None:
             f"{len(single)} class{'es have' if len(single) > 1 else ' has'} a single "
             f"training item: {single[:10]}; drop or merge {'them' if len(single) > 1 else 'it'}"
             " (a class needs at least 2 items)")
-
-
-def noise_share(labels: np.ndarray, pred_probs: np.ndarray) -> float:
-    """cleanlab's estimate of the share of wrong labels: 1 - the trace of the calibrated
-    confident joint of given and true labels (Northcutt et al. 2021, equation 3), from
-    out-of-sample ``pred_probs`` of shape (n_samples, n_classes); at most 0.95."""
-    from labelaudit.detect._cleanlab import import_cleanlab
-
-    joint = import_cleanlab("cleanlab.count").estimate_joint(labels, pred_probs)
-    return float(np.clip(1.0 - np.trace(joint), 0.0, 0.95))
 
 
 def estimate_noise_rate(embeddings: np.ndarray, labels: np.ndarray, n_classes: int, *,
@@ -113,43 +94,6 @@ def _capped(estimate: float, *, source: str) -> float:
     return NOISE_RATE_CAP
 
 
-def _filtered(frame: pd.DataFrame, dataset: Any, *, text: str, label: str,
-              text_pair: str | None, mode: str, scorers: Sequence[str], settings: dict,
-              random_state: int | None, progress: bool) -> tuple[np.ndarray, np.ndarray, dict]:
-    """Rows kept and their labels after a cross-fitted scan dropped or relabelled the
-    flagged items."""
-    from labelaudit.detect import suggest_labels
-    from labelaudit.scan import scan
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        result = scan(frame, text=text, label=label, text_pair=text_pair, scorers=scorers,
-                      random_state=random_state, model=settings.get("encoder"),
-                      cache_dir=settings.get("cache_dir"), progress=progress)
-    flagged = np.asarray(result.flagged, dtype=bool)
-    labels = np.asarray(dataset.labels).copy()
-    share = noise_share(result.labels, result.pred_probs)
-    expected = min(share, NOISE_RATE_CAP)
-    n_flagged, done = int(flagged.sum()), "dropped" if mode == "drop" else "relabelled"
-    info = {"filter": mode, "flagged": n_flagged, done: n_flagged,
-            "filter_scorers": list(scorers), "filter_noise_share": expected,
-            "filter_accuracy": float(result.accuracy)}
-    if n_flagged > expected * len(labels) + max(1.0, 0.01 * len(labels)):
-        warnings.warn(FilterWarning(
-            f"filter {done} {n_flagged} of {len(labels)} items ({n_flagged / len(labels):.0%}), "
-            f"more than the estimated share of wrong labels ({expected:.0%}"
-            f"{f', capped from {share:.0%}' if share > expected else ''}): the scan's model "
-            f"(out-of-sample accuracy {result.accuracy:.2f}) flags its own errors too, so "
-            "the model may end below method=base"), stacklevel=3)
-    if mode == "relabel":
-        # the scan read the same label column, so its classes are the dataset's
-        suggested, _ = suggest_labels(result.labels, result.pred_probs)
-        labels[flagged] = suggested[flagged]
-        return np.arange(len(labels)), labels, info
-    keep = np.flatnonzero(~flagged)
-    return keep, labels[keep], info
-
-
 def train(
     data: pd.DataFrame | str | Path,
     *,
@@ -160,8 +104,9 @@ def train(
     backbone: Literal["head", "finetune"] = "head",
     model: str | None = None,
     noise_rate: float | None = None,
-    filter: Literal["drop", "relabel"] = "drop",  # noqa: A002 - mirrors the CLI flag
+    filter: Literal["drop", "relabel"] | None = None,  # noqa: A002 - mirrors the CLI flag
     filter_scorers: Sequence[str] = ("tfidf", "embed"),
+    filter_detector: str | None = None,
     epochs: int | None = None,
     batch_size: int = 64,
     learning_rate: float | None = None,
@@ -182,8 +127,16 @@ def train(
         ``label``.
     method : str
         ``base`` (cross-entropy), ``mixup``, ``data-parameters``, ``sr``, ``co-teaching``,
-        ``cnlcu``, ``seal``, or ``filter`` (ours: a cross-fitted scan, then ``base`` on the
-        data with the flagged items dropped or relabelled, ``filter``).
+        ``cnlcu``, ``seal``; ``filter`` (ours: a cross-fitted scan, then ``base`` on the
+        data with the flagged items dropped or relabelled, ``filter``) and the other
+        detect-then-train methods ``filter[-relabel][-iterate][+METHOD]`` (see
+        :mod:`labelaudit.train._filter`: a cross-fitted SEAL head detects, cleanlab's
+        estimate of the share of wrong labels says how many to flag, ``-relabel`` trains
+        the flagged items on the detector's soft labels instead of dropping them,
+        ``-iterate`` detects a second time with models trained on the kept items,
+        ``+METHOD`` trains with METHOD on the result); or ``auto``: screen the candidates
+        on a held-out fifth of the given data, by accuracy on its (noisy) labels, and train
+        the winner on everything (:func:`labelaudit.train.choose_method`).
     backbone : {"head", "finetune"}
         ``head``: a small network over frozen sentence embeddings of ``model`` (default
         all-MiniLM-L6-v2, from the scan's embedding cache), seconds on a CPU;
@@ -194,8 +147,12 @@ def train(
         cleanlab when not given (:func:`estimate_noise_rate`), at most
         :data:`NOISE_RATE_CAP` (a :class:`NoiseEstimateWarning` says when it was capped).
         The log records the rate used and its source.
-    filter : {"drop", "relabel"}
-        What ``filter`` does with the flagged items; ``filter_scorers`` are the scan's.
+    filter : {"drop", "relabel"}, optional
+        What ``filter`` does with the flagged items (default drop); ``filter_scorers`` are
+        the scan's. The other filter methods say it in their name.
+    filter_detector : {"scan", "seal", "base", "mixup"}, optional
+        The detector of a filter method: the scan (``filter``'s default) or a head trained
+        with that method, cross-fitted (the other filter methods' default: ``seal``).
         The log records how many were dropped (or relabelled); a :class:`FilterWarning`
         says when that is more than the share of wrong labels cleanlab estimates from
         the scan's probabilities (capped at :data:`NOISE_RATE_CAP`).
@@ -218,12 +175,25 @@ def train(
     from labelaudit.io import prepare_text_dataset
     from labelaudit.models import EmbeddingInputs, LoopConfig, TextInputs, train_networks
     from labelaudit.train._backbones import BACKBONES, embed, network_factory
+    from labelaudit.train._filter import FilterPlan, run_filter
     from labelaudit.train._methods import make_method
+    from labelaudit.train._methods.seal import SEAL
 
     started = time.perf_counter()
     check_choice(method, "method", method_names())
     check_choice(backbone, "backbone", BACKBONES)
-    check_choice(filter, "filter", FILTER_MODES)
+    if filter is not None:
+        check_choice(filter, "filter", FILTER_MODES)
+        if method != "filter":
+            raise InvalidParameterError(
+                f"filter={filter!r} says what method='filter' does with flagged items; "
+                f"{method!r} " + ("says it in its name" if method.startswith("filter")
+                                  else "flags none"))
+    plan = (FilterPlan.parse(method, detector=filter_detector)
+            if method.startswith("filter") else None)
+    if filter_detector is not None and plan is None:
+        raise InvalidParameterError(f"filter_detector is the detector of a filter method; "
+                                    f"{method!r} detects nothing")
     check_int(random_state, "random_state", minimum=0)
     check_int(batch_size, "batch_size", minimum=1)
     check_int(hidden, "hidden", minimum=0)
@@ -255,20 +225,29 @@ def train(
         log["achieved_noise_rate"] = float(np.mean(
             text_keys(frame["clean_label"]) != text_keys(frame[label])))
     keep, labels = np.arange(len(dataset)), np.asarray(dataset.labels)
-    if method == "filter":
-        keep, labels, info = _filtered(frame, dataset, text=text, label=label,
-                                       text_pair=text_pair, mode=filter,
-                                       scorers=filter_scorers, settings=settings,
-                                       random_state=random_state, progress=progress)
-        log.update(info)
     vectors = None
+    targets = None
+    if plan is not None:
+        def detector_vectors() -> np.ndarray:
+            return embed(dataset, settings if backbone == "head" else dict(settings,
+                                                                          encoder=None),
+                         progress=progress)
+
+        cleaned = run_filter(plan, frame, dataset, text=text, label=label,
+                             text_pair=text_pair, mode=filter or "drop",
+                             scorers=filter_scorers, settings=settings,
+                             vectors=detector_vectors, device=device,
+                             random_state=random_state, progress=progress)
+        keep, labels, targets = cleaned.keep, cleaned.labels, cleaned.targets
+        log.update(cleaned.info)
     if backbone == "head":
         vectors = embed(dataset, settings, progress=progress)
         settings["dim"] = int(vectors.shape[1])
         inputs: Any = EmbeddingInputs(vectors[keep])
     else:
         inputs = TextInputs.from_dataset(dataset, settings).subset(keep)
-    if method in ("co-teaching", "cnlcu") and noise_rate is None:
+    then = plan.then if plan is not None else method
+    if then in ("co-teaching", "cnlcu") and noise_rate is None:
         if vectors is None:
             vectors = embed(dataset, dict(settings, encoder=None), progress=progress)
         raw = estimate_noise_rate(vectors[keep], labels, len(dataset.classes),
@@ -277,10 +256,13 @@ def train(
         log.update(noise_rate_source=ESTIMATE_SOURCE + (
             f", {raw:.3f} capped at {NOISE_RATE_CAP}" if raw > noise_rate else ""),
             noise_rate_estimated=noise_rate, noise_rate_cleanlab=raw)
-    elif method in ("co-teaching", "cnlcu"):
+    elif then in ("co-teaching", "cnlcu"):
         log["noise_rate_source"] = "given"
-    hook = make_method("base" if method == "filter" else method, noise_rate=noise_rate,
-                       **(method_options or {}))
+    if targets is not None:  # -relabel: base or SEAL, round 0 on the soft labels
+        hook: Any = SEAL(**{"n_rounds": 4 if then == "seal" else 1, **(method_options or {}),
+                            "soft_targets": targets})
+    else:
+        hook = make_method(then, noise_rate=noise_rate, **(method_options or {}))
     config = LoopConfig(epochs=epochs, batch_size=batch_size, learning_rate=learning_rate,
                         warmup=defaults["warmup"], device=device,
                         bf16=backbone == "finetune", random_state=random_state,
@@ -319,8 +301,10 @@ class TrainMetrics:
 
 def evaluate_model(model: TrainedModel, data: pd.DataFrame | str | Path, *,
                    text: str | None = None, label: str = "label",
-                   text_pair: str | None = None) -> TrainMetrics:
-    """Top-1 and top-5 accuracy and macro-F1 of ``model`` on a labelled table."""
+                   text_pair: str | None = None,
+                   probs: np.ndarray | None = None) -> TrainMetrics:
+    """Top-1 and top-5 accuracy and macro-F1 of ``model`` on a labelled table (``probs``:
+    the model's probabilities of its rows, when already predicted)."""
     from sklearn.metrics import f1_score
 
     from labelaudit.io import check_label_values, text_keys
@@ -335,7 +319,8 @@ def evaluate_model(model: TrainedModel, data: pd.DataFrame | str | Path, *,
         raise InvalidInputError(f"the evaluation table has no label in "
                                 f"{format_rows(np.flatnonzero(missing))}")
     truth = text_keys(frame[label])
-    probs = model.predict_proba(frame, text=text, text_pair=text_pair)
+    if probs is None:
+        probs = model.predict_proba(frame, text=text, text_pair=text_pair)
     classes = np.asarray(model.classes, dtype=str)
     known = np.isin(truth, classes)
     position = pd.Index(classes).get_indexer(truth)

@@ -20,10 +20,10 @@ from labelaudit.train._methods._base import Method
 
 __all__ = ["METHODS", "Method", "make_method"]
 
-# The hook classes, as registered in labelaudit.registry.LNL_METHODS (whose `filter` is a
-# step of `labelaudit.train`, not a hook).
+# The hook classes, as registered in labelaudit.registry.LNL_METHODS (whose `filter`
+# methods are steps of `labelaudit.train`, not hooks).
 METHODS: dict[str, str] = {name: where for name, where in LNL_METHODS.entries.items()
-                           if name != "filter"}
+                           if not name.startswith("filter")}
 
 
 def method_class(name: str) -> type[Method]:

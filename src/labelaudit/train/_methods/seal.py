@@ -41,6 +41,11 @@ class SEAL(Method):
     n_rounds : int, default=4
         Training rounds in all: the first on the given labels, then ``n_rounds - 1``
         self-evolution rounds (NoisywikiHow's "number of iterations = 4", Tables 9 and 11).
+    soft_targets : ndarray of shape (n_samples, n_classes), optional
+        What round 0 trains against instead of the given labels (one row per training
+        item, rows summing to 1): ``filter-relabel`` gives the items it flags the
+        detector's out-of-sample probabilities here. With ``n_rounds=1`` this is plain
+        training on soft labels.
     record_predictions : bool, default=False
         Also keep every epoch's predictions in ``TrainingLog.info["epoch_predictions"]``
         (a list per round of ``(n_samples, n_classes)`` arrays; memory grows with epochs).
@@ -61,10 +66,19 @@ class SEAL(Method):
 
     name = "seal"
 
-    def __init__(self, *, n_rounds: int = 4, record_predictions: bool = False) -> None:
+    def __init__(self, *, n_rounds: int = 4, soft_targets: np.ndarray | None = None,
+                 record_predictions: bool = False) -> None:
         if not isinstance(n_rounds, (int, np.integer)) or n_rounds < 1:
             raise InvalidParameterError(f"n_rounds must be an integer >= 1, got {n_rounds!r}")
         self.n_rounds = int(n_rounds)
+        self.soft_targets = None
+        if soft_targets is not None:
+            targets = np.asarray(soft_targets, dtype=np.float64)
+            if targets.ndim != 2 or not np.all(np.isfinite(targets)) or (targets < 0).any() \
+                    or not np.allclose(targets.sum(axis=1), 1.0, atol=1e-4):
+                raise InvalidParameterError("soft_targets must be a 2-d array of rows of "
+                                            "non-negative numbers that sum to 1")
+            self.soft_targets = targets
         self.record_predictions = bool(record_predictions)
         self.soft_labels: list[np.ndarray] = []
         self.epoch_predictions: list[list[np.ndarray]] = []
@@ -88,7 +102,14 @@ class SEAL(Method):
         if self.record_predictions:
             self.epoch_predictions.append([])
         self._target = None
-        if round_index > 0:
+        if round_index == 0 and self.soft_targets is not None:
+            if self.soft_targets.shape != (len(labels), n_classes):
+                raise InvalidParameterError(
+                    f"soft_targets has shape {self.soft_targets.shape}; the training items "
+                    f"need ({len(labels)}, {n_classes})")
+            self._target = torch.as_tensor(self.soft_targets, dtype=torch.float32,
+                                           device=resolve_device(config.device))
+        elif round_index > 0:
             self._target = torch.as_tensor(self.soft_labels[round_index - 1],
                                            dtype=torch.float32,
                                            device=resolve_device(config.device))

@@ -1,0 +1,179 @@
+"""``labelaudit train --method auto``: screen the candidate methods on a held-out part of the
+given (noisy) data, and train the winner on everything."""
+
+from __future__ import annotations
+
+import functools
+import time
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from labelaudit._errors import InvalidInputError, InvalidParameterError
+from labelaudit._validation import check_number
+from labelaudit.train import _train as training
+
+__all__ = ["AUTO_CANDIDATES", "SCREEN_SHARE", "Screen", "choose_method", "train",
+           "train_auto"]
+
+# The methods --method auto screens: the strongest published ones on NoisywikiHow and
+# 20news (benchmarks/results/train_noise.md), and our detect-then-train forms.
+AUTO_CANDIDATES = ("base", "mixup", "co-teaching", "seal", "filter+seal",
+                   "filter-relabel+seal")
+# The share of each class held out for the screen.
+SCREEN_SHARE = 0.2
+
+
+@dataclass(frozen=True)
+class Screen:
+    """The screening run of ``--method auto``: one row per candidate with its accuracy on
+    the held-out items' given (possibly wrong) labels, the winner and why."""
+
+    table: pd.DataFrame
+    winner: str
+    reason: str
+    n_screen_train: int
+    n_screen_eval: int
+
+    def to_frame(self) -> pd.DataFrame:
+        return self.table.copy()
+
+    def summary(self) -> str:
+        shown = self.table.assign(
+            noisy_top1=[f"{v:.2%}" for v in self.table["noisy_top1"]],
+            seconds=[f"{v:.1f}" for v in self.table["seconds"]])
+        return (f"screened {len(self.table)} methods: trained on {self.n_screen_train} items, "
+                f"measured on {self.n_screen_eval} held-out items' given labels\n"
+                + shown.to_string(index=False) + f"\nchose {self.winner}: {self.reason}")
+
+    @classmethod
+    def from_dict(cls, doc: dict[str, Any]) -> Screen:
+        """A screen as :meth:`to_dict` wrote it (a model's log)."""
+        return cls(pd.DataFrame(doc["table"]), doc["winner"], doc["reason"],
+                   int(doc["n_screen_train"]), int(doc["n_screen_eval"]))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"winner": self.winner, "reason": self.reason,
+                "n_screen_train": self.n_screen_train, "n_screen_eval": self.n_screen_eval,
+                "table": self.table.to_dict(orient="records")}
+
+
+def _held_out(labels: np.ndarray, classes: np.ndarray, share: float,
+              random_state: int) -> tuple[np.ndarray, np.ndarray]:
+    """Rows to train and to measure the screen on: ``share`` of each class held out (at
+    least one item of each)."""
+    from sklearn.model_selection import train_test_split
+
+    counts = np.bincount(labels, minlength=len(classes))
+    few = [str(classes[k]) for k in np.flatnonzero((counts > 0) & (counts < 2))]
+    if few:
+        raise InvalidInputError(
+            f"--method auto screens the methods on held-out items of every class, and "
+            f"{len(few)} class{'es have' if len(few) > 1 else ' has'} fewer than 2 items: "
+            f"{few[:10]}; drop or merge {'them' if len(few) > 1 else 'it'}, or name a method")
+    n_classes = int((counts > 0).sum())
+    n_eval = max(int(round(share * len(labels))), n_classes)
+    if len(labels) - n_eval < n_classes:
+        raise InvalidInputError(
+            f"--method auto needs at least 2 items per class for its screen; {len(labels)} "
+            f"items of {n_classes} classes leave too few to train on once each class "
+            "gives one to the held-out part: name a method instead")
+    rows = np.arange(len(labels))
+    fit, held = train_test_split(rows, test_size=n_eval, stratify=labels,
+                                 random_state=random_state)
+    return np.sort(fit), np.sort(held)
+
+
+def choose_method(data: pd.DataFrame | str | Path, *, text: str = "text",
+                  label: str = "label", text_pair: str | None = None,
+                  candidates: Sequence[str] | None = None, share: float = SCREEN_SHARE,
+                  random_state: int = 0, progress: bool = False,
+                  **options: Any) -> Screen:
+    """Train every candidate on the rest of the data and measure it on a held-out
+    ``share`` of each class, against the given labels; the highest accuracy wins (ties go
+    to the earlier candidate, the simpler method).
+
+    The labels of the held-out items are as noisy as the rest: under uniform and
+    instance-dependent noise, accuracy on them ranks methods as accuracy on clean labels
+    does (``train_bench`` reports both and how well they agree).
+
+    Parameters
+    ----------
+    candidates : sequence of str, optional
+        Default :data:`AUTO_CANDIDATES`.
+    options
+        More options of :func:`labelaudit.train` (backbone, epochs...).
+    """
+    from labelaudit.io import prepare_text_dataset, read_table
+
+    names = list(AUTO_CANDIDATES if candidates is None else candidates)
+    if len(names) < 1:
+        raise InvalidParameterError("candidates is empty: give at least one method")
+    for name in names:
+        if name not in training.method_names():
+            raise InvalidParameterError(f"unknown candidate {name!r}; choose from "
+                                        f"{', '.join(training.method_names())}")
+    share = check_number(share, "share", low=0.0, high=1.0, low_open=True, high_open=True)
+    frame = data if isinstance(data, pd.DataFrame) else read_table(data)
+    dataset = prepare_text_dataset(frame, text=text, label=label, text_pair=text_pair)
+    assert dataset.labels is not None  # noqa: S101 - label is given
+    fit, held = _held_out(np.asarray(dataset.labels), dataset.classes, share, random_state)
+    part, check = frame.iloc[fit].reset_index(drop=True), frame.iloc[held]
+    rows = []
+    for name in names:
+        started = time.perf_counter()
+        # the filter options go to the methods that filter (filter= to filter alone)
+        own = {k: v for k, v in options.items()
+               if (k != "filter_detector" or name.startswith("filter"))
+               and (k != "filter" or name == "filter")}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = training.train(part, text=text, label=label, text_pair=text_pair,
+                                   method=name, random_state=random_state, progress=progress,
+                                   **own)
+        metrics = training.evaluate_model(model, check, text=text, label=label,
+                                          text_pair=text_pair)
+        rows.append({"method": name, "noisy_top1": metrics.top1,
+                     "seconds": time.perf_counter() - started})
+    table = pd.DataFrame(rows)
+    best = int(np.argmax(table["noisy_top1"].to_numpy()))  # the first of equal ones
+    winner = str(table["method"].iloc[best])
+    order = table["noisy_top1"].sort_values(ascending=False, kind="stable")
+    runner = (f"; next {table['method'].iloc[order.index[1]]} "
+              f"{order.iloc[1]:.2%}" if len(order) > 1 else "")
+    reason = (f"the highest accuracy on the held-out items' given labels "
+              f"({table['noisy_top1'].iloc[best]:.2%}{runner}), the measure that ranks the "
+              "methods as clean accuracy does under injected noise (train-bench)")
+    return Screen(table, winner, reason, len(fit), len(held))
+
+
+def train_auto(data: pd.DataFrame | str | Path, *, text: str = "text", label: str = "label",
+               text_pair: str | None = None, random_state: int = 0, progress: bool = False,
+               **options: Any) -> Any:
+    """:func:`choose_method`, then the winner trained on every item; the model's log holds
+    the screen (``auto``)."""
+    from labelaudit.io import read_table
+
+    frame = data if isinstance(data, pd.DataFrame) else read_table(data)
+    screen = choose_method(frame, text=text, label=label, text_pair=text_pair,
+                           random_state=random_state, progress=progress, **options)
+    own = {k: v for k, v in options.items()
+           if (k != "filter_detector" or screen.winner.startswith("filter"))
+           and (k != "filter" or screen.winner == "filter")}
+    model = training.train(frame, text=text, label=label, text_pair=text_pair,
+                           method=screen.winner, random_state=random_state,
+                           progress=progress, **own)
+    model.log["auto"] = screen.to_dict()
+    return model
+
+
+@functools.wraps(training.train)
+def train(data: pd.DataFrame | str | Path, *, method: str = "base", **options: Any) -> Any:
+    if method == "auto":
+        return train_auto(data, **options)
+    return training.train(data, method=method, **options)
