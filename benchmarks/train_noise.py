@@ -11,7 +11,7 @@ nothing is typed in.
     python -m benchmarks.train_noise [--data-dir ../shared/data] [--seeds 3]
         [--ablation-seeds 1] [--auto-seeds 1] [--out benchmarks/results/train_noise]
 
-About 75 minutes on 2 CPU cores (the embeddings cached). It runs unchanged on a GPU
+About an hour on 2 CPU cores (the embeddings cached). It runs unchanged on a GPU
 machine; ``--backbone finetune`` fine-tunes MiniLM instead (for a GPU).
 """
 
