@@ -190,10 +190,9 @@ def _evaluation_table(args: argparse.Namespace):
 def _facts(args: argparse.Namespace, model) -> dict:
     """Method, seed, time and what the training log knows (items dropped by filter, the
     noise rate given or estimated, the achieved noise rate of a file with clean_label)."""
-    facts = {"method": args.method, "backbone": args.backbone, "seed": args.seed,
+    facts = {"method": model.method, "backbone": args.backbone, "seed": args.seed,
              "train_seconds": model.log["seconds"], "n_train": model.log["n_train"],
              "n_used": model.log["n_used"]}
-    facts["method"] = model.method
     for key in ("flagged", "filter", "dropped", "relabelled", "filter_scorers",
                 "filter_noise_share", "filter_noise_share_cleanlab", "filter_detector",
                 "filter_then", "filter_rounds", "auto",

@@ -14,7 +14,6 @@ from labelaudit._command import make_callable
 from labelaudit.train._auto import AUTO_CANDIDATES, Screen, choose_method, train
 from labelaudit.train._bench import BenchResult, parse_noise_grid, train_bench
 from labelaudit.train._filter import (
-    DETECTORS,
     FILTER_METHODS,
     NO_SIGNAL_RATE,
     NOISE_RATE_CAP,
@@ -32,7 +31,6 @@ from labelaudit.train._train import (
 
 __all__ = [
     "AUTO_CANDIDATES",
-    "DETECTORS",
     "FILTER_METHODS",
     "NOISE_RATE_CAP",
     "NO_SIGNAL_RATE",

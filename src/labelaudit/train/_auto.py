@@ -63,6 +63,14 @@ class Screen:
                 "table": self.table.to_dict(orient="records")}
 
 
+def _options_for(method: str, options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` without the filter options ``method`` does not take (``filter_detector``
+    goes to the filter methods, ``filter`` to plain ``filter`` alone)."""
+    return {k: v for k, v in options.items()
+            if (k != "filter_detector" or method.startswith("filter"))
+            and (k != "filter" or method == "filter")}
+
+
 def _held_out(labels: np.ndarray, classes: np.ndarray, share: float,
               random_state: int) -> tuple[np.ndarray, np.ndarray]:
     """Rows to train and to measure the screen on: ``share`` of each class held out (at
@@ -127,15 +135,11 @@ def choose_method(data: pd.DataFrame | str | Path, *, text: str = "text",
     rows = []
     for name in names:
         started = time.perf_counter()
-        # the filter options go to the methods that filter (filter= to filter alone)
-        own = {k: v for k, v in options.items()
-               if (k != "filter_detector" or name.startswith("filter"))
-               and (k != "filter" or name == "filter")}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             model = training.train(part, text=text, label=label, text_pair=text_pair,
                                    method=name, random_state=random_state, progress=progress,
-                                   **own)
+                                   **_options_for(name, options))
         metrics = training.evaluate_model(model, check, text=text, label=label,
                                           text_pair=text_pair)
         rows.append({"method": name, "noisy_top1": metrics.top1,
@@ -162,12 +166,9 @@ def train_auto(data: pd.DataFrame | str | Path, *, text: str = "text", label: st
     frame = data if isinstance(data, pd.DataFrame) else read_table(data)
     screen = choose_method(frame, text=text, label=label, text_pair=text_pair,
                            random_state=random_state, progress=progress, **options)
-    own = {k: v for k, v in options.items()
-           if (k != "filter_detector" or screen.winner.startswith("filter"))
-           and (k != "filter" or screen.winner == "filter")}
     model = training.train(frame, text=text, label=label, text_pair=text_pair,
                            method=screen.winner, random_state=random_state,
-                           progress=progress, **own)
+                           progress=progress, **_options_for(screen.winner, options))
     model.log["auto"] = screen.to_dict()
     return model
 

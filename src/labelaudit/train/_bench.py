@@ -83,8 +83,9 @@ class BenchResult:
         return pd.DataFrame(rows)
 
     def recommendation(self) -> str:
-        """The closing line of ``train-bench``: the method chosen most often (and with the
-        highest noisy accuracy over the settings) by the measure ``--method auto`` uses."""
+        """The closing lines of ``train-bench``: per setting, the method the measure
+        ``--method auto`` uses chooses, and the method with the highest mean of that measure
+        over the settings."""
         frame = self.to_frame()
         table = self.recommend()
         if table.empty:

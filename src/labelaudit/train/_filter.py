@@ -31,14 +31,12 @@ from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.models import Scorer
 from labelaudit.registry import FILTER_DETECTORS, LNL_METHODS
 
-__all__ = ["DETECTORS", "FILTER_METHODS", "NOISE_RATE_CAP", "NO_SIGNAL_RATE", "FilterPlan",
+__all__ = ["FILTER_METHODS", "NOISE_RATE_CAP", "NO_SIGNAL_RATE", "FilterPlan",
            "FilterWarning", "HeadScorer", "clean_labels", "detect", "noise_share", "run_filter",
            "wrong_posterior"]
 
 # The filter methods offered by name (the grammar allows a few more combinations).
 FILTER_METHODS = tuple(name for name in LNL_METHODS.names() if name.startswith("filter"))
-# Detectors: the scan (its ``filter_scorers``), or a head trained with one of these methods.
-DETECTORS = FILTER_DETECTORS
 # The most an estimated share of wrong labels is taken to be: beyond it, the estimate counts
 # the model's own errors more than label errors (a weak model's confident joint is 1 -
 # its accuracy), and co-teaching's small-loss trick needs the clean items in the majority.
@@ -104,9 +102,9 @@ class FilterPlan:
                 f"filter+{then} (drop the flagged items) or filter-relabel+seal")
         plain = name == "filter"
         chosen = detector or ("scan" if plain else "seal")
-        if chosen not in DETECTORS:
+        if chosen not in FILTER_DETECTORS:
             raise InvalidParameterError(f"filter_detector must be one of "
-                                        f"{', '.join(DETECTORS)}; got {chosen!r}")
+                                        f"{', '.join(FILTER_DETECTORS)}; got {chosen!r}")
         return cls(relabel=relabel, rounds=2 if "iterate" in steps else 1, then=then,
                    detector=chosen)
 
@@ -359,9 +357,9 @@ def run_filter(plan: FilterPlan, frame: pd.DataFrame, dataset: Any, *, text: str
     trained = None
     rounds = []
     for round_index in range(plan.rounds):
-        probs, folds = detect(embeddings, given, n_classes, detector=plan.detector,
-                              trained=trained, settings=settings, device=device,
-                              random_state=random_state, progress=progress)
+        probs, coverage = detect(embeddings, given, n_classes, detector=plan.detector,
+                                 trained=trained, settings=settings, device=device,
+                                 random_state=random_state, progress=progress)
         flagged, targets, info = clean_labels(given, probs, relabel=plan.relabel,
                                               cap=NOISE_RATE_CAP, random_state=random_state)
         rounds.append({"round": round_index + 1, "flagged": info["flagged"],
@@ -369,7 +367,7 @@ def run_filter(plan: FilterPlan, frame: pd.DataFrame, dataset: Any, *, text: str
                        "noise_share_cleanlab": info["filter_noise_share_cleanlab"],
                        "detector_accuracy": info["filter_accuracy"]})
         trained = ~flagged
-    info.update(folds, filter_detector=plan.detector, filter_then=plan.then,
+    info.update(coverage, filter_detector=plan.detector, filter_then=plan.then,
                 filter_rounds=rounds)
     if targets is not None:
         labels = np.where(flagged, targets.argmax(axis=1), given)

@@ -130,9 +130,9 @@ def train(
         ``cnlcu``, ``seal``; ``filter`` (ours: a cross-fitted scan, then ``base`` on the
         data with the flagged items dropped or relabelled, ``filter``) and the other
         detect-then-train methods ``filter[-relabel][-iterate][+METHOD]`` (see
-        :mod:`labelaudit.train._filter`: a cross-fitted SEAL head detects, cleanlab's
-        estimate of the share of wrong labels says how many to flag, ``-relabel`` trains
-        the flagged items on the detector's soft labels instead of dropping them,
+        :mod:`labelaudit.train._filter`: a cross-fitted SEAL head detects, a two-component
+        mixture of its out-of-sample losses says which labels are likely wrong,
+        ``-relabel`` trains every item on a soft label instead of dropping the flagged ones,
         ``-iterate`` detects a second time with models trained on the kept items,
         ``+METHOD`` trains with METHOD on the result); or ``auto``: screen the candidates
         on a held-out fifth of the given data, by accuracy on its (noisy) labels, and train
@@ -149,13 +149,13 @@ def train(
         The log records the rate used and its source.
     filter : {"drop", "relabel"}, optional
         What ``filter`` does with the flagged items (default drop); ``filter_scorers`` are
-        the scan's. The other filter methods say it in their name.
+        the scan's. The log records how many were dropped (or relabelled); a
+        :class:`FilterWarning` says when that is more than the share of wrong labels
+        cleanlab estimates from the scan's probabilities (capped at
+        :data:`NOISE_RATE_CAP`). The other filter methods say it in their name.
     filter_detector : {"scan", "seal", "base", "mixup"}, optional
         The detector of a filter method: the scan (``filter``'s default) or a head trained
         with that method, cross-fitted (the other filter methods' default: ``seal``).
-        The log records how many were dropped (or relabelled); a :class:`FilterWarning`
-        says when that is more than the share of wrong labels cleanlab estimates from
-        the scan's probabilities (capped at :data:`NOISE_RATE_CAP`).
     epochs, learning_rate : optional
         Defaults: 20 and 1e-3 for the head, 4 and 3e-5 (with 6 % warmup) for fine-tuning.
     hidden, dropout : head size (``hidden=0``: a linear head).
@@ -226,12 +226,14 @@ def train(
             text_keys(frame["clean_label"]) != text_keys(frame[label])))
     keep, labels = np.arange(len(dataset)), np.asarray(dataset.labels)
     vectors = None
+    if backbone == "head":  # the head's inputs, and the head detector's
+        vectors = embed(dataset, settings, progress=progress)
+        settings["dim"] = int(vectors.shape[1])
     targets = None
     if plan is not None:
         def detector_vectors() -> np.ndarray:
-            return embed(dataset, settings if backbone == "head" else dict(settings,
-                                                                          encoder=None),
-                         progress=progress)
+            return vectors if vectors is not None else embed(
+                dataset, dict(settings, encoder=None), progress=progress)
 
         cleaned = run_filter(plan, frame, dataset, text=text, label=label,
                              text_pair=text_pair, mode=filter or "drop",
@@ -240,9 +242,7 @@ def train(
                              random_state=random_state, progress=progress)
         keep, labels, targets = cleaned.keep, cleaned.labels, cleaned.targets
         log.update(cleaned.info)
-    if backbone == "head":
-        vectors = embed(dataset, settings, progress=progress)
-        settings["dim"] = int(vectors.shape[1])
+    if vectors is not None:
         inputs: Any = EmbeddingInputs(vectors[keep])
     else:
         inputs = TextInputs.from_dataset(dataset, settings).subset(keep)
