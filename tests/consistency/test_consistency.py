@@ -134,6 +134,22 @@ def test_same_seed_same_curves_and_another_seed_other_draws():
     assert (frame["low"] <= frame["mean"]).all() and (frame["mean"] <= frame["high"]).all()
 
 
+def test_fits_in_worker_processes_give_the_same_result():
+    """The curve points are independent fits: two spawned workers give what one process
+    gives."""
+    train, suspect = make_task(300, 1), make_task(50, 4, shift=0.3)
+    one = labelaudit.consistency(train, suspect, text="text", repeats=2, n_points=3)
+    two = labelaudit.consistency(train, suspect, text="text", repeats=2, n_points=3,
+                                 workers=2)
+    assert one.to_dict() == two.to_dict()
+    points = 2 * sum(len(c.sizes) for c in one.curves.values())
+    assert one.n_fits == points
+    with pytest.raises(InvalidParameterError, match="workers"):
+        labelaudit.consistency(train, suspect, text="text", workers=0)
+    with pytest.raises(InvalidParameterError, match="engine"):
+        labelaudit.consistency(train, suspect, text="text", engine="spark")
+
+
 def test_macro_f1_metric_and_bad_input():
     train, suspect = make_task(300, 1), make_task(50, 2)
     result = labelaudit.consistency(train, suspect, text="text", repeats=2, n_points=3,
@@ -166,7 +182,7 @@ def test_cli_json_plot_and_table(tmp_path):
     make_task(50, 3, shift=0.6).to_json(tmp_path / "batch.jsonl", orient="records", lines=True)
     done = run_cli("train.jsonl", "--suspect", "batch.jsonl", "--text", "text", "--repeats",
                    "3", "--points", "4", "--out", "out.json", "--plot", "curves.png",
-                   cwd=tmp_path)
+                   "--workers", "2", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     doc = json.loads((tmp_path / "out.json").read_text())
     assert doc["verdict"] == "inconsistent"

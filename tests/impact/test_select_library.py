@@ -137,6 +137,12 @@ def test_same_random_state_same_result(splits, result):
         not np.array_equal(other.accuracy, result.accuracy)
 
 
+def test_sweep_in_worker_processes_gives_the_same_result(splits, result):
+    spread = select_models(*splits, noise="uniform:0.2", n_configs=3, seeds=2, random_state=0,
+                           progress=False, workers=2)
+    np.testing.assert_array_equal(spread.accuracy, result.accuracy)
+
+
 def test_sweep_configs():
     assert len(sweep_configs(42)) == 42
     assert len({c.name for c in sweep_configs(42)}) == 42
@@ -168,6 +174,8 @@ def test_bad_options(splits):
         run(seeds=0)
     with pytest.raises(InvalidParameterError, match="configs"):
         run(configs=[])
+    with pytest.raises(InvalidParameterError, match="workers"):
+        run(noise="uniform:0.1", workers=0)
 
 
 def test_bad_data(splits):

@@ -125,6 +125,18 @@ def test_train_bench_table(frames, tiny_st_dir):
         parse_noise_grid("uniform:1.5")
 
 
+def test_train_bench_runs_in_worker_processes_give_the_same_table(frames, tiny_st_dir):
+    train, test = frames
+    clean = train.drop(columns=["label"]).rename(columns={"true_label": "label"})
+    options = {"noise": ["uniform:0.3"], "methods": ["base", "mixup"], "seeds": 1,
+               "model": str(tiny_st_dir), "train_options": {"epochs": 2}}
+    one = train_bench(clean, test, **options).runs.drop(columns="seconds")
+    two = train_bench(clean, test, workers=2, **options).runs.drop(columns="seconds")
+    pd.testing.assert_frame_equal(one, two)
+    with pytest.raises(InvalidParameterError, match="engine"):
+        train_bench(clean, test, engine="spark", **options)
+
+
 def run_cli(*argv, cwd):
     return subprocess.run([sys.executable, "-m", "labelaudit", *argv], cwd=cwd,
                           capture_output=True, text=True, timeout=600)

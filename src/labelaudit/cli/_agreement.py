@@ -10,19 +10,6 @@ from labelaudit.registry import AGGREGATION_METHODS
 
 ORDER = 40
 
-_EPILOG = """examples:
-  labelaudit agreement crowd.jsonl --item id --annotations annotator_labels
-  labelaudit agreement votes.csv --item item_id --annotator worker_id --label label --format table
-  labelaudit agreement votes.csv --gold-out gold.jsonl --confidence 0.95
-  labelaudit agreement compare --n 900 --noise-rate 0.139 --delta 35
-  labelaudit agreement noise --n 1000 --disagreements 100 --p-chance 0.5
-  labelaudit agreement tolerate --n 1000 --p-chance 0.5 --gamma 0.05
-
-Input is long (one row per item, annotator, label) or nested (one row per item with a list of
-labels, or of {"worker": id, "label": value} objects, in --annotations). The gold standard is
-the items whose top label has at least --min-share of the votes (default: unanimous); its
-noise bound gamma follows Beigman Klebanov & Beigman (2009), equation 1.
-"""
 
 _NESTED_GUESSES = ("annotator_labels", "annotations", "labels", "votes")  # agreement._read
 _share = cli.interval(0.5, low_open=True, note=" (a strict majority)")  # --min-share
@@ -31,18 +18,13 @@ _confidence = cli.interval(0.0, low_open=True, high_open=True)  # --confidence
 
 def add_parser(subparsers, parents) -> None:
     p = cli.add_command(
-        subparsers, "agreement", parents, handler=None, epilog=_EPILOG,
-        help="annotator agreement, label aggregation and the noise level of a gold standard",
-        description="Measure agreement between annotators (observed agreement, Fleiss' kappa, "
-        "Krippendorff's alpha, Cohen's kappa for two annotators, with bootstrap intervals), "
-        "aggregate their labels (majority vote, Dawid-Skene, GLAD, MACE), and bound the noise "
-        "of the agreed subset. `agreement FILE` is short for `agreement measure FILE`.")
+        subparsers, "agreement", parents, handler=None,
+        help="annotator agreement, label aggregation and the noise level of a gold standard")
     sub = cli.add_steps(p, dest="agreement_command", default="measure",
                         metavar="{measure,compare,noise,tolerate}")
     m = cli.add_command(
-        sub, "measure", parents, handler=run_measure, epilog=_EPILOG,
-        help="agreement report of an annotation file (the default)",
-        description="Agreement, aggregation and gold-standard noise of an annotation file.")
+        sub, "measure", parents, handler=run_measure,
+        help="agreement report of an annotation file (the default)")
     m.add_argument("input", help="annotations: CSV, TSV, JSONL, JSON or Parquet")
     cols = m.add_argument_group("columns")
     cols.add_argument("--item", help="item-id column (default: item/item_id/task, or id when "
@@ -91,10 +73,7 @@ def add_parser(subparsers, parents) -> None:
 
     c = _calculation(
         sub, parents, "compare", run_compare,
-        help="can a difference between two systems on a noisy gold standard be chance?",
-        description="Section 4.1 of Beigman Klebanov & Beigman (2009): on L items of which R "
-        "are noise, two systems equal on the easy items differ by chance by S with sigma = "
-        "sqrt(R/2); Chebyshev and normal bounds at the chosen confidence.")
+        help="can a difference between two systems on a noisy gold standard be chance?")
     c.add_argument("--n", type=cli.at_least(1), required=True, help="L, items in the gold standard")
     noise = c.add_mutually_exclusive_group(required=True)
     cli.option(noise, "--noise-rate", old="--noise", type=cli.fraction,
@@ -106,9 +85,7 @@ def add_parser(subparsers, parents) -> None:
 
     nz = _calculation(
         sub, parents, "noise", run_noise,
-        help="noise bound gamma of the agreed subset from n, d and p (equation 1)",
-        description="Upper bound gamma on the share of hard items among the n - d agreed "
-        "ones, at the given confidence (Beigman Klebanov & Beigman 2009, equation 1).")
+        help="noise bound gamma of the agreed subset from n, d and p (equation 1)")
     nz.add_argument("--n", type=cli.at_least(1), required=True, help="items annotated")
     nz.add_argument("--disagreements", "-d", type=cli.at_least(0), required=True,
                     help="items disagreed on (at most --n)")
@@ -117,18 +94,16 @@ def add_parser(subparsers, parents) -> None:
 
     t = _calculation(
         sub, parents, "tolerate", run_tolerate,
-        help="how many disagreements keep the agreed subset's noise at most gamma",
-        description="The largest number of disagreements d with a noise bound of at most "
-        "--gamma at --confidence (the inverse of `agreement noise`).")
+        help="how many disagreements keep the agreed subset's noise at most gamma")
     t.add_argument("--n", type=cli.at_least(1), required=True, help="items annotated")
     t.add_argument("--p-chance", type=cli.fraction, required=True,
                    help="chance agreement on a hard item")
     t.add_argument("--gamma", type=cli.fraction, default=0.05, help="target noise (default: 0.05)")
 
 
-def _calculation(sub, parents, name: str, handler, **text: str) -> argparse.ArgumentParser:
+def _calculation(sub, parents, name: str, handler, help: str) -> argparse.ArgumentParser:
     """A step that computes from numbers: ``--confidence`` and the output options."""
-    parser = cli.add_command(sub, name, parents, handler=handler, raw=False, **text)
+    parser = cli.add_command(sub, name, parents, handler=handler, raw=False, help=help)
     parser.add_argument("--confidence", type=_confidence, default=0.95, help="(default: 0.95)")
     cli.add_output_options(parser, what="the result", default_format=None)
     return parser

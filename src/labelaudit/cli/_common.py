@@ -72,15 +72,37 @@ class Parser(argparse.ArgumentParser):
                 if step is not parsed.parser and set(flags) & set(step._option_string_actions)]
 
 
+def command_help() -> dict[str, dict[str, Any]]:
+    """help.toml: the description and examples of every command and step, by its path
+    (``"scan"``, ``"review init"``)."""
+    from importlib.resources import files
+
+    import tomllib
+
+    if not _HELP:
+        _HELP.update(tomllib.loads(files("labelaudit.cli").joinpath("help.toml").read_text(
+            encoding="utf-8")))
+    return _HELP
+
+
+_HELP: dict[str, dict[str, Any]] = {}
+
+
 def add_command(subparsers, name: str, parents: list[argparse.ArgumentParser], *, help: str,
-                description: str, handler, epilog: str | None = None, raw: bool = True,
-                **kwargs) -> Parser:
-    """The parser of one command or step (``help`` is its line in the parent's ``--help``),
-    run by ``handler`` (None for a command with steps); ``raw`` keeps the description's and
-    epilog's line breaks. ``args.parser`` is the parser that read the command line."""
+                handler, raw: bool = True, **kwargs) -> Parser:
+    """The parser of one command or step (``help`` is its line in the parent's ``--help``;
+    its description and examples come from help.toml), run by ``handler`` (None for a
+    command with steps); ``raw`` keeps the description's and epilog's line breaks.
+    ``args.parser`` is the parser that read the command line."""
+    path = " ".join([*subparsers._prog_prefix.split()[1:], name])
+    text = command_help()[path]
+    epilog = text.get("epilog")
+    if text.get("torch_note"):
+        epilog = (epilog or "") + TORCH_NOTE
     formatter = argparse.RawDescriptionHelpFormatter if raw else argparse.HelpFormatter
-    parser = subparsers.add_parser(name, parents=parents, help=help, description=description,
-                                   epilog=epilog, formatter_class=formatter, **kwargs)
+    parser = subparsers.add_parser(name, parents=parents, help=help,
+                                   description=text["description"], epilog=epilog,
+                                   formatter_class=formatter, **kwargs)
     parser.set_defaults(handler=handler, parser=parser)
     return parser
 
@@ -169,6 +191,14 @@ VOCABULARY: dict[str, dict[str, Any]] = {
     "report_out": {"metavar": "FILE.html", "old": "--report"},
     "label_config_out": {**_FILE, "old": "--label-config"},
     "gold_out": _FILE, "items_out": _FILE, "annotators_out": _FILE,
+    "engine": {"choices": ["local", "ray"], "default": "local",
+               "help": "where the fits run: here (default; --workers processes), or each as "
+               "a Ray task (needs labelaudit[scale])"},
+    "ray_address": {"metavar": "ADDRESS", "help": "an existing Ray cluster for --engine ray "
+                    "(auto, host:6379)"},
+    "workers": {"type": at_least(1), "default": 1, "metavar": "N",
+                "help": "processes running the fits at once; the result is the same "
+                "(default: 1)"},
 }
 
 

@@ -8,30 +8,6 @@ from labelaudit.cli import _common as cli
 
 ORDER = 38
 
-_EPILOG = """examples:
-  labelaudit consistency train.conll --suspect test.conll --out consistency.json \\
-      --plot-out curves.png
-  labelaudit consistency train.conll --suspect test.conll --corrected test.fixed.conll \\
-      --out validate.json --plot-out validate.png
-  labelaudit consistency train.jsonl --suspect batch7.jsonl --text text --label label \\
-      --out batch7.json
-
-Exclusive subsets of size x (--size, default the suspect set's size) are drawn from the
-training set; one is a new test set. A fresh model is fitted on growing prefixes of
-PureTrain (two training subsets), TrainTest (a training subset, then the suspect set) and
-TestTrain (the suspect set first), and scored on the new test set. A suspect set labelled
-by other rules is less predictive: its curves run below PureTrain. --corrected adds the
-eight Mistake/Correct schemes of Zeng et al. (Figure 2) against two pure-training
-references. The verdict: the mean signed area between a curve and its reference per item
-fed, with a t interval over --repeats (--interval bootstrap for the percentile bootstrap);
-inconsistent when the interval is below 0. A warning says when the model is near chance
-on the new test set: its curves cannot tell.
-
-Without --text the files are tagged (CoNLL or token JSONL) and scored by entity-level F1
-with MiniLM word vectors and a CRF head (--scorer encoder); with --text they are tables
-scored by accuracy (--metric macro_f1) with TF-IDF + logistic regression (--scorer tfidf).
-The verdict table goes to stdout or --out (.json: the whole document with every curve).
-"""
 
 _OPTIONS = ("size", "train_size", "repeats", "n_points", "metric", "scorer", "text",
             "label", "text_pair")
@@ -41,12 +17,8 @@ def add_parser(subparsers, parents) -> None:
     from labelaudit.registry import SCORERS, TOKEN_SCORERS
 
     p = cli.add_command(
-        subparsers, "consistency", parents, handler=run, epilog=_EPILOG,
-        help="test whether a suspect set follows the training set's labelling rules",
-        description="Compare learning curves of models fed training data only, training data\n"
-        "then a suspect set, and the suspect set first (Zeng et al. 2020), and say whether\n"
-        "the suspect set is consistent with the training labels; with --corrected, whether\n"
-        "a correction restored consistency.")
+        subparsers, "consistency", parents, handler=run,
+        help="test whether a suspect set follows the training set's labelling rules")
     p.add_argument("train", help="training data: CoNLL / token JSONL, or a table with --text")
     p.add_argument("--suspect", required=True, metavar="FILE",
                    help="the set whose labels are in doubt (same format as train)")
@@ -77,6 +49,7 @@ def add_parser(subparsers, parents) -> None:
                    help="interval of a verdict's gap over repeats: t (default) or the "
                    "percentile bootstrap (too narrow for few repeats)")
     cli.add_seed(p)
+    cli.add_options(p, "workers", "engine", "ray_address")
     cli.add_output_options(p, what="the verdicts", json="verdicts and every curve",
                            table="the verdict table")
     cli.add_options(p, plot_out="the learning curves with bands, .png or .svg")
@@ -96,7 +69,8 @@ def run(args: argparse.Namespace) -> int:
             text_pair=args.text_pair, id=args.id, scheme=cli.tag_scheme(args),
             tag_column=args.tag_column, scorer=args.scorer, metric=args.metric, size=args.size,
             train_size=args.train_size, repeats=args.repeats, n_points=args.n_points,
-            interval=args.interval, random_state=args.seed, progress=cli.show_progress(args))
+            interval=args.interval, random_state=args.seed, workers=args.workers,
+            engine=args.engine, ray_address=args.ray_address, progress=cli.show_progress(args))
         cli.emit_result(args, result, result.verdict_frame())
     cli.log(args, result.summary())  # after the warnings, which the block prints as it closes
     return 0

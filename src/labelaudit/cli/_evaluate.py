@@ -8,15 +8,6 @@ from labelaudit.cli import _common as cli
 
 ORDER = 30
 
-_EPILOG = """examples:
-  labelaudit evaluate issues.csv --eval truth.csv --id id --is-error is_error
-  labelaudit evaluate issues.csv --eval truth.csv --true-label gold --unknown exclude
-  labelaudit evaluate issues.csv --eval truth.csv --error-rate 0.05 --plot-out pr.png --format table
-
-Every score column is one row of the output. --unknown is required when the truth leaves
-items blank. A clipped --at-k cut-off makes p@k the error rate and r@k the share of errors
-found by checking everything.
-"""
 
 # labelaudit.evaluate.evaluate names its options as Python does (unknown='exclude'); the
 # messages it raises and warns say them as flags here (--unknown exclude).
@@ -26,11 +17,8 @@ _OPTIONS = ("id", "is_error", "true_label", "label", "scores", "unknown", "parti
 
 def add_parser(subparsers, parents) -> None:
     p = cli.add_command(
-        subparsers, "evaluate", parents, handler=run, epilog=_EPILOG,
-        help="measure how well a scan's rankings find known label errors",
-        description="Join a scan output with a truth file by id and report, for every score "
-        "column, AUPR (trapezoidal), average precision, precision and recall at the number "
-        "of errors (P,R@Err%), recall at twice that (R@2*Err%) and ROC AUC.")
+        subparsers, "evaluate", parents, handler=run,
+        help="measure how well a scan's rankings find known label errors")
     p.add_argument("issues", help="the scan output (CSV, TSV, JSONL, JSON, Parquet)")
     cli.add_options(p, eval={"required": True, "old": "--truth",
                              "help": "file with the known errors, keyed by id"},

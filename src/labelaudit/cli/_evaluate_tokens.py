@@ -8,24 +8,11 @@ from labelaudit.cli import _common as cli
 
 ORDER = 35
 
-_EPILOG = """examples:
-  labelaudit evaluate-tokens test_issues.jsonl --eval test.corrected.conll
-  labelaudit evaluate-tokens issues.jsonl --eval fixed.jsonl --at-k 20,100 --out metrics.json
-
-token level: ranking by log p(given tag) against tokens whose tag the correction changed;
-sentence level: worst token (min) and soft-min against sentences with any change;
-span level: share of the top-k issues whose region the correction changed (p@k) and whose
-suggestion equals the correction (fix@k).
-"""
-
 
 def add_parser(subparsers, parents) -> None:
     p = cli.add_command(
-        subparsers, "evaluate-tokens", parents, handler=run, epilog=_EPILOG,
-        help="token, sentence and span metrics of a scan-tokens output against corrected data",
-        description="Join a scan-tokens JSONL with a corrected copy of the same sentences "
-        "(same tokens, corrected tags) and report AUPR, average precision and P/R@k at the "
-        "token and sentence level, and the precision of the top span issues.")
+        subparsers, "evaluate-tokens", parents, handler=run,
+        help="token, sentence and span metrics of a scan-tokens output against corrected data")
     p.add_argument("issues", help="JSONL written by `labelaudit scan-tokens`")
     cli.add_options(p, eval={"required": True, "old": "--truth", "help": "corrected copy: "
                              "CoNLL file or .jsonl with tokens/tags lists"})

@@ -8,36 +8,6 @@ from labelaudit.cli import _common as cli
 
 ORDER = 32
 
-_EPILOG = """examples:
-  labelaudit impact corrected.jsonl --predictions resnet=a.csv --predictions bert=b.csv \\
-      --out impact.json --plot-out impact.png
-  labelaudit impact corrected.jsonl --train train.jsonl --text text --scorers ladder \\
-      --out impact.json
-  labelaudit impact table.csv --label label --corrected-label true_label --flagged verified ...
-  labelaudit impact dev.fixed.conll --original dev.conll --predictions bert=bert.conll \
-      --out impact.json
-  labelaudit impact dev.fixed.conll --original dev.conll --train train.conll --out impact.json
-
-The corrected table is what `labelaudit review apply` writes (original label in
-review_original_label, corrected label in the label column, review_verdict); a plain table
-needs --label, --corrected-label and --flagged and/or --verdict (Correctable, Non-Agreement,
-Non-Error; Pending items count as unknown, with a warning). A prediction file holds the id
-and a predicted label (predicted_label, prediction, pred or label), or one probability
-column per class. The model table goes to stdout, or to --out (.json: the whole document
-with sizes, N and its interval, flips and the curves).
-
---scorers ladder fits TF-IDF + logistic regression at C = 0.01..100, MiniLM embeddings +
-logistic regression, and fine-tuning when a CUDA GPU is present; --scorers tfidf,embed
-picks kinds of rung.
-
-Token data (NER, POS): give the corrected copy (CoNLL or token JSONL) as the corrected file
-and the original copy with --original. Sentences are the items: benign when their tags are
-the same in both copies, correctable when they differ, unknown when the corrected copy
-re-tokenised them. The score is entity-level micro F1 over exact spans (token accuracy for
-tags without spans, --scheme plain). Predictions are CoNLL or JSONL files with the original's
-tokens; --train fits MiniLM word vectors with linear heads (C = 0.01, 0.1, 1) and a CRF head
-(--scorers encoder), and fine-tuning on a CUDA GPU (finetune).
-"""
 
 _OPTIONS = ("id", "label", "flagged", "verdict", "members=scorers", "confidence_level")
 _LADDER = ("tfidf", "embed", "finetune")
@@ -60,13 +30,8 @@ def _scorers(text: str) -> list[str] | None:
 
 def add_parser(subparsers, parents) -> None:
     p = cli.add_command(
-        subparsers, "impact", parents, handler=run, epilog=_EPILOG,
-        help="show what verified label errors do to model accuracy and ranking",
-        description="Split a corrected test set into benign (B), correctable (C) and unknown\n"
-        "(U) items; report the noise prevalence N = |C|/|P| with a Wilson interval, each\n"
-        "model's original and corrected accuracy on P = B + C, on C and on B, the rankings,\n"
-        "and the share of benign items removed at which each pair of models swaps places\n"
-        "(Northcutt et al. 2021, section 6).")
+        subparsers, "impact", parents, handler=run,
+        help="show what verified label errors do to model accuracy and ranking")
     p.add_argument("corrected", help="corrected table (CSV, TSV, JSONL, JSON, Parquet)")
     source = p.add_argument_group("predictions (give --predictions or --train)")
     source.add_argument("--predictions", metavar="NAME=FILE", type=_prediction,

@@ -10,39 +10,15 @@ from labelaudit.registry import NOISE_METHODS, SCORERS
 
 ORDER = 40
 
-_EPILOG = """examples:
-  labelaudit noise clean.jsonl --label label --method uniform --rate 0.05 --seed 0 --out noisy.jsonl
-  labelaudit noise crowd.jsonl --label gold --annotations annotator_labels \\
-      --method dissenting-worker --rate 0.04 --out noisy.jsonl
-  labelaudit noise crowd.jsonl --label gold --annotations annotator_labels \\
-      --recipe "dissenting-worker:0.8,dissenting-label:0.2" --rate 0.05 --out noisy.jsonl
-  labelaudit noise clean.csv --text text --label label --method instance-dependent --rate 0.2 \\
-      --out noisy.csv
-  labelaudit noise realism noisy.jsonl --text text --label label --plot-out losses.png
-
-The output keeps every input column; LABEL holds the noisy label, and clean_label, is_noisy
-and noise_method are added (noise_source with --sources; text_from and clean_<column> with
---swap-input). A summary of the achieved rates goes to stderr (--summary-out FILE for JSON).
-
-`noise realism FILE` cross-fits the scan's default scorers on the noisy labels and reports,
-per noise method, the Wasserstein distance between the losses of noised and clean items
-(Chong, Hong & Manning 2022): the lower, the more the noise looks like real errors.
-"""
-
 
 def add_parser(subparsers, parents) -> None:
     p = cli.add_command(
-        subparsers, "noise", parents, handler=None, epilog=_EPILOG,
-        help="inject realistic, controlled label noise (and measure its realism)",
-        description="Noise a clean dataset at an exact rate with synthetic (uniform,\n"
-        "class-dependent), human-originated (dissenting label/worker, crowd majority, minority\n"
-        "split) or instance-dependent noise, or a recipe mixing them (noise inject); measure\n"
-        "how real the noise looks (noise realism). `noise FILE` is short for `noise inject FILE`.")
+        subparsers, "noise", parents, handler=None,
+        help="inject realistic, controlled label noise (and measure its realism)")
     sub = cli.add_steps(p, dest="noise_command", default="inject", metavar="{inject,realism}")
 
-    i = cli.add_command(sub, "inject", parents, handler=run_inject, epilog=_EPILOG,
-                        help="noise a clean dataset (the default)",
-                        description="Noise a clean dataset at an exact rate.")
+    i = cli.add_command(sub, "inject", parents, handler=run_inject,
+                        help="noise a clean dataset (the default)")
     i.add_argument("input", metavar="INPUT",
                    help="CSV, TSV, JSONL, JSON, Parquet or datasets folder")
     cli.add_options(i, "text", "text_pair", "label", "id",
@@ -76,10 +52,8 @@ def add_parser(subparsers, parents) -> None:
                     "(default: the packaged all-MiniLM-L6-v2)",
                     summary_out="write the achieved rates and noise matrix as JSON")
 
-    r = cli.add_command(sub, "realism", parents, handler=run_realism, epilog=_EPILOG,
-                        help="how much injected noise looks like real label errors",
-                        description="Cross-fit scorers on a noisy file's labels and compare "
-                        "the losses of its noised and clean items, per noise method.")
+    r = cli.add_command(sub, "realism", parents, handler=run_realism,
+                        help="how much injected noise looks like real label errors")
     r.add_argument("input", metavar="FILE", help="the noisy file (`labelaudit noise --out`)")
     cli.add_options(r, "text", "text_pair", "label", "model", "cache_dir",
                     id="id column (default: the row number)")

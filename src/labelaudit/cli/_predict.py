@@ -8,20 +8,10 @@ from labelaudit.cli import _common as cli
 
 ORDER = 72
 
-_EPILOG = """examples:
-  labelaudit predict model/ new.jsonl --out predictions.csv
-  labelaudit predict model/ new.csv --top-k 3 --format jsonl
-
-The table keeps the input's id column when it has one (else the row number) and adds
-label_1..label_k and prob_1..prob_k, most probable first.
-"""
-
 
 def add_parser(subparsers, parents) -> None:
-    p = cli.add_command(subparsers, "predict", parents, handler=run, epilog=_EPILOG,
-                        help="predict labels with a model that `labelaudit train` saved",
-                        description="Read a model folder written by `labelaudit train --out` "
-                        "and predict the top-k labels\nof every item of a table.")
+    p = cli.add_command(subparsers, "predict", parents, handler=run,
+                        help="predict labels with a model that `labelaudit train` saved")
     p.add_argument("model", help="model folder (labelaudit train --out)")
     p.add_argument("data", help="table of items to predict (CSV, TSV, JSONL, JSON, Parquet)")
     cli.add_options(p, "text_pair", text={"default": None, "help": "text column (default: the "

@@ -8,16 +8,6 @@ from labelaudit.cli import _common as cli
 
 ORDER = 32
 
-_EPILOG = """examples:
-  labelaudit report issues.csv --out report.html
-  labelaudit report issues.csv --eval truth.csv --is-error is_error --out report.html
-  labelaudit report issues.csv --annotations-file crowd.jsonl --out report.html
-  labelaudit report tokens.jsonl --eval dev.clean.conll --out tokens.html
-
-ISSUES is the output of `labelaudit scan --out` or `labelaudit scan-tokens --out` (JSON lines
-for whole sentences). The page needs no network: open it in any browser, sort the table by
-a column, filter it by class or text.
-"""
 
 # labelaudit.report names its options as Python does; messages say them as flags here.
 _OPTIONS = ("id", "is_error", "true_label", "unknown", "top")
@@ -25,13 +15,8 @@ _OPTIONS = ("id", "is_error", "true_label", "unknown", "top")
 
 def add_parser(subparsers, parents) -> None:
     p = cli.add_command(
-        subparsers, "report", parents, handler=run, epilog=_EPILOG,
-        help="write a scan's audit report as one self-contained HTML page",
-        description="Summarise a scan in one HTML file: the estimated number of label "
-        "errors, per-class counts and the given-versus-suggested confusion heat map, the "
-        "probability of the given labels, and the most suspect items in a table you can sort "
-        "and filter; with --eval, precision-recall curves per method; with --annotations-file, "
-        "annotator agreement (kappa, alpha) and the gold standard's noise bound gamma.")
+        subparsers, "report", parents, handler=run,
+        help="write a scan's audit report as one self-contained HTML page")
     p.add_argument("issues", help="the scan output: CSV, TSV, JSONL, JSON or Parquet")
     p.add_argument("--out", "-o", required=True, type=cli.output_file((".html", ".htm")),
                    help="the page to write (.html)")

@@ -13,39 +13,14 @@ from labelaudit.cli import _common as cli
 
 ORDER = 60
 
-_DESCRIPTION = """\
-Verify flagged items with people, as the papers do: each item goes to N reviewers (5),
-who first pass a qualification test and meet sentinel items with known answers; an item
-is Correctable (a majority picks another label), Non-Error (a majority confirms the
-given label) or Non-Agreement (no majority).
-
-  labelaudit review init issues.csv --top 300 --reviewers 5 --sentinels 20 --db review.sqlite
-  labelaudit review init data.csv --rank-by confidence --top 300 --db review.sqlite  # not a scan
-  labelaudit review invite --db review.sqlite --name alice
-  labelaudit review serve --db review.sqlite --port 8000
-  labelaudit review status --db review.sqlite
-  labelaudit review results --db review.sqlite --out verdicts.csv
-  labelaudit review apply data.csv verdicts.csv --out data.corrected.csv
-  labelaudit review export --db review.sqlite --to label-studio --out tasks.json
-  labelaudit review import --db review.sqlite label_studio_export.json
-"""
-
 
 def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     parser = cli.add_command(subparsers, "review", parents, handler=None,
-                             description=_DESCRIPTION,
                              help="verify flagged items with people (web app)")
     sub = cli.add_steps(parser, dest="review_command", metavar="STEP", required=True)
 
     # -- init
-    p = _step(sub, parents, "init", run_init, "create a review project from a scan output",
-              "Create a review project from a scan output (ordered by its rank column, most "
-              "suspect first). Known-answer items for the qualification test and sentinels come"
-              " from --sentinels-file, or else from the scan's least suspect items, whose given"
-              " labels are then treated as correct (scan the whole dataset, without --top, for "
-              "that). A table that is not a scan output (no rank or score_* column) is refused "
-              "unless --rank-by says which column orders it. The answer options are every label"
-              " of the file (label and suggested_label of all rows).")
+    p = _step(sub, parents, "init", run_init, "create a review project from a scan output")
     p.add_argument("scan", help="scan output: id, text, [text_pair,] label, suggested_label, "
                    "suggested_prob, rank, score_*, flagged")
     p.add_argument("--rank-by", metavar="COLUMN",
@@ -86,13 +61,7 @@ def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     cli.add_seed(p, help="random seed of --select random (default: 0)")
 
     # -- invite
-    p = _step(sub, parents, "invite", run_invite, "add a reviewer and print their link",
-              "Add a reviewer (or an admin) and print their personal link with its secret "
-              "token. The token is stored only as a hash: keep the link. The link points to "
-              "--base-url, else http://127.0.0.1:--port, else where `review serve` last ran for"
-              " this project, else the previous invite's address, else http://127.0.0.1:8000 "
-              "(serve's default). `review serve` without --port runs on the links' port, and "
-              "warns about links that cannot reach it.")
+    p = _step(sub, parents, "invite", run_invite, "add a reviewer and print their link")
     p.add_argument("--name", required=True, help="the reviewer's name")
     p.add_argument("--admin", action="store_true", help="an admin: sees /admin, reviews nothing")
     p.add_argument("--new-token", action="store_true",
@@ -106,27 +75,20 @@ def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
                        "http://127.0.0.1:PORT (or the serve host)")
 
     # -- serve
-    p = _step(sub, parents, "serve", run_serve, "run the review web app",
-              "Serve the review web app. Binds 127.0.0.1 by default; put it behind HTTPS before"
-              " exposing it to a network. The address is kept in the project, so invites made "
-              "from now on link to it; serve warns when earlier invite links point elsewhere.")
+    p = _step(sub, parents, "serve", run_serve, "run the review web app")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
     p.add_argument("--port", type=cli.at_least(1, 65535),
                    help="port, 1 to 65535 (default: the port of the project's invite links, "
                    "else 8000)")
 
     # -- status
-    p = _step(sub, parents, "status", run_status, "progress and agreement so far",
-              "Progress, verdicts so far, Fleiss' kappa and reviewers.")
+    p = _step(sub, parents, "status", run_status, "progress and agreement so far")
     cli.add_output_options(p, what="the status (table: the report and the reviewer table; "
                            "the others as for --out)", json="the whole report as one document",
                            table="the reviewer table")
 
     # -- results
-    p = _step(sub, parents, "results", run_results, "verdict per item and statistics",
-              "Correctable / Non-Agreement / Non-Error per item, reviewer statistics, Fleiss' "
-              "kappa, the detector's verified precision at each k and the estimated number of "
-              "errors.")
+    p = _step(sub, parents, "results", run_results, "verdict per item and statistics")
     cli.add_output_options(p, what="the verdicts (one row per reviewed item)")
     cli.add_options(p, summary_out="write reviewers, kappa and precision@k as JSON here")
     p.add_argument("--confidence", type=cli.fraction, default=0.95, help="interval level (0.95)")
@@ -135,8 +97,7 @@ def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
 
     # -- apply
     p = _step(sub, parents, "apply", run_apply, "write a corrected copy of the dataset",
-              "Relabel Correctable items, flag or drop Non-Agreement ones, and add provenance "
-              "columns. The input is never changed.", db=False)
+              db=False)
     p.add_argument("data", help="the dataset that was scanned")
     p.add_argument("verdicts", help="the output of `review results`")
     p.add_argument("--out", "-o", required=True, help="the corrected copy (a new file)")
@@ -147,8 +108,7 @@ def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
                    help="Non-Agreement items: keep and flag (default), drop, or keep")
 
     # -- export
-    p = _step(sub, parents, "export", run_export, "items for Label Studio, Argilla or CSV",
-              "Export the review and sentinel items for another tool.")
+    p = _step(sub, parents, "export", run_export, "items for Label Studio, Argilla or CSV")
     p.add_argument("--to", choices=("label-studio", "argilla", "csv"), default="label-studio",
                    help="target tool (label-studio): label-studio and argilla write JSON, csv "
                    "writes CSV, whatever the file is called (a .csv, .json... name that says "
@@ -162,19 +122,16 @@ def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
                    help="export the qualification items too")
 
     # -- import
-    p = _step(sub, parents, "import", run_import, "import answers from another tool",
-              "Import answers from a Label Studio JSON export, Argilla records or a long CSV "
-              "(item_id, reviewer, answer).")
+    p = _step(sub, parents, "import", run_import, "import answers from another tool")
     p.add_argument("file", help="the export to import")
     p.add_argument("--from", dest="source", choices=("label-studio", "argilla", "csv"),
                    help="the tool (default: guessed from the file)")
 
 
 def _step(sub: Any, parents: list[argparse.ArgumentParser], name: str, handler: Any,
-          summary: str, description: str, *, db: bool = True) -> argparse.ArgumentParser:
+          summary: str, *, db: bool = True) -> argparse.ArgumentParser:
     """One step's parser (``summary``: its line in ``review --help``) with ``--db``."""
-    p = cli.add_command(sub, name, parents, help=summary, description=description,
-                        handler=handler, raw=False)
+    p = cli.add_command(sub, name, parents, help=summary, handler=handler, raw=False)
     if db:
         p.add_argument("--db", required=True, help="the review project file (SQLite)")
     return p

@@ -10,47 +10,11 @@ from labelaudit.registry import PRESETS, RANKING_METHODS, SCORERS, STREAMED_SCOR
 
 ORDER = 10
 
-_EPILOG = """examples:
-  labelaudit scan reviews.csv --text text --label label --out issues.csv
-  labelaudit scan nli.jsonl --text premise --text-pair hypothesis --label gold --out issues.parquet
-  labelaudit scan train.csv --score test.csv --text text --label label --out test_issues.csv
-  labelaudit scan reviews.csv --scorers finetune,tfidf --model microsoft/deberta-v3-base \
-      --epochs 3 --max-length 512 --batch-size 32 --lr 2e-5 --out issues.csv
-  labelaudit scan reviews.csv --scorers finetune --model roberta-base \
-      --model microsoft/deberta-v3-base --seeds 2 --out issues.csv     # FME: models x seeds
-  labelaudit scan reviews.csv --scorers finetune --sweep 8 --keep 3 --out issues.csv
-  labelaudit scan imdb --split test --text text --label label --out issues.parquet
-  labelaudit scan saved_folder --split validation --out issues.csv   # a save_to_disk folder
-  labelaudit scan data.csv --pred-probs my_model_probs.npy --out issues.csv
-  labelaudit scan data.csv --pred-probs probs.csv --classes neg,pos --out issues.csv
-  labelaudit scan data.csv --no-keep-columns --out issues.csv
-  labelaudit scan big.parquet --scorers tfidf --out issues.parquet     # streams in chunks
-  labelaudit scan big.parquet --engine ray --out issues.parquet      # local Ray, every core
-  labelaudit scan s3://bucket/big/ --engine ray --ray-address auto --out s3://bucket/issues/
-
-Fine-tuning (--scorers finetune) is for a GPU; --epochs, --max-length, --batch-size and
---lr set it (defaults 2, 256 with head+tail truncation, 16, 5e-5). Several --model values
-make one member per model for embed and finetune (an FME over models; with --seeds, over
-seeds too). --sweep N runs N fine-tuning configurations (learning rate, epochs, seed) and
-keeps the --keep with the lowest out-of-sample loss, selected on the same out-of-sample
-predictions the ranking uses.
-
-DATA can be a Hugging Face hub dataset name (loading it needs network access or the local
-Hugging Face cache); ClassLabel columns are read as class names. --pred-probs brings your
-own out-of-sample probabilities (rows in the order of DATA, one column per class: a .npy
-array with columns in sorted label order, or the ClassLabel order for a Hugging Face
-dataset, or a table whose columns are named by class; --classes gives the column order
-instead); no model is fitted then. The input's other columns are kept in the output, after
-labelaudit's (a clashing name gets an input_ prefix), unless --no-keep-columns.
-"""
-
 
 def add_parser(subparsers, parents) -> None:
     p = cli.add_command(
-        subparsers, "scan", parents, handler=run, epilog=_EPILOG + cli.TORCH_NOTE,
-        help="find label errors in a text classification dataset",
-        description="Rank every item by the out-of-sample loss of its given label "
-        "(cross-fitted, or fitted on a training file with --score) and suggest a label.")
+        subparsers, "scan", parents, handler=run,
+        help="find label errors in a text classification dataset")
     p.add_argument("data", help="CSV, TSV, JSONL, JSON, Parquet, a datasets folder or a "
                    "Hugging Face hub dataset name (the training split with --score)")
     p.add_argument("--split", metavar="NAME",

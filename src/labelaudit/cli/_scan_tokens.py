@@ -10,28 +10,14 @@ from labelaudit.registry import TOKEN_SCORERS
 
 ORDER = 15
 
-_EPILOG = """examples:
-  labelaudit scan-tokens train.conll --score test.conll --out test_issues.jsonl
-  labelaudit scan-tokens data.conll --folds 5 --scheme iob2 --out issues.jsonl
-  labelaudit scan-tokens data.conll --format table --show 10
-  labelaudit scan-tokens train.conll --score test.conll --model bert-base-cased --epochs 3
-
-output (.jsonl): one record per sentence, most suspect first, with id, tokens, tags (given),
-suggested_tags, score (worst token's probability), score_softmin, token_scores
-(log p(given tag)) and issues: wrong-type, wrong-boundary, missing-entity, spurious-entity
-(model) and invalid-sequence, inconsistent-tag (rules). Lower scores are more suspect.
-"""
 
 _MAX_SEED = 2**32 - 1  # labelaudit.models._token_scorer.MAX_SEED, without importing numpy here
 
 
 def add_parser(subparsers, parents) -> None:
     p = cli.add_command(
-        subparsers, "scan-tokens", parents, handler=run, epilog=_EPILOG + cli.TORCH_NOTE,
-        help="find label errors in token-tagged data (NER, POS) in CoNLL or JSONL",
-        description="Score every token, entity and sentence of a tagged dataset by the "
-        "out-of-sample probability of its given tags (cross-fitted by documents, or fitted "
-        "on a training file with --score) and report typed span issues with suggestions.")
+        subparsers, "scan-tokens", parents, handler=run,
+        help="find label errors in token-tagged data (NER, POS) in CoNLL or JSONL")
     p.add_argument("data", help="CoNLL column file or .jsonl with a tokens list and a tags "
                    "(or labels) list per line (the training data with --score)")
     p.add_argument("--score", metavar="FILE",
@@ -58,12 +44,9 @@ def add_parser(subparsers, parents) -> None:
                    "fast) or logistic regression (linear)")
     cli.add_options(p, epochs={"default": 3, "help": "fine-tuning epochs (default: 3)"},
                     batch_size={"default": 16, "help": "fine-tuning batch size (default: 16)"})
-    p.add_argument("--engine", choices=["local", "ray"], default="local",
-                   help="where the folds are fitted: this process (default), or each fold "
-                   "as a Ray task, a fine-tuning fold on a GPU of its own when the cluster "
-                   "has GPUs (needs labelaudit[scale])")
-    p.add_argument("--ray-address", metavar="ADDRESS",
-                   help="an existing Ray cluster for --engine ray (auto, host:6379)")
+    cli.add_options(p, "engine", "ray_address", engine="where the folds are fitted: this "
+                    "process (default), or each fold as a Ray task, a fine-tuning fold on a GPU of "
+                    "its own when the cluster has GPUs (needs labelaudit[scale])")
     p.add_argument("--no-rules", action="store_true",
                    help="skip rule-based issues (invalid sequences, inconsistent tags)")
     cli.add_seed(p, type=cli.at_least(0, _MAX_SEED))

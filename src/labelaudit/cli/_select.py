@@ -8,20 +8,6 @@ from labelaudit.cli import _common as cli
 
 ORDER = 36
 
-_EPILOG = """examples:
-  labelaudit select train.jsonl --val val.jsonl --eval test.jsonl --text text --label label \\
-      --noise uniform:0.05 --sweep 40 --seeds 3 --out selection.json
-  labelaudit select train.csv --val val.csv --eval test.csv --noise uniform:0.2 --sweep 10 \\
-      --scorers tfidf,embed --format csv
-
-The training, validation and test labels are noised at the same rate; validation and test
-come clean (as given), noisy, and corrected (the noisy split scanned with models fitted on
-the noisy training data, and its top Err % relabelled to the suggested label). A sweep of
-models is trained on the noisy training data; each validation version selects its best
-model. The table has one row per seed and validation version: the model selected, its true
-accuracy (clean test), its measurable accuracy (the matching test version) and its rank
-by true accuracy in the sweep. --out x.json writes every accuracy and the summary.
-"""
 
 _OPTIONS = ("noise", "noisy_label", "n_configs=sweep", "seeds", "scorers", "text", "label",
             "text_pair")
@@ -43,11 +29,8 @@ def add_parser(subparsers, parents) -> None:
     from labelaudit.registry import SWEEP_SCORERS
 
     p = cli.add_command(
-        subparsers, "select", parents, handler=run, epilog=_EPILOG,
-        help="measure what noisy and corrected validation data do to model selection",
-        description="End-to-end noising (Chong, Hong & Manning 2022, Table 4): train a "
-        "sweep of models on noisy training data and report, for clean, noisy and corrected "
-        "validation data, the true and measurable test accuracy of the model each selects.")
+        subparsers, "select", parents, handler=run,
+        help="measure what noisy and corrected validation data do to model selection")
     p.add_argument("train", help="training table with clean labels (CSV, TSV, JSONL, JSON, "
                    "Parquet)")
     p.add_argument("--val", required=True, help="validation table, clean labels")
@@ -69,7 +52,7 @@ def add_parser(subparsers, parents) -> None:
                  "help": "scorer families of the sweep and the scan, comma-separated from "
                  f"{', '.join(SWEEP_SCORERS)} (default: tfidf)"},
         model="encoder of the embed scorer (default: all-MiniLM-L6-v2)")
-    cli.add_options(p, "cache_dir")
+    cli.add_options(p, "cache_dir", "workers", "engine", "ray_address")
     cli.add_seed(p)
     cli.add_output_options(p, what="the selections", json="every accuracy, the sweep and the "
                            "summary", table="the selection table")
@@ -89,7 +72,8 @@ def run(args: argparse.Namespace) -> int:
             args.train, args.val, args.eval, text=args.text, label=args.label,
             text_pair=args.text_pair, noise=noise, noisy_label=args.noisy_label,
             n_configs=args.sweep, seeds=args.seeds, scorers=args.scorers, model=args.model,
-            random_state=args.seed, cache_dir=args.cache_dir, progress=cli.show_progress(args))
+            random_state=args.seed, cache_dir=args.cache_dir, workers=args.workers,
+            engine=args.engine, ray_address=args.ray_address, progress=cli.show_progress(args))
         cli.emit_result(args, result)
     cli.log(args, result.summary())  # after the warnings, which the block prints as it closes
     return 0

@@ -8,22 +8,6 @@ from labelaudit.cli import _common as cli
 
 ORDER = 18
 
-_EPILOG = """examples:
-  labelaudit tapt train.csv dev.csv test.csv --text text --model roberta-base \\
-      --out tapt-roberta/
-  labelaudit scan reviews.csv --text text --label label --scorers finetune \\
-      --model tapt-roberta/
-  labelaudit tapt snli.jsonl --text text_a --text-pair text_b --out tapt-minilm/ \\
-      --epochs 10 --device cuda
-
-Task-adaptive pre-training (Gururangan et al. 2020): the encoder keeps training as a masked
-language model on the texts of every DATA file (each distinct text once; blank ones are
-skipped), then is saved with its tokenizer to the --out folder, which --model of the
-finetune scorer accepts. Use the texts of all splits, as Chong, Hong & Manning (2022,
-appendix E.4) do: no labels are read. Without --model the packaged all-MiniLM-L6-v2 is
-adapted (offline); a model without a masked-LM head gets a freshly initialised one. A GPU
-is used when there is one (bfloat16); on a CPU expect minutes per thousand texts.
-"""
 
 _OPTIONS = ("text", "text_pair", "model", "out", "epochs", "max_length", "batch_size",
             "mlm_probability", "warmup", "overwrite")
@@ -31,11 +15,8 @@ _OPTIONS = ("text", "text_pair", "model", "out", "epochs", "max_length", "batch_
 
 def add_parser(subparsers, parents) -> None:
     p = cli.add_command(
-        subparsers, "tapt", parents, handler=run, epilog=_EPILOG + cli.TORCH_NOTE,
-        help="adapt an encoder to a dataset's texts (masked-LM pre-training) for finetune",
-        description="Continue masked-language-model pre-training of an encoder on the texts\n"
-        "of one or more data files (task-adaptive pre-training) and save it, with its\n"
-        "tokenizer, as a folder for --model of the finetune scorer.")
+        subparsers, "tapt", parents, handler=run,
+        help="adapt an encoder to a dataset's texts (masked-LM pre-training) for finetune")
     p.add_argument("data", nargs="+", metavar="DATA",
                    help="tables (.csv .tsv .jsonl .json .parquet or a datasets folder) whose "
                    "texts are trained on: give every split")

@@ -8,20 +8,6 @@ from labelaudit.cli import _common as cli
 
 ORDER = 71
 
-_EPILOG = """examples:
-  labelaudit train-bench train.jsonl --eval test.jsonl --text text --label label \\
-      --noise "uniform:0.1,0.2,0.4,0.6" --noise "instance-dependent:0.1,0.2,0.4" \\
-      --methods all --seeds 3 --out bench.json --plot-out bench.png
-
-The training table's labels are taken as clean; each --noise METHOD:RATES injects that
-noise at each rate with seed --seed + s (s = 0..--seeds-1), every method is trained on the
-noised copy, and top-1 / top-5 accuracy is measured on the clean --eval table, and top-1
-on a copy of it noised the same way (what a user without clean labels can measure). The
-table (methods x noise settings, mean ± std of top-1 in %) goes to stdout, and it ends with
-the recommendation --method auto would make by the noisy measure in each setting, beside
-the best method on clean labels and the Spearman correlation of the two measures; --out
-x.json writes every run, the summary and the recommendation, --out x.csv the summary rows.
-"""
 
 _OPTIONS = ("noise", "methods", "seeds", "text", "label", "text_pair")
 
@@ -34,11 +20,8 @@ def _methods(text: str) -> list[str] | None:
 
 def add_parser(subparsers, parents) -> None:
     p = cli.add_command(
-        subparsers, "train-bench", parents, handler=run, epilog=_EPILOG,
-        help="benchmark the training methods under injected noise on a clean test set",
-        description="Inject noise into a clean training set at several rates, train every\n"
-        "method on each noised copy, and report top-1 and top-5 accuracy on a clean test\n"
-        "set (the NoisywikiHow benchmark, Wu et al. 2023).")
+        subparsers, "train-bench", parents, handler=run,
+        help="benchmark the training methods under injected noise on a clean test set")
     p.add_argument("train", help="clean training table")
     cli.add_options(p, "eval", "text", "text_pair", "label",
                     eval={"required": True, "help": "clean evaluation table"})
@@ -50,6 +33,7 @@ def add_parser(subparsers, parents) -> None:
     cli.add_options(p, seeds={"default": 3, "help": "seeds per cell (default: 3)"})
     cli.add_backbone_options(p)
     cli.add_seed(p)
+    cli.add_options(p, "workers", "engine", "ray_address")
     cli.add_output_options(p, what="the benchmark table", json="every run and the summary",
                            table="the summary rows")
     cli.add_options(p, plot_out="top-1 against the rate per method, .png/.svg")
@@ -67,7 +51,8 @@ def run(args: argparse.Namespace) -> int:
             text_pair=args.text_pair, noise=noise, methods=args.methods, seeds=args.seeds,
             backbone=args.backbone, model=args.model,
             train_options={"epochs": args.epochs} if args.epochs else None,
-            random_state=args.seed, progress=cli.show_progress(args))
+            random_state=args.seed, workers=args.workers, engine=args.engine,
+            ray_address=args.ray_address, progress=cli.show_progress(args))
         cli.emit_result(args, result, shown=result.table("top1").reset_index())
     cli.log(args, result.summary())  # after the warnings, which the block prints as it closes
     return 0

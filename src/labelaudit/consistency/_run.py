@@ -18,6 +18,7 @@ from labelaudit.consistency._result import (
     t_half_width,
 )
 from labelaudit.consistency._schemes import IDENTIFY, VALIDATE, draw_schemes
+from labelaudit.engine import check_fits, run_fits
 
 __all__ = ["consistency", "curve_grid"]
 
@@ -37,54 +38,58 @@ def curve_grid(length: int, n_points: int) -> np.ndarray:
     return points[points > 0]
 
 
-class _Fitter:
-    """Fits a fresh copy of the scorer on a prefix and scores the new test set; fits of the
-    same items in the same order (a prefix two schemes share) are made once."""
+def _fit_score(shared: tuple[Pool, Any, Any, str], _slot: Any, train: np.ndarray,
+               test: np.ndarray) -> float:
+    """One point of a curve (a task of :func:`run_tasks`): a fresh copy of the scorer
+    fitted on the prefix ``train``, scored on the new test set."""
+    from labelaudit.models._base import take
 
-    def __init__(self, pool: Pool, scorer: Any, metric: str, progress: bool) -> None:
-        self.pool, self.scorer, self.metric = pool, scorer, metric
-        self.features = scorer.prepare(pool.data, progress=progress)
-        self.cache: dict[bytes, float] = {}
-        self.fits = 0
+    pool, scorer, features, metric = shared
+    labels = take(pool.labels, train)
+    seen = np.unique(np.concatenate([np.asarray(y).ravel() for y in labels])
+                     if pool.kind == "tokens" else labels)
+    if len(seen) < 2 and pool.kind == "text":
+        predicted = np.full(len(test), seen[0])  # one class seen: it is the prediction
+    else:
+        model = scorer.clone().fit(take(features, train), labels, n_classes=len(pool.classes))
+        probs = model.predict_proba(take(features, test))
+        if pool.kind == "tokens":
+            return _span_f1(pool, probs, test)
+        predicted = np.asarray(probs).argmax(axis=1)
+    truth = np.asarray(pool.labels)[test]
+    if metric == "macro_f1":
+        from sklearn.metrics import f1_score
 
-    def score(self, train: np.ndarray, test: np.ndarray) -> float:
-        key = hashlib.sha1(test.tobytes() + b"|" + train.tobytes()).digest()
-        if key not in self.cache:
-            self.cache[key] = self._fit_score(train, test)
-            self.fits += 1
-        return self.cache[key]
+        return float(f1_score(truth, predicted, average="macro"))
+    return float(np.mean(predicted == truth))
 
-    def _fit_score(self, train: np.ndarray, test: np.ndarray) -> float:
-        from labelaudit.models._base import take
 
-        pool = self.pool
-        labels = take(pool.labels, train)
-        seen = np.unique(np.concatenate([np.asarray(y).ravel() for y in labels])
-                         if pool.kind == "tokens" else labels)
-        if len(seen) < 2 and pool.kind == "text":
-            predicted = np.full(len(test), seen[0])  # one class seen: it is the prediction
-        else:
-            model = self.scorer.clone().fit(take(self.features, train), labels,
-                                            n_classes=len(pool.classes))
-            probs = model.predict_proba(take(self.features, test))
-            if pool.kind == "tokens":
-                return self._span_f1(probs, test)
-            predicted = np.asarray(probs).argmax(axis=1)
-        truth = np.asarray(pool.labels)[test]
-        if self.metric == "macro_f1":
-            from sklearn.metrics import f1_score
+def _span_f1(pool: Pool, probs: list[np.ndarray], test: np.ndarray) -> float:
+    from labelaudit.tokens._spans import decode_tags, span_f1_counts
 
-            return float(f1_score(truth, predicted, average="macro"))
-        return float(np.mean(predicted == truth))
+    tags = [decode_tags(np.asarray(p), pool.classes, spans=not pool.plain) for p in probs]
+    gold = [pool.data.iob2_tags[i] for i in test]
+    num, den = span_f1_counts(tags, gold, plain=pool.plain)
+    return float(num.sum() / den.sum()) if den.sum() > 0 else float("nan")
 
-    def _span_f1(self, probs: list[np.ndarray], test: np.ndarray) -> float:
-        from labelaudit.tokens._spans import decode_tags, span_f1_counts
 
-        pool = self.pool
-        tags = [decode_tags(np.asarray(p), pool.classes, spans=not pool.plain) for p in probs]
-        gold = [pool.data.iob2_tags[i] for i in test]
-        num, den = span_f1_counts(tags, gold, plain=pool.plain)
-        return float(num.sum() / den.sum()) if den.sum() > 0 else float("nan")
+def _curve_fits(draws: list, names: list[str], grids: dict[str, np.ndarray],
+                ) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict[tuple[str, int, int], int]]:
+    """The fits the curves need, each once (a prefix two schemes share is one fit), and
+    which fit gives each point: ``(scheme, repeat, point) -> task``."""
+    tasks: list[tuple[np.ndarray, np.ndarray]] = []
+    first: dict[bytes, int] = {}
+    where = {}
+    for r, draw in enumerate(draws):
+        for name in names:
+            order = draw.order(name)
+            for k, n in enumerate(grids[name]):
+                key = hashlib.sha1(draw.test.tobytes() + b"|" + order[:n].tobytes()).digest()
+                if key not in first:
+                    first[key] = len(tasks)
+                    tasks.append((order[:n], draw.test))
+                where[name, r, k] = first[key]
+    return tasks, where
 
 
 def _interval(gaps: np.ndarray, rng: np.random.Generator, confidence_level: float,
@@ -193,6 +198,9 @@ def consistency(
     confidence_level: float = 0.95,
     interval: str = "t",
     random_state: int = 0,
+    workers: int = 1,
+    engine: str = "local",
+    ray_address: str | None = None,
     progress: bool = False,
 ) -> ConsistencyResult:
     """Test whether a suspect set is labelled by the same rules as a training set.
@@ -234,6 +242,11 @@ def consistency(
         nominal 95 % with 5).
     n_points : int, default=10
         Prefix sizes per curve.
+    workers : int, default=1
+        Processes that fit the curve points at once (the fits are independent).
+    engine : {"local", "ray"}
+        ``"ray"``: every fit a Ray task, on Ray started with every core or on the cluster
+        at ``ray_address``. The result does not depend on the engine or the workers.
 
     Returns
     -------
@@ -243,6 +256,7 @@ def consistency(
     check_int(n_points, "n_points", minimum=2)
     check_choice(interval, "interval", ("t", "bootstrap"))
     check_int(random_state, "random_state", minimum=0)
+    check_fits(workers, engine, ray_address)
     if not 0.0 < confidence_level < 1.0:
         raise InvalidParameterError(f"confidence_level must be in (0, 1), got {confidence_level}")
     pool = _load(train, suspect, corrected, text, label, text_pair, id, scheme, tag_column)
@@ -261,18 +275,14 @@ def consistency(
                           mistakes=pool.mistakes, extra=w) for _ in range(repeats)]
     names = list(draws[0].schemes)
     grids = {name: curve_grid(len(draws[0].order(name)), n_points) for name in names}
-    total = repeats * sum(len(g) for g in grids.values())
-    fitter = _Fitter(pool, model, metric, progress)
+    tasks, where = _curve_fits(draws, names, grids)
+    features = model.prepare(pool.data, progress=progress)
+    fitted = run_fits(_fit_score, tasks, shared=(pool, model, features, metric),
+                      workers=workers, engine=engine, ray_address=ray_address,
+                      progress=progress, what="learning curves")
     scores = {name: np.zeros((repeats, len(grids[name]))) for name in names}
-    from labelaudit.models._progress import progress_bar
-
-    with progress_bar(total, "learning curves", unit=" fits", enabled=progress) as bar:
-        for r, draw in enumerate(draws):
-            for name in names:
-                order = draw.order(name)
-                for k, n in enumerate(grids[name]):
-                    scores[name][r, k] = fitter.score(order[:n], draw.test)
-                    bar.update(1)
+    for (name, r, k), task in where.items():
+        scores[name][r, k] = fitted[task]
     curves = {name: SchemeCurve.from_scores(name, grids[name], scores[name], confidence_level)
               for name in names}
     _near_chance(pool, draws, scores["PureTrain"], metric)
@@ -301,6 +311,6 @@ def consistency(
     return ConsistencyResult(
         kind=pool.kind, metric=metric, scorer=scorer_name, sizes=sizes, repeats=repeats,
         confidence_level=confidence_level, curves=curves, verdicts=verdicts,
-        corrections=corrections, n_fits=fitter.fits, random_state=random_state,
+        corrections=corrections, n_fits=len(tasks), random_state=random_state,
         interval=interval)
 

@@ -12,6 +12,7 @@ Examples
 from labelaudit.engine._chunk_writer import ChunkWriter
 from labelaudit.engine._chunks import Collector, Columns
 from labelaudit.engine._embed import embed_stream
+from labelaudit.engine._fits import check_fits, run_fits
 from labelaudit.engine._hashing import (
     FoldCounts,
     FoldPrediction,
@@ -48,6 +49,7 @@ __all__ = [
     "check_chunk_size",
     "check_columns",
     "check_engine",
+    "check_fits",
     "check_output",
     "embed_stream",
     "fold_ids",
@@ -58,6 +60,7 @@ __all__ = [
     "is_streamable",
     "iter_frames",
     "resolve_source",
+    "run_fits",
     "tfidf_rows",
     "writer_for",
 ]

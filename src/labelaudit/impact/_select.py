@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from labelaudit._errors import InvalidParameterError
+from labelaudit.engine import check_fits, folds_on
 from labelaudit.impact._select_result import SPLITS, VERSIONS, SelectionResult
 from labelaudit.impact._select_splits import (
     LabelVersions,
@@ -115,6 +116,7 @@ def select_models(
     configs: Sequence[ModelConfig] | None = None, seeds: int = 3,
     scorers: Sequence[str] = ("tfidf",), random_state: int | None = 0,
     model: str | None = None, cache_dir: str | Path | None = None,
+    workers: int = 1, engine: str = "local", ray_address: str | None = None,
     progress: bool | None = None,
 ) -> SelectionResult:
     """Which model clean, noisy and corrected validation data select, and how good it is.
@@ -155,6 +157,11 @@ def select_models(
         Seeds the sweep's draw and every repeat.
     model, cache_dir : str, optional
         Encoder and embedding cache of the ``embed`` scorer (embeddings are computed once).
+    workers : int, default 1
+        Processes that fit the sweep's configurations at once.
+    engine : {"local", "ray"}
+        ``"ray"``: every configuration's fit a Ray task, on Ray started with every core or
+        on the cluster at ``ray_address``. The result does not depend on the engine.
     progress : bool, optional
         A progress bar on stderr (default: on a terminal).
 
@@ -183,6 +190,7 @@ def select_models(
     started = time.perf_counter()
     spec, sweep = _check_options(noise, noisy_label, seeds, configs, n_configs, scorers,
                                  random_state)
+    check_fits(workers, engine, ray_address)
     check_distinct_files([("train", train), ("val", val), ("test", test)],
                          why="models are trained on train, selected on val and measured on "
                          "test, so each needs items of its own")
@@ -204,10 +212,11 @@ def select_models(
                                  options=options, on_scan=lambda: bar.update(1))
             for j, v in enumerate(versions):
                 counts[:, s, j] = (v.n_noisy, int(v.relabelled.sum()), v.n_fixed)
-            accuracy[s] = sweep_accuracy(
-                sweep, data[0], versions[0].labels[1], data[1], versions[1].labels,
-                data[2], versions[2].labels, scorer_options=options, progress=show,
-                features=features, on_fit=lambda: bar.update(1))
+            with folds_on(engine, ray_address):
+                accuracy[s] = sweep_accuracy(
+                    sweep, data[0], versions[0].labels[1], data[1], versions[1].labels,
+                    data[2], versions[2].labels, scorer_options=options, progress=show,
+                    features=features, on_fit=lambda: bar.update(1), workers=workers)
     return SelectionResult(
         configs=tuple(sweep), accuracy=accuracy, seeds=np.arange(seeds),
         noise=noise if noise is not None else f"given ({noisy_label})",

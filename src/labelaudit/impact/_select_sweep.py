@@ -99,39 +99,50 @@ def sweep_configs(n_configs: int, *, scorers: Sequence[str] = ("tfidf",),
     return [grid[i] for i in np.sort(chosen)]
 
 
+def _fit_config(shared: tuple[dict[str, Any], np.ndarray, np.ndarray, np.ndarray, int,
+                             dict[str, Any]], _slot: Any, config: ModelConfig) -> np.ndarray:
+    """One configuration of the sweep (a task of :func:`run_tasks`): fitted on train,
+    scored on each label version of validation and test."""
+    from labelaudit.models import make_scorer
+
+    features, train_labels, val_labels, test_labels, n_classes, options = shared
+    x_train, x_val, x_test = features[config.scorer]
+    model = make_scorer(config.scorer, **{**options, **config.options})
+    model.fit(x_train, train_labels, n_classes=n_classes)
+    val_pred = np.asarray(model.predict_proba(x_val)).argmax(axis=1)
+    test_pred = np.asarray(model.predict_proba(x_test)).argmax(axis=1)
+    return np.concatenate([(val_labels == val_pred[None, :]).mean(axis=1),
+                           (test_labels == test_pred[None, :]).mean(axis=1)])
+
+
 def sweep_accuracy(
     configs: Sequence[ModelConfig], train: TextDataset, train_labels: np.ndarray,
     val: TextDataset, val_labels: np.ndarray, test: TextDataset, test_labels: np.ndarray, *,
     scorer_options: dict[str, Any] | None = None, progress: bool = False,
     features: dict[str, tuple[Any, Any, Any]] | None = None,
-    on_fit: Callable[[], None] | None = None,
+    on_fit: Callable[[], None] | None = None, workers: int = 1,
 ) -> np.ndarray:
     """Fit every configuration on ``train`` with ``train_labels`` and score it on each
     label version of ``val`` and ``test`` (``*_labels`` of shape (3, n_samples): clean,
-    noisy, corrected).
+    noisy, corrected); ``workers`` processes fit them at once.
 
     ``features`` caches each scorer family's prepared features (train, val, test) across
     calls. Returns the accuracies, shape (n_configs, 6): validation clean, noisy,
     corrected, then test clean, noisy, corrected.
     """
     from labelaudit.models import make_scorer
+    from labelaudit.models._tasks import run_tasks
 
     options = scorer_options or {}
     cache = {} if features is None else features
-    n_classes = len(train.classes)
-    out = np.zeros((len(configs), 6))
-    for i, config in enumerate(configs):
-        if config.scorer not in cache:
-            base = make_scorer(config.scorer, **options)
-            cache[config.scorer] = tuple(base.prepare(d, progress=progress)
-                                         for d in (train, val, test))  # type: ignore[assignment]
-        x_train, x_val, x_test = cache[config.scorer]
-        model = make_scorer(config.scorer, **{**options, **config.options})
-        model.fit(x_train, train_labels, n_classes=n_classes)
-        val_pred = np.asarray(model.predict_proba(x_val)).argmax(axis=1)
-        test_pred = np.asarray(model.predict_proba(x_test)).argmax(axis=1)
-        out[i, :3] = (val_labels == val_pred[None, :]).mean(axis=1)
-        out[i, 3:] = (test_labels == test_pred[None, :]).mean(axis=1)
-        if on_fit is not None:
-            on_fit()
-    return out
+    for family in dict.fromkeys(config.scorer for config in configs):
+        if family not in cache:
+            base = make_scorer(family, **options)
+            cache[family] = tuple(base.prepare(d, progress=progress)
+                                  for d in (train, val, test))  # type: ignore[assignment]
+    shared = ({c.scorer: cache[c.scorer] for c in configs}, train_labels, val_labels,
+              test_labels, len(train.classes), options)
+    rows = run_tasks(_fit_config, [(config,) for config in configs], shared=shared,
+                     workers=workers, on_result=None if on_fit is None
+                     else lambda *_: on_fit())
+    return np.array(rows).reshape(len(configs), 6)

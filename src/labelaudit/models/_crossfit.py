@@ -14,25 +14,12 @@ from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit._validation import shown
 from labelaudit.models._base import Scorer, take
 from labelaudit.models._checkpoint import active_fold_store, fold_key
+from labelaudit.models._tasks import current_fold_engine, fold_engine, run_tasks
 
-__all__ = ["FoldWarning", "check_fold_count", "crossfit_pred_probs", "exact_folds",
-           "fit_score_pred_probs", "fold_engine", "group_folds", "make_folds"]
+__all__ = ["FoldWarning", "check_fold_count", "crossfit_pred_probs", "current_fold_engine",
+           "exact_folds", "fit_score_pred_probs", "fold_engine", "group_folds", "make_folds"]
 
-_FOLD_ENGINE: ContextVar[str] = ContextVar("labelaudit_fold_engine", default="local")
 _EXACT_FOLDS: ContextVar[bool] = ContextVar("labelaudit_exact_folds", default=False)
-
-
-@contextmanager
-def fold_engine(name: str) -> Iterator[None]:
-    """Within the block, :func:`crossfit_pred_probs` fits folds on ``name``: ``"local"``
-    (this process, or one process per device of :meth:`Scorer.fold_devices`) or
-    ``"ray"`` (every fold a Ray task on the Ray this process is connected to; a GPU
-    scorer's task asks for one GPU when the cluster has GPUs)."""
-    token = _FOLD_ENGINE.set(name)
-    try:
-        yield
-    finally:
-        _FOLD_ENGINE.reset(token)
 
 
 class FoldWarning(UserWarning):
@@ -183,7 +170,7 @@ def crossfit_pred_probs(
 
     folds = np.unique(fold_ids)
     parts = []
-    on_ray = _FOLD_ENGINE.get() == "ray" and len(folds) > 1
+    on_ray = current_fold_engine() == "ray" and len(folds) > 1
     devices = [] if on_ray else scorer.fold_devices()
     where = (" as Ray tasks" if on_ray else
              f" on {len(devices)} devices" if len(devices) > 1 else "")
@@ -216,60 +203,32 @@ def crossfit_pred_probs(
     return scorer.join_predictions(parts, len(labels), n_classes=n_classes)
 
 
-_WORKER_DEVICE: list[str] = []  # the device of this worker process (set once at start)
+def _fit_fold(shared: tuple[Scorer, Any, Any, int], device: str | None, train: np.ndarray,
+              held_out: np.ndarray) -> Any:
+    """One fold (a task of :func:`run_tasks`): fit on ``train`` on ``device`` (this
+    worker's, or the GPU Ray gave the task: it sets ``CUDA_VISIBLE_DEVICES``, so it is
+    ``cuda:0`` inside the task) and predict ``held_out``."""
+    scorer, features, labels, n_classes = shared
+    model = scorer.on_device(device) if device is not None else scorer.clone()
+    model.fit(take(features, train), take(labels, train), n_classes=n_classes)
+    return model.predict_proba(take(features, held_out))
 
 
-def _claim_device(queue: Any) -> None:
-    """Worker start: take one device from the queue and keep it for the worker's life."""
-    _WORKER_DEVICE.append(queue.get())
-
-
-def _fit_fold(scorer: Scorer, train: tuple[Any, Any], held_out: Any, n_classes: int) -> Any:
-    """Fit one fold on this worker's device and predict its held-out items."""
-    model = scorer.on_device(_WORKER_DEVICE[0]).fit(train[0], train[1], n_classes=n_classes)
-    return model.predict_proba(held_out)
+def _fold_tasks(fold_ids: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    return [(np.flatnonzero(fold_ids != fold), np.flatnonzero(fold_ids == fold))
+            for fold in np.unique(fold_ids)]
 
 
 def _parallel_folds(scorer: Scorer, features: Any, labels: Any, fold_ids: np.ndarray,
                     devices: Sequence[str], *, n_classes: int, bar: Any,
                     ) -> list[tuple[np.ndarray, Any]]:
-    """Folds fitted at once, one worker process per device (spawned, so each owns its GPU
-    from the start); each worker takes folds in turn, and a device never holds two."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-
-    context = multiprocessing.get_context("spawn")
-    queue = context.Queue()
-    for device in devices:
-        queue.put(device)
-    parts = []
-    with ProcessPoolExecutor(max_workers=len(devices), mp_context=context,
-                             initializer=_claim_device, initargs=(queue,)) as pool:
-        jobs = {}
-        for fold in np.unique(fold_ids):
-            held_out = np.flatnonzero(fold_ids == fold)
-            train = np.flatnonzero(fold_ids != fold)
-            job = pool.submit(_fit_fold, scorer.clone(),
-                              (take(features, train), take(labels, train)),
-                              take(features, held_out), n_classes)
-            jobs[job] = held_out
-        try:
-            for job in as_completed(jobs):
-                parts.append((jobs[job], job.result()))
-                bar.update(1)
-        except BaseException:
-            pool.shutdown(wait=True, cancel_futures=True)  # the folds not started never run
-            raise
-    return parts
-
-
-def _fit_ray_fold(scorer: Scorer, features: Any, labels: Any, train: np.ndarray,
-                  held_out: np.ndarray, n_classes: int, device: str | None) -> Any:
-    """One fold as a Ray task; ``device`` is the GPU Ray gave the task (it sets
-    ``CUDA_VISIBLE_DEVICES``, so it is ``cuda:0`` inside the task), or None."""
-    model = scorer.on_device(device) if device is not None else scorer.clone()
-    model.fit(take(features, train), take(labels, train), n_classes=n_classes)
-    return model.predict_proba(take(features, held_out))
+    """Folds fitted at once, one worker process per device (see :func:`run_tasks`); each
+    worker takes folds in turn, and a device never holds two."""
+    tasks = _fold_tasks(fold_ids)
+    probs = run_tasks(_fit_fold, tasks, shared=(scorer.clone(), features, labels, n_classes),
+                      engine="local", slots=list(devices),
+                      on_result=lambda *_: bar.update(1))
+    return [(held_out, p) for (_, held_out), p in zip(tasks, probs, strict=True)]
 
 
 def ray_fold_resources(scorer: Scorer, cluster: dict[str, float]) -> dict[str, float]:
@@ -293,27 +252,12 @@ def _ray_folds(scorer: Scorer, features: Any, labels: Any, fold_ids: np.ndarray,
     import ray
 
     resources = ray_fold_resources(scorer, ray.cluster_resources())
-    task = ray.remote(num_cpus=resources["num_cpus"],
-                      num_gpus=resources["num_gpus"])(_fit_ray_fold)
-    features_ref, labels_ref = ray.put(features), ray.put(labels)
-    device = "cuda:0" if resources["num_gpus"] else None
-    pending = {}
-    for fold in np.unique(fold_ids):
-        held_out = np.flatnonzero(fold_ids == fold)
-        ref = task.remote(scorer.clone(), features_ref, labels_ref,
-                          np.flatnonzero(fold_ids != fold), held_out, n_classes, device)
-        pending[ref] = held_out
-    parts = []
-    try:
-        while pending:
-            ready, _ = ray.wait(list(pending), num_returns=1)
-            parts.append((pending.pop(ready[0]), ray.get(ready[0])))
-            bar.update(1)
-    except BaseException:
-        for ref in pending:
-            ray.cancel(ref)
-        raise
-    return parts
+    tasks = _fold_tasks(fold_ids)
+    probs = run_tasks(_fit_fold, tasks, shared=(scorer.clone(), features, labels, n_classes),
+                      engine="ray", ray_resources=resources,
+                      ray_slot="cuda:0" if resources["num_gpus"] else None,
+                      on_result=lambda *_: bar.update(1))
+    return [(held_out, p) for (_, held_out), p in zip(tasks, probs, strict=True)]
 
 
 def fit_score_pred_probs(

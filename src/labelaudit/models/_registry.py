@@ -232,14 +232,14 @@ def _check_before_encoding(train: TextDataset, target: TextDataset | None,
     devices a scorer trains on (a GPU that is not there)."""
     import warnings
 
-    from labelaudit.models._crossfit import _FOLD_ENGINE, FoldWarning, make_folds
+    from labelaudit.models._crossfit import FoldWarning, current_fold_engine, make_folds
 
     if target is None and train.labels is not None:
         with warnings.catch_warnings():  # warned when the folds are made for real
             warnings.simplefilter("ignore", FoldWarning)
             make_folds(train.labels, n_folds=n_folds, random_state=random_state,
                        classes=train.classes)
-    if _FOLD_ENGINE.get() != "ray":  # on Ray, each task uses the devices of its node
+    if current_fold_engine() != "ray":  # on Ray, each task uses the devices of its node
         for given in scorers:
             (make_scorer(given, **options) if isinstance(given, str) else given).fold_devices()
 

@@ -250,16 +250,16 @@ def scan_stream(
 
     Examples
     --------
+    A CSV file read in chunks of 16 rows, its issues written to a Parquet file:
+
     >>> import tempfile, pathlib
     >>> import pandas as pd
-    >>> rng = np.random.default_rng(0)
-    >>> words = {"sport": "match goal team", "food": "pasta sauce cook"}
-    >>> rows = [(f"{words[c]} {rng.integers(100)}", c) for c in ["sport", "food"] * 20]
-    >>> frame = pd.DataFrame(rows, columns=["text", "label"])
-    >>> frame.loc[0, "label"] = "food"          # a planted error
     >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> frame.to_parquet(folder / "data.parquet")
-    >>> result = scan_stream(folder / "data.parquet", out=folder / "issues.parquet",
+    >>> topics = [("match goal team", "sport"), ("pasta sauce cook", "food")]
+    >>> lines = [f"{words} {i},{label}" for i in range(20) for words, label in topics]
+    >>> lines[0] = "match goal team 0,food"          # a planted error
+    >>> _ = (folder / "data.csv").write_text("\\n".join(["text,label", *lines]))
+    >>> result = scan_stream(folder / "data.csv", out=folder / "issues.parquet",
     ...                      scorers=["tfidf"], chunk_size=16)
     >>> result.n_items, result.model
     (40, 'tfidf')

@@ -22,11 +22,13 @@ from labelaudit.train._filter import (
     noise_share,
 )
 from labelaudit.train._model import TrainedModel, load_model
+from labelaudit.train._notes import training_facts, training_notes
 from labelaudit.train._train import (
     NoiseEstimateWarning,
     TrainMetrics,
     estimate_noise_rate,
     evaluate_model,
+    read_eval_table,
 )
 
 __all__ = [
@@ -47,8 +49,11 @@ __all__ = [
     "load_model",
     "noise_share",
     "parse_noise_grid",
+    "read_eval_table",
     "train",
     "train_bench",
+    "training_facts",
+    "training_notes",
 ]
 
 make_callable(__name__)  # labelaudit.train(...) calls train(): see labelaudit._command

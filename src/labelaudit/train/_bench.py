@@ -14,6 +14,7 @@ import pandas as pd
 
 from labelaudit._errors import InvalidParameterError
 from labelaudit._validation import check_int
+from labelaudit.engine import check_fits, run_fits
 
 __all__ = ["BenchResult", "parse_noise_grid", "train_bench"]
 
@@ -172,6 +173,27 @@ def _noised_eval(test: pd.DataFrame, *, label: str, method: str, rate: float,
     return test.assign(**{label: np.asarray(classes)[noisy]})
 
 
+def _bench_run(shared: tuple[pd.DataFrame, pd.DataFrame, dict[str, Any], dict[str, Any]],
+               _slot: Any, name: str, cell: dict[str, Any], labels: np.ndarray,
+               noisy_test: pd.DataFrame | None) -> dict[str, Any]:
+    """One run of the bench (a task of :func:`run_tasks`): ``name`` trained on the table
+    with the noised ``labels``, measured on the clean evaluation table and its noised copy."""
+    from labelaudit.train._train import evaluate_model
+    from labelaudit.train._train import train as train_model
+
+    frame, test, columns, options = shared
+    started = time.perf_counter()
+    fitted = train_model(frame.assign(**{columns["label"]: labels}), **columns, method=name,
+                         noise_rate=cell["rate"], random_state=cell["seed"], **options)
+    seconds = time.perf_counter() - started
+    probs = fitted.predict_proba(test, text=columns["text"], text_pair=columns["text_pair"])
+    metrics = evaluate_model(fitted, test, **columns, probs=probs)
+    noisy_top1 = np.nan if noisy_test is None else evaluate_model(
+        fitted, noisy_test, **columns, probs=probs).top1
+    return {"method": name, **cell, "top1": metrics.top1, "top5": metrics.top5,
+            "macro_f1": metrics.macro_f1, "noisy_top1": noisy_top1, "seconds": seconds}
+
+
 def train_bench(
     train: pd.DataFrame | str | Path,
     eval: pd.DataFrame | str | Path,  # noqa: A002 - mirrors the CLI flag
@@ -187,6 +209,9 @@ def train_bench(
     filter_scorers: Sequence[str] = ("embed",),
     train_options: dict[str, Any] | None = None,
     random_state: int = 0,
+    workers: int = 1,
+    engine: str = "local",
+    ray_address: str | None = None,
     progress: bool = False,
 ) -> BenchResult:
     """Train every method on noised copies of a clean training set, and measure each on a
@@ -207,6 +232,12 @@ def train_bench(
         backbone has cached already).
     train_options : dict, optional
         More options of :func:`labelaudit.train` (epochs, hidden...).
+    workers : int, default=1
+        Processes that train the runs at once (each run is independent; each process
+        embeds the texts once, or reads them from the embedding cache).
+    engine : {"local", "ray"}
+        ``"ray"``: every run a Ray task, on Ray started with every core or on the cluster
+        at ``ray_address``. The result does not depend on the engine or the workers.
 
     Returns
     -------
@@ -214,10 +245,10 @@ def train_bench(
     """
     from labelaudit.io import check_label_values, prepare_text_dataset, read_table
     from labelaudit.noise import noisy_labels
-    from labelaudit.train._train import evaluate_model, method_names
-    from labelaudit.train._train import train as train_model
+    from labelaudit.train._train import method_names
 
     check_int(seeds, "seeds", minimum=1)
+    check_fits(workers, engine, ray_address)
     grid = [parse_noise_grid(spec) for spec in noise]
     if not grid:
         raise InvalidParameterError("noise is empty: give at least one METHOD:RATE")
@@ -231,43 +262,27 @@ def train_bench(
     clean = prepare_text_dataset(frame, text=text, label=label, text_pair=text_pair)
     if label in test.columns:  # checked before the runs; evaluate_model names a missing one
         check_label_values(test[label], column=label, where="eval")
-    rows = []
-    from labelaudit.models._progress import progress_bar
 
-    total = sum(len(rates) for _, rates in grid) * seeds * len(names)
-    with progress_bar(total, "train-bench", unit=" runs", enabled=progress) as bar:
-        for method_name, rates in grid:
-            for rate in rates:
-                for s in range(seeds):
-                    seed = random_state + s
-                    noisy = noisy_labels(frame, label=label, method=method_name, rate=rate,
-                                         classes=clean.classes, text=text,
-                                         text_pair=text_pair, random_state=seed)
-                    achieved = float(np.mean(noisy != clean.labels))
-                    noised = frame.assign(**{label: clean.classes[noisy]})
-                    # the evaluation labels noised the same way: what a user without clean
-                    # labels can measure (--method auto), beside the clean measure
-                    noisy_test = _noised_eval(test, label=label, method=method_name,
-                                              rate=rate, classes=clean.classes, text=text,
-                                              text_pair=text_pair, seed=seed)
-                    for name in names:
-                        started = time.perf_counter()
-                        fitted = train_model(noised, text=text, label=label,
-                                             text_pair=text_pair, method=name,
-                                             backbone=backbone, model=model,
-                                             noise_rate=rate, filter_scorers=filter_scorers,
-                                             random_state=seed, **(train_options or {}))
-                        seconds = time.perf_counter() - started
-                        probs = fitted.predict_proba(test, text=text, text_pair=text_pair)
-                        metrics = evaluate_model(fitted, test, text=text, label=label,
-                                                 text_pair=text_pair, probs=probs)
-                        noisy_top1 = np.nan if noisy_test is None else evaluate_model(
-                            fitted, noisy_test, text=text, label=label,
-                            text_pair=text_pair, probs=probs).top1
-                        rows.append({"method": name, "noise": method_name, "rate": rate,
-                                     "seed": seed, "achieved_rate": achieved,
-                                     "top1": metrics.top1, "top5": metrics.top5,
-                                     "macro_f1": metrics.macro_f1, "noisy_top1": noisy_top1,
-                                     "seconds": seconds})
-                        bar.update(1)
+    tasks = []
+    for method_name, rates in grid:
+        for rate in rates:
+            for s in range(seeds):
+                seed = random_state + s
+                noisy = noisy_labels(frame, label=label, method=method_name, rate=rate,
+                                     classes=clean.classes, text=text, text_pair=text_pair,
+                                     random_state=seed)
+                # the evaluation labels noised the same way: what a user without clean
+                # labels can measure (--method auto), beside the clean measure
+                noisy_test = _noised_eval(test, label=label, method=method_name, rate=rate,
+                                          classes=clean.classes, text=text,
+                                          text_pair=text_pair, seed=seed)
+                cell = {"noise": method_name, "rate": rate, "seed": seed,
+                        "achieved_rate": float(np.mean(noisy != clean.labels))}
+                tasks += [(name, cell, clean.classes[noisy], noisy_test) for name in names]
+    shared = (frame, test, {"text": text, "label": label, "text_pair": text_pair},
+              {"backbone": backbone, "model": model, "filter_scorers": filter_scorers,
+               **(train_options or {})})
+    rows = run_fits(_bench_run, tasks, shared=shared, workers=workers, engine=engine,
+                    ray_address=ray_address, progress=progress, what="train-bench",
+                    unit=" runs")
     return BenchResult(pd.DataFrame(rows), backbone, len(frame), len(test))

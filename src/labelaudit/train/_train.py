@@ -20,7 +20,7 @@ from labelaudit.train._filter import NOISE_RATE_CAP, noise_share
 from labelaudit.train._model import TrainedModel
 
 __all__ = ["FILTER_MODES", "NoiseEstimateWarning", "TrainMetrics", "estimate_noise_rate",
-           "evaluate_model", "method_names", "train"]
+           "evaluate_model", "method_names", "read_eval_table", "train"]
 
 FILTER_MODES = ("drop", "relabel")
 # Defaults per backbone: the head trains in seconds on CPU, fine-tuning as in the seed
@@ -298,6 +298,31 @@ class TrainMetrics:
                 "n_eval": self.n_eval, "unseen_labels": list(self.unseen_labels),
                 "n_unseen": self.n_unseen, **self.extra}
 
+    def summary(self) -> str:
+        unseen = (f"; {self.n_unseen} items have labels the model never saw "
+                  f"({', '.join(self.unseen_labels[:5])}), counted as wrong"
+                  if self.n_unseen else "")
+        return (f"top-1 {self.top1:.4f}  top-5 {self.top5:.4f}  macro-F1 {self.macro_f1:.4f} "
+                f"on {self.n_eval} items{unseen}")
+
+
+def read_eval_table(data: pd.DataFrame | str | Path, *, label: str = "label",
+                    where: str = "the evaluation table") -> pd.DataFrame:
+    """A labelled evaluation table, read, with its label column there, of plain values and
+    never missing (checked before any training by ``labelaudit train --eval``)."""
+    from labelaudit.io import check_label_values
+
+    frame = _read(data)
+    if label not in frame.columns:
+        raise InvalidInputError(f"{where} has no label column {label!r}; its columns are "
+                                f"{list(map(str, frame.columns[:12]))}")
+    check_label_values(frame[label], column=label, where=where)
+    missing = frame[label].isna().to_numpy()
+    if missing.any():
+        raise InvalidInputError(f"{where} has no label in "
+                                f"{format_rows(np.flatnonzero(missing))}")
+    return frame
+
 
 def evaluate_model(model: TrainedModel, data: pd.DataFrame | str | Path, *,
                    text: str | None = None, label: str = "label",
@@ -307,17 +332,9 @@ def evaluate_model(model: TrainedModel, data: pd.DataFrame | str | Path, *,
     the model's probabilities of its rows, when already predicted)."""
     from sklearn.metrics import f1_score
 
-    from labelaudit.io import check_label_values, text_keys
+    from labelaudit.io import text_keys
 
-    frame = _read(data)
-    if label not in frame.columns:
-        raise InvalidParameterError(f"the evaluation table has no label column {label!r}; "
-                                    f"its columns are {list(map(str, frame.columns[:12]))}")
-    check_label_values(frame[label], column=label, where="the evaluation table")
-    missing = frame[label].isna().to_numpy()
-    if missing.any():
-        raise InvalidInputError(f"the evaluation table has no label in "
-                                f"{format_rows(np.flatnonzero(missing))}")
+    frame = read_eval_table(data, label=label)
     truth = text_keys(frame[label])
     if probs is None:
         probs = model.predict_proba(frame, text=text, text_pair=text_pair)

@@ -1,0 +1,141 @@
+"""One executor for independent fits: in this process, in a pool of worker processes, or
+as Ray tasks. Cross-fitting's folds, consistency's curve points, train-bench's runs and
+select's sweep all go through :func:`run_tasks`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+__all__ = ["current_fold_engine", "fold_engine", "run_tasks"]
+
+_FOLD_ENGINE: ContextVar[str] = ContextVar("labelaudit_fold_engine", default="local")
+# What a worker process keeps for its life: the shared object and its slot.
+_WORKER: dict[str, Any] = {}
+
+
+@contextmanager
+def fold_engine(name: str) -> Iterator[None]:
+    """Within the block, :func:`run_tasks` (and so cross-fitting) runs on ``name``:
+    ``"local"`` (this process, or a pool of worker processes) or ``"ray"`` (every task a
+    Ray task on the Ray this process is connected to; a GPU scorer's fold asks for one GPU
+    when the cluster has GPUs). The commands' ``--engine`` sets it
+    (:func:`labelaudit.engine.folds_on`)."""
+    token = _FOLD_ENGINE.set(name)
+    try:
+        yield
+    finally:
+        _FOLD_ENGINE.reset(token)
+
+
+def current_fold_engine() -> str:
+    """The engine of the innermost :func:`fold_engine` block: ``"local"`` outside one."""
+    return _FOLD_ENGINE.get()
+
+
+def run_tasks(
+    function: Callable[..., Any],
+    tasks: Sequence[tuple[Any, ...]],
+    *,
+    shared: Any = None,
+    engine: str | None = None,
+    workers: int = 1,
+    slots: Sequence[Any] | None = None,
+    ray_resources: dict[str, float] | None = None,
+    ray_slot: Any = None,
+    on_result: Callable[[int, Any], None] | None = None,
+) -> list[Any]:
+    """``function(shared, slot, *task)`` for every task; the results in task order.
+
+    ``engine`` is ``"local"`` or ``"ray"`` (default :func:`current_fold_engine`). Locally the tasks
+    run in this process, one after another, unless there are several workers: ``workers``
+    spawned processes, or one per entry of ``slots`` (a device each, say), which each
+    receive ``shared`` once and keep their slot for their life. On Ray every task is a Ray
+    task asking for ``ray_resources`` (default one CPU) with ``ray_slot`` as its slot, and
+    ``shared`` goes to the object store once. ``on_result(index, result)`` runs here as
+    each task finishes (a progress bar, a checkpoint). A failing task cancels the ones not
+    started and its error is raised.
+
+    Examples
+    --------
+    >>> run_tasks(lambda shared, slot, x: shared * x, [(1,), (2,), (3,)], shared=10)
+    [10, 20, 30]
+    """
+    engine = current_fold_engine() if engine is None else engine
+    if engine == "ray" and len(tasks) > 1:
+        return _on_ray(function, tasks, shared, ray_resources, ray_slot, on_result)
+    n_workers = len(slots) if slots else workers
+    if n_workers > 1 and len(tasks) > 1:
+        return _in_processes(function, tasks, shared, list(slots or [None] * n_workers),
+                             on_result)
+    slot = slots[0] if slots else None
+    results = []
+    for i, task in enumerate(tasks):
+        results.append(function(shared, slot, *task))
+        if on_result is not None:
+            on_result(i, results[-1])
+    return results
+
+
+def _start_worker(shared: Any, queue: Any) -> None:
+    """A worker's start: keep the shared object, and take one slot for the worker's life."""
+    _WORKER["shared"], _WORKER["slot"] = shared, queue.get()
+
+
+def _call_in_worker(function: Callable[..., Any], task: tuple[Any, ...]) -> Any:
+    return function(_WORKER["shared"], _WORKER["slot"], *task)
+
+
+def _in_processes(function: Callable[..., Any], tasks: Sequence[tuple[Any, ...]],
+                  shared: Any, slots: list[Any],
+                  on_result: Callable[[int, Any], None] | None) -> list[Any]:
+    """The tasks over one spawned process per slot (spawned, so a worker that takes a GPU
+    owns it from the start); each worker takes tasks in turn."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    context = multiprocessing.get_context("spawn")
+    queue = context.Queue()
+    for slot in slots:
+        queue.put(slot)
+    results: list[Any] = [None] * len(tasks)
+    with ProcessPoolExecutor(max_workers=len(slots), mp_context=context,
+                             initializer=_start_worker, initargs=(shared, queue)) as pool:
+        jobs = {pool.submit(_call_in_worker, function, task): i
+                for i, task in enumerate(tasks)}
+        try:
+            for job in as_completed(jobs):
+                i = jobs[job]
+                results[i] = job.result()
+                if on_result is not None:
+                    on_result(i, results[i])
+        except BaseException:
+            pool.shutdown(wait=True, cancel_futures=True)  # the tasks not started never run
+            raise
+    return results
+
+
+def _on_ray(function: Callable[..., Any], tasks: Sequence[tuple[Any, ...]], shared: Any,
+            resources: dict[str, float] | None, slot: Any,
+            on_result: Callable[[int, Any], None] | None) -> list[Any]:
+    """Every task a Ray task on the Ray this process is connected to."""
+    import ray
+
+    remote = ray.remote(**(resources or {"num_cpus": 1}))(function)  # type: ignore[call-overload]
+    shared_ref = ray.put(shared)
+    pending = {remote.remote(shared_ref, slot, *task): i for i, task in enumerate(tasks)}
+    results: list[Any] = [None] * len(tasks)
+    try:
+        while pending:
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            i = pending.pop(ready[0])
+            results[i] = ray.get(ready[0])
+            if on_result is not None:
+                on_result(i, results[i])
+    except BaseException:
+        for ref in pending:
+            ray.cancel(ref)
+        raise
+    return results

@@ -1,0 +1,48 @@
+"""Every example in the commands' --help (cli/help.toml) is a command line the parser
+accepts: the examples cannot drift from the options."""
+
+from __future__ import annotations
+
+import shlex
+
+import pytest
+
+from labelaudit.cli import build_parser
+from labelaudit.cli._common import command_help
+
+
+def _examples() -> list[tuple[str, str]]:
+    out = []
+    for path, text in command_help().items():
+        lines = (text.get("epilog") or "") + "\n" + text["description"]
+        joined = lines.replace("\\\n", " ")
+        out += [(path, line.strip()) for line in joined.splitlines()
+                if line.strip().startswith("labelaudit ")]
+    return out
+
+
+EXAMPLES = _examples()
+
+
+def test_every_command_has_examples_and_a_description():
+    parser = build_parser()
+    commands = parser._subparsers._group_actions[0].choices
+    with_examples = {path.split()[0] for path, _ in EXAMPLES}
+    assert set(commands) <= with_examples
+    assert all(text["description"].strip() for text in command_help().values())
+    assert len(EXAMPLES) > 60
+
+
+@pytest.mark.parametrize(("path", "line"), EXAMPLES, ids=[f"{p}:{i}" for i, (p, _) in
+                                                          enumerate(EXAMPLES)])
+def test_example_parses(path, line, capsys):
+    argv = shlex.split(line, comments=True)[1:]
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit:
+        pytest.fail(f"{path}: the example does not parse: {line}\n{capsys.readouterr().err}")
+    assert args.handler is not None
+    shown = args.parser.format_help()
+    spelled = [t.split("=")[0] for t in argv if t.startswith("--")]
+    assert all(flag in shown for flag in spelled), (  # no abbreviation, no old spelling
+        f"{path}: {[f for f in spelled if f not in shown]} not in its --help: {line}")
