@@ -25,7 +25,7 @@ from labelaudit.models import exact_folds, make_folds  # noqa: E402
 from labelaudit.tokens import read_tokens  # noqa: E402
 from labelaudit.train import NOISE_RATE_CAP, FilterWarning, NoiseEstimateWarning  # noqa: E402
 
-MULTI = "column 'label' holds lists of labels (multi-label)"
+MULTI = "column 'label' holds label sets (multi-label)"
 
 
 def _topics(n_per_class: int, seed: int) -> pd.DataFrame:
@@ -65,12 +65,11 @@ def _usage_error(capsys, argv) -> str:
     return capsys.readouterr().err.strip().splitlines()[-1]
 
 
-# 1. A label column holding lists (multi-label) is refused by every command
+# 1. A label column holding lists (multi-label) is refused by every command of one label
+# per item (scan reads it: tests/test_scan_label_sets.py)
 
 
 @pytest.mark.parametrize("argv", [
-    ["scan", "multi_train.jsonl", "--scorers", "tfidf"],
-    ["scan", "multi_train.jsonl", "--scorers", "tfidf", "--out", "issues.csv"],  # streams
     ["select", "multi_train.jsonl", "--val", "test.jsonl", "--eval", "multi_test.jsonl",
      "--sweep", "2", "--seeds", "1"],
     ["train", "multi_train.jsonl", "--out", "model"],
@@ -81,14 +80,14 @@ def _usage_error(capsys, argv) -> str:
 ])
 def test_multi_label_columns_are_refused_in_one_line(files, capsys, argv):
     line = _one_line_error(capsys, [files / a if a.endswith(".jsonl") else a for a in argv])
-    assert MULTI in line and "not supported yet" in line
+    assert MULTI in line and "`labelaudit scan` audits label sets" in line
     assert not (files / "model").exists() and not (files / "m.json").exists()
 
 
 def test_multi_label_is_refused_by_the_streamed_scan_and_impact(files, tmp_path):
     from labelaudit.scan import scan_stream
 
-    with pytest.raises(InvalidInputError, match=r"holds lists of labels .* rows 't0', 't1'"):
+    with pytest.raises(InvalidInputError, match=r"holds label sets .* rows 't0', 't1'"):
         scan_stream(files / "multi_train.jsonl", out=tmp_path / "o.csv", scorers=["tfidf"],
                     tfidf="hashing")
     table = pd.DataFrame({"id": [1, 2], "label": [["a"], ["b"]], "corrected": ["a", "b"],

@@ -27,6 +27,8 @@ __all__ = [
     "AGGREGATION_METHODS",
     "FILTER_DETECTORS",
     "FORMATS",
+    "LABEL_SET_METHODS",
+    "LABEL_SET_SCORERS",
     "LNL_METHODS",
     "NOISE_METHODS",
     "PRESETS",
@@ -108,6 +110,12 @@ STREAMED_SCORERS: tuple[str, ...] = ("tfidf", "embed")
 
 # The scorer families `select` sweeps over on a CPU (fine-tuning sweeps need a GPU).
 SWEEP_SCORERS: tuple[str, ...] = ("tfidf", "embed")
+
+# Multi-label scans: the members that score label sets (a one-vs-rest head on each one's
+# features) and the label-set quality scores, lower = more suspect
+# (benchmarks/multilabel_detection.py).
+LABEL_SET_SCORERS: tuple[str, ...] = ("tfidf", "tfidf-char", "embed")
+LABEL_SET_METHODS: tuple[str, ...] = ("log_likelihood", "worst_class", "cleanlab")
 
 TOKEN_SCORERS = Registry("token scorer", {
     "encoder": "labelaudit.models._token_encoder:EncoderTokenScorer",

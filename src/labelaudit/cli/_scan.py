@@ -6,7 +6,13 @@ import argparse
 from typing import Any
 
 from labelaudit.cli import _common as cli
-from labelaudit.registry import PRESETS, RANKING_METHODS, SCORERS, STREAMED_SCORERS
+from labelaudit.registry import (
+    LABEL_SET_METHODS,
+    PRESETS,
+    RANKING_METHODS,
+    SCORERS,
+    STREAMED_SCORERS,
+)
 
 ORDER = 10
 
@@ -20,6 +26,10 @@ def add_parser(subparsers, parents) -> None:
     p.add_argument("--split", metavar="NAME",
                    help="split of a datasets folder or hub dataset (DATA:SPLIT works too)")
     cli.add_options(p, "text", "text_pair", "label", "id")
+    p.add_argument("--label-sep", metavar="SEP",
+                   help="the label column holds label sets as text joined by SEP "
+                   "(\"sports|politics\" with |): a multi-label scan; a column of lists "
+                   "(JSONL, Parquet) is read as label sets without it")
     p.add_argument("--score", metavar="FILE",
                    help="rank this file's items with models fitted on DATA (test-set audit)")
     p.add_argument("--pred-probs", metavar="FILE",
@@ -49,9 +59,10 @@ def add_parser(subparsers, parents) -> None:
     p.add_argument("--methods", type=cli.choice_list(RANKING_METHODS.names()),
                    help="comma-separated ranking methods (default: every method that applies "
                    "but self_confidence, which ranks as ensemble does)")
-    p.add_argument("--rank-by", choices=RANKING_METHODS.names(),
+    p.add_argument("--rank-by", choices=RANKING_METHODS.names() + LABEL_SET_METHODS,
                    help="method that orders the output (default: crowdlab with "
-                   "--annotations, else ensemble)")
+                   "--annotations, else ensemble; for label sets: worst_class (default), "
+                   "log_likelihood or cleanlab)")
     p.add_argument("--annotations", metavar="COL",
                    help="column of per-item lists of several annotators' labels (plain labels "
                    "or {worker, label} objects): adds cleanlab's CROWDLAB as method crowdlab")
@@ -127,7 +138,12 @@ _MODEL_OPTIONS = {"scorers": None, "preset": None, "model": None, "epochs": None
                   "devices": None, "sweep": 0, "long_texts": None, "pair_mode": None,
                   "score": None, "seeds": 1, "weights": "auto"}
 # The options only the in-memory scan has, and their values when not given.
-_IN_MEMORY = {"split": None, "score": None, "pred_probs": None, "annotations": None,
+# The scan's options that its messages name (library name=dest of the flag).
+_LIBRARY_FLAGS = ("classes", "split", "pred_probs", "score", "annotations", "methods",
+                  "weights", "n_seeds=seeds", "sweep", "datalab", "engine", "checkpoint_dir",
+                  "preset", "pair_mode", "rank_by", "label_sep")
+_IN_MEMORY = {"label_sep": None, "split": None, "score": None, "pred_probs": None,
+              "annotations": None,
               "methods": None, "rank_by": None, "weights": "auto", "seeds": 1,
               "datalab": False, "report_out": None, "sweep": 0, "long_texts": None,
               **{name: None for name in _TUNING}}
@@ -230,7 +246,7 @@ def _streams(args: argparse.Namespace) -> bool:
             return False
         from labelaudit.engine import is_streamable
 
-        return is_streamable(args.data)
+        return is_streamable(args.data) and not _label_sets_at(args.data, args.label)
     if given:
         if args.engine == "ray":
             return False  # in memory, with its folds as Ray tasks
@@ -242,6 +258,20 @@ def _streams(args: argparse.Namespace) -> bool:
     if not args.out:
         raise InvalidParameterError("--engine writes its output in chunks: give --out")
     return True
+
+
+def _label_sets_at(data: Any, label: str) -> bool:
+    """Whether the first rows of a file hold label sets (a multi-label scan runs in
+    memory); False when they cannot be read (the streamed scan then says why)."""
+    from labelaudit._errors import LabelAuditError
+    from labelaudit.engine import iter_frames, resolve_source
+    from labelaudit.io import holds_label_sets
+
+    try:
+        first = next(iter_frames(resolve_source(data), columns=[label], chunk_size=1000), None)
+    except (LabelAuditError, KeyError):
+        return False
+    return first is not None and holds_label_sets(first[label])
 
 
 def _run_stream(args: argparse.Namespace) -> int:
@@ -263,9 +293,22 @@ def _run_stream(args: argparse.Namespace) -> int:
     return 0
 
 
+def _output_frame(args: argparse.Namespace, result: Any, table: bool) -> Any:
+    """The table to write: label sets as lists, or as text joined by --label-sep (or |)
+    in CSV, TSV and the table view."""
+    from labelaudit.scan import LabelSetScanResult
+
+    if not isinstance(result, LabelSetScanResult):
+        return result.to_table(args.show) if table else result.to_frame()
+    fmt = (str(args.out).rsplit(".", 1)[-1].lower() if args.out else args.format) or ""
+    joined = fmt in ("csv", "tsv", "table")
+    frame = result.to_frame(sep=(args.label_sep or "|") if joined else None)
+    return frame.head(args.show) if table and args.show else frame
+
+
 def run(args: argparse.Namespace) -> int:
     from labelaudit._errors import InvalidInputError, InvalidParameterError
-    from labelaudit.scan import scan
+    from labelaudit.scan import LabelSetScanResult, scan
 
     _check_usage(args)
     _check_pred_probs(args)
@@ -286,8 +329,8 @@ def run(args: argparse.Namespace) -> int:
         except ValueError:
             raise InvalidParameterError(
                 f"--weights must be auto, equal or numbers; got {args.weights!r}") from None
-    with cli.warnings_to_stderr(args, flags=("classes", "split", "pred_probs"),
-                                bare=("split",)), cli.fold_rule(args):
+    with cli.warnings_to_stderr(args, flags=_LIBRARY_FLAGS, bare=("split",)), \
+            cli.fold_rule(args):
         result = scan(
             args.data, text=args.text, label=args.label, text_pair=args.text_pair, id=args.id,
             split=args.split, score=args.score, pred_probs=args.pred_probs,
@@ -299,12 +342,11 @@ def run(args: argparse.Namespace) -> int:
             sweep=args.sweep, keep=args.keep, progress=cli.show_progress(args),
             datalab=args.datalab, datalab_features=args.datalab_features or "tfidf",
             engine=args.engine or "local", ray_address=args.ray_address,
-            checkpoint_dir=args.checkpoint_dir, resume=args.resume)
+            checkpoint_dir=args.checkpoint_dir, resume=args.resume, label_sep=args.label_sep)
     cli.log(args, result.summary())
     table = not args.out and args.format == "table"
     try:
-        cli.emit_output(result.to_table(args.show) if table else result.to_frame(), args,
-                        max_colwidth=70)
+        cli.emit_output(_output_frame(args, result, table), args, max_colwidth=70)
     except Exception as exc:
         if type(exc).__module__.split(".")[0] != "pyarrow" or result.extra is None:
             raise
@@ -316,6 +358,10 @@ def run(args: argparse.Namespace) -> int:
         from pathlib import Path
 
         from labelaudit.report import write_report
+
+        if isinstance(result, LabelSetScanResult):
+            raise InvalidInputError("--report-out: the HTML report does not show label sets "
+                                    f"yet; the table is in {args.out or 'the output above'}")
 
         written = write_report(result, args.report_out, data_name=Path(str(args.data)).name)
         cli.log(args, f"wrote {written}")

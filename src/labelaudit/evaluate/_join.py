@@ -70,11 +70,17 @@ def plain(value: object) -> object:
 
 
 def _key(value: object) -> str:
-    """An id or a label as text, so that 7, 7.0 and "7" agree across file formats."""
+    """An id or a label as text, so that 7, 7.0 and "7" agree across file formats; a label
+    set (a list) as its sorted labels joined by ``|``, so that the same set in another
+    order is the same label."""
+    if isinstance(value, (list, tuple, set, frozenset, np.ndarray)):
+        return "|".join(sorted(_key(v) for v in value))
     return str(plain(value)).strip()
 
 
 def _is_missing(value: object) -> bool:
+    if isinstance(value, (list, tuple, set, frozenset, np.ndarray)):
+        return False  # a label set, perhaps the empty one
     return value is None or (not isinstance(value, str) and bool(pd.isna(value)))
 
 

@@ -22,6 +22,7 @@ from labelaudit.io._dataset import (
 )
 from labelaudit.io._folders import check_output_folder, write_manifest, written_folder
 from labelaudit.io._hf import CLASS_NAMES, hf_to_frame
+from labelaudit.io._label_sets import format_label_set, holds_label_sets, read_label_sets
 from labelaudit.io._labels import check_label_values, label_problem, text_keys
 from labelaudit.io._ledger import ledger_path, record_output, wrote_output
 from labelaudit.io._nested import nested_to_long
@@ -83,8 +84,10 @@ __all__ = [
     "figure_path",
     "flat_cells",
     "format_items",
+    "format_label_set",
     "format_of",
     "hf_to_frame",
+    "holds_label_sets",
     "is_empty_label",
     "is_missing",
     "is_output_folder",
@@ -96,6 +99,7 @@ __all__ = [
     "nested_to_long",
     "prepare_text_dataset",
     "read_data",
+    "read_label_sets",
     "read_pred_probs",
     "read_table",
     "read_text",

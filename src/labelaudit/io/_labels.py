@@ -31,9 +31,9 @@ def label_problem(values: pd.Series | np.ndarray, *, column: str) -> tuple[np.nd
     # the message is a template: braces of the data are escaped
     example, column = (t.replace("{", "{{").replace("}", "}}") for t in (example, repr(column)))
     if lists.any():
-        return rows, (f"column {column} holds lists of labels (multi-label) in {{rows}}, "
-                      f"e.g. {example}; multi-label classification is not supported yet: "
-                      "give one label per item (a string or an integer)")
+        return rows, (f"column {column} holds label sets (multi-label) in {{rows}}, e.g. "
+                      f"{example}; this takes one label per item (a string or an integer): "
+                      "`labelaudit scan` audits label sets (README, Multi-label data)")
     return rows, (f"column {column} holds objects, not labels, in {{rows}}, e.g. {example}; "
                   "give one label per item (a string or an integer)")
 
@@ -67,7 +67,7 @@ def check_label_values(values: pd.Series | np.ndarray, *, column: str,
     >>> check_label_values(pd.Series([["a"], ["a", "b"]]), column="label")
     ... # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    labelaudit._errors.InvalidInputError: column 'label' holds lists of labels ...
+    labelaudit._errors.InvalidInputError: column 'label' holds label sets ...
     """
     rows, message = label_problem(values, column=column)
     if len(rows):

@@ -6,6 +6,8 @@ dataset (NER, POS); both are orchestration only.
 """
 
 from labelaudit._command import make_callable
+from labelaudit.scan._label_set_result import LabelSetScanResult
+from labelaudit.scan._label_sets import label_set_scores, scan_label_sets
 from labelaudit.scan._presets import (
     PRESET_FINETUNE,
     PRESETS,
@@ -30,22 +32,25 @@ from labelaudit.scan._tokens import scan_tokens
 __all__ = [
     "ChanceLevelWarning",
     "HASHING_THRESHOLD",
+    "LabelSetScanResult",
     "PRESETS",
     "PRESET_FINETUNE",
     "ScanFacts",
     "ScanResult",
-    "StreamScanResult",
     "SlowPresetWarning",
+    "StreamScanResult",
     "TokenScanResult",
     "chance_note",
     "check_flagging",
     "describe_token_scan",
     "evaluate_token_scan",
     "format_scan_summary",
+    "label_set_scores",
     "make_token_scorers",
     "preset_members",
     "preset_settings",
     "scan",
+    "scan_label_sets",
     "scan_stream",
     "scan_tokens",
     "token_output_format",

@@ -67,7 +67,7 @@ def _screened(scorers: list[Any], data: Any, plan: _Plan, *, size: int | None,
 def small_scan(runner: Any, plan: _Plan, *, out: Path | str) -> tuple[Stats, dict[str, float]]:
     """All rows in memory: :func:`labelaudit.scan` (its folds as Ray tasks on the Ray
     engine), written in chunks."""
-    from labelaudit.scan._text import scan
+    from labelaudit.scan._text import ScanResult, scan
 
     frames = list(runner.frames())
     frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
@@ -88,6 +88,7 @@ def small_scan(runner: Any, plan: _Plan, *, out: Path | str) -> tuple[Stats, dic
         # False (no cache) is passed on to EmbedScorer, which takes it
         cache_dir=cast(Any, embed.cache_dir) if default else None, screen=plan.screen,
         engine=runner.name, checkpoint_dir=plan.checkpoint_dir, resume=plan.resume)
+    assert isinstance(result, ScanResult)  # noqa: S101 - the streamed scan is single-label
     del frame
     screened = {**screened, **result.screened}
     table = result.to_frame()

@@ -18,12 +18,14 @@ import numpy as np
 from labelaudit._errors import InvalidParameterError
 from labelaudit._validation import check_choice
 from labelaudit.engine import check_engine
-from labelaudit.io import TextDataset
+from labelaudit.io import TextDataset, holds_label_sets, read_data
 from labelaudit.models import Scorer
 from labelaudit.models._progress import default_progress
 from labelaudit.models._registry import member_keys
 from labelaudit.registry import SCORERS
 from labelaudit.scan._inputs import extra_columns, read_inputs
+from labelaudit.scan._label_set_result import LabelSetScanResult
+from labelaudit.scan._label_sets import refuse_for_label_sets, scan_label_sets
 from labelaudit.scan._members import MemberFit, fit_members
 from labelaudit.scan._options import (
     DEFAULT_METHOD,
@@ -70,7 +72,8 @@ def scan(
     datalab_features: Literal["tfidf", "embed"] = "tfidf",
     engine: Literal["local", "ray"] = "local", ray_address: str | None = None,
     checkpoint_dir: str | Path | None = None, resume: bool = True,
-) -> ScanResult:
+    label_sep: str | None = None,
+) -> ScanResult | LabelSetScanResult:
     """Rank every item by how likely its given label is wrong.
 
     Each scorer produces out-of-sample probabilities: stratified k-fold cross-fitting, so
@@ -197,10 +200,15 @@ def scan(
         removed when the scan succeeds.
     resume : bool, default=True
         With ``checkpoint_dir``: reuse the folds saved there (False starts over).
+    label_sep : str, optional
+        The label column holds label sets as text (``"sports|politics"`` with ``"|"``).
+        A label column of lists (JSONL, Parquet, a Hugging Face ``Sequence``) is read as
+        label sets without it. Multi-label data runs :func:`scan_label_sets` and returns a
+        :class:`LabelSetScanResult`.
 
     Returns
     -------
-    ScanResult
+    ScanResult, or LabelSetScanResult for multi-label data
 
     References
     ----------
@@ -228,6 +236,21 @@ def scan(
     >>> int(given.to_frame()["id"].iloc[0]), list(given.weights)
     (0, ['pred_probs'])
     """
+    frame = read_data(data, split=split)
+    if label_sep is not None or (label in frame.columns and holds_label_sets(frame[label])):
+        refuse_for_label_sets(
+            score=score, annotations=annotations, methods=methods,
+            weights=None if isinstance(weights, str) and weights == "auto" else weights,
+            n_seeds=None if n_seeds == 1 else n_seeds, sweep=sweep or None,
+            datalab=datalab or None, engine=None if engine == "local" else engine,
+            checkpoint_dir=checkpoint_dir, preset=preset, pair_mode=pair_mode)
+        return scan_label_sets(
+            frame, text=text, label=label, text_pair=text_pair, id=id, label_sep=label_sep,
+            classes=classes, scorers=scorers, rank_by=rank_by,
+            n_folds=n_folds, random_state=random_state, top=top, threshold=threshold,
+            model=model, cache_dir=cache_dir, keep_columns=keep_columns, pred_probs=pred_probs,
+            progress=default_progress() if progress is None else progress)
+    data, split = frame, None
     started = time.perf_counter()
     wanted = (list(methods) if methods is not None else
               [m for m in DEFAULT_METHODS if m != "crowdlab" or annotations is not None])

@@ -13,7 +13,7 @@ import pandas as pd
 if TYPE_CHECKING:  # pragma: no cover
     from labelaudit.models import TrainingDynamics
 
-__all__ = ["GIVEN_PROBS", "OUTPUT_COLUMNS", "ChanceLevelWarning", "ScanResult",
+__all__ = ["GIVEN_PROBS", "OUTPUT_COLUMNS", "ChanceLevelWarning", "ScanResult", "ScannedTexts",
            "warn_if_chance_level"]
 
 # ``ScanResult.mode`` when the user gave the probabilities (``pred_probs=``).
@@ -29,7 +29,24 @@ class ChanceLevelWarning(UserWarning):
 
 
 @dataclass(frozen=True)
-class ScanResult:
+class ScannedTexts:
+    """What every text scan has: the items (ids, texts and, for sentence pairs, second
+    texts), each method's score (lower = more suspect), the method that orders them, the
+    flagged items and why, cleanlab's estimate of the number of errors, and the time."""
+
+    ids: np.ndarray
+    texts: list[str]
+    text_pairs: list[str] | None
+    scores: dict[str, np.ndarray]
+    rank_by: str
+    flagged: np.ndarray
+    flag_rule: str
+    n_issues_estimate: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class ScanResult(ScannedTexts):
     """The outcome of :func:`scan`: out-of-sample probabilities and every method's scores.
 
     Attributes
@@ -82,21 +99,12 @@ class ScanResult:
         ``dynamics_variability``.
     """
 
-    ids: np.ndarray
-    texts: list[str]
-    text_pairs: list[str] | None
     labels: np.ndarray
     classes: np.ndarray
     pred_probs: np.ndarray
     member_probs: dict[str, np.ndarray]
     weights: dict[str, float]
     temperatures: dict[str, float]
-    scores: dict[str, np.ndarray]
-    rank_by: str
-    flagged: np.ndarray
-    flag_rule: str
-    n_issues_estimate: int
-    seconds: float
     mode: str = field(default="cross-fit")
     consensus_labels: np.ndarray | None = None
     member_seconds: dict[str, float] = field(default_factory=dict)

@@ -296,13 +296,14 @@ def _scan_filter(frame: pd.DataFrame, dataset: Any, *, text: str, label: str,
     """Rows kept and their labels after a cross-fitted scan dropped or relabelled the
     flagged items."""
     from labelaudit.detect import suggest_labels
-    from labelaudit.scan import scan
+    from labelaudit.scan import ScanResult, scan
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         result = scan(frame, text=text, label=label, text_pair=text_pair, scorers=scorers,
                       random_state=random_state, model=settings.get("encoder"),
                       cache_dir=settings.get("cache_dir"), progress=progress)
+    assert isinstance(result, ScanResult)  # noqa: S101 - train reads one label per item
     flagged = np.asarray(result.flagged, dtype=bool)
     labels = np.asarray(dataset.labels).copy()
     share = noise_share(result.labels, result.pred_probs)

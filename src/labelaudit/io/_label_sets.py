@@ -1,0 +1,118 @@
+"""Label columns of multi-label data: every item has a set of labels (the topics of an
+article, the entity types of a sentence), given as lists or as text with a separator."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from labelaudit._errors import InvalidInputError, format_rows
+
+__all__ = ["format_label_set", "holds_label_sets", "read_label_sets"]
+
+_LISTS = (list, tuple, set, frozenset, np.ndarray)
+
+
+def holds_label_sets(values: pd.Series | np.ndarray) -> bool:
+    """Whether a label column holds lists of labels (a multi-label column).
+
+    Examples
+    --------
+    >>> holds_label_sets(pd.Series([["a", "b"], []])), holds_label_sets(pd.Series(["a"]))
+    (True, False)
+    """
+    return any(isinstance(v, _LISTS) for v in pd.Series(values).to_numpy(dtype=object))
+
+
+def _is_missing(value: object) -> bool:
+    return value is None or (isinstance(value, float) and np.isnan(value))
+
+
+def _members(value: object, sep: str | None) -> list[str] | None:
+    """The labels of one value as text; None for a scalar in a column of lists."""
+    if isinstance(value, _LISTS):
+        return [str(v).strip() for v in (value.tolist() if isinstance(value, np.ndarray)
+                                          else value)]
+    if sep is None:
+        return None
+    if _is_missing(value) or str(value).strip() == "":
+        return []  # an empty cell of a CSV: the empty set
+    return [part.strip() for part in str(value).split(sep) if part.strip()]
+
+
+def read_label_sets(values: pd.Series | np.ndarray, *, column: str, ids: np.ndarray,
+                    sep: str | None = None, classes: Sequence[object] | None = None,
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """Label sets as an indicator matrix: ``(Y, classes)``, ``Y[i, j]`` 1 when item ``i``
+    has class ``classes[j]``; the classes sorted as text, or as given.
+
+    A value is a list of labels (JSONL, Parquet, a Hugging Face ``Sequence`` column) or,
+    with ``sep``, text such as ``"sports|politics"``; an empty list or an empty cell is
+    the empty set, a meaningful label (no class applies). Refused with one line each: a
+    column that mixes lists and single labels, a missing value in a column of lists, a
+    class name that holds ``sep`` (it would not read back), and labels outside
+    ``classes``.
+
+    Examples
+    --------
+    >>> Y, classes = read_label_sets(pd.Series(["b|a", "", "a"]), column="topics",
+    ...                              ids=np.arange(3), sep="|")
+    >>> Y.tolist(), classes.tolist()
+    ([[1, 1], [0, 0], [1, 0]], ['a', 'b'])
+    """
+    raw = pd.Series(values).to_numpy(dtype=object)
+    sets = [_members(v, sep) for v in raw]
+    scalars = np.array([s is None and not _is_missing(v) for s, v in zip(sets, raw,
+                                                                            strict=True)])
+    missing = np.array([s is None and _is_missing(v) for s, v in zip(sets, raw, strict=True)])
+    if scalars.any():
+        lists = int(len(raw) - scalars.sum() - missing.sum())
+        raise InvalidInputError(
+            f"column {column!r} mixes lists of labels ({lists} items) and single labels "
+            f"(in {format_rows(ids[scalars])}, e.g. {raw[int(np.argmax(scalars))]!r}); give "
+            "every item a list (an empty list for no label), or give every item text with "
+            "--label-sep")
+    if missing.any():
+        raise InvalidInputError(
+            f"column {column!r} has no label set in {format_rows(ids[missing])}; give an "
+            "empty list where no class applies")
+    if sep is not None:
+        holding = sorted({name for s, v in zip(sets, raw, strict=True)
+                          if isinstance(v, _LISTS) for name in s or () if sep in name})
+        if holding:
+            raise InvalidInputError(
+                f"the class names {holding[:5]} of column {column!r} hold the separator "
+                f"{sep!r}, so they would not read back from a CSV: choose another --label-sep")
+    names = sorted({name for s in sets for name in s or () if name}) if classes is None else [
+        str(c) for c in classes]
+    index = {name: j for j, name in enumerate(names)}
+    Y = np.zeros((len(raw), len(names)), dtype=np.int8)
+    unknown = []
+    for i, labels in enumerate(sets):
+        for name in labels or ():
+            if name == "":
+                continue
+            if name not in index:
+                unknown.append(i)
+                continue
+            Y[i, index[name]] = 1
+    if unknown:
+        raise InvalidInputError(
+            f"column {column!r} has labels outside the classes {names[:10]} in "
+            f"{format_rows(ids[np.unique(unknown)])}")
+    return Y, np.asarray(names, dtype=object)
+
+
+def format_label_set(row: np.ndarray, classes: np.ndarray, sep: str | None = None
+                     ) -> list[str] | str:
+    """One item's label set: a list of class names, or with ``sep`` one text.
+
+    Examples
+    --------
+    >>> format_label_set(np.array([1, 0, 1]), np.array(["a", "b", "c"]), sep="|")
+    'a|c'
+    """
+    names = [str(c) for c in np.asarray(classes)[np.asarray(row, dtype=bool)]]
+    return names if sep is None else sep.join(names)
