@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -167,6 +168,35 @@ def test_auto_picks_the_planted_best(frames, tiny_st_dir, monkeypatch):
     assert list(screen.table["method"]) == ["base", "mixup", planted, "seal"]
     assert planted in screen.summary() and "chose co-teaching" in screen.summary()
     assert Screen.from_dict(json.loads(json.dumps(screen.to_dict()))).winner == planted
+
+
+def test_auto_averages_rounds_on_disjoint_held_out_parts(frames, monkeypatch):
+    """The mean over the rounds decides, not one lucky part; each round holds out other
+    items of every class, and rounds beyond round(1 / share) are refused."""
+    import labelaudit.train._train as module
+
+    train, _ = frames
+    held_out: list[set] = []
+    # base wins round 1 by a little, seal wins the others by more: seal has the best mean
+    planted = {"base": [0.50, 0.30, 0.30], "seal": [0.45, 0.40, 0.40]}
+    monkeypatch.setattr(module, "train", lambda data, **options: options["method"])
+
+    def evaluate(method, check, **_):
+        if method == "base":
+            held_out.append(set(check["text"]))
+        return SimpleNamespace(top1=planted[method][len(held_out) - 1])
+
+    monkeypatch.setattr(module, "evaluate_model", evaluate)
+    screen = choose_method(train, candidates=["base", "seal"], rounds=3)
+    assert screen.winner == "seal" and screen.rounds == 3
+    assert screen.table["round_1"].tolist() == [0.50, 0.45]
+    assert screen.table["noisy_top1"].round(4).tolist() == [0.3667, 0.4167]
+    assert "mean" in screen.reason and "3 rounds" in screen.summary()
+    assert len(held_out) == 3 and not held_out[0] & held_out[1] and not held_out[1] & held_out[2]
+    assert all(len(part) >= train["label"].nunique() for part in held_out)
+    assert Screen.from_dict(json.loads(json.dumps(screen.to_dict()))).rounds == 3
+    with pytest.raises(InvalidParameterError, match="at most 5"):
+        choose_method(train, candidates=["base"], rounds=6)
 
 
 def test_auto_trains_the_winner_on_everything(frames, tiny_st_dir):
