@@ -1,6 +1,7 @@
 """Multi-label data: label sets read from lists or separated text, the multi-label scan
 (one-vs-rest members on label-set folds, label-set scores, missing and extra classes), and
-every other command either reading label sets or refusing them with one line."""
+every other command either reading label sets (noise: tests/noise/test_noise_label_sets.py)
+or refusing them with one line."""
 
 from __future__ import annotations
 
@@ -167,7 +168,6 @@ def _list_labels(tmp_path) -> None:
 
 
 @pytest.mark.parametrize("argv", [
-    ["noise", "a.jsonl", "--method", "uniform", "--rate", "0.1", "--out", "n.jsonl"],
     ["train", "a.jsonl", "--out", "model"],
     ["train-bench", "a.jsonl", "--eval", "b.jsonl", "--methods", "base"],
     ["select", "a.jsonl", "--val", "b.jsonl", "--eval", "c.jsonl"],

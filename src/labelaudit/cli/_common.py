@@ -322,6 +322,14 @@ def emit_output(frame, args: argparse.Namespace, *, max_colwidth: int = 60) -> N
         log(args, f"wrote {len(frame)} rows to {out}")
 
 
+def set_separator(args: argparse.Namespace) -> str | None:
+    """How label sets are written: joined by ``--label-sep`` (else ``|``) when the output
+    is CSV, TSV or the table view; None (lists) for JSON, JSONL and Parquet."""
+    out = getattr(args, "out", None)
+    fmt = (str(out).rsplit(".", 1)[-1].lower() if out else getattr(args, "format", None)) or ""
+    return (getattr(args, "label_sep", None) or "|") if fmt in ("csv", "tsv", "table") else None
+
+
 def emit_result(args: argparse.Namespace, result, frame=None, *, shown=None) -> None:
     """A result with a JSON document (``to_dict``) and a table (``frame``, default
     ``to_frame()``): ``--out x.json`` gets the document, another ``--out`` the table,

@@ -24,6 +24,10 @@ def add_parser(subparsers, parents) -> None:
     cli.add_options(i, "text", "text_pair", "label", "id",
                     text={"default": None, "help": "text column (instance-dependent noise)"},
                     id="id column (default: the row number)")
+    i.add_argument("--label-sep", metavar="SEP",
+                   help="the label column holds label sets as text joined by SEP: "
+                   "multi-label noise (uniform or class-dependent flips per class); a column "
+                   "of lists (JSONL, Parquet) gets it without this")
     cli.add_seed(i, type=cli.at_least(0))
     cli.add_output_options(i, what="the noised table", default_format="jsonl",
                            out_help="output file, format by suffix: .csv .tsv .jsonl .json "
@@ -69,10 +73,20 @@ def add_parser(subparsers, parents) -> None:
     cli.add_folds(r)
 
 
+# The options inject_noise_table's messages name (library name=dest of the flag).
+_LIBRARY_FLAGS = ("text", "sources", "recipe", "annotations", "split", "noise_matrix",
+                  "swap_input", "label_sep")
+
+
 def run_inject(args: argparse.Namespace) -> int:
     from labelaudit._errors import InvalidParameterError
     from labelaudit.io import read_table, write_json
-    from labelaudit.noise import inject_noise_table, read_noise_matrix, read_noise_sources
+    from labelaudit.noise import (
+        LabelSetNoiseResult,
+        inject_noise_table,
+        read_noise_matrix,
+        read_noise_sources,
+    )
     from labelaudit.noise._common import check_rate
 
     if args.rate is None and args.method != "crowd-majority":
@@ -82,7 +96,7 @@ def run_inject(args: argparse.Namespace) -> int:
     except InvalidParameterError as exc:
         raise InvalidParameterError(f"--{exc}") from None
     frame = read_table(args.input)
-    with cli.warnings_to_stderr(args, flags=("text", "sources")):
+    with cli.warnings_to_stderr(args, flags=_LIBRARY_FLAGS):
         result = inject_noise_table(
             frame, label=args.label, method=args.method, recipe=args.recipe, rate=args.rate,
             random_state=args.seed, id=args.id, text=args.text, text_pair=args.text_pair,
@@ -91,9 +105,13 @@ def run_inject(args: argparse.Namespace) -> int:
             noise_matrix=read_noise_matrix(args.noise_matrix) if args.noise_matrix else None,
             sources=read_noise_sources(args.sources) if args.sources else None,
             swap_input=args.swap_input, model=args.model, cache_dir=args.cache_dir,
-            progress=cli.show_progress(args))
-    cli.emit_output(result.apply_to(frame, label=args.label, text=args.text,
-                                    text_pair=args.text_pair), args)
+            label_sep=args.label_sep, progress=cli.show_progress(args))
+    if isinstance(result, LabelSetNoiseResult):
+        noised = result.apply_to(frame, label=args.label, sep=cli.set_separator(args))
+    else:
+        noised = result.apply_to(frame, label=args.label, text=args.text,
+                                 text_pair=args.text_pair)
+    cli.emit_output(noised, args)
     if args.summary_out:
         write_json(result.to_dict(), args.summary_out)
     cli.log(args, result.summary())

@@ -300,9 +300,7 @@ def _output_frame(args: argparse.Namespace, result: Any, table: bool) -> Any:
 
     if not isinstance(result, LabelSetScanResult):
         return result.to_table(args.show) if table else result.to_frame()
-    fmt = (str(args.out).rsplit(".", 1)[-1].lower() if args.out else args.format) or ""
-    joined = fmt in ("csv", "tsv", "table")
-    frame = result.to_frame(sep=(args.label_sep or "|") if joined else None)
+    frame = result.to_frame(sep=cli.set_separator(args))
     return frame.head(args.show) if table and args.show else frame
 
 

@@ -14,6 +14,11 @@ from labelaudit.noise._crowd import crowd_from_annotations  # deprecated
 from labelaudit.noise._crowd_majority import crowd_majority_labels
 from labelaudit.noise._inject import NOISE_METHODS, NoiseMethod, inject_noise, parse_recipe
 from labelaudit.noise._instance_dependent import nearest_other_class
+from labelaudit.noise._label_sets import (
+    LABEL_SET_NOISE,
+    LabelSetNoiseResult,
+    inject_label_set_noise,
+)
 from labelaudit.noise._realism import (
     RealismResult,
     measure_noise_realism,
@@ -25,6 +30,8 @@ from labelaudit.noise._spec import noisy_labels, parse_noise
 from labelaudit.noise._table import inject_noise_table, read_noise_matrix, read_noise_sources
 
 __all__ = [
+    "LABEL_SET_NOISE",
+    "LabelSetNoiseResult",
     "NOISE_METHODS",
     "NoiseMethod",
     "NoiseRateWarning",
@@ -34,6 +41,7 @@ __all__ = [
     "check_noise_matrix",
     "crowd_from_annotations",
     "crowd_majority_labels",
+    "inject_label_set_noise",
     "inject_noise",
     "inject_noise_table",
     "measure_noise_realism",

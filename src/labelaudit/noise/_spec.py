@@ -46,10 +46,12 @@ def noisy_labels(frame: pd.DataFrame, *, label: str, method: str, rate: float,
                  classes: np.ndarray, text: str, text_pair: str | None,
                  random_state: int, options: dict[str, Any] | None = None) -> np.ndarray:
     """The ``label`` column noised at ``rate`` by ``method``, as indices into ``classes``."""
+    from labelaudit.noise._result import NoiseResult
     from labelaudit.noise._table import inject_noise_table
 
     result = inject_noise_table(frame, label=label, method=method,  # type: ignore[arg-type]
                                 rate=rate, random_state=random_state, text=text,
                                 text_pair=text_pair, **(options or {}))
+    assert isinstance(result, NoiseResult)  # noqa: S101 - the callers read one label per item
     return encode_labels(pd.Series(result.labels), np.arange(len(frame)), column=label,
                          classes=classes)[0]

@@ -12,6 +12,7 @@ import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.noise._inject import NoiseMethod, inject_noise
+from labelaudit.noise._label_sets import LabelSetNoiseResult, inject_label_set_noise
 from labelaudit.noise._recipe import Recipe, parse_recipe
 from labelaudit.noise._result import NoiseResult
 
@@ -110,10 +111,15 @@ def inject_noise_table(
     swap_input: bool = False,
     model: str | None = None,
     cache_dir: str | Path | None = None,
+    label_sep: str | None = None,
     progress: bool = False,
-) -> NoiseResult:
+) -> NoiseResult | LabelSetNoiseResult:
     """Noise the ``label`` column of a table, reading every input of :func:`inject_noise`
     from its columns; :meth:`NoiseResult.apply_to` then gives the noised table.
+
+    A column of label sets (lists, or text joined by ``label_sep``) gets multi-label noise
+    (:func:`inject_label_set_noise`: ``uniform`` or ``class-dependent`` flips per class)
+    and a :class:`LabelSetNoiseResult`.
 
     Parameters
     ----------
@@ -148,7 +154,21 @@ def inject_noise_table(
     column = annotations if isinstance(annotations, str) else None
     _check_columns(frame, [label, id, text, text_pair, column, split], id)
     ids = frame[id].to_numpy() if id else np.arange(len(frame))
-    from labelaudit.io import encode_labels
+    from labelaudit.io import encode_labels, holds_label_sets, read_label_sets
+
+    if label_sep is not None or holds_label_sets(frame[label]):
+        given = {"recipe": recipe, "annotations": annotations, "split": split,
+                 "noise_matrix": noise_matrix, "sources": sources,
+                 "swap_input": swap_input or None}
+        named = [f"{k}=" for k, v in given.items() if v is not None]
+        if named:
+            raise InvalidParameterError(
+                f"the label column holds label sets (multi-label), and {', '.join(named)} "
+                "go with one label per item; multi-label noise takes method (uniform or "
+                "class-dependent), rate and random_state")
+        sets, classes = read_label_sets(frame[label], column=label, ids=ids, sep=label_sep)
+        return inject_label_set_noise(sets, classes, method=str(method), rate=rate,  # type: ignore[arg-type]
+                                      ids=ids, random_state=random_state)
 
     encode_labels(frame[label], ids, column=label)  # errors name the column
     names = [method] if recipe is None else [name for name, _ in parse_recipe(recipe)]
