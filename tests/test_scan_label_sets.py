@@ -205,3 +205,18 @@ def test_evaluate_compares_label_sets_and_report_refuses_them(result, tmp_path, 
                  str(tmp_path / "r.html")]) == 1
     assert "multi-label scan" in capsys.readouterr().err
     assert not (tmp_path / "r.html").exists()
+
+
+def test_a_hugging_face_sequence_of_class_labels_is_read_as_label_sets(sets, result):
+    import datasets
+
+    names = ["food", "sport", "tech"]
+    features = datasets.Features({"id": datasets.Value("string"),
+                                  "text": datasets.Value("string"),
+                                  "topics": datasets.Sequence(datasets.ClassLabel(names=names))})
+    ds = datasets.Dataset.from_dict({
+        "id": sets["id"].tolist(), "text": sets["text"].tolist(),
+        "topics": [[names.index(t) for t in row] for row in sets["topics"]]}, features)
+    from_hub = labelaudit.scan(ds, label="topics", progress=False)
+    assert isinstance(from_hub, LabelSetScanResult) and from_hub.classes.tolist() == names
+    np.testing.assert_allclose(from_hub.scores["worst_class"], result.scores["worst_class"])

@@ -75,9 +75,18 @@ def hf_to_frame(dataset: Any, *, split: str | None = None, name: str = "the data
     assert isinstance(frame, pd.DataFrame)  # noqa: S101 - not batched
     class_names: dict[str, list[str]] = {}
     for column, feature in dataset.features.items():
-        if isinstance(feature, datasets.ClassLabel) and column in frame.columns:
+        if column not in frame.columns:
+            continue
+        if isinstance(feature, datasets.ClassLabel):
             frame[column] = _class_names(frame[column], list(feature.names), column, name)
             class_names[column] = list(feature.names)
+        elif isinstance(getattr(feature, "feature", None), datasets.ClassLabel):
+            # a Sequence (List) of ClassLabel: label sets, each id as its name
+            names = list(feature.feature.names)
+            frame[column] = [[str(n) for n in _class_names(pd.Series(list(ids), dtype=object),
+                                                           names, column, name).dropna()]
+                             for ids in frame[column]]
+            class_names[column] = names
     frame.attrs[CLASS_NAMES] = class_names
     return frame
 
