@@ -200,6 +200,13 @@ def test_evaluate_compares_label_sets_and_report_refuses_them(result, tmp_path, 
     rows = json.loads(capsys.readouterr().out)
     best = {r["method"]: r for r in rows}["log_likelihood"]
     assert best["n_errors"] == 2 and best["average_precision"] == pytest.approx(1.0)
+    metrics = labelaudit.evaluate(tmp_path / "issues.jsonl", tmp_path / "truth.jsonl",
+                                  true_label="true_label")
+    classes = metrics.classes.set_index("class")
+    assert classes.loc["food", ["changed", "hits"]].tolist() == [1, 1]  # p0's extra food
+    assert classes.loc["tech", ["changed", "hits"]].tolist() == [1, 1]  # p1's missing tech
+    assert classes.loc["all", "changed"] == 2 and classes.loc["all", "recall"] == 1.0
+    assert "per class" in metrics.summary() and "classes" in metrics.to_dict()
     result.write(tmp_path / "issues.csv")
     assert main(["report", str(tmp_path / "issues.csv"), "--out",
                  str(tmp_path / "r.html")]) == 1

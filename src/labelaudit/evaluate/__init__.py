@@ -18,6 +18,7 @@ from labelaudit.evaluate._detection_report import DetectionReport, HeadlineMetri
 from labelaudit.evaluate._distance import loss_wasserstein_distance
 from labelaudit.evaluate._evaluate import CutoffWarning, EvaluationResult, evaluate
 from labelaudit.evaluate._join import plain
+from labelaudit.evaluate._label_sets import class_metrics
 from labelaudit.evaluate._plot import draw_precision_recall, plot_precision_recall
 from labelaudit.evaluate._ranking import (
     PrecisionRecallCurve,
@@ -52,6 +53,7 @@ __all__ = [
     "VerifiedPrecision",
     "aupr_score",
     "average_precision_score",
+    "class_metrics",
     "detection_report",
     "draw_precision_recall",
     "evaluate",

@@ -59,6 +59,10 @@ class EvaluationResult:
         The estimated number of errors in the whole set (``error_rate`` or ``n_errors``).
     issues_source, truth_source : str or None
         The files read (None for DataFrames).
+    classes : DataFrame or None
+        For a multi-label scan output against true label sets: per class, the items whose
+        membership the truth changes, those the scan names as missing or extra, the hits,
+        precision and recall (:func:`labelaudit.evaluate.class_metrics`).
     """
 
     ids: list[object]
@@ -75,6 +79,7 @@ class EvaluationResult:
     n_errors_estimate: int | None
     issues_source: str | None = None
     truth_source: str | None = None
+    classes: pd.DataFrame | None = None
 
     @property
     def n_errors(self) -> int:
@@ -123,7 +128,9 @@ class EvaluationResult:
             "metrics": [{k: (None if isinstance(v, float) and math.isnan(v) else v)
                          for k, v in row.items()}
                         for row in self.to_frame().to_dict(orient="records")],
-        }
+        } | ({} if self.classes is None else {"classes": [
+            {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
+            for row in self.classes.to_dict(orient="records")]})
 
     def summary(self) -> str:
         """One line: items, known errors, the estimate and unverified items, methods."""
@@ -131,8 +138,13 @@ class EvaluationResult:
         estimate = (f", {self.n_errors_estimate} estimated in all"
                     if self.n_errors_estimate is not None else "")
         n = len(self.reports)
-        return (f"evaluated {len(self.ids)} items: {self.n_errors} known errors{estimate}{note}; "
+        line = (f"evaluated {len(self.ids)} items: {self.n_errors} known errors{estimate}{note}; "
                 f"{n} method{'s' if n != 1 else ''}")
+        if self.classes is None:
+            return line
+        return (line + "\nper class: items whose membership the truth changes, those the scan "
+                "names missing or extra, and the hits\n"
+                + self.classes.round(4).to_string(index=False))
 
     def curves(self) -> dict[str, PrecisionRecallCurve]:
         """The precision-recall curve of each ranking."""
@@ -285,4 +297,5 @@ def evaluate(
         ids=joined.ids, is_error=joined.is_error, scores=joined.scores, reports=reports,
         precision_at_k=precision, recall_at_k=recall, at_k=ks, truth_from=joined.truth_from,
         unknown=unknown, n_unverified=n_unverified, n_missing_truth=joined.n_missing_truth,
-        n_errors_estimate=estimate, issues_source=sources[0], truth_source=sources[1])
+        n_errors_estimate=estimate, issues_source=sources[0], truth_source=sources[1],
+        classes=joined.classes)

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from labelaudit._errors import InvalidInputError, format_rows
+from labelaudit.evaluate._label_sets import class_metrics
 
 __all__ = ["TruthJoin", "join_truth", "read_source"]
 
@@ -49,6 +50,7 @@ class TruthJoin:
     scores: dict[str, np.ndarray]
     truth_from: TruthFrom
     n_missing_truth: int
+    classes: pd.DataFrame | None = None
 
 
 def read_source(data: pd.DataFrame | str | Path, what: str) -> tuple[pd.DataFrame, str]:
@@ -304,5 +306,7 @@ def join_truth(issues: pd.DataFrame | str | Path, truth: pd.DataFrame | str | Pa
         errors = _flags(raw, t.ids, column, truth_name, t.spelled)
     else:
         errors = _errors_from_labels(t, column, label)
+    classes = (class_metrics(issues_frame, truth_frame, id=id, label=label, true_label=column)
+               if kind == "true_label" else None)
     return TruthJoin(ids=list(t.ids), is_error=errors, scores=_scores(t, methods),
-                     truth_from=kind, n_missing_truth=n_missing)
+                     truth_from=kind, n_missing_truth=n_missing, classes=classes)

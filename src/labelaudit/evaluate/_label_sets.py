@@ -1,0 +1,64 @@
+"""Class-level metrics of a multi-label scan: for each class, how many of the items whose
+membership the correction changed the scan named as missing or extra."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["class_metrics"]
+
+_LISTS = (list, tuple, set, frozenset, np.ndarray)
+
+
+def _labels(value: object, sep: str) -> set[str]:
+    if isinstance(value, _LISTS):
+        return {str(v) for v in value}
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return set()
+    return {part for part in str(value).split(sep) if part}
+
+
+def class_metrics(issues: pd.DataFrame, truth: pd.DataFrame, *, id: str,  # noqa: A002
+                  label: str, true_label: str, sep: str = "|") -> pd.DataFrame | None:
+    """Per class, over the items both tables list with a true set: ``changed`` (items
+    whose given and true sets differ on the class), ``named`` (items whose ``missing`` or
+    ``extra`` names it), ``hits`` (both), ``precision`` and ``recall``; a last row ``all``
+    counts every (item, class) pair. None when ``issues`` is not a multi-label scan output
+    (no ``missing`` and ``extra`` columns). Sets are lists, or text joined by ``sep``.
+
+    Examples
+    --------
+    >>> issues = pd.DataFrame({"id": [1, 2], "label": [["a"], ["b"]],
+    ...                        "missing": [["b"], []], "extra": [[], []]})
+    >>> truth = pd.DataFrame({"id": [1, 2], "true": [["a", "b"], ["a"]]})
+    >>> class_metrics(issues, truth, id="id", label="label", true_label="true").to_dict("list")
+    ... # doctest: +NORMALIZE_WHITESPACE
+    {'class': ['a', 'b', 'all'], 'changed': [1, 2, 3], 'named': [0, 1, 1], 'hits': [0, 1, 1],
+     'precision': [nan, 1.0, 1.0], 'recall': [0.0, 0.5, 0.3333333333333333]}
+    """
+    if not {"missing", "extra", label, id} <= set(issues.columns):
+        return None
+    true = {str(k): v for k, v in zip(truth[id], truth[true_label], strict=True)
+            if isinstance(v, _LISTS) or not pd.isna(v)}
+    counts: dict[str, list[int]] = {}
+    for key, given, missing, extra in zip(issues[id], issues[label], issues["missing"],
+                                          issues["extra"], strict=True):
+        if str(key) not in true:
+            continue
+        given_set, true_set = _labels(given, sep), _labels(true[str(key)], sep)
+        named = _labels(missing, sep) | _labels(extra, sep)
+        for name in given_set | true_set | named:
+            row = counts.setdefault(name, [0, 0, 0])
+            changed = (name in given_set) != (name in true_set)
+            row[0] += changed
+            row[1] += name in named
+            row[2] += changed and name in named
+    names = sorted(counts)
+    table = np.array([counts[n] for n in names] or np.zeros((0, 3)), dtype=int).reshape(-1, 3)
+    table = np.vstack([table, table.sum(axis=0)])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return pd.DataFrame({"class": [*names, "all"], "changed": table[:, 0].tolist(),
+                             "named": table[:, 1].tolist(), "hits": table[:, 2].tolist(),
+                             "precision": (table[:, 2] / table[:, 1]).tolist(),
+                             "recall": (table[:, 2] / table[:, 0]).tolist()})
