@@ -8,7 +8,7 @@ import shlex
 import pytest
 
 from labelaudit.cli import build_parser
-from labelaudit.cli._common import command_help
+from labelaudit.cli._help import command_help
 
 
 def _examples() -> list[tuple[str, str]]:

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from labelaudit.cli._help import command_help
 from labelaudit.cli._types import (  # noqa: F401 - the command modules use them as cli.X
     at_least,
     choice_list,
@@ -70,22 +71,6 @@ class Parser(argparse.ArgumentParser):
         return [f"`{parsed.command} {name}`" for name, step in (steps.choices.items() if steps
                                                                  else ())
                 if step is not parsed.parser and set(flags) & set(step._option_string_actions)]
-
-
-def command_help() -> dict[str, dict[str, Any]]:
-    """help.toml: the description and examples of every command and step, by its path
-    (``"scan"``, ``"review init"``)."""
-    from importlib.resources import files
-
-    import tomllib
-
-    if not _HELP:
-        _HELP.update(tomllib.loads(files("labelaudit.cli").joinpath("help.toml").read_text(
-            encoding="utf-8")))
-    return _HELP
-
-
-_HELP: dict[str, dict[str, Any]] = {}
 
 
 def add_command(subparsers, name: str, parents: list[argparse.ArgumentParser], *, help: str,
