@@ -66,14 +66,13 @@ def _usage_error(capsys, argv) -> str:
 
 
 # 1. A label column holding lists (multi-label) is refused by every command of one label
-# per item (scan reads it: tests/test_scan_label_sets.py)
+# per item (scan, noise and train read it: tests/test_scan_label_sets.py,
+# tests/noise/test_noise_label_sets.py, tests/train/test_train_label_sets.py)
 
 
 @pytest.mark.parametrize("argv", [
     ["select", "multi_train.jsonl", "--val", "test.jsonl", "--eval", "multi_test.jsonl",
      "--sweep", "2", "--seeds", "1"],
-    ["train", "multi_train.jsonl", "--out", "model"],
-    ["train", "train.jsonl", "--eval", "multi_test.jsonl", "--metrics-out", "m.json"],
     ["train-bench", "multi_train.jsonl", "--eval", "test.jsonl", "--methods", "base"],
     ["train-bench", "train.jsonl", "--eval", "multi_test.jsonl", "--methods", "base"],
     ["consistency", "train.jsonl", "--suspect", "multi_test.jsonl", "--text", "text"],

@@ -168,7 +168,6 @@ def _list_labels(tmp_path) -> None:
 
 
 @pytest.mark.parametrize("argv", [
-    ["train", "a.jsonl", "--out", "model"],
     ["train-bench", "a.jsonl", "--eval", "b.jsonl", "--methods", "base"],
     ["select", "a.jsonl", "--val", "b.jsonl", "--eval", "c.jsonl"],
     ["consistency", "a.jsonl", "--suspect", "b.jsonl", "--text", "text"],

@@ -173,6 +173,7 @@ def test_auto_picks_the_planted_best(frames, tiny_st_dir, monkeypatch):
 def test_auto_averages_rounds_on_disjoint_held_out_parts(frames, monkeypatch):
     """The mean over the rounds decides, not one lucky part; each round holds out other
     items of every class, and rounds beyond round(1 / share) are refused."""
+    import labelaudit.train._metrics as metrics_module
     import labelaudit.train._train as module
 
     train, _ = frames
@@ -186,7 +187,7 @@ def test_auto_averages_rounds_on_disjoint_held_out_parts(frames, monkeypatch):
             held_out.append(set(check["text"]))
         return SimpleNamespace(top1=planted[method][len(held_out) - 1])
 
-    monkeypatch.setattr(module, "evaluate_model", evaluate)
+    monkeypatch.setattr(metrics_module, "evaluate_model", evaluate)
     screen = choose_method(train, candidates=["base", "seal"], rounds=3)
     assert screen.winner == "seal" and screen.rounds == 3
     assert screen.table["round_1"].tolist() == [0.50, 0.45]

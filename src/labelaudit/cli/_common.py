@@ -181,6 +181,9 @@ VOCABULARY: dict[str, dict[str, Any]] = {
                "a Ray task (needs labelaudit[scale])"},
     "ray_address": {"metavar": "ADDRESS", "help": "an existing Ray cluster for --engine ray "
                     "(auto, host:6379)"},
+    "label_sep": {"metavar": "SEP", "help": "the label column holds label sets (multi-label) "
+                  "as text joined by SEP (\"sports|politics\" with |); a column of lists "
+                  "(JSONL, Parquet) is read as label sets without it"},
     "workers": {"type": at_least(1), "default": 1, "metavar": "N",
                 "help": "processes running the fits at once; the result is the same "
                 "(default: 1)"},

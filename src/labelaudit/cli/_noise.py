@@ -24,10 +24,7 @@ def add_parser(subparsers, parents) -> None:
     cli.add_options(i, "text", "text_pair", "label", "id",
                     text={"default": None, "help": "text column (instance-dependent noise)"},
                     id="id column (default: the row number)")
-    i.add_argument("--label-sep", metavar="SEP",
-                   help="the label column holds label sets as text joined by SEP: "
-                   "multi-label noise (uniform or class-dependent flips per class); a column "
-                   "of lists (JSONL, Parquet) gets it without this")
+    cli.add_options(i, "label_sep")
     cli.add_seed(i, type=cli.at_least(0))
     cli.add_output_options(i, what="the noised table", default_format="jsonl",
                            out_help="output file, format by suffix: .csv .tsv .jsonl .json "

@@ -40,6 +40,18 @@ def run(args: argparse.Namespace) -> int:
             f"{' ...' if len(frame.columns) > 12 else ''}")
     id_column = args.id or "id"
     probs = model.predict_proba(frame, text=args.text, text_pair=args.text_pair)
+    if model.multi_label:  # the predicted set, and every class's own probability
+        from labelaudit.io import format_label_set
+
+        sep = cli.set_separator(args)
+        out = pd.DataFrame({"id": frame[id_column].to_numpy() if id_column in frame.columns
+                            else np.arange(len(frame)),
+                            "labels": [format_label_set(row >= 0.5, model.classes, sep)
+                                       for row in probs]})
+        for j, name in enumerate(model.classes):
+            out[f"prob_{name}"] = probs[:, j]
+        cli.emit_output(out, args)
+        return 0
     k = min(args.top_k, probs.shape[1])
     top = np.argsort(-probs, axis=1, kind="stable")[:, :k]
     out = pd.DataFrame({"id": frame[id_column].to_numpy() if id_column in frame.columns

@@ -25,11 +25,7 @@ def add_parser(subparsers, parents) -> None:
                    "Hugging Face hub dataset name (the training split with --score)")
     p.add_argument("--split", metavar="NAME",
                    help="split of a datasets folder or hub dataset (DATA:SPLIT works too)")
-    cli.add_options(p, "text", "text_pair", "label", "id")
-    p.add_argument("--label-sep", metavar="SEP",
-                   help="the label column holds label sets as text joined by SEP "
-                   "(\"sports|politics\" with |): a multi-label scan; a column of lists "
-                   "(JSONL, Parquet) is read as label sets without it")
+    cli.add_options(p, "text", "text_pair", "label", "id", "label_sep")
     p.add_argument("--score", metavar="FILE",
                    help="rank this file's items with models fitted on DATA (test-set audit)")
     p.add_argument("--pred-probs", metavar="FILE",
@@ -244,9 +240,10 @@ def _streams(args: argparse.Namespace) -> bool:
             raise InvalidParameterError("--ray-address is for --engine ray: add it")
         if given or args.scorers != ["tfidf"] or not args.out or args.folds < 2:
             return False
-        from labelaudit.engine import is_streamable
+        from labelaudit.engine import first_rows_hold_label_sets, is_streamable
 
-        return is_streamable(args.data) and not _label_sets_at(args.data, args.label)
+        return (is_streamable(args.data)
+                and not first_rows_hold_label_sets(args.data, args.label))
     if given:
         if args.engine == "ray":
             return False  # in memory, with its folds as Ray tasks
@@ -258,20 +255,6 @@ def _streams(args: argparse.Namespace) -> bool:
     if not args.out:
         raise InvalidParameterError("--engine writes its output in chunks: give --out")
     return True
-
-
-def _label_sets_at(data: Any, label: str) -> bool:
-    """Whether the first rows of a file hold label sets (a multi-label scan runs in
-    memory); False when they cannot be read (the streamed scan then says why)."""
-    from labelaudit._errors import LabelAuditError
-    from labelaudit.engine import iter_frames, resolve_source
-    from labelaudit.io import holds_label_sets
-
-    try:
-        first = next(iter_frames(resolve_source(data), columns=[label], chunk_size=1000), None)
-    except (LabelAuditError, KeyError):
-        return False
-    return first is not None and holds_label_sets(first[label])
 
 
 def _run_stream(args: argparse.Namespace) -> int:

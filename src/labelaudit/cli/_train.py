@@ -20,7 +20,7 @@ def add_parser(subparsers, parents) -> None:
         subparsers, "train", parents, handler=run,
         help="train a classifier with a learning-with-noisy-labels method")
     p.add_argument("data", help="training table (CSV, TSV, JSONL, JSON, Parquet)")
-    cli.add_options(p, "text", "text_pair", "label")
+    cli.add_options(p, "text", "text_pair", "label", "label_sep")
     p.add_argument("--method", default="base", choices=(*LNL_METHODS.names(), "auto"),
                    help="training method (default: base)")
     p.add_argument("--filter", dest="filter_mode", choices=("drop", "relabel"),
@@ -85,8 +85,20 @@ def run(args: argparse.Namespace) -> int:
     if args.noise_rate is not None and not 0.0 <= args.noise_rate < 1.0:
         raise InvalidParameterError(f"--noise-rate must be in [0, 1); got {args.noise_rate}")
     _check_usage(args)
-    evaluation = (read_eval_table(args.eval, label=args.label, where=f"--eval {args.eval}")
-                  if args.eval else None)
+    evaluation = (read_eval_table(args.eval, label=args.label, where=f"--eval {args.eval}",
+                                  label_sets=True) if args.eval else None)
+    if evaluation is not None:  # sets on one side only: one line now, not after training
+        from labelaudit.engine import first_rows_hold_label_sets
+        from labelaudit.io import holds_label_sets
+
+        sets = (args.label_sep is not None
+                or first_rows_hold_label_sets(args.data, args.label))
+        if (args.label_sep is not None or holds_label_sets(evaluation[args.label])) != sets:
+            raise InvalidParameterError(
+                f"--eval {args.eval}: its {args.label!r} column holds "
+                f"{'label sets' if not sets else 'one label per item'} and the training "
+                f"data's {'label sets' if sets else 'one label per item'}: give both the same "
+                "kind of labels")
     with cli.warnings_to_stderr(args, flags=_OPTIONS):
         model = train(args.data, text=args.text, label=args.label, text_pair=args.text_pair,
                       method=args.method, backbone=args.backbone, model=args.model,
@@ -95,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
                       epochs=args.epochs, batch_size=args.batch_size,
                       learning_rate=args.learning_rate, hidden=args.hidden,
                       device=args.device, cache_dir=args.cache_dir, random_state=args.seed,
-                      progress=cli.show_progress(args))
+                      label_sep=args.label_sep, progress=cli.show_progress(args))
         for line in training_notes(model):
             cli.log(args, line)
         if args.model_out:
@@ -103,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
             cli.log(args, f"wrote {args.model_out}")
         if args.eval:
             metrics = evaluate_model(model, evaluation, text=args.text, label=args.label,
-                                     text_pair=args.text_pair)
+                                     text_pair=args.text_pair, label_sep=args.label_sep)
             cli.log(args, metrics.summary())
             if args.metrics_out:
                 write_json({**metrics.to_dict(), **training_facts(model, seed=args.seed)},

@@ -29,7 +29,12 @@ from labelaudit.engine._resume import Checkpoint, ResumeWarning
 from labelaudit.engine._sink import check_output, writer_for
 from labelaudit.engine._sort import RankSorter
 from labelaudit.engine._source import Source, is_streamable, resolve_source
-from labelaudit.engine._stream import check_chunk_size, check_columns, iter_frames
+from labelaudit.engine._stream import (
+    check_chunk_size,
+    check_columns,
+    first_rows_hold_label_sets,
+    iter_frames,
+)
 from labelaudit.engine._target import is_folder_output, is_scan_output
 
 __all__ = [
@@ -52,6 +57,7 @@ __all__ = [
     "check_fits",
     "check_output",
     "embed_stream",
+    "first_rows_hold_label_sets",
     "fold_ids",
     "folds_on",
     "hash_texts",

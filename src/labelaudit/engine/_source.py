@@ -206,4 +206,3 @@ def _remote_source(uri: str) -> Source:
     prefix = "file://" if scheme == "file" else f"{scheme}://"
     return Source(tuple((prefix + f.lstrip("/") if scheme != "file" else prefix + f) + query
                         for f in files), formats.pop(), remote=True)
-

@@ -13,6 +13,7 @@ import csv
 import io
 import json
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -21,8 +22,8 @@ from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.engine._source import Source, is_streamable, resolve_source
 from labelaudit.engine._uri import one_line, open_binary, split_query
 
-__all__ = ["Source", "check_chunk_size", "check_columns", "is_streamable", "iter_frames",
-           "resolve_source", "split_query"]
+__all__ = ["Source", "check_chunk_size", "check_columns", "first_rows_hold_label_sets",
+           "is_streamable", "iter_frames", "resolve_source", "split_query"]
 
 
 def _columns_of(path: str, fmt: str) -> list[tuple[str, str | None]]:
@@ -197,3 +198,24 @@ def check_chunk_size(chunk_size: object) -> int:
         raise InvalidParameterError(
             f"chunk_size must be a whole number of rows >= 1; got {chunk_size!r}")
     return chunk_size
+
+
+def first_rows_hold_label_sets(source: str | Path | Sequence[str | Path], column: str,
+                               *, rows: int = 1000) -> bool:
+    """Whether the first ``rows`` rows of a file's ``column`` hold label sets (lists);
+    False when they cannot be read (the reader that follows says why).
+
+    Examples
+    --------
+    >>> first_rows_hold_label_sets("no/such/file.jsonl", "label")
+    False
+    """
+    from labelaudit._errors import LabelAuditError
+    from labelaudit.io import holds_label_sets
+
+    try:
+        first = next(iter_frames(resolve_source(source), columns=[column], chunk_size=rows),
+                     None)
+    except (LabelAuditError, KeyError, OSError, ValueError):
+        return False
+    return first is not None and holds_label_sets(first[column])

@@ -186,8 +186,9 @@ def train_networks(make_network: Callable[[], Network], inputs: Inputs, labels: 
 
 
 def predict_proba(network: Network, inputs: Inputs, *, batch_size: int = 256,
-                  device: str | None = None) -> np.ndarray:
-    """Softmax outputs of ``network`` on ``inputs``, shape ``(n_samples, n_classes)``.
+                  device: str | None = None, multi_label: bool = False) -> np.ndarray:
+    """Softmax outputs of ``network`` on ``inputs``, shape ``(n_samples, n_classes)``
+    (with ``multi_label``, one sigmoid per class: each class's own probability).
 
     Runs in eval mode without gradients, rows in input order, as float64. ``device`` None
     keeps the network where it is; otherwise the network moves to ``device``. The
@@ -217,7 +218,9 @@ def predict_proba(network: Network, inputs: Inputs, *, batch_size: int = 256,
             for index in inputs.batches(np.random.default_rng(0), size, shuffle=False):
                 index = np.asarray(index)
                 logits = network.classify(network.features(inputs.batch(index, where)))
-                parts.append((index, torch.softmax(logits.double(), dim=1).cpu().numpy()))
+                probs = (torch.sigmoid(logits.double()) if multi_label
+                         else torch.softmax(logits.double(), dim=1))
+                parts.append((index, probs.cpu().numpy()))
 
     try:
         try:

@@ -21,15 +21,10 @@ from labelaudit.train._filter import (
     FilterWarning,
     noise_share,
 )
+from labelaudit.train._metrics import TrainMetrics, evaluate_model, read_eval_table
 from labelaudit.train._model import TrainedModel, load_model
 from labelaudit.train._notes import training_facts, training_notes
-from labelaudit.train._train import (
-    NoiseEstimateWarning,
-    TrainMetrics,
-    estimate_noise_rate,
-    evaluate_model,
-    read_eval_table,
-)
+from labelaudit.train._train import NoiseEstimateWarning, estimate_noise_rate
 
 __all__ = [
     "AUTO_CANDIDATES",

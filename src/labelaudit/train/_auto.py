@@ -16,6 +16,7 @@ import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit._validation import check_int, check_number
+from labelaudit.train import _metrics as metrics
 from labelaudit.train import _train as training
 
 __all__ = ["AUTO_CANDIDATES", "SCREEN_ROUNDS", "SCREEN_SHARE", "Screen", "choose_method",
@@ -157,7 +158,7 @@ def choose_method(data: pd.DataFrame | str | Path, *, text: str = "text",
                 model = training.train(part, text=text, label=label, text_pair=text_pair,
                                        method=name, random_state=random_state,
                                        progress=progress, **_options_for(name, options))
-            scores[i, r] = training.evaluate_model(model, check, text=text, label=label,
+            scores[i, r] = metrics.evaluate_model(model, check, text=text, label=label,
                                                    text_pair=text_pair).top1
             seconds[i] += time.perf_counter() - started
     table = pd.DataFrame({"method": names, "noisy_top1": scores.mean(axis=1)})

@@ -178,7 +178,7 @@ def _bench_run(shared: tuple[pd.DataFrame, pd.DataFrame, dict[str, Any], dict[st
                noisy_test: pd.DataFrame | None) -> dict[str, Any]:
     """One run of the bench (a task of :func:`run_tasks`): ``name`` trained on the table
     with the noised ``labels``, measured on the clean evaluation table and its noised copy."""
-    from labelaudit.train._train import evaluate_model
+    from labelaudit.train._metrics import evaluate_model
     from labelaudit.train._train import train as train_model
 
     frame, test, columns, options = shared

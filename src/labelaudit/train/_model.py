@@ -78,13 +78,23 @@ class TrainedModel:
         from labelaudit.models import predict_proba
 
         inputs = self._inputs(data, text, text_pair)
-        return predict_proba(self.network, inputs)
+        return predict_proba(self.network, inputs, multi_label=self.multi_label)
+
+    @property
+    def multi_label(self) -> bool:
+        """Whether the model predicts label sets (one sigmoid per class)."""
+        return bool(self.settings.get("multi_label"))
 
     def predict(self, data: pd.DataFrame | str | Path | list[str], *, text: str | None = None,
                 text_pair: str | None = None) -> np.ndarray:
-        """The most probable label of each item."""
-        return self.classes[self.predict_proba(data, text=text, text_pair=text_pair)
-                            .argmax(axis=1)]
+        """The most probable label of each item; for a multi-label model, each item's set
+        (a list of the classes at probability 0.5 or more)."""
+        probs = self.predict_proba(data, text=text, text_pair=text_pair)
+        if self.multi_label:
+            sets = np.empty(len(probs), dtype=object)
+            sets[:] = [[str(c) for c in self.classes[row >= 0.5]] for row in probs]
+            return sets
+        return self.classes[probs.argmax(axis=1)]
 
     def save(self, folder: str | Path, *, overwrite: bool = False) -> Path:
         """Write the model to ``folder``: a JSON description and the network's weights.

@@ -15,7 +15,7 @@ __all__ = ["training_facts", "training_notes"]
 _FACTS = ("flagged", "filter", "dropped", "relabelled", "filter_scorers", "filter_noise_share",
           "filter_noise_share_cleanlab", "filter_detector", "filter_then", "filter_rounds",
           "auto", "filter_accuracy", "noise_rate", "noise_rate_source", "noise_rate_estimated",
-          "noise_rate_cleanlab", "achieved_noise_rate")
+          "noise_rate_cleanlab", "achieved_noise_rate", "multi_label", "filter_rule")
 
 
 def training_notes(model: TrainedModel) -> list[str]:
@@ -26,7 +26,12 @@ def training_notes(model: TrainedModel) -> list[str]:
     notes = [Screen.from_dict(record["auto"]).summary()] if "auto" in record else []
     notes.append(f"trained {model.method} ({model.backbone}) on {record['n_used']} of "
                  f"{record['n_train']} items in {record['seconds']:.1f} s")
-    if "filter" in record and "filter_scorers" in record:
+    if record.get("multi_label") and "filter" in record:
+        done = "dropped" if record["filter"] == "drop" else "gave their suggested set to"
+        notes.append(f"filter: {done} {record['flagged']} of {record['n_train']} items whose "
+                     f"label set a cross-fitted multi-label scan "
+                     f"({', '.join(record['filter_scorers'])}) flags ({record['filter_rule']})")
+    elif "filter" in record and "filter_scorers" in record:
         done = "dropped" if record["filter"] == "drop" else "relabelled"
         n, total = record["flagged"], record["n_train"]
         notes.append(

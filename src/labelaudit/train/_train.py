@@ -7,20 +7,18 @@ import time
 import warnings
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
-from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows
+from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit._validation import check_choice, check_int, check_number
 from labelaudit.train._filter import NOISE_RATE_CAP, noise_share
 from labelaudit.train._model import TrainedModel
 
-__all__ = ["FILTER_MODES", "NoiseEstimateWarning", "TrainMetrics", "estimate_noise_rate",
-           "evaluate_model", "method_names", "read_eval_table", "train"]
+__all__ = ["FILTER_MODES", "NoiseEstimateWarning", "estimate_noise_rate", "method_names", "train"]
 
 FILTER_MODES = ("drop", "relabel")
 # Defaults per backbone: the head trains in seconds on CPU, fine-tuning as in the seed
@@ -116,9 +114,15 @@ def train(
     device: str | None = None,
     cache_dir: str | Path | None = None,
     random_state: int = 0,
+    label_sep: str | None = None,
     progress: bool = False,
 ) -> TrainedModel:
     """Train a text classifier with a learning-with-noisy-labels method.
+
+    A label column of label sets (lists, or text joined by ``label_sep``) trains a
+    multi-label model: ``base`` with one sigmoid per class and binary cross-entropy, or
+    ``filter`` (a multi-label scan flags the items whose set looks wrong; ``filter="drop"``
+    drops them, ``"relabel"`` gives them their suggested set); the other methods refuse.
 
     Parameters
     ----------
@@ -172,10 +176,11 @@ def train(
     Wu et al. (2023), NoisywikiHow: A Benchmark for Learning with Real-world Noisy Labels
     in Natural Language Processing (the methods and their defaults, appendix tables).
     """
-    from labelaudit.io import prepare_text_dataset
+    from labelaudit.io import holds_label_sets, prepare_text_dataset
     from labelaudit.models import EmbeddingInputs, LoopConfig, TextInputs, train_networks
     from labelaudit.train._backbones import BACKBONES, embed, network_factory
     from labelaudit.train._filter import FilterPlan, run_filter
+    from labelaudit.train._label_sets import train_label_sets
     from labelaudit.train._methods import make_method
     from labelaudit.train._methods.seal import SEAL
 
@@ -211,6 +216,21 @@ def train(
                                  else defaults["learning_rate"], "learning_rate",
                                  low=0.0, low_open=True)
     frame = _read(data)
+    config = LoopConfig(epochs=epochs, batch_size=batch_size, learning_rate=learning_rate,
+                        warmup=defaults["warmup"], device=device,
+                        bf16=backbone == "finetune", random_state=random_state,
+                        progress=progress)
+    if label_sep is not None or (label in frame.columns and holds_label_sets(frame[label])):
+        if noise_rate is not None or filter_detector is not None:
+            raise InvalidParameterError("noise_rate and filter_detector go with one label per "
+                                        "item; label sets train with base or filter")
+        return train_label_sets(
+            frame, text=text, label=label, text_pair=text_pair, label_sep=label_sep,
+            method=method, filter_mode=filter, backbone=backbone,
+            settings={"backbone": backbone, "encoder": model, "text": text,
+                      "text_pair": text_pair, "hidden": hidden, "dropout": dropout,
+                      "cache_dir": None if cache_dir is None else str(cache_dir)},
+            config=config, random_state=random_state, progress=progress)
     dataset = prepare_text_dataset(frame, text=text, label=label, text_pair=text_pair)
     assert dataset.labels is not None  # noqa: S101 - label is given
     _check_classes(dataset.labels, dataset.classes)
@@ -263,10 +283,6 @@ def train(
                             "soft_targets": targets})
     else:
         hook = make_method(then, noise_rate=noise_rate, **(method_options or {}))
-    config = LoopConfig(epochs=epochs, batch_size=batch_size, learning_rate=learning_rate,
-                        warmup=defaults["warmup"], device=device,
-                        bf16=backbone == "finetune", random_state=random_state,
-                        progress=progress)
     networks, training = train_networks(network_factory(settings, len(dataset.classes)),
                                         inputs, labels, len(dataset.classes), hook, config)
     log.update(n_used=int(len(keep)), epochs=epochs, learning_rate=learning_rate,
@@ -275,79 +291,3 @@ def train(
     return TrainedModel(classes=np.asarray(dataset.classes).astype(str).astype(object),
                         method=method, backbone=backbone, network=networks[0],
                         settings=settings, log=log)
-
-
-@dataclass(frozen=True)
-class TrainMetrics:
-    """A trained model on a clean evaluation set.
-
-    ``unseen_labels`` are evaluation labels the model never saw in training: their items
-    count as wrong, and are listed so that a user sees why.
-    """
-
-    top1: float
-    top5: float
-    macro_f1: float
-    n_eval: int
-    unseen_labels: tuple[str, ...]
-    n_unseen: int
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"top1": self.top1, "top5": self.top5, "macro_f1": self.macro_f1,
-                "n_eval": self.n_eval, "unseen_labels": list(self.unseen_labels),
-                "n_unseen": self.n_unseen, **self.extra}
-
-    def summary(self) -> str:
-        unseen = (f"; {self.n_unseen} items have labels the model never saw "
-                  f"({', '.join(self.unseen_labels[:5])}), counted as wrong"
-                  if self.n_unseen else "")
-        return (f"top-1 {self.top1:.4f}  top-5 {self.top5:.4f}  macro-F1 {self.macro_f1:.4f} "
-                f"on {self.n_eval} items{unseen}")
-
-
-def read_eval_table(data: pd.DataFrame | str | Path, *, label: str = "label",
-                    where: str = "the evaluation table") -> pd.DataFrame:
-    """A labelled evaluation table, read, with its label column there, of plain values and
-    never missing (checked before any training by ``labelaudit train --eval``)."""
-    from labelaudit.io import check_label_values
-
-    frame = _read(data)
-    if label not in frame.columns:
-        raise InvalidInputError(f"{where} has no label column {label!r}; its columns are "
-                                f"{list(map(str, frame.columns[:12]))}")
-    check_label_values(frame[label], column=label, where=where)
-    missing = frame[label].isna().to_numpy()
-    if missing.any():
-        raise InvalidInputError(f"{where} has no label in "
-                                f"{format_rows(np.flatnonzero(missing))}")
-    return frame
-
-
-def evaluate_model(model: TrainedModel, data: pd.DataFrame | str | Path, *,
-                   text: str | None = None, label: str = "label",
-                   text_pair: str | None = None,
-                   probs: np.ndarray | None = None) -> TrainMetrics:
-    """Top-1 and top-5 accuracy and macro-F1 of ``model`` on a labelled table (``probs``:
-    the model's probabilities of its rows, when already predicted)."""
-    from sklearn.metrics import f1_score
-
-    from labelaudit.io import text_keys
-
-    frame = read_eval_table(data, label=label)
-    truth = text_keys(frame[label])
-    if probs is None:
-        probs = model.predict_proba(frame, text=text, text_pair=text_pair)
-    classes = np.asarray(model.classes, dtype=str)
-    known = np.isin(truth, classes)
-    position = pd.Index(classes).get_indexer(truth)
-    k = min(5, probs.shape[1])
-    top = np.argsort(-probs, axis=1, kind="stable")[:, :k]
-    hit1 = known & (top[:, 0] == position)
-    hit5 = known & (top == position[:, None]).any(axis=1)
-    predicted = classes[top[:, 0]]
-    return TrainMetrics(
-        top1=float(hit1.mean()), top5=float(hit5.mean()),
-        macro_f1=float(f1_score(truth, predicted, average="macro", zero_division=0)),
-        n_eval=len(frame), unseen_labels=tuple(sorted(set(truth[~known]))),
-        n_unseen=int((~known).sum()))
