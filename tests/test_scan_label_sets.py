@@ -186,7 +186,7 @@ def test_commands_of_one_label_per_item_refuse_label_sets_in_one_line(argv, tmp_
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.jsonl", "b.jsonl", "c.jsonl"]
 
 
-def test_evaluate_compares_label_sets_and_report_refuses_them(result, tmp_path, capsys):
+def test_evaluate_compares_label_sets_at_item_and_class_level(result, tmp_path, capsys):
     result.write(tmp_path / "issues.jsonl")
     truth = pd.DataFrame({"id": result.ids, "true_label": [
         ["sport"] if i == "p0" else ["food", "tech"] if i == "p1" else
@@ -206,11 +206,6 @@ def test_evaluate_compares_label_sets_and_report_refuses_them(result, tmp_path, 
     assert classes.loc["tech", ["changed", "hits"]].tolist() == [1, 1]  # p1's missing tech
     assert classes.loc["all", "changed"] == 2 and classes.loc["all", "recall"] == 1.0
     assert "per class" in metrics.summary() and "classes" in metrics.to_dict()
-    result.write(tmp_path / "issues.csv")
-    assert main(["report", str(tmp_path / "issues.csv"), "--out",
-                 str(tmp_path / "r.html")]) == 1
-    assert "multi-label scan" in capsys.readouterr().err
-    assert not (tmp_path / "r.html").exists()
 
 
 def test_a_hugging_face_sequence_of_class_labels_is_read_as_label_sets(sets, result):

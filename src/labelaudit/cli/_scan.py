@@ -289,7 +289,7 @@ def _output_frame(args: argparse.Namespace, result: Any, table: bool) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     from labelaudit._errors import InvalidInputError, InvalidParameterError
-    from labelaudit.scan import LabelSetScanResult, scan
+    from labelaudit.scan import scan
 
     _check_usage(args)
     _check_pred_probs(args)
@@ -340,9 +340,6 @@ def run(args: argparse.Namespace) -> int:
 
         from labelaudit.report import write_report
 
-        if isinstance(result, LabelSetScanResult):
-            raise InvalidInputError("--report-out: the HTML report does not show label sets "
-                                    f"yet; the table is in {args.out or 'the output above'}")
 
         written = write_report(result, args.report_out, data_name=Path(str(args.data)).name)
         cli.log(args, f"wrote {written}")

@@ -112,15 +112,21 @@ def render_report(
     >>> report.n_items, report.n_flagged, "&lt;b&gt;bad" in report.html
     (2, 1, True)
     """
-    from labelaudit._version import __version__
+    from labelaudit.report._label_sets import label_set_frame, label_set_sections
     from labelaudit.report._load import TextAudit, load_source
-    from labelaudit.report._page import page
 
     top = check_int(top, "top", minimum=1)
     truth_options = {"id": id, "is_error": is_error, "true_label": true_label,
                      "unknown": unknown}
     annotation_options = {"item": item, "annotator": annotator, "label": annotation_label,
                           "annotations": annotation_list}
+    sets = label_set_frame(source)
+    if sets is not None:
+        sections, meta = label_set_sections(sets, truth=truth, truth_options=truth_options,
+                                            top=top)
+        return _assemble(sections, meta, kind="label sets", n_items=len(sets),
+                         n_flagged=int(sets["flagged"].astype(bool).sum()), top=top,
+                         source=data_name or _source_name(source), title=title)
     audit = load_source(source, name=data_name)
     if isinstance(audit, TextAudit):
         sections, meta = _text_sections(audit, truth=truth, annotations=annotations, top=top,
@@ -131,12 +137,27 @@ def render_report(
         sections, meta = _token_sections(audit, truth=truth, annotations=annotations, top=top)
         kind, n_items = "tokens", audit.n_sentences
         n_flagged = int(audit.issues["id"].nunique()) if len(audit.issues) else 0
-    title = title or f"Label audit: {audit.source}"
+    return _assemble(sections, meta, kind=kind, n_items=n_items, n_flagged=n_flagged,
+                     top=top, source=audit.source, title=title)
+
+
+def _source_name(source: object) -> str:
+    return Path(source).name if isinstance(source, (str, Path)) else "scan result"
+
+
+def _assemble(sections: list[tuple[str, str, str]], meta: dict[str, Any], *, kind: str,
+              n_items: int, n_flagged: int, top: int, source: str,
+              title: str | None) -> AuditReport:
+    """The page around the sections: title, subtitle, metadata and footer."""
+    from labelaudit._version import __version__
+    from labelaudit.report._page import page
+
+    title = title or f"Label audit: {source}"
     tasks = {"text": "text classification", "pairs": "sentence-pair classification",
-             "tokens": "token tagging"}
-    subtitle = (f"data: <b>{esc(audit.source)}</b> · task: {esc(tasks[kind])} · "
+             "tokens": "token tagging", "label sets": "multi-label classification"}
+    subtitle = (f"data: <b>{esc(source)}</b> · task: {esc(tasks[kind])} · "
                 f"{fmt_count(n_items)} {'sentences' if kind == 'tokens' else 'items'}")
-    meta.update(kind=kind, n_items=n_items, n_flagged=n_flagged, top=top, source=audit.source)
+    meta.update(kind=kind, n_items=n_items, n_flagged=n_flagged, top=top, source=source)
     footer = (f"Made by labelaudit {esc(__version__)}. This page is self-contained: it loads "
               "nothing from the network.")
     html = page(title=title, subtitle=subtitle, sections=sections, meta=meta, footer=footer)

@@ -143,9 +143,8 @@ def text_audit_from_frame(frame: pd.DataFrame, where: str) -> TextAudit:
     """A scan output table (``labelaudit scan --out``) as a :class:`TextAudit`."""
     if {"missing", "extra", "suggested_label"} <= set(frame.columns):
         raise InvalidInputError(
-            f"{where} is the output of a multi-label scan (label sets): the report shows "
-            "one label per item and does not read label sets yet; the scan's table and "
-            "summary list each item's missing and extra classes")
+            f"{where} is the output of a multi-label scan (label sets), whose report "
+            "labelaudit.report.write_report builds from the scan's table or result")
     missing = [c for c in REQUIRED_COLUMNS if c not in frame.columns]
     if missing:
         raise InvalidInputError(
