@@ -140,6 +140,13 @@ def test_single_label_options_and_bad_data_are_refused(sets):
         labelaudit.scan(rare, label="topics", progress=False)
     with pytest.raises(InvalidParameterError, match="rank_by"):
         labelaudit.scan(sets, label="topics", rank_by="nope")
+    with pytest.raises(InvalidParameterError, match="threshold"):
+        labelaudit.scan(sets, label="topics", threshold=1.5)
+    with pytest.raises(InvalidParameterError, match="top"):
+        labelaudit.scan(sets, label="topics", top=-1)
+    below = labelaudit.scan(sets, label="topics", threshold=0.2, progress=False)
+    assert below.flagged.tolist() == (below.scores["worst_class"] < 0.2).tolist()
+    assert below.flag_rule == "worst_class below 0.2"
 
 
 def test_cli_writes_sets_as_lists_or_joined_text(sets, tmp_path, capsys):

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
-from labelaudit._validation import check_choice, check_int
+from labelaudit._validation import check_choice, check_fraction, check_int
 from labelaudit.registry import LABEL_SET_METHODS, LABEL_SET_SCORERS
 from labelaudit.scan._label_set_result import LabelSetScanResult
 
@@ -185,6 +185,10 @@ def scan_label_sets(
             f"{', '.join(LABEL_SET_SCORERS)}")
     if top is not None and threshold is not None:
         raise InvalidParameterError("give top or threshold, not both")
+    if top is not None:
+        check_int(top, "top", minimum=0)
+    if threshold is not None:
+        check_fraction(threshold, "threshold")
     require_columns(frame, [label])
     id_name = id_column(frame, id)
     base = prepare_text_dataset(frame, text=text, label=None, text_pair=text_pair, id=id_name)
@@ -219,7 +223,7 @@ def scan_label_sets(
     else:
         count = n_issues if top is None else min(int(top), len(order))
         flagged[order[:count]] = True
-        rule = f"the top {count}" + (" (cleanlab's estimate)" if top is None else "")
+        rule = "cleanlab's estimate of the wrong sets" if top is None else f"the top {count}"
     return LabelSetScanResult(
         ids=data.ids, texts=list(data.texts), text_pairs=data.text_pairs,
         label_sets=label_sets, classes=found, pred_probs=probs, member_probs=member_probs,
