@@ -7,7 +7,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install demo test test-all bench bench-detection lint clean browser
+.PHONY: install demo test test-all test-integration bench bench-detection lint clean browser
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -38,6 +38,16 @@ test: $(STAMP) browser
 
 test-all: $(STAMP) browser
 	$(BIN)/python -m pytest -q -p no:cacheprovider -m ""
+
+# The live round trip with a real Label Studio (tests marked integration). Label Studio is
+# installed pinned (the labelstudio extra's version) in an environment of its own: it pins
+# pyarrow<25 and Django-era packages that would move labelaudit's.
+LS_VENV := .venv-labelstudio
+test-integration: $(STAMP)
+	test -x $(LS_VENV)/bin/label-studio || { $(PYTHON) -m venv $(LS_VENV) && \
+	  $(LS_VENV)/bin/pip install -q "label-studio==1.23.2"; }
+	LABEL_STUDIO_BIN=$(LS_VENV)/bin/label-studio $(BIN)/python -m pytest -q -p no:cacheprovider \
+	  -m integration
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks

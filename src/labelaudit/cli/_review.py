@@ -127,6 +127,18 @@ def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     p.add_argument("--from", dest="source", choices=("label-studio", "argilla", "csv"),
                    help="the tool (default: guessed from the file)")
 
+    # -- push and pull: a running Label Studio
+    for name, handler, summary, way in (
+            ("push", run_push, "send the items to a running Label Studio", "--to"),
+            ("pull", run_pull, "bring the answers back from a running Label Studio", "--from")):
+        p = _step(sub, parents, name, handler, summary)
+        p.add_argument(way, dest="tool", choices=("label-studio",), required=True,
+                       help="the tool (label-studio)")
+        p.add_argument("--url", required=True, help="the Label Studio address, such as "
+                       "http://localhost:8080 (the API token comes from LABEL_STUDIO_API_KEY)")
+        p.add_argument("--project", required=True, metavar="TITLE",
+                       help="the Label Studio project's title")
+
 
 def _step(sub: Any, parents: list[argparse.ArgumentParser], name: str, handler: Any,
           summary: str, *, db: bool = True) -> argparse.ArgumentParser:
@@ -225,6 +237,21 @@ def run_export(args: argparse.Namespace) -> int:
     export_items(args.db, args.out, to=args.to, kinds=kinds, predictions=not args.no_predictions,
                  label_config=args.label_config_out)
     cli.log(args, f"wrote {args.out} ({args.to})")
+    return 0
+
+
+def run_push(args: argparse.Namespace) -> int:
+    from labelaudit.review import push_items
+
+    cli.log(args, str(push_items(args.db, url=args.url, project=args.project)))
+    return 0
+
+
+def run_pull(args: argparse.Namespace) -> int:
+    from labelaudit.review import pull_answers
+
+    report = pull_answers(args.db, url=args.url, project=args.project)
+    cli.log(args, f"pulled from {args.url} ({args.project!r}): {report}")
     return 0
 
 

@@ -133,11 +133,11 @@ _MODEL_OPTIONS = {"scorers": None, "preset": None, "model": None, "epochs": None
                   "max_length": None, "batch_size": None, "learning_rate": None,
                   "devices": None, "sweep": 0, "long_texts": None, "pair_mode": None,
                   "score": None, "seeds": 1, "weights": "auto"}
-# The options only the in-memory scan has, and their values when not given.
 # The scan's options that its messages name (library name=dest of the flag).
 _LIBRARY_FLAGS = ("classes", "split", "pred_probs", "score", "annotations", "methods",
                   "weights", "n_seeds=seeds", "sweep", "datalab", "engine", "checkpoint_dir",
                   "preset", "pair_mode", "rank_by", "label_sep")
+# The options only the in-memory scan has, and their values when not given.
 _IN_MEMORY = {"label_sep": None, "split": None, "score": None, "pred_probs": None,
               "annotations": None,
               "methods": None, "rank_by": None, "weights": "auto", "seeds": 1,

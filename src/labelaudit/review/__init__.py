@@ -29,6 +29,9 @@ from labelaudit.review._apply import apply_verdicts, apply_verdicts_file
 from labelaudit.review._export import export_items, label_studio_config
 from labelaudit.review._import import ImportReport as ImportReport
 from labelaudit.review._import import import_answers
+from labelaudit.review._label_studio import LabelStudio as LabelStudio
+from labelaudit.review._label_studio import PushReport as PushReport
+from labelaudit.review._label_studio import pull_answers, push_items
 from labelaudit.review._links import Invitation as Invitation
 from labelaudit.review._links import invite_reviewer
 from labelaudit.review._project import init_review
@@ -76,6 +79,8 @@ __all__ = [
     "invite_reviewer",
     "label_studio_config",
     "open_server",
+    "pull_answers",
+    "push_items",
     "review_results",
     "review_status",
     "serve",

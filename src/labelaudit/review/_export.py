@@ -27,7 +27,7 @@ from labelaudit._validation import check_choice
 from labelaudit.io import atomic_path, write_json
 from labelaudit.review._store import ReviewStore, as_store
 
-__all__ = ["QUESTION", "export_items", "label_studio_config"]
+__all__ = ["QUESTION", "export_items", "label_studio_config", "label_studio_tasks"]
 
 ExportFormat = Literal["label-studio", "argilla", "csv"]
 QUESTION = "label"  # the question's name in both tools
@@ -139,6 +139,14 @@ def export_items(store: ReviewStore | str | Path, path: str | Path, *,
         with atomic_path(label_config) as tmp:
             tmp.write_text(label_studio_config(store) + "\n", encoding="utf-8")
     return path
+
+
+def label_studio_tasks(store: ReviewStore | str | Path, *,
+                       kinds: Iterable[str] = ("review", "sentinel"),
+                       predictions: bool = True) -> list[dict[str, Any]]:
+    """The project's items as Label Studio tasks (``data`` with ``item_id``, ``kind``, the
+    text and the given label; the suggestion as a prediction)."""
+    return [_label_studio_task(item, predictions) for item in _items(as_store(store), kinds)]
 
 
 def _suggests(item: dict[str, Any], predictions: bool) -> bool:

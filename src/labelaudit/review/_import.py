@@ -29,7 +29,7 @@ from labelaudit.review._export import QUESTION
 from labelaudit.review._queue import record_answer
 from labelaudit.review._store import ReviewStore, as_store
 
-__all__ = ["ImportReport", "import_answers"]
+__all__ = ["ImportReport", "import_answers", "import_label_studio_tasks"]
 
 
 @dataclass(frozen=True)
@@ -195,6 +195,19 @@ def import_answers(store: ReviewStore | str | Path, path: str | Path,
         raise InvalidParameterError(f"unknown import source {source!r}")
     if not votes:
         raise InvalidInputError(f"{path}: no answers found to import")
+    return _record_votes(store, votes)
+
+
+def import_label_studio_tasks(store: ReviewStore | str | Path,
+                              tasks: list[dict[str, Any]]) -> ImportReport:
+    """Record the answers of Label Studio tasks (its JSON export, as a list): answers
+    already recorded are counted as repeated, so importing the same tasks twice records
+    nothing new."""
+    return _record_votes(as_store(store), list(_label_studio_votes(tasks)))
+
+
+def _record_votes(store: ReviewStore, votes: list[_Vote]) -> ImportReport:
+    """Each vote recorded in its own transaction, counted by what happened to it."""
     config = store.config
     items = store.items_frame()
     pk_of = {(k, i): int(pk) for k, i, pk in zip(items["kind"], items["item_id"],
