@@ -260,3 +260,47 @@ def test_cli_prints_the_near_chance_warning_before_the_summary(tmp_path):
     warning = done.stderr.index("warning: the model fed all of PureTrain")
     verdict = max(done.stderr.find("No inconsistency"), done.stderr.find("The suspect set"))
     assert 0 <= warning < verdict
+
+
+def test_adaptive_repeats_stop_early_when_clear_and_use_the_maximum_when_not():
+    train = make_task(300, 1)
+    clear = labelaudit.consistency(train, make_task(50, 3, shift=0.7), text="text",
+                                   repeats=10, n_points=3)
+    assert clear.verdict == "inconsistent" and clear.repeats == 3 and clear.max_repeats == 10
+    assert "stopped after 3 of at most 10 repeats" in clear.summary()
+    null = labelaudit.consistency(train, make_task(50, 4), text="text", repeats=8,
+                                  n_points=3, width=0.0)
+    assert null.verdict == "consistent" and null.repeats == 8
+    fixed = labelaudit.consistency(train, make_task(50, 3, shift=0.7), text="text",
+                                   repeats=4, n_points=3, adaptive=False)
+    assert fixed.repeats == 4
+    # the first repeats are the same draws either way
+    assert fixed.curves["PureTrain"].scores[:3].tolist() == \
+        clear.curves["PureTrain"].scores[:3].tolist()
+
+
+def test_a_killed_run_resumes_without_refitting_finished_fits(tmp_path, monkeypatch):
+    import labelaudit.consistency._run as module
+
+    train, suspect = make_task(300, 1), make_task(50, 2)
+    real, calls = module._fit_score, []
+
+    def dies_after_five(*args):
+        if len(calls) == 5:
+            raise KeyboardInterrupt
+        calls.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(module, "_fit_score", dies_after_five)
+    options = {"text": "text", "repeats": 3, "n_points": 3, "adaptive": False,
+               "checkpoint_dir": tmp_path / "fits"}
+    with pytest.raises(KeyboardInterrupt):
+        labelaudit.consistency(train, suspect, **options)
+    assert len(list((tmp_path / "fits").glob("consistency-fit-*.json"))) == 5
+    calls.clear()
+    monkeypatch.setattr(module, "_fit_score", lambda *a: (calls.append(1), real(*a))[1])
+    resumed = labelaudit.consistency(train, suspect, **options)
+    assert len(calls) == resumed.n_fits - 5
+    monkeypatch.setattr(module, "_fit_score", real)
+    fresh = labelaudit.consistency(train, suspect, **{**options, "checkpoint_dir": None})
+    assert resumed.to_dict() == fresh.to_dict()

@@ -42,7 +42,13 @@ def add_parser(subparsers, parents) -> None:
     p.add_argument("--train-size", type=cli.at_least(1), metavar="N",
                    help="w, the training subset of the --corrected schemes (default: --size)")
     p.add_argument("--repeats", type=cli.at_least(2), default=5,
-                   help="redraws of the subsets (default: 5)")
+                   help="redraws of the subsets, at most (default: 5): from 3, more are "
+                   "drawn only while a verdict's interval includes 0 and is wider than 0.02")
+    p.add_argument("--fixed-repeats", dest="adaptive", action="store_false",
+                   help="always draw --repeats redraws")
+    p.add_argument("--checkpoint-dir", metavar="FOLDER",
+                   help="keep every finished fit here; a rerun of an interrupted run reuses "
+                   "them instead of fitting again")
     p.add_argument("--points", dest="n_points", type=cli.at_least(2), default=10, metavar="N",
                    help="prefix sizes per curve (default: 10)")
     p.add_argument("--interval", choices=("t", "bootstrap"), default="t",
@@ -70,6 +76,7 @@ def run(args: argparse.Namespace) -> int:
             tag_column=args.tag_column, scorer=args.scorer, metric=args.metric, size=args.size,
             train_size=args.train_size, repeats=args.repeats, n_points=args.n_points,
             interval=args.interval, random_state=args.seed, workers=args.workers,
+            adaptive=args.adaptive, checkpoint_dir=args.checkpoint_dir,
             engine=args.engine, ray_address=args.ray_address, progress=cli.show_progress(args))
         cli.emit_result(args, result, result.verdict_frame())
     cli.log(args, result.summary())  # after the warnings, which the block prints as it closes

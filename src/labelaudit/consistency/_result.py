@@ -91,6 +91,7 @@ class ConsistencyResult:
     n_fits: int
     random_state: int
     interval: str = "t"
+    max_repeats: int | None = None
 
     @property
     def verdict(self) -> str:
@@ -116,6 +117,7 @@ class ConsistencyResult:
         return {
             "kind": self.kind, "metric": self.metric, "scorer": self.scorer,
             "sizes": dict(self.sizes), "repeats": self.repeats,
+            "max_repeats": self.max_repeats,
             "confidence_level": self.confidence_level, "seed": self.random_state,
             "n_fits": self.n_fits, "interval": self.interval, "verdict": self.verdict,
             "verdicts": {name: {"reference": v.reference, "gap": v.gap, "ci_low": v.ci_low,
@@ -151,7 +153,10 @@ class ConsistencyResult:
                     f"{first.ci_high:.4f}, "
                     f"{self.repeats} repeats).")
         sizes = ", ".join(f"{k}={v}" for k, v in self.sizes.items())
-        lines = [head, f"sizes: {sizes}; {self.n_fits} fits of {self.scorer}"]
+        stopped = (f"; stopped after {self.repeats} of at most {self.max_repeats} repeats, "
+                   "every verdict decided" if self.max_repeats and self.repeats
+                   < self.max_repeats else "")
+        lines = [head, f"sizes: {sizes}; {self.n_fits} fits of {self.scorer}{stopped}"]
         for v in self.verdicts.values():
             lines.append(f"  {v.scheme:<18} vs {v.reference:<14} gap {v.gap:+.4f} "
                          f"[{v.ci_low:+.4f}, {v.ci_high:+.4f}] {v.verdict}")

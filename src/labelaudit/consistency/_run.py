@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import warnings
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -20,7 +22,13 @@ from labelaudit.consistency._result import (
 from labelaudit.consistency._schemes import IDENTIFY, VALIDATE, draw_schemes
 from labelaudit.engine import check_fits, run_fits
 
-__all__ = ["consistency", "curve_grid"]
+__all__ = ["MIN_REPEATS", "consistency", "curve_grid"]
+
+# Adaptive repeats start with this many (a t interval needs a few), then add one at a time
+# (its fits spread over the workers) until every verdict is decided.
+MIN_REPEATS = 3
+# A gap's interval narrower than this decides its verdict even when it includes 0.
+DECIDED_WIDTH = 0.02
 
 TEXT_METRICS = ("accuracy", "macro_f1")
 _BOOTSTRAP = 2000
@@ -71,6 +79,75 @@ def _span_f1(pool: Pool, probs: list[np.ndarray], test: np.ndarray) -> float:
     gold = [pool.data.iob2_tags[i] for i in test]
     num, den = span_f1_counts(tags, gold, plain=pool.plain)
     return float(num.sum() / den.sum()) if den.sum() > 0 else float("nan")
+
+
+class _FitStore:
+    """One small JSON file per finished fit in ``folder``, named by a hash of the data,
+    the scorer, the metric and the fit's items: a rerun of an interrupted run reads them
+    instead of fitting again."""
+
+    def __init__(self, folder: str | Path, pool: Pool, scorer: str, metric: str) -> None:
+        import pickle
+
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        labels = [np.asarray(y).tobytes() for y in pool.labels] if pool.kind == "tokens" \
+            else np.asarray(pool.labels).tobytes()
+        items = getattr(pool.data, "texts", None) or getattr(pool.data, "tokens", None)
+        self.run = hashlib.sha1(pickle.dumps((pool.kind, scorer, metric, labels, items)),
+                                usedforsecurity=False).hexdigest()
+
+    def _path(self, train: np.ndarray, test: np.ndarray) -> Path:
+        key = hashlib.sha1(self.run.encode() + test.tobytes() + b"|" + train.tobytes(),
+                           usedforsecurity=False).hexdigest()
+        return self.folder / f"consistency-fit-{key}.json"
+
+    def load(self, train: np.ndarray, test: np.ndarray) -> float | None:
+        path = self._path(train, test)
+        if not path.is_file():
+            return None
+        try:
+            return float(json.loads(path.read_text())["score"])
+        except (ValueError, KeyError, OSError):
+            return None  # a half-written file of an interrupted run: fit again
+
+    def save(self, train: np.ndarray, test: np.ndarray, score: float) -> None:
+        path = self._path(train, test)
+        partial = path.with_suffix(".part")
+        partial.write_text(json.dumps({"score": score}))
+        partial.replace(path)
+
+
+def _fit_all(tasks: list[tuple[np.ndarray, np.ndarray]], store: _FitStore | None, *,
+             shared: tuple, workers: int, engine: str, ray_address: str | None,
+             bar: Any) -> list[float]:
+    """Every fit's score: from the checkpoint where a finished run saved it, else fitted
+    (and saved as it finishes)."""
+    scores: list[float | None] = [store.load(*t) if store else None for t in tasks]
+    todo = [i for i, s in enumerate(scores) if s is None]
+    bar.update(len(tasks) - len(todo))
+
+    def finished(index: int, score: float) -> None:
+        scores[todo[index]] = score
+        if store is not None:
+            store.save(*tasks[todo[index]], score)
+        bar.update(1)
+
+    run_fits(_fit_score, [tasks[i] for i in todo], shared=shared, workers=workers,
+             engine=engine, ray_address=ray_address, on_result=finished)
+    return [float(s) for s in scores]  # type: ignore[arg-type]
+
+
+def _decided(scores: dict[str, np.ndarray], pairs: dict[str, str],
+             grids: dict[str, np.ndarray], confidence_level: float, width: float) -> bool:
+    """Every compared gap's t interval excludes 0 or is narrower than ``width``: more
+    repeats would not change a verdict."""
+    for name, reference in pairs.items():
+        gaps = _gap(scores[name], scores[reference], grids[name])
+        half = t_half_width(gaps, confidence_level)
+        if not (abs(gaps.mean()) > half or 2 * half < width):
+            return False
+    return True
 
 
 def _curve_fits(draws: list, names: list[str], grids: dict[str, np.ndarray],
@@ -201,6 +278,9 @@ def consistency(
     workers: int = 1,
     engine: str = "local",
     ray_address: str | None = None,
+    adaptive: bool = True,
+    width: float = DECIDED_WIDTH,
+    checkpoint_dir: str | Path | None = None,
     progress: bool = False,
 ) -> ConsistencyResult:
     """Test whether a suspect set is labelled by the same rules as a training set.
@@ -235,7 +315,16 @@ def consistency(
     train_size : int, optional
         w, the training subset of Figure 2 (default ``size``).
     repeats : int, default=5
-        Redraws of every subset; curves are means with a ``confidence_level`` t-band.
+        Redraws of every subset (at most, with ``adaptive``); curves are means with a
+        ``confidence_level`` t-band.
+    adaptive : bool, default=True
+        Start with :data:`MIN_REPEATS` repeats and add one at a time only while some
+        verdict is undecided: its gap's t interval includes 0 and is
+        wider than ``width``. The repeats are drawn as for the full run, so the first k
+        are the same either way.
+    checkpoint_dir : path, optional
+        Keep every finished fit here (one small JSON file each); a rerun of an
+        interrupted run reuses them instead of fitting again.
     interval : {"t", "bootstrap"}, default="t"
         Interval of a verdict's mean gap over repeats: Student's t, or the percentile
         bootstrap over repeats (too narrow with few repeats: about 84 % coverage for a
@@ -257,6 +346,8 @@ def consistency(
     check_choice(interval, "interval", ("t", "bootstrap"))
     check_int(random_state, "random_state", minimum=0)
     check_fits(workers, engine, ray_address)
+    if not 0.0 <= width < 1.0:
+        raise InvalidParameterError(f"width must be in [0, 1); got {width}")
     if not 0.0 < confidence_level < 1.0:
         raise InvalidParameterError(f"confidence_level must be in (0, 1), got {confidence_level}")
     pool = _load(train, suspect, corrected, text, label, text_pair, id, scheme, tag_column)
@@ -275,21 +366,43 @@ def consistency(
                           mistakes=pool.mistakes, extra=w) for _ in range(repeats)]
     names = list(draws[0].schemes)
     grids = {name: curve_grid(len(draws[0].order(name)), n_points) for name in names}
-    tasks, where = _curve_fits(draws, names, grids)
+    pairs = dict(IDENTIFY, **(VALIDATE if pool.mistakes is not None else {}))
+    if pool.mistakes is not None:
+        pairs.update({shape.format("Mistake"): shape.format("Correct") for shape in
+                      ("TestTrain{}", "PureTrain{}", "{}TestTrain", "{}PureTrain")})
     features = model.prepare(pool.data, progress=progress)
-    fitted = run_fits(_fit_score, tasks, shared=(pool, model, features, metric),
-                      workers=workers, engine=engine, ray_address=ray_address,
-                      progress=progress, what="learning curves")
-    scores = {name: np.zeros((repeats, len(grids[name]))) for name in names}
-    for (name, r, k), task in where.items():
-        scores[name][r, k] = fitted[task]
+    store = _FitStore(checkpoint_dir, pool, scorer_name, metric) if checkpoint_dir else None
+    per_repeat = len(_curve_fits(draws[:1], names, grids)[0])
+    scores = {name: np.zeros((0, len(grids[name]))) for name in names}
+    n_fits = 0
+    from labelaudit.models._progress import progress_bar
+
+    with progress_bar(per_repeat * repeats, f"learning curves: {per_repeat} fits a repeat, "
+                      f"{repeats if not adaptive else f'{MIN_REPEATS} to {repeats}'} repeats",
+                      unit=" fits", enabled=progress) as bar:
+        done = 0
+        while done < repeats:
+            upto = min(repeats, max(MIN_REPEATS if adaptive else repeats, done + 1))
+            tasks, where = _curve_fits(draws[done:upto], names, grids)
+            fitted = _fit_all(tasks, store, shared=(pool, model, features, metric),
+                              workers=workers, engine=engine, ray_address=ray_address,
+                              bar=bar)
+            n_fits += len(tasks)
+            batch = {name: np.zeros((upto - done, len(grids[name]))) for name in names}
+            for (name, r, k), task in where.items():
+                batch[name][r, k] = fitted[task]
+            scores = {name: np.vstack([scores[name], batch[name]]) for name in names}
+            done = upto
+            if adaptive and _decided(scores, pairs, grids, confidence_level, width):
+                break
+    repeats_used = done
     curves = {name: SchemeCurve.from_scores(name, grids[name], scores[name], confidence_level)
               for name in names}
-    _near_chance(pool, draws, scores["PureTrain"], metric)
-    pairs = dict(IDENTIFY, **(VALIDATE if pool.mistakes is not None else {}))
+    _near_chance(pool, draws[:repeats_used], scores["PureTrain"], metric)
     boot = np.random.default_rng([random_state, 1])
     verdicts = {}
-    for name, reference in pairs.items():
+    for name, reference in dict(IDENTIFY, **(VALIDATE if pool.mistakes is not None
+                                             else {})).items():
         gaps = _gap(scores[name], scores[reference], grids[name])
         low, high = _interval(gaps, boot, confidence_level, interval)
         verdicts[name] = SchemeVerdict(name, reference, float(gaps.mean()), low, high,
@@ -309,8 +422,8 @@ def consistency(
     if pool.mistakes is not None:
         sizes.update(y=y, w=x if w is None else w, z=len(pool.mistakes))
     return ConsistencyResult(
-        kind=pool.kind, metric=metric, scorer=scorer_name, sizes=sizes, repeats=repeats,
+        kind=pool.kind, metric=metric, scorer=scorer_name, sizes=sizes, repeats=repeats_used,
         confidence_level=confidence_level, curves=curves, verdicts=verdicts,
-        corrections=corrections, n_fits=len(tasks), random_state=random_state,
-        interval=interval)
+        corrections=corrections, n_fits=n_fits, random_state=random_state,
+        interval=interval, max_repeats=repeats)
 

@@ -22,10 +22,12 @@ def check_fits(workers: int, engine: str, ray_address: str | None) -> None:
 
 def run_fits(function: Callable[..., Any], tasks: Sequence[tuple[Any, ...]], *, shared: Any,
              workers: int = 1, engine: str = "local", ray_address: str | None = None,
-             progress: bool = False, what: str = "fits", unit: str = " fits") -> list[Any]:
+             progress: bool = False, what: str = "fits", unit: str = " fits",
+             on_result: Callable[[int, Any], None] | None = None) -> list[Any]:
     """:func:`labelaudit.models.run_tasks` on ``engine`` (``"ray"``: Ray started with every
     core, or the cluster at ``ray_address``; ``"local"``: ``workers`` processes), with a
-    progress bar ``what`` over the tasks; the results in task order.
+    progress bar ``what`` over the tasks; the results in task order. ``on_result(index,
+    result)`` runs here as each task finishes (a checkpoint).
 
     Examples
     --------
@@ -37,5 +39,9 @@ def run_fits(function: Callable[..., Any], tasks: Sequence[tuple[Any, ...]], *, 
 
     with (folds_on(engine, ray_address),
           progress_bar(len(tasks), what, unit=unit, enabled=progress) as bar):
-        return run_tasks(function, tasks, shared=shared, workers=workers,
-                         on_result=lambda *_: bar.update(1))
+        def finished(index: int, result: Any) -> None:
+            if on_result is not None:
+                on_result(index, result)
+            bar.update(1)
+
+        return run_tasks(function, tasks, shared=shared, workers=workers, on_result=finished)
