@@ -280,10 +280,10 @@ def test_adaptive_repeats_stop_early_when_clear_and_use_the_maximum_when_not():
 
 
 def test_a_killed_run_resumes_without_refitting_finished_fits(tmp_path, monkeypatch):
-    import labelaudit.consistency._run as module
+    import labelaudit.consistency._fits as module
 
     train, suspect = make_task(300, 1), make_task(50, 2)
-    real, calls = module._fit_score, []
+    real, calls = module.fit_score, []
 
     def dies_after_five(*args):
         if len(calls) == 5:
@@ -291,16 +291,16 @@ def test_a_killed_run_resumes_without_refitting_finished_fits(tmp_path, monkeypa
         calls.append(1)
         return real(*args)
 
-    monkeypatch.setattr(module, "_fit_score", dies_after_five)
+    monkeypatch.setattr(module, "fit_score", dies_after_five)
     options = {"text": "text", "repeats": 3, "n_points": 3, "adaptive": False,
                "checkpoint_dir": tmp_path / "fits"}
     with pytest.raises(KeyboardInterrupt):
         labelaudit.consistency(train, suspect, **options)
     assert len(list((tmp_path / "fits").glob("consistency-fit-*.json"))) == 5
     calls.clear()
-    monkeypatch.setattr(module, "_fit_score", lambda *a: (calls.append(1), real(*a))[1])
+    monkeypatch.setattr(module, "fit_score", lambda *a: (calls.append(1), real(*a))[1])
     resumed = labelaudit.consistency(train, suspect, **options)
     assert len(calls) == resumed.n_fits - 5
-    monkeypatch.setattr(module, "_fit_score", real)
+    monkeypatch.setattr(module, "fit_score", real)
     fresh = labelaudit.consistency(train, suspect, **{**options, "checkpoint_dir": None})
     assert resumed.to_dict() == fresh.to_dict()

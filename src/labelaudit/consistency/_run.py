@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 import warnings
 from pathlib import Path
 from typing import Any
@@ -13,6 +11,7 @@ import numpy as np
 from labelaudit._errors import InvalidParameterError
 from labelaudit._validation import check_choice, check_int
 from labelaudit.consistency._data import Pool, text_pool, token_pool
+from labelaudit.consistency._fits import FitStore, curve_fits, fit_all
 from labelaudit.consistency._result import (
     ConsistencyResult,
     SchemeCurve,
@@ -20,7 +19,7 @@ from labelaudit.consistency._result import (
     t_half_width,
 )
 from labelaudit.consistency._schemes import IDENTIFY, VALIDATE, draw_schemes
-from labelaudit.engine import check_fits, run_fits
+from labelaudit.engine import check_fits
 
 __all__ = ["MIN_REPEATS", "consistency", "curve_grid"]
 
@@ -46,98 +45,6 @@ def curve_grid(length: int, n_points: int) -> np.ndarray:
     return points[points > 0]
 
 
-def _fit_score(shared: tuple[Pool, Any, Any, str], _slot: Any, train: np.ndarray,
-               test: np.ndarray) -> float:
-    """One point of a curve (a task of :func:`run_tasks`): a fresh copy of the scorer
-    fitted on the prefix ``train``, scored on the new test set."""
-    from labelaudit.models._base import take
-
-    pool, scorer, features, metric = shared
-    labels = take(pool.labels, train)
-    seen = np.unique(np.concatenate([np.asarray(y).ravel() for y in labels])
-                     if pool.kind == "tokens" else labels)
-    if len(seen) < 2 and pool.kind == "text":
-        predicted = np.full(len(test), seen[0])  # one class seen: it is the prediction
-    else:
-        model = scorer.clone().fit(take(features, train), labels, n_classes=len(pool.classes))
-        probs = model.predict_proba(take(features, test))
-        if pool.kind == "tokens":
-            return _span_f1(pool, probs, test)
-        predicted = np.asarray(probs).argmax(axis=1)
-    truth = np.asarray(pool.labels)[test]
-    if metric == "macro_f1":
-        from sklearn.metrics import f1_score
-
-        return float(f1_score(truth, predicted, average="macro"))
-    return float(np.mean(predicted == truth))
-
-
-def _span_f1(pool: Pool, probs: list[np.ndarray], test: np.ndarray) -> float:
-    from labelaudit.tokens._spans import decode_tags, span_f1_counts
-
-    tags = [decode_tags(np.asarray(p), pool.classes, spans=not pool.plain) for p in probs]
-    gold = [pool.data.iob2_tags[i] for i in test]
-    num, den = span_f1_counts(tags, gold, plain=pool.plain)
-    return float(num.sum() / den.sum()) if den.sum() > 0 else float("nan")
-
-
-class _FitStore:
-    """One small JSON file per finished fit in ``folder``, named by a hash of the data,
-    the scorer, the metric and the fit's items: a rerun of an interrupted run reads them
-    instead of fitting again."""
-
-    def __init__(self, folder: str | Path, pool: Pool, scorer: str, metric: str) -> None:
-        import pickle
-
-        self.folder = Path(folder)
-        self.folder.mkdir(parents=True, exist_ok=True)
-        labels = [np.asarray(y).tobytes() for y in pool.labels] if pool.kind == "tokens" \
-            else np.asarray(pool.labels).tobytes()
-        items = getattr(pool.data, "texts", None) or getattr(pool.data, "tokens", None)
-        self.run = hashlib.sha1(pickle.dumps((pool.kind, scorer, metric, labels, items)),
-                                usedforsecurity=False).hexdigest()
-
-    def _path(self, train: np.ndarray, test: np.ndarray) -> Path:
-        key = hashlib.sha1(self.run.encode() + test.tobytes() + b"|" + train.tobytes(),
-                           usedforsecurity=False).hexdigest()
-        return self.folder / f"consistency-fit-{key}.json"
-
-    def load(self, train: np.ndarray, test: np.ndarray) -> float | None:
-        path = self._path(train, test)
-        if not path.is_file():
-            return None
-        try:
-            return float(json.loads(path.read_text())["score"])
-        except (ValueError, KeyError, OSError):
-            return None  # a half-written file of an interrupted run: fit again
-
-    def save(self, train: np.ndarray, test: np.ndarray, score: float) -> None:
-        path = self._path(train, test)
-        partial = path.with_suffix(".part")
-        partial.write_text(json.dumps({"score": score}))
-        partial.replace(path)
-
-
-def _fit_all(tasks: list[tuple[np.ndarray, np.ndarray]], store: _FitStore | None, *,
-             shared: tuple, workers: int, engine: str, ray_address: str | None,
-             bar: Any) -> list[float]:
-    """Every fit's score: from the checkpoint where a finished run saved it, else fitted
-    (and saved as it finishes)."""
-    scores: list[float | None] = [store.load(*t) if store else None for t in tasks]
-    todo = [i for i, s in enumerate(scores) if s is None]
-    bar.update(len(tasks) - len(todo))
-
-    def finished(index: int, score: float) -> None:
-        scores[todo[index]] = score
-        if store is not None:
-            store.save(*tasks[todo[index]], score)
-        bar.update(1)
-
-    run_fits(_fit_score, [tasks[i] for i in todo], shared=shared, workers=workers,
-             engine=engine, ray_address=ray_address, on_result=finished)
-    return [float(s) for s in scores]  # type: ignore[arg-type]
-
-
 def _decided(scores: dict[str, np.ndarray], pairs: dict[str, str],
              grids: dict[str, np.ndarray], confidence_level: float, width: float) -> bool:
     """Every compared gap's t interval excludes 0 or is narrower than ``width``: more
@@ -148,25 +55,6 @@ def _decided(scores: dict[str, np.ndarray], pairs: dict[str, str],
         if not (abs(gaps.mean()) > half or 2 * half < width):
             return False
     return True
-
-
-def _curve_fits(draws: list, names: list[str], grids: dict[str, np.ndarray],
-                ) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict[tuple[str, int, int], int]]:
-    """The fits the curves need, each once (a prefix two schemes share is one fit), and
-    which fit gives each point: ``(scheme, repeat, point) -> task``."""
-    tasks: list[tuple[np.ndarray, np.ndarray]] = []
-    first: dict[bytes, int] = {}
-    where = {}
-    for r, draw in enumerate(draws):
-        for name in names:
-            order = draw.order(name)
-            for k, n in enumerate(grids[name]):
-                key = hashlib.sha1(draw.test.tobytes() + b"|" + order[:n].tobytes()).digest()
-                if key not in first:
-                    first[key] = len(tasks)
-                    tasks.append((order[:n], draw.test))
-                where[name, r, k] = first[key]
-    return tasks, where
 
 
 def _interval(gaps: np.ndarray, rng: np.random.Generator, confidence_level: float,
@@ -371,8 +259,8 @@ def consistency(
         pairs.update({shape.format("Mistake"): shape.format("Correct") for shape in
                       ("TestTrain{}", "PureTrain{}", "{}TestTrain", "{}PureTrain")})
     features = model.prepare(pool.data, progress=progress)
-    store = _FitStore(checkpoint_dir, pool, scorer_name, metric) if checkpoint_dir else None
-    per_repeat = len(_curve_fits(draws[:1], names, grids)[0])
+    store = FitStore(checkpoint_dir, pool, scorer_name, metric) if checkpoint_dir else None
+    per_repeat = len(curve_fits(draws[:1], names, grids)[0])
     scores = {name: np.zeros((0, len(grids[name]))) for name in names}
     n_fits = 0
     from labelaudit.models._progress import progress_bar
@@ -383,8 +271,8 @@ def consistency(
         done = 0
         while done < repeats:
             upto = min(repeats, max(MIN_REPEATS if adaptive else repeats, done + 1))
-            tasks, where = _curve_fits(draws[done:upto], names, grids)
-            fitted = _fit_all(tasks, store, shared=(pool, model, features, metric),
+            tasks, where = curve_fits(draws[done:upto], names, grids)
+            fitted = fit_all(tasks, store, shared=(pool, model, features, metric),
                               workers=workers, engine=engine, ray_address=ray_address,
                               bar=bar)
             n_fits += len(tasks)

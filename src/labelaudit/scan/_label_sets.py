@@ -14,9 +14,10 @@ import numpy as np
 import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
-from labelaudit._validation import check_choice, check_fraction, check_int
+from labelaudit._validation import check_choice, check_int
 from labelaudit.registry import LABEL_SET_METHODS, LABEL_SET_SCORERS
 from labelaudit.scan._label_set_result import LabelSetScanResult
+from labelaudit.scan._options import check_flagging
 
 __all__ = ["label_set_scores", "refuse_for_label_sets", "scan_label_sets"]
 
@@ -183,12 +184,7 @@ def scan_label_sets(
         raise InvalidParameterError(
             f"scorers {bad or names} do not score label sets; multi-label scans take "
             f"{', '.join(LABEL_SET_SCORERS)}")
-    if top is not None and threshold is not None:
-        raise InvalidParameterError("give top or threshold, not both")
-    if top is not None:
-        check_int(top, "top", minimum=0)
-    if threshold is not None:
-        check_fraction(threshold, "threshold")
+    check_flagging(top, threshold)
     require_columns(frame, [label])
     id_name = id_column(frame, id)
     base = prepare_text_dataset(frame, text=text, label=None, text_pair=text_pair, id=id_name)
