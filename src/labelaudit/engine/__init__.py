@@ -32,6 +32,7 @@ from labelaudit.engine._source import Source, is_streamable, resolve_source
 from labelaudit.engine._stream import (
     check_chunk_size,
     check_columns,
+    first_rows,
     first_rows_hold_label_sets,
     iter_frames,
 )
@@ -57,6 +58,7 @@ __all__ = [
     "check_fits",
     "check_output",
     "embed_stream",
+    "first_rows",
     "first_rows_hold_label_sets",
     "fold_ids",
     "folds_on",

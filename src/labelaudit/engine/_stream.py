@@ -22,8 +22,9 @@ from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.engine._source import Source, is_streamable, resolve_source
 from labelaudit.engine._uri import one_line, open_binary, split_query
 
-__all__ = ["Source", "check_chunk_size", "check_columns", "first_rows_hold_label_sets",
-           "is_streamable", "iter_frames", "resolve_source", "split_query"]
+__all__ = ["Source", "check_chunk_size", "check_columns", "first_rows",
+           "first_rows_hold_label_sets", "is_streamable", "iter_frames", "resolve_source",
+           "split_query"]
 
 
 def _columns_of(path: str, fmt: str) -> list[tuple[str, str | None]]:
@@ -200,6 +201,26 @@ def check_chunk_size(chunk_size: object) -> int:
     return chunk_size
 
 
+def first_rows(source: str | Path | Sequence[str | Path], *,
+               columns: Sequence[str] | None = None, rows: int = 1000) -> pd.DataFrame | None:
+    """The first ``rows`` rows of a streamable source (of ``columns``, default all), read
+    cheaply; None when they cannot be read (the reader that follows says why).
+
+    Examples
+    --------
+    >>> first_rows("no/such/file.jsonl") is None
+    True
+    """
+    from labelaudit._errors import LabelAuditError
+
+    if not is_streamable(source):
+        return None
+    try:
+        return next(iter_frames(resolve_source(source), columns=columns, chunk_size=rows), None)
+    except (LabelAuditError, KeyError, OSError, ValueError):
+        return None
+
+
 def first_rows_hold_label_sets(source: str | Path | Sequence[str | Path], column: str,
                                *, rows: int = 1000) -> bool:
     """Whether the first ``rows`` rows of a file's ``column`` hold label sets (lists);
@@ -210,12 +231,7 @@ def first_rows_hold_label_sets(source: str | Path | Sequence[str | Path], column
     >>> first_rows_hold_label_sets("no/such/file.jsonl", "label")
     False
     """
-    from labelaudit._errors import LabelAuditError
     from labelaudit.io import holds_label_sets
 
-    try:
-        first = next(iter_frames(resolve_source(source), columns=[column], chunk_size=rows),
-                     None)
-    except (LabelAuditError, KeyError, OSError, ValueError):
-        return False
+    first = first_rows(source, columns=[column], rows=rows)
     return first is not None and holds_label_sets(first[column])

@@ -18,6 +18,7 @@ import pandas as pd
 
 from labelaudit._errors import InvalidInputError, format_rows
 from labelaudit.evaluate._label_sets import class_metrics
+from labelaudit.io import LABEL_SET_TYPES
 
 __all__ = ["TruthJoin", "join_truth", "read_source"]
 
@@ -75,13 +76,13 @@ def _key(value: object) -> str:
     """An id or a label as text, so that 7, 7.0 and "7" agree across file formats; a label
     set (a list) as its sorted labels joined by ``|``, so that the same set in another
     order is the same label."""
-    if isinstance(value, (list, tuple, set, frozenset, np.ndarray)):
+    if isinstance(value, LABEL_SET_TYPES):
         return "|".join(sorted(_key(v) for v in value))
     return str(plain(value)).strip()
 
 
 def _is_missing(value: object) -> bool:
-    if isinstance(value, (list, tuple, set, frozenset, np.ndarray)):
+    if isinstance(value, LABEL_SET_TYPES):
         return False  # a label set, perhaps the empty one
     return value is None or (not isinstance(value, str) and bool(pd.isna(value)))
 

@@ -6,17 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["class_metrics"]
+from labelaudit.io import LABEL_SET_TYPES, label_set_names
 
-_LISTS = (list, tuple, set, frozenset, np.ndarray)
+__all__ = ["class_metrics"]
 
 
 def _labels(value: object, sep: str) -> set[str]:
-    if isinstance(value, _LISTS):
-        return {str(v) for v in value}
-    if value is None or (isinstance(value, float) and np.isnan(value)):
-        return set()
-    return {part for part in str(value).split(sep) if part}
+    return set(label_set_names(value, sep))
 
 
 def class_metrics(issues: pd.DataFrame, truth: pd.DataFrame, *, id: str,  # noqa: A002
@@ -40,7 +36,7 @@ def class_metrics(issues: pd.DataFrame, truth: pd.DataFrame, *, id: str,  # noqa
     if not {"missing", "extra", label, id} <= set(issues.columns):
         return None
     true = {str(k): v for k, v in zip(truth[id], truth[true_label], strict=True)
-            if isinstance(v, _LISTS) or not pd.isna(v)}
+            if isinstance(v, LABEL_SET_TYPES) or not pd.isna(v)}
     counts: dict[str, list[int]] = {}
     for key, given, missing, extra in zip(issues[id], issues[label], issues["missing"],
                                           issues["extra"], strict=True):

@@ -22,7 +22,14 @@ from labelaudit.io._dataset import (
 )
 from labelaudit.io._folders import check_output_folder, write_manifest, written_folder
 from labelaudit.io._hf import CLASS_NAMES, hf_to_frame
-from labelaudit.io._label_sets import format_label_set, holds_label_sets, read_label_sets
+from labelaudit.io._label_sets import (
+    LABEL_SET_TYPES,
+    format_label_set,
+    holds_label_sets,
+    label_set_names,
+    read_label_sets,
+    refuse_single_label_options,
+)
 from labelaudit.io._labels import check_label_values, label_problem, text_keys
 from labelaudit.io._ledger import ledger_path, record_output, wrote_output
 from labelaudit.io._nested import nested_to_long
@@ -62,6 +69,7 @@ __all__ = [
     "DroppedAnnotationsWarning",
     "FORMATS",
     "ITEM_ALIASES",
+    "LABEL_SET_TYPES",
     "METRIC_NAMES",
     "OUTPUT_SUFFIXES",
     "OverlapWarning",
@@ -95,6 +103,7 @@ __all__ = [
     "json_number",
     "label_kind",
     "label_problem",
+    "label_set_names",
     "ledger_path",
     "nested_to_long",
     "prepare_text_dataset",
@@ -104,6 +113,7 @@ __all__ = [
     "read_table",
     "read_text",
     "record_output",
+    "refuse_single_label_options",
     "render_table",
     "replace_folder",
     "require_columns",

@@ -8,11 +8,13 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from labelaudit._errors import InvalidInputError, format_rows
+from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows
 
-__all__ = ["format_label_set", "holds_label_sets", "read_label_sets"]
+__all__ = ["LABEL_SET_TYPES", "format_label_set", "holds_label_sets", "label_set_names",
+           "read_label_sets", "refuse_single_label_options"]
 
-_LISTS = (list, tuple, set, frozenset, np.ndarray)
+# The values that hold a label set (a list of labels) rather than one label.
+LABEL_SET_TYPES = (list, tuple, set, frozenset, np.ndarray)
 
 
 def holds_label_sets(values: pd.Series | np.ndarray) -> bool:
@@ -23,23 +25,45 @@ def holds_label_sets(values: pd.Series | np.ndarray) -> bool:
     >>> holds_label_sets(pd.Series([["a", "b"], []])), holds_label_sets(pd.Series(["a"]))
     (True, False)
     """
-    return any(isinstance(v, _LISTS) for v in pd.Series(values).to_numpy(dtype=object))
+    return any(isinstance(v, LABEL_SET_TYPES) for v in pd.Series(values).to_numpy(dtype=object))
 
 
 def _is_missing(value: object) -> bool:
     return value is None or (isinstance(value, float) and np.isnan(value))
 
 
+def label_set_names(value: object, sep: str = "|") -> list[str]:
+    """One value's labels as text: a list's items, or text split at ``sep``; a missing
+    value or empty text is the empty set.
+
+    Examples
+    --------
+    >>> label_set_names(["b", "a"]), label_set_names("b|a"), label_set_names(float("nan"))
+    (['b', 'a'], ['b', 'a'], [])
+    """
+    if isinstance(value, LABEL_SET_TYPES):
+        return [str(v) for v in value]
+    if _is_missing(value):
+        return []
+    return [part for part in str(value).split(sep) if part]
+
+
 def _members(value: object, sep: str | None) -> list[str] | None:
-    """The labels of one value as text; None for a scalar in a column of lists."""
-    if isinstance(value, _LISTS):
-        return [str(v).strip() for v in (value.tolist() if isinstance(value, np.ndarray)
-                                          else value)]
-    if sep is None:
+    """The labels of one value as text, white space trimmed; None for a scalar in a
+    column of lists."""
+    if sep is None and not isinstance(value, LABEL_SET_TYPES):
         return None
-    if _is_missing(value) or str(value).strip() == "":
-        return []  # an empty cell of a CSV: the empty set
-    return [part.strip() for part in str(value).split(sep) if part.strip()]
+    return [name for name in (n.strip() for n in label_set_names(value, sep or "|")) if name]
+
+
+def refuse_single_label_options(takes: str, **given: object) -> None:
+    """Options that go with one label per item, given (``name=value``, None when not)
+    for label sets: refused with one line naming them and saying what ``takes`` the sets."""
+    named = [f"{name}=" for name, value in given.items() if value is not None]
+    if named:
+        raise InvalidParameterError(
+            f"the label column holds label sets (multi-label), and {', '.join(named)} "
+            f"{'go' if len(named) > 1 else 'goes'} with one label per item; {takes}")
 
 
 def read_label_sets(values: pd.Series | np.ndarray, *, column: str, ids: np.ndarray,
@@ -80,7 +104,7 @@ def read_label_sets(values: pd.Series | np.ndarray, *, column: str, ids: np.ndar
             "empty list where no class applies")
     if sep is not None:
         holding = sorted({name for s, v in zip(sets, raw, strict=True)
-                          if isinstance(v, _LISTS) for name in s or () if sep in name})
+                          if isinstance(v, LABEL_SET_TYPES) for name in s or () if sep in name})
         if holding:
             raise InvalidInputError(
                 f"the class names {holding[:5]} of column {column!r} hold the separator "

@@ -8,10 +8,10 @@ import numpy as np
 import pandas as pd
 
 from labelaudit._errors import InvalidInputError, format_rows, plain_value
+from labelaudit.io._label_sets import LABEL_SET_TYPES
 
 __all__ = ["check_label_values", "label_problem", "text_keys"]
 
-_LIST_LIKE = (list, tuple, set, frozenset, np.ndarray)
 
 
 def label_problem(values: pd.Series | np.ndarray, *, column: str) -> tuple[np.ndarray, str]:
@@ -20,7 +20,7 @@ def label_problem(values: pd.Series | np.ndarray, *, column: str) -> tuple[np.nd
     positions and ``""`` when every value is one label."""
     series = pd.Series(values) if not isinstance(values, pd.Series) else values
     raw = series.to_numpy(dtype=object)
-    lists = np.fromiter((isinstance(v, _LIST_LIKE) for v in raw), dtype=bool, count=len(raw))
+    lists = np.fromiter((isinstance(v, LABEL_SET_TYPES) for v in raw), dtype=bool, count=len(raw))
     objects = np.fromiter((isinstance(v, Mapping) for v in raw), dtype=bool, count=len(raw))
     rows = np.flatnonzero(lists if lists.any() else objects)
     if not len(rows):

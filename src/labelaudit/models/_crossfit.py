@@ -214,9 +214,15 @@ def _fit_fold(shared: tuple[Scorer, Any, Any, int], device: str | None, train: n
     return model.predict_proba(take(features, held_out))
 
 
-def _fold_tasks(fold_ids: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
-    return [(np.flatnonzero(fold_ids != fold), np.flatnonzero(fold_ids == fold))
-            for fold in np.unique(fold_ids)]
+def _task_folds(scorer: Scorer, features: Any, labels: Any, fold_ids: np.ndarray, *,
+                n_classes: int, bar: Any, **where: Any) -> list[tuple[np.ndarray, Any]]:
+    """Every fold a task of :func:`run_tasks` (``where``: its engine, slots, Ray
+    resources); the held-out positions with their predictions, fold by fold."""
+    tasks = [(np.flatnonzero(fold_ids != fold), np.flatnonzero(fold_ids == fold))
+             for fold in np.unique(fold_ids)]
+    probs = run_tasks(_fit_fold, tasks, shared=(scorer.clone(), features, labels, n_classes),
+                      on_result=lambda *_: bar.update(1), **where)
+    return [(held_out, p) for (_, held_out), p in zip(tasks, probs, strict=True)]
 
 
 def _parallel_folds(scorer: Scorer, features: Any, labels: Any, fold_ids: np.ndarray,
@@ -224,11 +230,8 @@ def _parallel_folds(scorer: Scorer, features: Any, labels: Any, fold_ids: np.nda
                     ) -> list[tuple[np.ndarray, Any]]:
     """Folds fitted at once, one worker process per device (see :func:`run_tasks`); each
     worker takes folds in turn, and a device never holds two."""
-    tasks = _fold_tasks(fold_ids)
-    probs = run_tasks(_fit_fold, tasks, shared=(scorer.clone(), features, labels, n_classes),
-                      engine="local", slots=list(devices),
-                      on_result=lambda *_: bar.update(1))
-    return [(held_out, p) for (_, held_out), p in zip(tasks, probs, strict=True)]
+    return _task_folds(scorer, features, labels, fold_ids, n_classes=n_classes, bar=bar,
+                       engine="local", slots=list(devices))
 
 
 def ray_fold_resources(scorer: Scorer, cluster: dict[str, float]) -> dict[str, float]:
@@ -252,12 +255,9 @@ def _ray_folds(scorer: Scorer, features: Any, labels: Any, fold_ids: np.ndarray,
     import ray
 
     resources = ray_fold_resources(scorer, ray.cluster_resources())
-    tasks = _fold_tasks(fold_ids)
-    probs = run_tasks(_fit_fold, tasks, shared=(scorer.clone(), features, labels, n_classes),
-                      engine="ray", ray_resources=resources,
-                      ray_slot="cuda:0" if resources["num_gpus"] else None,
-                      on_result=lambda *_: bar.update(1))
-    return [(held_out, p) for (_, held_out), p in zip(tasks, probs, strict=True)]
+    return _task_folds(scorer, features, labels, fold_ids, n_classes=n_classes, bar=bar,
+                       engine="ray", ray_resources=resources,
+                       ray_slot="cuda:0" if resources["num_gpus"] else None)
 
 
 def fit_score_pred_probs(

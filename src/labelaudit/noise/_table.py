@@ -154,18 +154,18 @@ def inject_noise_table(
     column = annotations if isinstance(annotations, str) else None
     _check_columns(frame, [label, id, text, text_pair, column, split], id)
     ids = frame[id].to_numpy() if id else np.arange(len(frame))
-    from labelaudit.io import encode_labels, holds_label_sets, read_label_sets
+    from labelaudit.io import (
+        encode_labels,
+        holds_label_sets,
+        read_label_sets,
+        refuse_single_label_options,
+    )
 
     if label_sep is not None or holds_label_sets(frame[label]):
-        given = {"recipe": recipe, "annotations": annotations, "split": split,
-                 "noise_matrix": noise_matrix, "sources": sources,
-                 "swap_input": swap_input or None}
-        named = [f"{k}=" for k, v in given.items() if v is not None]
-        if named:
-            raise InvalidParameterError(
-                f"the label column holds label sets (multi-label), and {', '.join(named)} "
-                "go with one label per item; multi-label noise takes method (uniform or "
-                "class-dependent), rate and random_state")
+        refuse_single_label_options(
+            "multi-label noise takes method (uniform or class-dependent), rate and "
+            "random_state", recipe=recipe, annotations=annotations, split=split,
+            noise_matrix=noise_matrix, sources=sources, swap_input=swap_input or None)
         sets, classes = read_label_sets(frame[label], column=label, ids=ids, sep=label_sep)
         return inject_label_set_noise(sets, classes, method=str(method), rate=rate,  # type: ignore[arg-type]
                                       ids=ids, random_state=random_state)

@@ -10,13 +10,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from labelaudit.io import label_set_names
 from labelaudit.report._html import cell, details_text, esc, fmt_count, fmt_num, fmt_share, table
 from labelaudit.report._sections import fact
 
 __all__ = ["label_set_frame", "label_set_sections"]
 
 _SETS = ("label", "suggested_label", "missing", "extra")
-_LISTS = (list, tuple, set, frozenset, np.ndarray)
 
 
 def _is_label_set_output(frame: pd.DataFrame) -> bool:
@@ -45,31 +45,17 @@ def label_set_frame(source: object) -> pd.DataFrame | None:
         return None
     frame = frame.copy()
     for column in _SETS:
-        frame[column] = [_as_list(v) for v in frame[column]]
+        frame[column] = [label_set_names(v) for v in frame[column]]
     return frame.sort_values("rank", kind="stable").reset_index(drop=True)
 
 
 def _head_is_label_set_output(path: Path) -> bool:
     """Whether the first rows of a table file have a multi-label scan's columns (read
     cheaply, so that other reports do not read their file twice)."""
-    from labelaudit._errors import LabelAuditError
-    from labelaudit.engine import is_streamable, iter_frames, resolve_source
+    from labelaudit.engine import first_rows
 
-    if not is_streamable(path):
-        return False
-    try:
-        head = next(iter_frames(resolve_source(path), chunk_size=50), None)
-    except (LabelAuditError, OSError, ValueError):
-        return False
+    head = first_rows(path, rows=50)
     return head is not None and _is_label_set_output(head)
-
-
-def _as_list(value: object) -> list[str]:
-    if isinstance(value, _LISTS):
-        return [str(v) for v in value]
-    if value is None or (isinstance(value, float) and np.isnan(value)):
-        return []
-    return [part for part in str(value).split("|") if part]
 
 
 def _counts(frame: pd.DataFrame) -> pd.DataFrame:

@@ -19,7 +19,12 @@ from labelaudit.registry import LABEL_SET_METHODS, LABEL_SET_SCORERS
 from labelaudit.scan._label_set_result import LabelSetScanResult
 from labelaudit.scan._options import check_flagging
 
-__all__ = ["label_set_scores", "refuse_for_label_sets", "scan_label_sets"]
+__all__ = ["MULTI_LABEL_SCAN_TAKES", "label_set_scores", "scan_label_sets"]
+
+# What a multi-label scan takes, for the line that refuses single-label options.
+MULTI_LABEL_SCAN_TAKES = ("a multi-label scan takes the columns, label_sep, classes, scorers "
+                          "(tfidf, tfidf-char, embed), rank_by, n_folds, top, threshold, "
+                          "pred_probs, model and cache_dir")
 
 _DEFAULT_METHOD = "worst_class"
 _DEFAULT_SCORERS = ("tfidf-char",)
@@ -114,18 +119,6 @@ def _given_probs(pred_probs: Any, classes: np.ndarray) -> np.ndarray:
         raise InvalidInputError("pred_probs must be probabilities in [0, 1], one per class "
                                 "(sigmoid outputs, not logits)")
     return probs
-
-
-def refuse_for_label_sets(**given: Any) -> None:
-    """Options of the single-label scan that a multi-label scan does not take (given as
-    ``name=value``, None when not given): refused with one line naming them."""
-    named = [f"{name}=" for name, value in given.items() if value is not None]
-    if named:
-        raise InvalidParameterError(
-            f"the label column holds label sets (multi-label), and {', '.join(named)} "
-            f"{'go' if len(named) > 1 else 'goes'} with one label per item; a multi-label "
-            "scan takes the columns, label_sep, classes, scorers (tfidf, tfidf-char, embed), "
-            "rank_by, n_folds, top, threshold, pred_probs, model and cache_dir")
 
 
 def _member(name: Any, *, model: str | None, cache_dir: str | Path | None) -> Any:

@@ -18,14 +18,14 @@ import numpy as np
 from labelaudit._errors import InvalidParameterError
 from labelaudit._validation import check_choice
 from labelaudit.engine import check_engine
-from labelaudit.io import TextDataset, holds_label_sets, read_data
+from labelaudit.io import TextDataset, holds_label_sets, read_data, refuse_single_label_options
 from labelaudit.models import Scorer
 from labelaudit.models._progress import default_progress
 from labelaudit.models._registry import member_keys
 from labelaudit.registry import SCORERS
 from labelaudit.scan._inputs import extra_columns, read_inputs
 from labelaudit.scan._label_set_result import LabelSetScanResult
-from labelaudit.scan._label_sets import refuse_for_label_sets, scan_label_sets
+from labelaudit.scan._label_sets import MULTI_LABEL_SCAN_TAKES, scan_label_sets
 from labelaudit.scan._members import MemberFit, fit_members
 from labelaudit.scan._options import (
     DEFAULT_METHOD,
@@ -238,8 +238,8 @@ def scan(
     """
     frame = read_data(data, split=split)
     if label_sep is not None or (label in frame.columns and holds_label_sets(frame[label])):
-        refuse_for_label_sets(
-            score=score, annotations=annotations, methods=methods,
+        refuse_single_label_options(
+            MULTI_LABEL_SCAN_TAKES, score=score, annotations=annotations, methods=methods,
             weights=None if isinstance(weights, str) and weights == "auto" else weights,
             n_seeds=None if n_seeds == 1 else n_seeds, sweep=sweep or None,
             datalab=datalab or None, engine=None if engine == "local" else engine,

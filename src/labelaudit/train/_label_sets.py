@@ -52,7 +52,7 @@ class MultiLabelBase(Method):
         return F.binary_cross_entropy_with_logits(logits.float(), self._on[step.index])
 
 
-def _check_method(method: str, mode: str | None) -> None:
+def _check_method(method: str) -> None:
     if method not in LABEL_SET_METHODS:
         raise InvalidParameterError(
             f"the label column holds label sets (multi-label), and method {method!r} takes "
@@ -71,7 +71,7 @@ def train_label_sets(frame: pd.DataFrame, *, text: str, label: str, text_pair: s
     from labelaudit.train._model import TrainedModel
 
     started = time.perf_counter()
-    _check_method(method, filter_mode)
+    _check_method(method)
     base = prepare_text_dataset(frame, text=text, label=None, text_pair=text_pair)
     label_sets, classes = read_label_sets(frame[label], column=label, ids=base.ids,
                                           sep=label_sep)
