@@ -228,3 +228,14 @@ def test_a_hugging_face_sequence_of_class_labels_is_read_as_label_sets(sets, res
     from_hub = labelaudit.scan(ds, label="topics", progress=False)
     assert isinstance(from_hub, LabelSetScanResult) and from_hub.classes.tolist() == names
     np.testing.assert_allclose(from_hub.scores["worst_class"], result.scores["worst_class"])
+
+
+def test_a_bad_class_label_id_in_a_sequence_is_named_by_its_row():
+    """datasets refuses such ids when it builds a dataset, so the check is tested alone:
+    every row's ids are checked in one pass, and a bad one is named by its item's row."""
+    from labelaudit.io._hf import _class_name_sets
+
+    rows = pd.Series([[0], [], [1, 7]])
+    with pytest.raises(InvalidInputError, match=r"ids with no name \(7\) in row 2;"):
+        _class_name_sets(rows, ["a", "b"], "topics", "the dataset")
+    assert _class_name_sets(rows.iloc[:2], ["a", "b"], "topics", "d") == [["a"], []]

@@ -83,23 +83,39 @@ def hf_to_frame(dataset: Any, *, split: str | None = None, name: str = "the data
         elif isinstance(getattr(feature, "feature", None), datasets.ClassLabel):
             # a Sequence (List) of ClassLabel: label sets, each id as its name
             names = list(feature.feature.names)
-            frame[column] = [[str(n) for n in _class_names(pd.Series(list(ids), dtype=object),
-                                                           names, column, name).dropna()]
-                             for ids in frame[column]]
+            frame[column] = _class_name_sets(frame[column], names, column, name)
             class_names[column] = names
     frame.attrs[CLASS_NAMES] = class_names
     return frame
 
 
-def _class_names(values: pd.Series, names: list[str], column: str, name: str) -> pd.Series:
-    """ClassLabel ids as their names; -1 and None (no label) as missing values."""
+def _class_name_sets(column_values: pd.Series, names: list[str], column: str,
+                     name: str) -> list[list[str]]:
+    """A ``Sequence(ClassLabel)`` column as label sets of class names: every id of every
+    row checked and named in one pass (a bad id is named by its item's row)."""
+    lists = [list(ids) for ids in column_values]
+    lengths = np.array([len(ids) for ids in lists], dtype=np.int64)
+    flat = pd.Series([i for ids in lists for i in ids], dtype=object)
+    named = _class_names(flat, names, column, name,
+                         rows=np.repeat(np.arange(len(lists)), lengths))
+    ends = np.cumsum(lengths)
+    values = named.to_numpy(dtype=object)
+    return [[str(v) for v in values[end - n:end] if v is not pd.NA]
+            for n, end in zip(lengths, ends, strict=True)]
+
+
+def _class_names(values: pd.Series, names: list[str], column: str, name: str, *,
+                 rows: np.ndarray | None = None) -> pd.Series:
+    """ClassLabel ids as their names; -1 and None (no label) as missing values. A bad id
+    is named by its position, or by ``rows[position]`` when given."""
     ids = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
     bad = ~np.isnan(ids) & ((ids < -1) | (ids >= len(names)) | (ids != np.round(ids)))
     if bad.any():
         shown = ", ".join(str(plain_value(v)) for v in pd.unique(values[bad])[:5])
+        where = np.flatnonzero(bad) if rows is None else np.unique(rows[bad])
         raise InvalidInputError(
             f"{name}: column {column!r} holds ClassLabel ids with no name ({shown}) in "
-            f"{format_rows(np.flatnonzero(bad))}; the feature names {len(names)} classes "
+            f"{format_rows(where)}; the feature names {len(names)} classes "
             f"(ids 0 to {len(names) - 1}: {names[:10]}) and -1 means no label; fix those "
             "ids or the feature's names")
     known = ~np.isnan(ids) & (ids >= 0)
