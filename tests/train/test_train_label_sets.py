@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import labelaudit
-from labelaudit._errors import InvalidParameterError
+from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.cli import main
 from labelaudit.train import evaluate_model, load_model
 
@@ -75,6 +75,10 @@ def test_other_methods_and_options_refuse_label_sets(sets, tiny_st_dir):
         fit(sets, tiny_st_dir, method="seal")
     with pytest.raises(InvalidParameterError, match="noise_rate and filter_detector"):
         fit(sets, tiny_st_dir, method="base", noise_rate=0.1)
+    rare = sets.copy()
+    rare.at[0, "topics"] = ["music"]
+    with pytest.raises(InvalidInputError, match=r"1 class is on a single item: \['music'\]"):
+        fit(rare, tiny_st_dir)
 
 
 def test_cli_trains_evaluates_and_predicts_label_sets(sets, tiny_st_dir, tmp_path, capsys):

@@ -24,6 +24,7 @@ from labelaudit.io._folders import check_output_folder, write_manifest, written_
 from labelaudit.io._hf import CLASS_NAMES, hf_to_frame
 from labelaudit.io._label_sets import (
     LABEL_SET_TYPES,
+    check_label_set_classes,
     format_label_set,
     holds_label_sets,
     label_set_names,
@@ -79,6 +80,7 @@ __all__ = [
     "atomic_path",
     "check_distinct_files",
     "check_input_paths",
+    "check_label_set_classes",
     "check_label_values",
     "check_not_in_model_folder",
     "check_output_folder",

@@ -10,8 +10,8 @@ import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows
 
-__all__ = ["LABEL_SET_TYPES", "format_label_set", "holds_label_sets", "label_set_names",
-           "read_label_sets", "refuse_single_label_options"]
+__all__ = ["LABEL_SET_TYPES", "check_label_set_classes", "format_label_set", "holds_label_sets",
+           "label_set_names", "read_label_sets", "refuse_single_label_options"]
 
 # The values that hold a label set (a list of labels) rather than one label.
 LABEL_SET_TYPES = (list, tuple, set, frozenset, np.ndarray)
@@ -127,6 +127,25 @@ def read_label_sets(values: pd.Series | np.ndarray, *, column: str, ids: np.ndar
             f"column {column!r} has labels outside the classes {names[:10]} in "
             f"{format_rows(ids[np.unique(unknown)])}")
     return Y, np.asarray(names, dtype=object)
+
+
+def check_label_set_classes(label_sets: np.ndarray, classes: np.ndarray) -> None:
+    """Refuse a class that a single item has: a model cannot learn it out of sample.
+
+    Examples
+    --------
+    >>> check_label_set_classes(np.array([[1, 0], [1, 1]]), np.array(["a", "b"]))
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    labelaudit._errors.InvalidInputError: 1 class is on a single item: ['b']; ...
+    """
+    counts = np.asarray(label_sets).sum(axis=0)
+    once = [str(c) for c, n in zip(classes, counts, strict=True) if n < 2]
+    if once:
+        them = "them" if len(once) > 1 else "it"
+        raise InvalidInputError(
+            f"{len(once)} class{'es are' if len(once) > 1 else ' is'} on a single item: "
+            f"{once[:10]}; a model cannot learn {them} out of sample: drop or merge {them}")
 
 
 def format_label_set(row: np.ndarray, classes: np.ndarray, sep: str | None = None

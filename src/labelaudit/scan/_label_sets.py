@@ -85,13 +85,9 @@ def _estimate_issues(label_sets: np.ndarray, pred_probs: np.ndarray) -> int:
 def _check_classes(label_sets: np.ndarray, classes: np.ndarray, n_folds: int) -> None:
     """A class on one item cannot be learned out of sample; so is the set when no class
     varies."""
-    counts = label_sets.sum(axis=0)
-    once = [str(c) for c, n in zip(classes, counts, strict=True) if n < 2]
-    if once:
-        raise InvalidInputError(
-            f"{len(once)} class{'es are' if len(once) > 1 else ' is'} on a single item: "
-            f"{once[:10]}; a model cannot learn {'them' if len(once) > 1 else 'it'} out of "
-            "sample: drop or merge " + ("them" if len(once) > 1 else "it"))
+    from labelaudit.io import check_label_set_classes
+
+    check_label_set_classes(label_sets, classes)
     if len(classes) < 1:
         raise InvalidInputError("no item has a label: the label sets are all empty")
     if len(label_sets) < 2 * n_folds:

@@ -65,7 +65,7 @@ def train_label_sets(frame: pd.DataFrame, *, text: str, label: str, text_pair: s
                      random_state: int, progress: bool) -> Any:
     """A multi-label :class:`TrainedModel` (``settings["multi_label"]``: its probabilities
     are per-class sigmoids); called by :func:`labelaudit.train` for a column of label sets."""
-    from labelaudit.io import prepare_text_dataset, read_label_sets
+    from labelaudit.io import check_label_set_classes, prepare_text_dataset, read_label_sets
     from labelaudit.models import EmbeddingInputs, TextInputs, train_networks
     from labelaudit.train._backbones import embed, network_factory
     from labelaudit.train._model import TrainedModel
@@ -78,10 +78,7 @@ def train_label_sets(frame: pd.DataFrame, *, text: str, label: str, text_pair: s
     if len(classes) < 2:
         raise InvalidInputError(f"column {label!r} has {len(classes)} class in its label sets; "
                                 "at least 2 are needed (one class is binary classification)")
-    once = [str(c) for c, n in zip(classes, label_sets.sum(axis=0), strict=True) if n < 2]
-    if once:
-        raise InvalidInputError(f"{len(once)} class(es) on a single training item: {once[:10]}; "
-                                "drop or merge them (a class needs at least 2 items)")
+    check_label_set_classes(label_sets, classes)
     log: dict[str, Any] = {"n_train": len(base), "random_state": random_state,
                            "multi_label": True}
     keep = np.arange(len(base))
