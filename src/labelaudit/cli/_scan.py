@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from labelaudit.cli import _common as cli
 from labelaudit.registry import (
@@ -11,7 +10,6 @@ from labelaudit.registry import (
     PRESETS,
     RANKING_METHODS,
     SCORERS,
-    STREAMED_SCORERS,
 )
 
 ORDER = 10
@@ -127,27 +125,16 @@ def add_parser(subparsers, parents) -> None:
                    "or the embed member's sentence embeddings")
 
 
-_TUNING = ("epochs", "max_length", "batch_size", "learning_rate", "devices")
-# The options that configure labelaudit's models, and their values when not given.
-_MODEL_OPTIONS = {"scorers": None, "preset": None, "model": None, "epochs": None,
-                  "max_length": None, "batch_size": None, "learning_rate": None,
-                  "devices": None, "sweep": 0, "long_texts": None, "pair_mode": None,
-                  "score": None, "seeds": 1, "weights": "auto"}
 # The scan's options that its messages name (library name=dest of the flag).
 _LIBRARY_FLAGS = ("classes", "split", "pred_probs", "score", "annotations", "methods",
                   "weights", "n_seeds=seeds", "sweep", "datalab", "engine", "checkpoint_dir",
                   "preset", "pair_mode", "rank_by", "label_sep")
-# The options only the in-memory scan has, and their values when not given.
-_IN_MEMORY = {"label_sep": None, "split": None, "score": None, "pred_probs": None,
-              "annotations": None,
-              "methods": None, "rank_by": None, "weights": "auto", "seeds": 1,
-              "datalab": False, "report_out": None, "sweep": 0, "long_texts": None,
-              **{name: None for name in _TUNING}}
-
-
-def _given(args: argparse.Namespace, unset: dict[str, Any]) -> list[str]:
-    """The flags of the options of ``unset`` that were given."""
-    return [cli.flag(args, dest) for dest, value in unset.items() if getattr(args, dest) != value]
+# The options the messages of labelaudit.scan.plan_scan name.
+_PLAN_FLAGS = ("out", "scorers", "preset", "model", "epochs", "max_length", "batch_size",
+               "learning_rate", "devices", "sweep", "long_texts", "pair_mode", "score",
+               "pred_probs", "classes", "n_seeds=seeds", "weights", "label_sep", "split",
+               "annotations", "methods", "rank_by", "datalab", "report_out", "engine",
+               "ray_address")
 
 
 def _check_usage(args: argparse.Namespace) -> None:
@@ -161,103 +148,13 @@ def _check_usage(args: argparse.Namespace) -> None:
     if args.checkpoint_dir is not None and args.pred_probs is not None:
         args.parser.error("--checkpoint-dir keeps the folds of labelaudit's models; with "
                           "--pred-probs no model runs: drop --checkpoint-dir")
-
-
-def _apply_preset(args: argparse.Namespace) -> None:
-    """--preset as the --scorers and fine-tuning options it stands for (the user's own
-    fine-tuning options win)."""
-    from labelaudit.scan import preset_settings
-
-    if args.preset is None:
-        return
-    if args.scorers is not None:
+    # after plan_scan's refusal of --classes or --pred-probs, which comes first
+    if args.preset is not None and args.scorers is not None and args.pred_probs is None \
+            and args.classes is None:
         args.parser.error("--preset names the members: give --preset or --scorers, not both")
-    args.scorers, settings = preset_settings(
-        args.preset, **{k: getattr(args, k) for k in _TUNING if k != "devices"})
-    for key, value in settings.items():
-        setattr(args, key, value)
 
 
-def members(args: argparse.Namespace) -> list[Any] | None:
-    """The ensemble: a name per scorer, or a configured scorer object where --model or the
-    fine-tuning options apply (one per --model for embed and finetune); None for the
-    default members, which scan screens."""
-    from labelaudit._errors import InvalidParameterError
-    from labelaudit.models import make_scorer
-
-    tuning = {k: getattr(args, k) for k in _TUNING if getattr(args, k) is not None}
-    if args.scorers is None and not (tuning or args.model or args.long_texts or args.sweep):
-        return None
-    names = args.scorers or list(SCORERS.default)
-    if args.long_texts and "embed" not in names:
-        raise InvalidParameterError("--long-texts sets the embed scorer: add it to --scorers")
-    if tuning and "finetune" not in names:
-        raise InvalidParameterError(f"{', '.join(cli.flag(args, k) for k in tuning)} "
-                                    f"{'sets' if len(tuning) == 1 else 'set'} the finetune "
-                                    "scorer: add it to --scorers")
-    if args.sweep and "finetune" not in names:
-        raise InvalidParameterError("--sweep tunes the finetune scorer: add it to --scorers")
-    out: list[Any] = []
-    for name in names:
-        if name not in ("embed", "finetune"):
-            out.append(name)
-            continue
-        for model in args.model or [None]:
-            options = (dict(tuning) if name == "finetune" else
-                       {"long_texts": args.long_texts} if args.long_texts else {})
-            out.append(make_scorer(name, model=model, pair_mode=args.pair_mode,
-                                   cache_dir=args.cache_dir, **options))
-    return out
-
-
-def _check_pred_probs(args: argparse.Namespace) -> None:
-    """--pred-probs replaces the models: refuse the flags that configure them."""
-    from labelaudit._errors import InvalidParameterError
-
-    if args.pred_probs is None:
-        if args.classes is not None:
-            raise InvalidParameterError("--classes names the columns of --pred-probs; give "
-                                        "--pred-probs too, or drop --classes")
-        return
-    given = _given(args, _MODEL_OPTIONS)
-    if given:
-        raise InvalidParameterError(
-            f"--pred-probs replaces labelaudit's models, so {', '.join(given)} cannot be "
-            "given with it; drop " + ("them" if len(given) > 1 else "it")
-            + ", or drop --pred-probs")
-
-
-def _streams(args: argparse.Namespace) -> bool:
-    """Whether this scan streams (labelaudit.scan.scan_stream): --engine with nothing
-    that needs every item in memory, or a TF-IDF scan of a file written with --out."""
-    from labelaudit._errors import InvalidParameterError
-
-    given = _given(args, _IN_MEMORY)
-    given += [f"--scorers {name}" for name in args.scorers or () if name not in STREAMED_SCORERS]
-    given += ["--model (more than one)"] if args.model and len(args.model) > 1 else []
-    if args.engine is None:
-        if args.ray_address:
-            raise InvalidParameterError("--ray-address is for --engine ray: add it")
-        if given or args.scorers != ["tfidf"] or not args.out or args.folds < 2:
-            return False
-        from labelaudit.engine import first_rows_hold_label_sets, is_streamable
-
-        return (is_streamable(args.data)
-                and not first_rows_hold_label_sets(args.data, args.label))
-    if given:
-        if args.engine == "ray":
-            return False  # in memory, with its folds as Ray tasks
-        raise InvalidParameterError(
-            f"--engine local streams the tfidf and embed members: {', '.join(given)} "
-            f"need{'s' if len(given) == 1 else ''} every item in memory; drop "
-            f"{'it' if len(given) == 1 else 'them'}, drop --engine, or use --engine ray "
-            "(in memory, its folds as Ray tasks)")
-    if not args.out:
-        raise InvalidParameterError("--engine writes its output in chunks: give --out")
-    return True
-
-
-def _run_stream(args: argparse.Namespace) -> int:
+def _run_stream(args: argparse.Namespace, scorers: list[str] | None) -> int:
     from labelaudit.engine import EmbedOptions
     from labelaudit.scan import scan_stream
 
@@ -266,7 +163,7 @@ def _run_stream(args: argparse.Namespace) -> int:
     with cli.warnings_to_stderr(args), cli.fold_rule(args):
         result = scan_stream(
             args.data, text=args.text, label=args.label, text_pair=args.text_pair, id=args.id,
-            out=args.out, scorers=args.scorers, engine=args.engine or "local",
+            out=args.out, scorers=scorers, engine=args.engine or "local",
             ray_address=args.ray_address, chunk_size=args.chunk_size, n_folds=args.folds,
             random_state=args.seed, top=args.top, threshold=args.threshold,
             resume=args.resume, keep_columns=args.keep_columns, embed=embed,
@@ -276,48 +173,33 @@ def _run_stream(args: argparse.Namespace) -> int:
     return 0
 
 
-def _output_frame(args: argparse.Namespace, result: Any, table: bool) -> Any:
-    """The table to write: label sets as lists, or as text joined by --label-sep (or |)
-    in CSV, TSV and the table view."""
-    from labelaudit.scan import LabelSetScanResult
-
-    if not isinstance(result, LabelSetScanResult):
-        return result.to_table(args.show) if table else result.to_frame()
-    frame = result.to_frame(sep=cli.set_separator(args))
-    return frame.head(args.show) if table and args.show else frame
-
-
 def run(args: argparse.Namespace) -> int:
-    from labelaudit._errors import InvalidInputError, InvalidParameterError
-    from labelaudit.scan import scan
+    from labelaudit._errors import InvalidInputError
+    from labelaudit.scan import output_frame, plan_scan, scan
 
     _check_usage(args)
-    _check_pred_probs(args)
-    with cli.warnings_to_stderr(args):
-        _apply_preset(args)
-    if _streams(args):
-        return _run_stream(args)
-    out = str(args.out or "")
-    if "://" in out or out.endswith("/"):
-        raise InvalidParameterError(
-            f"--out {out}: only a streamed scan writes to a folder or a URI (--engine local "
-            "or ray, with the tfidf and embed members and nothing that needs every item in "
-            "memory); write a local file")
-    weights: Any = args.weights
-    if args.weights not in ("auto", "equal"):
-        try:
-            weights = [float(w) for w in cli.comma_list(args.weights)]
-        except ValueError:
-            raise InvalidParameterError(
-                f"--weights must be auto, equal or numbers; got {args.weights!r}") from None
+    with cli.warnings_to_stderr(args, flags=_PLAN_FLAGS, bare=("engine", "scorers", "out")):
+        plan = plan_scan(
+            args.data, label=args.label, out=args.out, scorers=args.scorers, preset=args.preset,
+            model=args.model, epochs=args.epochs, max_length=args.max_length,
+            batch_size=args.batch_size, learning_rate=args.learning_rate, devices=args.devices,
+            sweep=args.sweep, long_texts=args.long_texts, pair_mode=args.pair_mode,
+            cache_dir=args.cache_dir, score=args.score, pred_probs=args.pred_probs,
+            classes=args.classes, n_seeds=args.seeds, weights=args.weights,
+            label_sep=args.label_sep, split=args.split, annotations=args.annotations,
+            methods=args.methods, rank_by=args.rank_by, datalab=args.datalab,
+            report_out=args.report_out, engine=args.engine, ray_address=args.ray_address,
+            n_folds=args.folds)
+    if plan.streams:
+        return _run_stream(args, plan.scorers)
     with cli.warnings_to_stderr(args, flags=_LIBRARY_FLAGS, bare=("split",)), \
             cli.fold_rule(args):
         result = scan(
             args.data, text=args.text, label=args.label, text_pair=args.text_pair, id=args.id,
             split=args.split, score=args.score, pred_probs=args.pred_probs,
             classes=args.classes, keep_columns=args.keep_columns,
-            scorers=None if args.pred_probs else members(args), methods=args.methods,
-            annotations=args.annotations, rank_by=args.rank_by, weights=weights,
+            scorers=plan.members, methods=args.methods,
+            annotations=args.annotations, rank_by=args.rank_by, weights=plan.weights,
             n_folds=args.folds, n_seeds=args.seeds, random_state=args.seed, top=args.top,
             threshold=args.threshold, pair_mode=args.pair_mode, cache_dir=args.cache_dir,
             sweep=args.sweep, keep=args.keep, progress=cli.show_progress(args),
@@ -325,9 +207,10 @@ def run(args: argparse.Namespace) -> int:
             engine=args.engine or "local", ray_address=args.ray_address,
             checkpoint_dir=args.checkpoint_dir, resume=args.resume, label_sep=args.label_sep)
     cli.log(args, result.summary())
-    table = not args.out and args.format == "table"
+    rows = args.show if not args.out and args.format == "table" else None
     try:
-        cli.emit_output(_output_frame(args, result, table), args, max_colwidth=70)
+        cli.emit_output(output_frame(result, rows=rows, sep=cli.set_separator(args)), args,
+                        max_colwidth=70)
     except Exception as exc:
         if type(exc).__module__.split(".")[0] != "pyarrow" or result.extra is None:
             raise

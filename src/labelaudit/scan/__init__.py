@@ -6,8 +6,9 @@ dataset (NER, POS); both are orchestration only.
 """
 
 from labelaudit._command import make_callable
-from labelaudit.scan._label_set_result import LabelSetScanResult
+from labelaudit.scan._label_set_result import LabelSetScanResult, output_frame
 from labelaudit.scan._label_sets import label_set_scores, scan_label_sets
+from labelaudit.scan._plan import ScanPlan, plan_scan
 from labelaudit.scan._presets import (
     PRESET_FINETUNE,
     PRESETS,
@@ -36,6 +37,7 @@ __all__ = [
     "PRESETS",
     "PRESET_FINETUNE",
     "ScanFacts",
+    "ScanPlan",
     "ScanResult",
     "SlowPresetWarning",
     "StreamScanResult",
@@ -47,6 +49,8 @@ __all__ = [
     "format_scan_summary",
     "label_set_scores",
     "make_token_scorers",
+    "output_frame",
+    "plan_scan",
     "preset_members",
     "preset_settings",
     "scan",

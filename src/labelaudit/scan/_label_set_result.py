@@ -12,7 +12,7 @@ import pandas as pd
 
 from labelaudit.scan._text_result import ScannedTexts
 
-__all__ = ["LabelSetScanResult", "SET_THRESHOLD"]
+__all__ = ["LabelSetScanResult", "SET_THRESHOLD", "output_frame"]
 
 # A class belongs in the suggested label set when its out-of-sample probability is at
 # least this.
@@ -137,3 +137,25 @@ class LabelSetScanResult(ScannedTexts):
                  "extra: it looks wrong):",
                  counts.to_string(index=False)]
         return "\n".join(lines)
+
+
+def output_frame(result: Any, *, rows: int | None = None, sep: str | None = None) -> pd.DataFrame:
+    """The table a scan's result writes: every item (``rows`` None), or the table view of
+    the ``rows`` most suspect (:meth:`ScanResult.to_table`; for label sets the first
+    ``rows``, every item when ``rows`` is 0), a label set as a list or as text joined by
+    ``sep`` (for CSV, TSV and the table view).
+
+    Parameters
+    ----------
+    result : ScanResult or LabelSetScanResult
+    rows : int, optional
+    sep : str, optional
+
+    Returns
+    -------
+    DataFrame
+    """
+    if not isinstance(result, LabelSetScanResult):
+        return result.to_frame() if rows is None else result.to_table(rows)
+    frame = result.to_frame(sep=sep)
+    return frame.head(rows) if rows else frame
