@@ -14,7 +14,6 @@ import importlib
 import pkgutil
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from labelaudit._errors import LabelAuditError
 from labelaudit.cli._common import Parser, add_steps, flag
@@ -50,59 +49,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-# Argument names (``dest``) that hold files a command reads. A list value (``--predictions
-# NAME=FILE``, repeated) names one file per item, the path last. The files a command writes
-# are ``out`` and every ``*_out`` (one rule for every command), and review init's --db.
-_INPUTS = ("data", "score", "issues", "input", "verdicts", "file", "scan", "sentinels_file",
-           "annotations_file", "noise_matrix", "corrected", "train", "val", "predictions",
-           "original", "suspect", "eval", "pred_probs")
-_POSITIONAL = ("data", "issues", "input", "verdicts", "file", "scan", "corrected", "train")
-# Folders a command writes a model to, and arguments that may name a model folder it reads.
-_FOLDER_OUTPUTS = {"model_out": "model", "tapt_out": "tapt"}
-_MODELS = ("model",)
-# Inputs that must exist before any work starts (a hub dataset name passes: see read_data).
-_MUST_EXIST = ("score", "verdicts", "sentinels_file", "annotations_file", "noise_matrix", "val",
-               "predictions", "original", "suspect", "eval", "pred_probs")
-
-
 def _check_outputs(args: argparse.Namespace) -> None:
-    """Before any work: refuse an output that names an input (or the review project), lies
-    inside a model folder, replaces a file or folder labelaudit did not write, or cannot be
-    written; refuse a missing input file and a plot suffix that cannot be drawn."""
-    from labelaudit.io import check_input_paths, check_output_folder, check_output_paths
+    """Before any work, the files the command names (see
+    :func:`labelaudit.io.check_command_paths`)."""
+    from labelaudit.io import check_command_paths
 
-    in_names = list(_INPUTS)
-    out_names = [name for name in vars(args) if name not in _FOLDER_OUTPUTS and
-                 (name == "out" or name.endswith("_out"))]
-    # `review init` creates (or with --overwrite replaces) --db; the other steps read it.
-    (out_names if getattr(args, "review_command", None) == "init" else in_names).append("db")
-    inputs = [("an input file" if name in _POSITIONAL else f"the {flag(args, name)} file", path)
-              for name in in_names for path in _paths(getattr(args, name, None))]
-    check_input_paths([(f"the {flag(args, name)} file", path) for name in _MUST_EXIST
-                       for path in _paths(getattr(args, name, None))])
-    models = [path for name in _MODELS for path in _paths(getattr(args, name, None))
-              if isinstance(path, str) and Path(path).is_dir()]
-    folders = [(name, getattr(args, name, None)) for name in _FOLDER_OUTPUTS]
-    for name, folder in folders:
-        if isinstance(folder, str):
-            check_output_folder(folder, kind=_FOLDER_OUTPUTS[name], name="--out",
-                                inputs=[path for _, path in inputs] + models)
-    check_output_paths(
-        [(flag(args, name), getattr(args, name, None)) for name in out_names],
-        inputs, overwrite=bool(getattr(args, "overwrite", False)),
-        model_folders=models + [f for _, f in folders if isinstance(f, str)],
-        remote=["--out"] if getattr(args, "command", None) == "scan" else [])
-    if isinstance(getattr(args, "plot_out", None), str):
-        from labelaudit.io import figure_path
-
-        figure_path(args.plot_out)
-
-
-def _paths(value: object) -> list[object]:
-    """The file paths an argument holds: itself, or each item's path for a repeated one."""
-    if isinstance(value, list):
-        return [item[-1] if isinstance(item, tuple) else item for item in value]
-    return [value]
+    check_command_paths(
+        vars(args), flag=lambda name: flag(args, name),
+        # `review init` creates (or with --overwrite replaces) --db; the other steps read it.
+        writes=["db"] if getattr(args, "review_command", None) == "init" else [],
+        overwrite=bool(getattr(args, "overwrite", False)),
+        remote=["out"] if getattr(args, "command", None) == "scan" else [])
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -13,6 +13,7 @@ from labelaudit.io._annotation_labels import (
 )
 from labelaudit.io._annotation_table import ITEM_ALIASES, Annotations, DroppedAnnotationsWarning
 from labelaudit.io._annotations import to_annotations
+from labelaudit.io._command_paths import check_command_paths
 from labelaudit.io._dataset import (
     TextDataset,
     align_pred_probs,
@@ -78,6 +79,7 @@ __all__ = [
     "TextDataset",
     "align_pred_probs",
     "atomic_path",
+    "check_command_paths",
     "check_distinct_files",
     "check_input_paths",
     "check_label_set_classes",
