@@ -10,9 +10,9 @@ ORDER = 32
 
 
 _OPTIONS = ("id", "label", "flagged", "verdict", "members=scorers", "confidence_level")
-_LADDER = ("tfidf", "embed", "finetune")
-_TOKEN_LADDER = ("encoder", "finetune")
-_TOKEN_SUFFIXES = (".conll", ".conllu", ".iob", ".iob1", ".iob2", ".bio", ".bioes")
+# The options the messages of labelaudit.impact.check_impact_options name, too.
+_CHECKED = (*_OPTIONS, "predictions", "train", "text", "text_pair", "original",
+            "corrected_label", "scheme", "tag_column")
 
 
 def _prediction(text: str) -> tuple[str, str]:
@@ -25,7 +25,8 @@ def _prediction(text: str) -> tuple[str, str]:
 
 def _scorers(text: str) -> list[str] | None:
     """Argparse type of --scorers: ``ladder`` (every kind, None) or some kinds of rung."""
-    return None if text == "ladder" else cli.choice_list(_LADDER + ("encoder",))(text)
+    return None if text == "ladder" else cli.choice_list(("tfidf", "embed", "finetune",
+                                                          "encoder"))(text)
 
 
 def add_parser(subparsers, parents) -> None:
@@ -69,81 +70,33 @@ def add_parser(subparsers, parents) -> None:
     cli.add_options(p, plot_out="A(x; M) per model against N, .png or .svg")
 
 
-def _members(args: argparse.Namespace, kinds: tuple[str, ...]) -> list[str]:
-    """The kinds of rung asked for, checked against those of this kind of data."""
-    from labelaudit._errors import InvalidParameterError
-
-    if args.scorers is None:
-        return list(kinds)
-    wrong = [m for m in args.scorers if m not in kinds]
-    if wrong:
-        raise InvalidParameterError(
-            f"{cli.flag(args, 'scorers')} {','.join(wrong)} does not go with "
-            f"{'token data' if args.original else 'tables'}; choose ladder or some of "
-            f"{','.join(kinds)}")
-    return list(args.scorers)
-
-
-def _predictions(args: argparse.Namespace) -> dict:
-    """Model name to predictions: the files given, or the ladder fitted on --train."""
-    from labelaudit._errors import InvalidParameterError
+def _fitted(args: argparse.Namespace, members: list[str]) -> dict:
+    """The predictions of the model ladder fitted on --train."""
     from labelaudit.impact import ladder_predictions, token_ladder_predictions
 
-    if args.train and args.predictions:
-        raise InvalidParameterError("give --predictions or --train, not both")
-    if args.predictions:
-        if args.scorers is not None:
-            raise InvalidParameterError(f"{cli.flag(args, 'scorers')} goes with --train")
-        names = [name for name, _ in args.predictions]
-        twice = sorted({n for n in names if names.count(n) > 1})
-        if twice:
-            raise InvalidParameterError(f"model names given twice in --predictions: {twice}")
-        return dict(args.predictions)
-    if not args.train:
-        raise InvalidParameterError("give --predictions NAME=FILE or --train FILE"
-                                    + ("" if args.original else " --text COL"))
     if args.original:
-        members = _members(args, _TOKEN_LADDER)
         cli.log(args, "fitting the token model ladder on " + args.train)
         return token_ladder_predictions(args.train, args.original, members=members,
                                         scheme=cli.tag_scheme(args), tag_column=args.tag_column,
                                         progress=cli.show_progress(args))
-    if not args.text:
-        raise InvalidParameterError("--train needs --text, the text column")
-    members = _members(args, _LADDER)
     cli.log(args, "fitting the model ladder on " + args.train)
     return ladder_predictions(args.train, args.corrected, text=args.text,
                               text_pair=args.text_pair, label=args.train_label, id=args.id,
                               members=members, progress=cli.show_progress(args))
 
 
-def _check_mode(args: argparse.Namespace) -> None:
-    """Token options with token data only, table options with tables only."""
-    from pathlib import Path
-
-    from labelaudit._errors import InvalidParameterError
-
-    if args.original:
-        table_only = [cli.flag(args, name) for name in ("label", "corrected_label", "flagged",
-                                                        "verdict", "text", "text_pair")
-                      if getattr(args, name)]
-        if table_only:
-            raise InvalidParameterError(f"{', '.join(table_only)} go with tables, not with "
-                                        "token data (--original)")
-    elif Path(args.corrected).suffix.lower() in _TOKEN_SUFFIXES:
-        raise InvalidParameterError(
-            f"{args.corrected} looks like a tagged (CoNLL) file: give its original copy with "
-            "--original FILE to measure token data")
-    elif args.scheme != "auto" or args.tag_column != -1:
-        raise InvalidParameterError("--scheme and --tag-column go with token data (--original)")
-
-
 def run(args: argparse.Namespace) -> int:
-    from labelaudit.impact import impact, impact_tokens
+    from labelaudit.impact import check_impact_options, impact, impact_tokens
 
+    with cli.warnings_to_stderr(args, flags=_CHECKED):
+        members = check_impact_options(
+            args.corrected, predictions=args.predictions, train=args.train,
+            original=args.original, members=args.scorers, text=args.text,
+            text_pair=args.text_pair, label=args.label, corrected_label=args.corrected_label,
+            flagged=args.flagged, verdict=args.verdict, scheme=cli.tag_scheme(args),
+            tag_column=args.tag_column)
     with cli.warnings_to_stderr(args, flags=_OPTIONS):
-        _check_mode(args)
-        predictions = _predictions(args)
+        predictions = dict(args.predictions) if members is None else _fitted(args, members)
         if args.original:
             result = impact_tokens(args.corrected, args.original, predictions,
                                    scheme=cli.tag_scheme(args), tag_column=args.tag_column)

@@ -10,6 +10,7 @@ from labelaudit.impact._impact_models import (
     token_ladder_predictions,
     token_model_ladder,
 )
+from labelaudit.impact._impact_options import check_impact_options
 from labelaudit.impact._impact_result import ImpactCurve, ImpactResult, RankFlip
 from labelaudit.impact._impact_sets import PendingVerdictWarning
 from labelaudit.impact._impact_tokens import RetokenisedWarning, impact_tokens
@@ -25,6 +26,7 @@ __all__ = [
     "RankFlip",
     "RetokenisedWarning",
     "SelectionResult",
+    "check_impact_options",
     "flip_point",
     "impact",
     "impact_curve",
