@@ -23,41 +23,11 @@ def add_parser(subparsers, parents) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import numpy as np
-    import pandas as pd
-
-    from labelaudit.io import read_table
     from labelaudit.train import load_model
 
     model = load_model(args.model)
-    frame = read_table(args.data)
-    if args.id is not None and args.id not in frame.columns:
-        from labelaudit._errors import InvalidInputError
-
-        raise InvalidInputError(
-            f"--id {args.id!r}: {args.data} has no such column; its columns are "
-            f"{', '.join(map(repr, map(str, frame.columns[:12])))}"
-            f"{' ...' if len(frame.columns) > 12 else ''}")
-    id_column = args.id or "id"
-    probs = model.predict_proba(frame, text=args.text, text_pair=args.text_pair)
-    if model.multi_label:  # the predicted set, and every class's own probability
-        from labelaudit.io import format_label_set
-
-        sep = cli.set_separator(args)
-        out = pd.DataFrame({"id": frame[id_column].to_numpy() if id_column in frame.columns
-                            else np.arange(len(frame)),
-                            "labels": [format_label_set(row >= 0.5, model.classes, sep)
-                                       for row in probs]})
-        for j, name in enumerate(model.classes):
-            out[f"prob_{name}"] = probs[:, j]
-        cli.emit_output(out, args)
-        return 0
-    k = min(args.top_k, probs.shape[1])
-    top = np.argsort(-probs, axis=1, kind="stable")[:, :k]
-    out = pd.DataFrame({"id": frame[id_column].to_numpy() if id_column in frame.columns
-                        else np.arange(len(frame))})
-    for j in range(k):
-        out[f"label_{j + 1}"] = model.classes[top[:, j]]
-        out[f"prob_{j + 1}"] = probs[np.arange(len(frame)), top[:, j]]
-    cli.emit_output(out, args)
+    with cli.warnings_to_stderr(args, flags=("id",)):
+        table = model.predict_table(args.data, text=args.text, text_pair=args.text_pair,
+                                    id=args.id, top_k=args.top_k, sep=cli.set_separator(args))
+    cli.emit_output(table, args)
     return 0

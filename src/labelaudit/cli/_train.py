@@ -86,19 +86,8 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidParameterError(f"--noise-rate must be in [0, 1); got {args.noise_rate}")
     _check_usage(args)
     evaluation = (read_eval_table(args.eval, label=args.label, where=f"--eval {args.eval}",
-                                  label_sets=True) if args.eval else None)
-    if evaluation is not None:  # sets on one side only: one line now, not after training
-        from labelaudit.engine import first_rows_hold_label_sets
-        from labelaudit.io import holds_label_sets
-
-        sets = (args.label_sep is not None
-                or first_rows_hold_label_sets(args.data, args.label))
-        if (args.label_sep is not None or holds_label_sets(evaluation[args.label])) != sets:
-            raise InvalidParameterError(
-                f"--eval {args.eval}: its {args.label!r} column holds "
-                f"{'label sets' if not sets else 'one label per item'} and the training "
-                f"data's {'label sets' if sets else 'one label per item'}: give both the same "
-                "kind of labels")
+                                  label_sets=True, training=args.data, label_sep=args.label_sep)
+                  if args.eval else None)
     with cli.warnings_to_stderr(args, flags=_OPTIONS):
         model = train(args.data, text=args.text, label=args.label, text_pair=args.text_pair,
                       method=args.method, backbone=args.backbone, model=args.model,

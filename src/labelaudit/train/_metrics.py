@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from labelaudit._errors import InvalidInputError, format_rows
+from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows
 from labelaudit.train._model import TrainedModel
 
 __all__ = ["TrainMetrics", "evaluate_model", "read_eval_table"]
@@ -58,24 +58,36 @@ class TrainMetrics:
 
 
 def read_eval_table(data: pd.DataFrame | str | Path, *, label: str = "label",
-                    where: str = "the evaluation table", label_sets: bool = False
+                    where: str = "the evaluation table", label_sets: bool = False,
+                    training: str | Path | None = None, label_sep: str | None = None
                     ) -> pd.DataFrame:
     """A labelled evaluation table, read, with its label column there, of plain values and
     never missing (checked before any training by ``labelaudit train --eval``); with
-    ``label_sets``, a column of label sets is taken as it is (a multi-label model's)."""
+    ``label_sets``, a column of label sets is taken as it is (a multi-label model's). With
+    ``training``, the training data's file, its labels and the table's must be of one kind:
+    label sets (also when ``label_sep`` is given) or one label per item."""
     from labelaudit.io import check_label_values, holds_label_sets
 
     frame = _read(data)
     if label not in frame.columns:
         raise InvalidInputError(f"{where} has no label column {label!r}; its columns are "
                                 f"{list(map(str, frame.columns[:12]))}")
-    if label_sets and holds_label_sets(frame[label]):
-        return frame
-    check_label_values(frame[label], column=label, where=where)
-    missing = frame[label].isna().to_numpy()
-    if missing.any():
-        raise InvalidInputError(f"{where} has no label in "
-                                f"{format_rows(np.flatnonzero(missing))}")
+    if not (label_sets and holds_label_sets(frame[label])):
+        check_label_values(frame[label], column=label, where=where)
+        missing = frame[label].isna().to_numpy()
+        if missing.any():
+            raise InvalidInputError(f"{where} has no label in "
+                                    f"{format_rows(np.flatnonzero(missing))}")
+    if training is not None:  # sets on one side only: one line now, not after training
+        from labelaudit.engine import first_rows_hold_label_sets
+
+        sets = label_sep is not None or first_rows_hold_label_sets(training, label)
+        if (label_sep is not None or holds_label_sets(frame[label])) != sets:
+            raise InvalidParameterError(
+                f"{where}: its {label!r} column holds "
+                f"{'label sets' if not sets else 'one label per item'} and the training "
+                f"data's {'label sets' if sets else 'one label per item'}: give both the same "
+                "kind of labels")
     return frame
 
 

@@ -96,6 +96,48 @@ class TrainedModel:
             return sets
         return self.classes[probs.argmax(axis=1)]
 
+    def predict_table(self, data: pd.DataFrame | str | Path, *, text: str | None = None,
+                      text_pair: str | None = None, id: str | None = None,  # noqa: A002
+                      top_k: int = 5, sep: str | None = None) -> pd.DataFrame:
+        """The predictions as a table, one row per item of ``data`` (a table or its file).
+
+        Columns: ``id`` (the ``id`` column, else a column named id, else the row number),
+        then the ``top_k`` most probable labels and their probabilities (``label_1,
+        prob_1, label_2...``); for a multi-label model, the predicted set (``labels``: the
+        classes at probability 0.5 or more, a list or text joined by ``sep``) and every
+        class's probability (``prob_<class>``).
+
+        Raises
+        ------
+        InvalidInputError
+            ``id`` names no column of ``data``.
+        """
+        from labelaudit._validation import check_int
+        from labelaudit.io import format_label_set, read_table
+
+        check_int(top_k, "top_k", minimum=1)
+        frame = data if isinstance(data, pd.DataFrame) else read_table(data)
+        if id is not None and id not in frame.columns:
+            where = "the table" if isinstance(data, pd.DataFrame) else data
+            raise InvalidInputError(
+                f"id={id!r}: {where} has no such column; its columns are "
+                f"{', '.join(map(repr, map(str, frame.columns[:12])))}"
+                f"{' ...' if len(frame.columns) > 12 else ''}")
+        column = id or "id"
+        out = pd.DataFrame({"id": frame[column].to_numpy() if column in frame.columns
+                            else np.arange(len(frame))})
+        probs = self.predict_proba(frame, text=text, text_pair=text_pair)
+        if self.multi_label:
+            out["labels"] = [format_label_set(row >= 0.5, self.classes, sep) for row in probs]
+            for j, name in enumerate(self.classes):
+                out[f"prob_{name}"] = probs[:, j]
+            return out
+        top = np.argsort(-probs, axis=1, kind="stable")[:, :top_k]
+        for j in range(top.shape[1]):
+            out[f"label_{j + 1}"] = self.classes[top[:, j]]
+            out[f"prob_{j + 1}"] = probs[np.arange(len(frame)), top[:, j]]
+        return out
+
     def save(self, folder: str | Path, *, overwrite: bool = False) -> Path:
         """Write the model to ``folder``: a JSON description and the network's weights.
 
