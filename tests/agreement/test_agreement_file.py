@@ -45,6 +45,20 @@ def test_a_file_gives_the_report_and_the_tables_of_the_command(crowd_file):
     assert "votes" not in gold.columns and len(gold) == len(report.gold.items)
 
 
+def test_the_tables_asked_for_are_written_one_line_each(crowd_file, tmp_path):
+    data = read_annotation_file(crowd_file)
+    report = data.agreement_report(n_bootstrap=0, confidence=0.9)
+    items, gold = tmp_path / "items.csv", tmp_path / "gold.csv"
+    lines = data.write_tables(report, source=crowd_file, items_out=items, gold_out=gold)
+    assert not items.exists()  # each table is written as its line is asked for
+    assert next(lines) == f"wrote 30 items to {items}" and items.exists()
+    said = next(lines)
+    assert said.startswith(f"wrote {len(report.gold.items)} agreed items to {gold} (gamma ")
+    assert said.endswith(f"at 90% confidence; see {tmp_path / 'gold.noise.json'})")
+    assert list(lines) == [] and len(pd.read_csv(items)) == 30
+    assert list(data.write_tables(report, source=crowd_file)) == []
+
+
 def test_report_summary_is_the_text_the_command_prints(crowd_file):
     data = read_annotation_file(crowd_file, gold="expert")
     report = data.agreement_report(n_bootstrap=20, ties="first")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -79,6 +80,31 @@ class AnnotationFile:
                                          if c == self.nested_column or c in gold.columns])
         extra[self.item_column] = self.frame[self.item_column]
         return gold.merge(extra, on=self.item_column, how="left")
+
+    def write_tables(self, report: AgreementReport, *, source: str | Path,
+                     items_out: str | Path | None = None,
+                     annotators_out: str | Path | None = None,
+                     gold_out: str | Path | None = None) -> Iterator[str]:
+        """Write the tables asked for, one at a time (format by suffix): a row per item
+        (:meth:`items_frame`), a row per annotator, the gold standard with its sidecar
+        (:meth:`write_gold`, ``source`` the annotation file); after each, yield a line that
+        says what it wrote."""
+        from labelaudit.agreement._text import percent
+        from labelaudit.io import write_table
+
+        if items_out:
+            items = self.items_frame(report)
+            write_table(items, items_out)
+            yield f"wrote {len(items)} items to {items_out}"
+        if annotators_out:
+            write_table(report.annotator_table, annotators_out)
+            yield f"wrote {len(report.annotator_table)} annotators to {annotators_out}"
+        if gold_out:
+            gold, sidecar = self.write_gold(report, gold_out, source=source)
+            noise = report.gold.noise
+            yield (f"wrote {len(gold)} agreed items to {Path(gold_out)} (gamma "
+                   f"{percent(noise.gamma)} at {100 * noise.confidence:g}% confidence; see "
+                   f"{sidecar})")
 
     def write_gold(self, report: AgreementReport, out: str | Path, *,
                    source: str | Path) -> tuple[pd.DataFrame, Path]:

@@ -123,8 +123,6 @@ def _emit(args: argparse.Namespace, result, text: str | None = None) -> None:
 
 def run_measure(args: argparse.Namespace) -> int:
     from labelaudit.agreement import read_annotation_file
-    from labelaudit.agreement._text import percent
-    from labelaudit.io import write_table
 
     with cli.warnings_to_stderr(args):  # what was dropped: empty labels, empty lists, --drop-single
         data = read_annotation_file(args.input, item=args.item, annotations=args.annotations,
@@ -138,19 +136,9 @@ def run_measure(args: argparse.Namespace) -> int:
             p_method=args.p_method, level=args.level, n_bootstrap=args.bootstrap,
             drop_single=args.drop_single, random_state=args.seed)
     _emit(args, report, report.summary(source=Path(args.input).name, method=args.method))
-    if args.items_out:
-        items = data.items_frame(report)
-        write_table(items, args.items_out)
-        cli.log(args, f"labelaudit agreement: wrote {len(items)} items to {args.items_out}")
-    if args.annotators_out:
-        write_table(report.annotator_table, args.annotators_out)
-        cli.log(args, f"labelaudit agreement: wrote {len(report.annotator_table)} annotators "
-                f"to {args.annotators_out}")
-    if args.gold_out:
-        gold, sidecar = data.write_gold(report, args.gold_out, source=args.input)
-        cli.log(args, f"labelaudit agreement: wrote {len(gold)} agreed items to "
-                f"{Path(args.gold_out)} (gamma {percent(report.gold.noise.gamma)} at "
-                f"{100 * args.confidence:g}% confidence; see {sidecar})")
+    for line in data.write_tables(report, source=args.input, items_out=args.items_out,
+                                  annotators_out=args.annotators_out, gold_out=args.gold_out):
+        cli.log(args, f"labelaudit agreement: {line}")
     return 0
 
 

@@ -25,7 +25,7 @@ from labelaudit.cli._types import (  # noqa: F401 - the command modules use them
 )
 
 if TYPE_CHECKING:  # pragma: no cover
-    from labelaudit.tokens._schemes import Scheme
+    from labelaudit.tokens import Scheme
 
 # The closing paragraph of the --help of every command that runs torch.
 TORCH_NOTE = """
@@ -225,11 +225,9 @@ def add_folds(parser, *, default: int = 5) -> None:
 def fold_rule(args: argparse.Namespace):
     """The block the library runs in: the number of folds taken as asked when --folds was
     given (see :func:`labelaudit.models.exact_folds`), else lowered for small classes."""
-    from contextlib import nullcontext
-
     from labelaudit.models import exact_folds
 
-    return exact_folds() if getattr(args, "folds_given", False) else nullcontext()
+    return exact_folds(getattr(args, "folds_given", False))
 
 
 def add_backbone_options(parser) -> None:
@@ -298,16 +296,23 @@ def add_output_options(parser, *, what: str = "the result table",
 
 # ---------------------------------------------------------------- output and stderr
 
-def emit_output(frame, args: argparse.Namespace, *, max_colwidth: int = 60) -> None:
+def emit_output(frame, args: argparse.Namespace, *, max_colwidth: int = 60,
+                summary=None) -> None:
     """Write ``frame`` to ``--out`` or to stdout in ``--format`` (see
-    :func:`labelaudit.io.emit`); with ``--out``, say so on stderr unless ``--quiet``."""
-    from labelaudit.io import emit
+    :func:`labelaudit.io.emit`); with ``--out``, say so on stderr unless ``--quiet``. With
+    ``summary`` (a result): its document to ``--summary-out`` when given, then its summary
+    on stderr."""
+    from labelaudit.io import emit, write_json
 
     out = getattr(args, "out", None)
     emit(frame, out, format=None if out else getattr(args, "format", None),
          max_colwidth=max_colwidth)
     if out:
         log(args, f"wrote {len(frame)} rows to {out}")
+    if summary is not None:
+        if getattr(args, "summary_out", None):
+            write_json(summary.to_dict(), args.summary_out)
+        log(args, summary.summary())
 
 
 def set_separator(args: argparse.Namespace) -> str | None:

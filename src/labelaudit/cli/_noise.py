@@ -77,14 +77,14 @@ _LIBRARY_FLAGS = ("text", "sources", "recipe", "annotations", "split", "noise_ma
 
 def run_inject(args: argparse.Namespace) -> int:
     from labelaudit._errors import InvalidParameterError
-    from labelaudit.io import read_table, write_json
+    from labelaudit.io import read_table
     from labelaudit.noise import (
         LabelSetNoiseResult,
+        check_rate,
         inject_noise_table,
         read_noise_matrix,
         read_noise_sources,
     )
-    from labelaudit.noise._common import check_rate
 
     if args.rate is None and args.method != "crowd-majority":
         args.parser.error("--rate is required (except for --method crowd-majority)")
@@ -108,10 +108,7 @@ def run_inject(args: argparse.Namespace) -> int:
     else:
         noised = result.apply_to(frame, label=args.label, text=args.text,
                                  text_pair=args.text_pair)
-    cli.emit_output(noised, args)
-    if args.summary_out:
-        write_json(result.to_dict(), args.summary_out)
-    cli.log(args, result.summary())
+    cli.emit_output(noised, args, summary=result)
     return 0
 
 

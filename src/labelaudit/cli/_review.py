@@ -205,7 +205,6 @@ def run_status(args: argparse.Namespace) -> int:
 
 
 def run_results(args: argparse.Namespace) -> int:
-    from labelaudit.io import write_json
     from labelaudit.review import review_results
 
     results = review_results(args.db, confidence=args.confidence,
@@ -213,10 +212,7 @@ def run_results(args: argparse.Namespace) -> int:
     frame = results.to_frame()
     if not args.out and args.format == "table":
         frame = frame.drop(columns=[c for c in ("text", "text_pair") if c in frame.columns])
-    cli.emit_output(frame, args)
-    if args.summary_out:
-        write_json(results.to_dict(), args.summary_out)
-    cli.log(args, results.summary())
+    cli.emit_output(frame, args, summary=results)
     return 0
 
 

@@ -16,7 +16,7 @@ _OPTIONS = ("noise", "noisy_label", "n_configs=sweep", "seeds", "scorers", "text
 def noise_spec(text: str) -> str:
     """Argparse type of --noise: METHOD:RATE, checked against the noise methods."""
     from labelaudit._errors import InvalidParameterError
-    from labelaudit.impact._select_splits import parse_noise
+    from labelaudit.noise import parse_noise
 
     try:
         parse_noise(text)

@@ -42,7 +42,7 @@ def add_parser(subparsers, parents) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from labelaudit.models._tapt import tapt
+    from labelaudit.models import tapt
 
     with cli.warnings_to_stderr(args, flags=_OPTIONS):
         result = tapt(

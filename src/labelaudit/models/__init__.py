@@ -96,6 +96,7 @@ if TYPE_CHECKING:  # the lazily imported names that other packages use, for type
     from labelaudit.models._loading import load_pretrained as load_pretrained
     from labelaudit.models._runtime import resolve_device as resolve_device
     from labelaudit.models._runtime import torch_setup as torch_setup
+    from labelaudit.models._tapt import tapt as tapt
 
 # Public, but imported on first use (transformers' masked-LM classes and torch are heavy).
 _LAZY = {"tapt": "labelaudit.models._tapt", "TaptResult": "labelaudit.models._tapt",

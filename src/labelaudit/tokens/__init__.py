@@ -19,6 +19,7 @@ from labelaudit.tokens._display import format_issue_table, issues_to_frame
 from labelaudit.tokens._issues import ISSUE_KINDS, TokenIssue
 from labelaudit.tokens._schemes import (
     SCHEMES,
+    Scheme,
     Span,
     convert_tags,
     detect_scheme,
@@ -29,6 +30,7 @@ from labelaudit.tokens._schemes import (
 __all__ = [
     "ISSUE_KINDS",
     "SCHEMES",
+    "Scheme",
     "Span",
     "TokenDataset",
     "TokenIssue",
