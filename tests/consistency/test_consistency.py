@@ -191,6 +191,12 @@ def test_cli_json_plot_and_table(tmp_path):
     assert len(doc["curves"]["PureTrain"]["n"]) == 4
     assert (tmp_path / "curves.png").stat().st_size > 1000
     assert "The suspect set is inconsistent" in done.stderr
+    # the plan comes first: fits a repeat, the range of repeats, about how long
+    [plan] = [line for line in done.stderr.splitlines() if line.startswith("plan:")]
+    assert plan.startswith("plan: 3 schemes x 4 points, 12 fits a repeat, 3 repeats (36 "
+                           "fits); about ")
+    assert plan.endswith(" on 2 workers (priced by one fit timed now)")
+    assert done.stderr.index(plan) < done.stderr.index("The suspect set is inconsistent")
     table = run_cli("train.jsonl", "--suspect", "batch.jsonl", "--text", "text", "--repeats",
                     "2", "--points", "3", "--format", "csv", "--quiet", cwd=tmp_path)
     assert table.returncode == 0, table.stderr

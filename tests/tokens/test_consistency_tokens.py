@@ -71,3 +71,96 @@ def test_corrected_tokens_must_align(tmp_path):
     with pytest.raises(InvalidInputError, match=r"entity types only in the suspect file: "
                                                 r"\['MISC'\]"):
         labelaudit.consistency(train, odd, scorer=scorer())
+
+
+def crf():
+    return EncoderTokenScorer(encode=fake_encode, cache=False)  # the CRF head warm-starts
+
+
+def test_warm_started_curves_keep_the_verdicts_with_the_same_points():
+    train = corpus(40, 0)
+    options = {"scorer": crf(), "repeats": 3, "n_points": 4, "adaptive": False}
+    shifted = labelaudit.consistency(train, corpus(8, 1, swap=True), **options)
+    same = labelaudit.consistency(train, corpus(8, 1), **options)
+    cold = labelaudit.consistency(train, corpus(8, 1, swap=True), **options, warm_start=False)
+    assert shifted.scorer.endswith("(warm-started)") and cold.scorer == "encoder+crf"
+    assert shifted.verdict == cold.verdict == "inconsistent" and same.verdict == "consistent"
+    assert shifted.n_fits == cold.n_fits  # every point is still one fit
+    # the first point of every curve is a fresh fit either way
+    assert shifted.curves["TestTrain"].scores[:, 0].tolist() == \
+        cold.curves["TestTrain"].scores[:, 0].tolist()
+    assert shifted.curves["TestTrain"].scores[:, 1:].tolist() != \
+        cold.curves["TestTrain"].scores[:, 1:].tolist()
+
+
+def test_warm_chains_share_their_common_points_and_parents_come_first():
+    import numpy as np
+
+    from labelaudit.consistency import curve_grid, draw_schemes
+    from labelaudit.consistency._fits import curve_trees
+
+    rng = np.random.default_rng(0)
+    draws = [draw_schemes(60, 20, size=12, rng=rng, mistakes=np.arange(4)) for _ in range(2)]
+    names = list(draws[0].schemes)
+    grids = {n: curve_grid(len(draws[0].order(n)), 5) for n in names}
+    trees, where = curve_trees(draws, names, grids)
+    points = [(test, prefix, parent) for test, nodes in trees for _, prefix, parent in nodes]
+    assert sorted(set(where.values())) == list(range(len(points)))
+    assert len(points) < sum(len(g) for g in grids.values()) * len(draws)  # shared points
+    for _, nodes in trees:
+        assert nodes[0][2] == -1 and all(0 <= p < i for i, (_, _, p) in enumerate(nodes)
+                                         if i)
+        for _, prefix, parent in nodes[1:]:  # a point's parent is a prefix of it
+            before = nodes[parent][1]
+            assert len(before) < len(prefix) and (prefix[:len(before)] == before).all()
+    for (name, r, k), i in where.items():
+        assert (points[i][1] == draws[r].order(name)[:grids[name][k]]).all()
+        assert (points[i][0] == draws[r].test).all()
+    sizes = [sum(len(p) for _, p, _ in nodes) for _, nodes in trees]
+    assert sizes == sorted(sizes, reverse=True)  # the largest task first
+
+
+def test_a_killed_warm_run_resumes_without_refitting_finished_points(tmp_path, monkeypatch):
+    import labelaudit.consistency._fits as module
+
+    train, suspect = corpus(40, 0), corpus(8, 1)
+    real, calls = module.fit_point, []
+
+    def dies_after_seven(*args, **kwargs):
+        if len(calls) == 7:
+            raise KeyboardInterrupt
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, "fit_point", dies_after_seven)
+    options = {"scorer": crf(), "repeats": 3, "n_points": 4, "adaptive": False,
+               "checkpoint_dir": tmp_path / "fits"}
+    with pytest.raises(KeyboardInterrupt):
+        labelaudit.consistency(train, suspect, **options)
+    assert len(list((tmp_path / "fits").glob("consistency-point-*.pkl"))) == 7
+    calls.clear()
+    monkeypatch.setattr(module, "fit_point",
+                        lambda *a, **k: (calls.append(1), real(*a, **k))[1])
+    resumed = labelaudit.consistency(train, suspect, **options)
+    assert len(calls) == resumed.n_fits - 7
+    monkeypatch.setattr(module, "fit_point", real)
+    fresh = labelaudit.consistency(train, suspect, **{**options, "checkpoint_dir": None})
+    assert resumed.to_dict() == fresh.to_dict()
+
+
+def test_warm_curves_in_worker_processes_read_the_vectors_from_one_mapped_file(monkeypatch):
+    import labelaudit.engine._mapped_rows as module
+
+    files = []
+    real = module.MappedRows.__init__
+
+    def opened(self, path, offsets):
+        files.append(path)
+        real(self, path, offsets)
+
+    monkeypatch.setattr(module.MappedRows, "__init__", opened)
+    train, suspect = corpus(40, 0), corpus(8, 1, swap=True)
+    options = {"scorer": crf(), "repeats": 3, "n_points": 3, "adaptive": False}
+    two = labelaudit.consistency(train, suspect, workers=2, **options)
+    assert len(set(files)) == 1  # mapped once here (the workers map it in their own copy)
+    assert two.to_dict() == labelaudit.consistency(train, suspect, **options).to_dict()

@@ -94,3 +94,25 @@ def test_shape_features_and_unknown_head():
     assert f[:, 6].tolist() == [0, 0, 0, 0, 1]  # inner hyphen
     with pytest.raises(InvalidParameterError):
         make_head("svm")
+
+
+def test_crf_warm_start_carries_the_weights_over_to_the_new_scaling_exactly():
+    feats, labels = toy_task(n=40)
+    first = CRFHead(epochs=3).fit(feats[:15], labels[:15], 3)
+    # no warm pass: the same scores on new items although the mean and scale changed
+    carried = CRFHead(warm_epochs=0, min_steps=0).fit(feats, labels, 3, init=first)
+    assert not np.allclose(carried.mean_, first.mean_)
+    for a, b in zip(first.predict_proba(feats), carried.predict_proba(feats), strict=True):
+        assert np.allclose(a, b, atol=1e-5)
+    # warm passes learn from the new items, and the start is left as it was
+    warm = CRFHead(warm_epochs=4, learning_rate=0.05).fit(feats, labels, 3, init=first)
+    before = first.weight_.clone()
+    assert warm.weight_ is not first.weight_ and first.weight_.equal(before)
+
+    def accuracy(head):
+        predicted = np.vstack(head.predict_proba(feats[15:])).argmax(1)
+        return (predicted == np.concatenate(labels[15:])).mean()
+
+    assert accuracy(warm) > accuracy(first)
+    with pytest.raises(InvalidParameterError, match="other classes"):
+        CRFHead().fit(feats, labels, 4, init=first)

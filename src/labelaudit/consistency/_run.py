@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +13,14 @@ import numpy as np
 from labelaudit._errors import InvalidParameterError
 from labelaudit._validation import check_choice, check_int
 from labelaudit.consistency._data import Pool, text_pool, token_pool
-from labelaudit.consistency._fits import FitStore, curve_fits, fit_all
+from labelaudit.consistency._fits import (
+    FitStore,
+    curve_fits,
+    curve_trees,
+    fit_all,
+    fit_all_trees,
+)
+from labelaudit.consistency._plan import describe_plan
 from labelaudit.consistency._result import (
     ConsistencyResult,
     SchemeCurve,
@@ -19,7 +28,7 @@ from labelaudit.consistency._result import (
     t_half_width,
 )
 from labelaudit.consistency._schemes import IDENTIFY, VALIDATE, draw_schemes
-from labelaudit.engine import check_fits
+from labelaudit.engine import check_fits, keep_workers, mapped_rows
 
 __all__ = ["MIN_REPEATS", "consistency", "curve_grid"]
 
@@ -168,8 +177,10 @@ def consistency(
     ray_address: str | None = None,
     adaptive: bool = True,
     width: float = DECIDED_WIDTH,
+    warm_start: bool = True,
     checkpoint_dir: str | Path | None = None,
     progress: bool = False,
+    on_plan: Callable[[str], None] | None = None,
 ) -> ConsistencyResult:
     """Test whether a suspect set is labelled by the same rules as a training set.
 
@@ -210,6 +221,12 @@ def consistency(
         verdict is undecided: its gap's t interval includes 0 and is
         wider than ``width``. The repeats are drawn as for the full run, so the first k
         are the same either way.
+    warm_start : bool, default=True
+        With a scorer that can (the token ``encoder`` with its CRF head), each point of a
+        curve starts from the fit of the point before, whose items are a part of its own,
+        and makes a few passes (the head's ``warm_epochs``, 2) instead of a fresh fit's 8 or
+        more: the verdicts of the CoNLL-2003 runs in ``benchmarks/results`` are the same
+        either way. Other scorers fit every point afresh.
     checkpoint_dir : path, optional
         Keep every finished fit here (one small JSON file each); a rerun of an
         interrupted run reuses them instead of fitting again.
@@ -224,6 +241,9 @@ def consistency(
     engine : {"local", "ray"}
         ``"ray"``: every fit a Ray task, on Ray started with every core or on the cluster
         at ``ray_address``. The result does not depend on the engine or the workers.
+    on_plan : callable, optional
+        Called before the fits with one line: the fits a repeat, the range of repeats and
+        about how long they take (one more fit, of the smallest prefix, is timed for it).
 
     Returns
     -------
@@ -259,23 +279,41 @@ def consistency(
         pairs.update({shape.format("Mistake"): shape.format("Correct") for shape in
                       ("TestTrain{}", "PureTrain{}", "{}TestTrain", "{}PureTrain")})
     features = model.prepare(pool.data, progress=progress)
-    store = FitStore(checkpoint_dir, pool, scorer_name, metric) if checkpoint_dir else None
-    per_repeat = len(curve_fits(draws[:1], names, grids)[0])
+    warm = warm_start and bool(getattr(model, "warm_starts", False))
+    plan: Any = curve_trees if warm else curve_fits
+    fit: Any = fit_all_trees if warm else fit_all
+    store = FitStore(checkpoint_dir, pool, scorer_name, metric,
+                     variant=f"warm {getattr(model, 'head_options', None)}" if warm else ""
+                     ) if checkpoint_dir else None
+    first, where = plan(draws[:1], names, grids)
+    per_repeat = len(set(where.values()))
+    if on_plan is not None:
+        on_plan(describe_plan(
+            pool, model, features, first, warm=warm, n_schemes=len(names), n_points=n_points,
+            repeats=(min(MIN_REPEATS, repeats) if adaptive else repeats, repeats),
+            workers=workers, engine=engine))
     scores = {name: np.zeros((0, len(grids[name]))) for name in names}
     n_fits = 0
     from labelaudit.models._progress import progress_bar
 
-    with progress_bar(per_repeat * repeats, f"learning curves: {per_repeat} fits a repeat, "
-                      f"{repeats if not adaptive else f'{MIN_REPEATS} to {repeats}'} repeats",
-                      unit=" fits", enabled=progress) as bar:
+    with ExitStack() as stack:
+        bar = stack.enter_context(progress_bar(
+            per_repeat * repeats, f"learning curves: {per_repeat} fits a repeat, "
+            f"{repeats if not adaptive else f'{MIN_REPEATS} to {repeats}'} repeats",
+            unit=" fits", enabled=progress))
+        rows = stack.enter_context(mapped_rows(features, enabled=workers > 1
+                                               and engine == "local"))
+        # worker processes map the word vectors from one file instead of a copy each, and
+        # the same workers fit every batch of repeats
+        shared = (pool, model, rows, metric)
+        stack.enter_context(keep_workers(shared, workers, engine))
         done = 0
         while done < repeats:
             upto = min(repeats, max(MIN_REPEATS if adaptive else repeats, done + 1))
-            tasks, where = curve_fits(draws[done:upto], names, grids)
-            fitted = fit_all(tasks, store, shared=(pool, model, features, metric),
-                              workers=workers, engine=engine, ray_address=ray_address,
-                              bar=bar)
-            n_fits += len(tasks)
+            tasks, where = plan(draws[done:upto], names, grids)
+            fitted = fit(tasks, store, shared=shared,
+                         workers=workers, engine=engine, ray_address=ray_address, bar=bar)
+            n_fits += len(fitted)
             batch = {name: np.zeros((upto - done, len(grids[name]))) for name in names}
             for (name, r, k), task in where.items():
                 batch[name][r, k] = fitted[task]
@@ -310,7 +348,9 @@ def consistency(
     if pool.mistakes is not None:
         sizes.update(y=y, w=x if w is None else w, z=len(pool.mistakes))
     return ConsistencyResult(
-        kind=pool.kind, metric=metric, scorer=scorer_name, sizes=sizes, repeats=repeats_used,
+        kind=pool.kind, metric=metric,
+        scorer=f"{scorer_name} (warm-started)" if warm else scorer_name, sizes=sizes,
+        repeats=repeats_used,
         confidence_level=confidence_level, curves=curves, verdicts=verdicts,
         corrections=corrections, n_fits=n_fits, random_state=random_state,
         interval=interval, max_repeats=repeats)

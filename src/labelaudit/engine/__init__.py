@@ -12,7 +12,7 @@ Examples
 from labelaudit.engine._chunk_writer import ChunkWriter
 from labelaudit.engine._chunks import Collector, Columns
 from labelaudit.engine._embed import embed_stream
-from labelaudit.engine._fits import check_fits, run_fits
+from labelaudit.engine._fits import check_fits, keep_workers, run_fits
 from labelaudit.engine._hashing import (
     FoldCounts,
     FoldPrediction,
@@ -23,6 +23,7 @@ from labelaudit.engine._hashing import (
 )
 from labelaudit.engine._heads import EmbedOptions
 from labelaudit.engine._local import LocalRunner
+from labelaudit.engine._mapped_rows import MappedRows, mapped_rows
 from labelaudit.engine._ray import RayRunner
 from labelaudit.engine._ray_connect import check_engine, folds_on
 from labelaudit.engine._resume import Checkpoint, ResumeWarning
@@ -48,6 +49,7 @@ __all__ = [
     "FoldPrediction",
     "HashingOptions",
     "LocalRunner",
+    "MappedRows",
     "RankSorter",
     "RayRunner",
     "ResumeWarning",
@@ -66,6 +68,8 @@ __all__ = [
     "is_folder_output",
     "is_scan_output",
     "is_streamable",
+    "keep_workers",
+    "mapped_rows",
     "iter_frames",
     "resolve_source",
     "run_fits",

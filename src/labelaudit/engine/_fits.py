@@ -8,7 +8,7 @@ from typing import Any
 
 from labelaudit.engine._ray_connect import check_engine, folds_on
 
-__all__ = ["check_fits", "run_fits"]
+__all__ = ["check_fits", "keep_workers", "run_fits"]
 
 
 def check_fits(workers: int, engine: str, ray_address: str | None) -> None:
@@ -45,3 +45,12 @@ def run_fits(function: Callable[..., Any], tasks: Sequence[tuple[Any, ...]], *, 
             bar.update(1)
 
         return run_tasks(function, tasks, shared=shared, workers=workers, on_result=finished)
+
+
+def keep_workers(shared: Any, workers: int, engine: str) -> Any:
+    """A block within which every :func:`run_fits` call with this very ``shared`` object
+    reuses one pool of ``workers`` local processes, started and sent ``shared`` once (the
+    consistency test's batches of repeats); nothing for Ray or one worker."""
+    from labelaudit.models._tasks import worker_pool
+
+    return worker_pool(shared, workers if engine == "local" else 1)

@@ -9,11 +9,14 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-__all__ = ["current_fold_engine", "fold_engine", "run_tasks"]
+__all__ = ["current_fold_engine", "fold_engine", "run_tasks", "worker_pool"]
 
 _FOLD_ENGINE: ContextVar[str] = ContextVar("labelaudit_fold_engine", default="local")
 # What a worker process keeps for its life: the shared object and its slot.
 _WORKER: dict[str, Any] = {}
+# The pool of worker processes kept by worker_pool: (shared, number of workers, executor).
+_KEPT: ContextVar[tuple[Any, int, Any] | None] = ContextVar("labelaudit_worker_pool",
+                                                            default=None)
 
 
 @contextmanager
@@ -28,6 +31,22 @@ def fold_engine(name: str) -> Iterator[None]:
         yield
     finally:
         _FOLD_ENGINE.reset(token)
+
+
+@contextmanager
+def worker_pool(shared: Any, workers: int) -> Iterator[None]:
+    """Within the block, every :func:`run_tasks` call with this very ``shared`` object and
+    ``workers`` local worker processes reuses one pool of them, started (and sent
+    ``shared``) once, instead of starting a pool per call; with one worker, nothing."""
+    if workers < 2:
+        yield
+        return
+    with _executor(shared, [None] * workers) as pool:
+        token = _KEPT.set((shared, workers, pool))
+        try:
+            yield
+        finally:
+            _KEPT.reset(token)
 
 
 def current_fold_engine() -> str:
@@ -88,32 +107,50 @@ def _call_in_worker(function: Callable[..., Any], task: tuple[Any, ...]) -> Any:
     return function(_WORKER["shared"], _WORKER["slot"], *task)
 
 
-def _in_processes(function: Callable[..., Any], tasks: Sequence[tuple[Any, ...]],
-                  shared: Any, slots: list[Any],
-                  on_result: Callable[[int, Any], None] | None) -> list[Any]:
-    """The tasks over one spawned process per slot (spawned, so a worker that takes a GPU
-    owns it from the start); each worker takes tasks in turn."""
+def _executor(shared: Any, slots: list[Any]) -> Any:
+    """A pool of one spawned process per slot (spawned, so a worker that takes a GPU owns
+    it from the start), each keeping ``shared`` and one slot for its life."""
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures import ProcessPoolExecutor
 
     context = multiprocessing.get_context("spawn")
     queue = context.Queue()
     for slot in slots:
         queue.put(slot)
+    return ProcessPoolExecutor(max_workers=len(slots), mp_context=context,
+                               initializer=_start_worker, initargs=(shared, queue))
+
+
+def _in_processes(function: Callable[..., Any], tasks: Sequence[tuple[Any, ...]],
+                  shared: Any, slots: list[Any],
+                  on_result: Callable[[int, Any], None] | None) -> list[Any]:
+    """The tasks over the worker processes: those of the :func:`worker_pool` block for
+    ``shared``, else a pool of one per slot for this call; each worker takes tasks in
+    turn."""
+    kept = _KEPT.get()
+    if kept is not None and kept[0] is shared and kept[1] == len(slots) and not any(slots):
+        return _submit(kept[2], function, tasks, on_result)
+    with _executor(shared, slots) as pool:
+        return _submit(pool, function, tasks, on_result)
+
+
+def _submit(pool: Any, function: Callable[..., Any], tasks: Sequence[tuple[Any, ...]],
+            on_result: Callable[[int, Any], None] | None) -> list[Any]:
+    from concurrent.futures import as_completed
+
     results: list[Any] = [None] * len(tasks)
-    with ProcessPoolExecutor(max_workers=len(slots), mp_context=context,
-                             initializer=_start_worker, initargs=(shared, queue)) as pool:
-        jobs = {pool.submit(_call_in_worker, function, task): i
-                for i, task in enumerate(tasks)}
-        try:
-            for job in as_completed(jobs):
-                i = jobs[job]
-                results[i] = job.result()
-                if on_result is not None:
-                    on_result(i, results[i])
-        except BaseException:
-            pool.shutdown(wait=True, cancel_futures=True)  # the tasks not started never run
-            raise
+    jobs = {pool.submit(_call_in_worker, function, task): i for i, task in enumerate(tasks)}
+    try:
+        for job in as_completed(jobs):
+            i = jobs[job]
+            results[i] = job.result()
+            if on_result is not None:
+                on_result(i, results[i])
+    except BaseException:
+        for job in jobs:
+            job.cancel()  # the tasks not started never run
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
     return results
 
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from labelaudit._errors import InvalidParameterError
 from labelaudit._validation import check_int
-from labelaudit.models._heads import HeadName, make_head, window_features
+from labelaudit.models._heads import CRFHead, HeadName, make_head, window_features
 from labelaudit.models._token_scorer import TokenScorer, check_seed
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -120,12 +120,32 @@ class EncoderTokenScorer(TokenScorer):
         return [window_features(v, toks, window=self.window)
                 for v, toks in zip(vectors, data.tokens, strict=False)]
 
+    @property
+    def warm_starts(self) -> bool:
+        """Whether :meth:`fit` can start from an earlier fit (``init``): the CRF head can."""
+        return self.head == "crf"
+
+    def fit_cost(self, n_items: int, *, warm: bool = False) -> float:
+        """A fit's cost on ``n_items`` sentences in the head's units (the CRF's updates, the
+        linear head's items), to plan a run of many fits."""
+        if self.head != "crf":
+            return float(n_items)
+        return float(CRFHead(**(self.head_options or {})).steps(n_items, warm=warm))
+
     def fit(self, features: Sequence[np.ndarray], labels: Sequence[np.ndarray],
-            n_classes: int) -> EncoderTokenScorer:
+            n_classes: int, *, init: EncoderTokenScorer | None = None) -> EncoderTokenScorer:
+        """Fit the head; with ``init`` (a CRF scorer fitted before on part of these items),
+        start from its head and make the head's ``warm_epochs`` passes."""
         self._check_params()
-        self.head_: Any = make_head(
-            self.head, random_state=self.random_state, **(self.head_options or {})
-        ).fit(features, labels, n_classes)
+        head = make_head(self.head, random_state=self.random_state, **(self.head_options or {}))
+        if init is not None:
+            if not self.warm_starts:
+                raise InvalidParameterError(f"the {self.head} head cannot start from an "
+                                            "earlier fit; the crf head can")
+            self.head_: Any = head.fit(features, labels, n_classes,  # type: ignore[call-arg]
+                                       init=init.head_)
+        else:
+            self.head_ = head.fit(features, labels, n_classes)
         return self
 
     def predict_proba(self, features: Sequence[np.ndarray]) -> list[np.ndarray]:

@@ -1,0 +1,29 @@
+"""The one executor's kept pool: batches of tasks in a worker_pool block run on the same
+worker processes, started once."""
+
+from __future__ import annotations
+
+import os
+
+from labelaudit.engine import keep_workers, run_fits
+from labelaudit.models._tasks import run_tasks, worker_pool
+
+
+def pid_plus(shared, _slot, x):
+    return os.getpid(), shared + x
+
+
+def test_batches_in_a_worker_pool_block_reuse_the_same_processes():
+    shared = 10
+    with worker_pool(shared, 2):
+        first = run_tasks(pid_plus, [(i,) for i in range(6)], shared=shared, workers=2)
+        second = run_tasks(pid_plus, [(i,) for i in range(6)], shared=shared, workers=2)
+    assert [r for _, r in first] == [r for _, r in second] == list(range(10, 16))
+    pids = {p for p, _ in first} | {p for p, _ in second}
+    assert os.getpid() not in pids and len(pids) <= 2
+    # outside the block (or with another shared object) each call starts its own pool
+    third = run_tasks(pid_plus, [(i,) for i in range(4)], shared=shared, workers=2)
+    assert not {p for p, _ in third} & pids
+    with keep_workers(shared, 2, "local"):
+        other = run_fits(pid_plus, [(1,), (2,)], shared=11, workers=2)
+    assert [r for _, r in other] == [12, 13]
