@@ -11,7 +11,7 @@ the training and the dev sentences, each beside ``scan-tokens`` of its dev part.
 
     python -m benchmarks.consistency_speed [--data ../shared/data/conll2003_dev]
         [--corrected] [--repeats 5] [--points 10] [--workers 2] [--no-warm-start]
-        [--fixed-repeats] [--fraction 1.0] [--cost-curve] [--cold]
+        [--fixed-repeats] [--fraction 1.0] [--cost-curve] [--window N] [--model-seed 0] [--cold]
 """
 
 from __future__ import annotations
@@ -57,8 +57,10 @@ def run_once(args: argparse.Namespace, fraction: float) -> dict[str, Any]:
         scan_tokens(dev, scorer=make_token_scorer("encoder", **options))
         scan_s = time.perf_counter() - start
         start = time.perf_counter()
-        result = consistency(training, dev, corrected,
-                             scorer=make_token_scorer("encoder", **options),
+        settings = {**options, "random_state": args.model_seed,
+                    **({"window": args.window} if args.window is not None else {})}
+        model = make_token_scorer("encoder", **settings)
+        result = consistency(training, dev, corrected, scorer=model,
                              repeats=args.repeats, n_points=args.points, progress=True,
                              workers=args.workers, adaptive=args.adaptive,
                              warm_start=args.warm_start,
@@ -85,6 +87,12 @@ def main() -> None:
                         help="use this share of the training and the dev sentences")
     parser.add_argument("--cost-curve", action="store_true",
                         help="identify on 25 %%, 50 %% and 100 %% of the sentences")
+    parser.add_argument("--window", type=int,
+                        help="neighbouring words whose vectors each word's features append "
+                        "in consistency's scorer (default: the scorer's, 1)")
+    parser.add_argument("--model-seed", type=int, default=0,
+                        help="random state of consistency's CRF head (its initial weights and "
+                        "batch order; the draws stay those of seed 0)")
     parser.add_argument("--cold", action="store_true", help="start from an empty cache")
     args = parser.parse_args()
 

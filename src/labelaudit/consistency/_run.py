@@ -225,8 +225,10 @@ def consistency(
         With a scorer that can (the token ``encoder`` with its CRF head), each point of a
         curve starts from the fit of the point before, whose items are a part of its own,
         and makes a few passes (the head's ``warm_epochs``, 2) instead of a fresh fit's 8 or
-        more: the verdicts of the CoNLL-2003 runs in ``benchmarks/results`` are the same
-        either way. Other scorers fit every point afresh.
+        more. On CoNLL-2003 identify gives the verdicts of fresh fits, and validating 11 of
+        their 14, those that differ being the gaps closest to 0
+        (``benchmarks/results/consistency_speed.md``). Other scorers fit every point
+        afresh.
     checkpoint_dir : path, optional
         Keep every finished fit here (one small JSON file each); a rerun of an
         interrupted run reuses them instead of fitting again.
