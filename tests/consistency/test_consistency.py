@@ -138,7 +138,8 @@ def test_fits_in_worker_processes_give_the_same_result():
     """The curve points are independent fits: two spawned workers give what one process
     gives."""
     train, suspect = make_task(300, 1), make_task(50, 4, shift=0.3)
-    one = labelaudit.consistency(train, suspect, text="text", repeats=2, n_points=3)
+    one = labelaudit.consistency(train, suspect, text="text", repeats=2, n_points=3,
+                                 workers=1)
     two = labelaudit.consistency(train, suspect, text="text", repeats=2, n_points=3,
                                  workers=2)
     assert one.to_dict() == two.to_dict()
@@ -148,6 +149,16 @@ def test_fits_in_worker_processes_give_the_same_result():
         labelaudit.consistency(train, suspect, text="text", workers=0)
     with pytest.raises(InvalidParameterError, match="engine"):
         labelaudit.consistency(train, suspect, text="text", engine="spark")
+
+
+def test_the_default_is_one_worker_per_free_core(monkeypatch):
+    import labelaudit.models
+
+    monkeypatch.setattr(labelaudit.models, "default_threads", lambda: 2, raising=False)
+    said = []
+    labelaudit.consistency(make_task(300, 1), make_task(50, 4), text="text", repeats=2,
+                           n_points=2, on_plan=said.append)
+    assert said[0].endswith("on 2 workers (priced by one fit timed now)")
 
 
 def test_macro_f1_metric_and_bad_input():

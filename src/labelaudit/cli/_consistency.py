@@ -59,7 +59,9 @@ def add_parser(subparsers, parents) -> None:
                    help="interval of a verdict's gap over repeats: t (default) or the "
                    "percentile bootstrap (too narrow for few repeats)")
     cli.add_seed(p)
-    cli.add_options(p, "workers", "engine", "ray_address")
+    cli.add_options(p, "engine", "ray_address", workers={
+        "default": None, "help": "processes running the fits at once; the result is the same "
+        "(default: one per free core)"})
     cli.add_output_options(p, what="the verdicts", json="verdicts and every curve",
                            table="the verdict table")
     cli.add_options(p, plot_out="the learning curves with bands, .png or .svg")

@@ -172,7 +172,7 @@ def consistency(
     confidence_level: float = 0.95,
     interval: str = "t",
     random_state: int = 0,
-    workers: int = 1,
+    workers: int | None = None,
     engine: str = "local",
     ray_address: str | None = None,
     adaptive: bool = True,
@@ -238,8 +238,9 @@ def consistency(
         nominal 95 % with 5).
     n_points : int, default=10
         Prefix sizes per curve.
-    workers : int, default=1
-        Processes that fit the curve points at once (the fits are independent).
+    workers : int, optional
+        Processes that fit the curve points at once (the fits are independent); default
+        one per free core (:func:`labelaudit.models.default_threads`).
     engine : {"local", "ray"}
         ``"ray"``: every fit a Ray task, on Ray started with every core or on the cluster
         at ``ray_address``. The result does not depend on the engine or the workers.
@@ -255,6 +256,10 @@ def consistency(
     check_int(n_points, "n_points", minimum=2)
     check_choice(interval, "interval", ("t", "bootstrap"))
     check_int(random_state, "random_state", minimum=0)
+    if workers is None:
+        from labelaudit.models import default_threads
+
+        workers = default_threads()
     check_fits(workers, engine, ray_address)
     if not 0.0 <= width < 1.0:
         raise InvalidParameterError(f"width must be in [0, 1); got {width}")

@@ -94,6 +94,7 @@ if TYPE_CHECKING:  # the lazily imported names that other packages use, for type
     from labelaudit.models._hub import resolve_model_path as resolve_model_path
     from labelaudit.models._loading import keep_umask as keep_umask
     from labelaudit.models._loading import load_pretrained as load_pretrained
+    from labelaudit.models._runtime import default_threads as default_threads
     from labelaudit.models._runtime import resolve_device as resolve_device
     from labelaudit.models._runtime import torch_setup as torch_setup
     from labelaudit.models._tapt import tapt as tapt
