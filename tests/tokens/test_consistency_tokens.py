@@ -164,3 +164,14 @@ def test_warm_curves_in_worker_processes_read_the_vectors_from_one_mapped_file(m
     two = labelaudit.consistency(train, suspect, workers=2, **options)
     assert len(set(files)) == 1  # mapped once here (the workers map it in their own copy)
     assert two.to_dict() == labelaudit.consistency(train, suspect, **options).to_dict()
+
+
+def test_the_default_token_scorer_is_the_encoder_on_each_words_own_vector():
+    from types import SimpleNamespace
+
+    from labelaudit.consistency._run import _scorer
+
+    model, name = _scorer(SimpleNamespace(kind="tokens"), None)
+    assert name == "encoder" and model.window == 0 and model.head == "crf"
+    assert _scorer(SimpleNamespace(kind="tokens"), "encoder")[0].window == 0
+    assert _scorer(SimpleNamespace(kind="tokens"), "finetune")[1] == "finetune"
