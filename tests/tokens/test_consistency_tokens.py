@@ -175,3 +175,19 @@ def test_the_default_token_scorer_is_the_encoder_on_each_words_own_vector():
     assert name == "encoder" and model.window == 0 and model.head == "crf"
     assert _scorer(SimpleNamespace(kind="tokens"), "encoder")[0].window == 0
     assert _scorer(SimpleNamespace(kind="tokens"), "finetune")[1] == "finetune"
+
+
+def test_checkpoints_of_another_scorer_setting_are_not_reused(tmp_path, monkeypatch):
+    import labelaudit.consistency._fits as module
+
+    train, suspect = corpus(40, 0), corpus(8, 1)
+    options = {"repeats": 2, "n_points": 2, "adaptive": False,
+               "checkpoint_dir": tmp_path / "fits"}
+    first = labelaudit.consistency(train, suspect, scorer=crf(), **options)
+    real, calls = module.fit_point, []
+    monkeypatch.setattr(module, "fit_point", lambda *a, **k: (calls.append(1), real(*a, **k))[1])
+    labelaudit.consistency(train, suspect, scorer=crf(), **options)
+    assert calls == []  # the same settings: every point read back
+    wider = EncoderTokenScorer(encode=fake_encode, cache=False, window=2)
+    labelaudit.consistency(train, suspect, scorer=wider, **options)
+    assert len(calls) == first.n_fits  # another window: every point fitted again

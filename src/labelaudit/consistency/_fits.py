@@ -14,7 +14,28 @@ from labelaudit.consistency._data import Pool
 from labelaudit.engine import run_fits
 
 __all__ = ["FitStore", "curve_fits", "curve_trees", "fit_all", "fit_all_trees", "fit_point",
-           "fit_score", "fit_tree"]
+           "fit_score", "fit_tree", "settings_key"]
+
+
+def settings_key(scorer: Any) -> str:
+    """The scorer's settings that change its fits, as text for a checkpoint's key: the
+    fields of a dataclass scorer that hold plain values (not functions or objects)."""
+    import dataclasses
+
+    plain = (str, int, float, bool, type(None))
+
+    def is_plain(value: Any) -> bool:
+        if isinstance(value, (list, tuple)):
+            return all(is_plain(v) for v in value)
+        if isinstance(value, dict):
+            return all(isinstance(k, str) and is_plain(v) for k, v in value.items())
+        return isinstance(value, plain)
+
+    if not dataclasses.is_dataclass(scorer):
+        return type(scorer).__name__
+    return repr(sorted((f.name, getattr(scorer, f.name)) for f in dataclasses.fields(scorer)
+                       if f.name not in ("progress", "cache_dir")
+                       and is_plain(getattr(scorer, f.name))))
 
 
 def fit_point(pool: Pool, scorer: Any, features: Any, metric: str, train: np.ndarray,

@@ -19,6 +19,7 @@ from labelaudit.consistency._fits import (
     curve_trees,
     fit_all,
     fit_all_trees,
+    settings_key,
 )
 from labelaudit.consistency._plan import describe_plan
 from labelaudit.consistency._result import (
@@ -296,7 +297,7 @@ def consistency(
     plan: Any = curve_trees if warm else curve_fits
     fit: Any = fit_all_trees if warm else fit_all
     store = FitStore(checkpoint_dir, pool, scorer_name, metric,
-                     variant=f"warm {getattr(model, 'head_options', None)}" if warm else ""
+                     variant=("warm " if warm else "") + settings_key(model)
                      ) if checkpoint_dir else None
     first, where = plan(draws[:1], names, grids)
     per_repeat = len(set(where.values()))
