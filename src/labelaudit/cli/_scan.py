@@ -223,7 +223,6 @@ def run(args: argparse.Namespace) -> int:
 
         from labelaudit.report import write_report
 
-
         written = write_report(result, args.report_out, data_name=Path(str(args.data)).name)
         cli.log(args, f"wrote {written}")
     return 0

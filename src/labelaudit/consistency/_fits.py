@@ -1,4 +1,5 @@
-"""The fits of the learning curves: one fresh model per curve point, each fit once, run
+"""The fits of the learning curves: one model per curve point, fitted afresh or started
+from the point before (warm-started chains, as trees of shared points), each fit once, run
 through the shared executor, and kept per fit in a checkpoint folder when asked."""
 
 from __future__ import annotations
@@ -105,8 +106,10 @@ def _span_f1(pool: Pool, probs: list[np.ndarray], test: np.ndarray) -> float:
 
 
 class FitStore:
-    """One small JSON file per finished fit in ``folder``, named by a hash of the data,
-    the scorer, the metric and the fit's items: a rerun of an interrupted run reads them
+    """One small file per finished fit in ``folder``, named by a hash of the data, the
+    scorer and its settings, the metric and the fit's items: a JSON score for a fresh fit
+    (:meth:`load`, :meth:`save`), a pickled score and fit for a warm-started point
+    (:meth:`load_node`, :meth:`save_node`). A rerun of an interrupted run reads them
     instead of fitting again."""
 
     def __init__(self, folder: str | Path, pool: Pool, scorer: str, metric: str,
@@ -140,7 +143,6 @@ class FitStore:
         partial = path.with_suffix(".part")
         partial.write_text(json.dumps({"score": score}))
         partial.replace(path)
-
 
     def _node_path(self, key: str) -> Path:
         digest = hashlib.sha1(f"{self.run}|{key}".encode(), usedforsecurity=False).hexdigest()

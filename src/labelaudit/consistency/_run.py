@@ -237,8 +237,9 @@ def consistency(
         (``benchmarks/results/consistency_speed.md``). Other scorers fit every point
         afresh.
     checkpoint_dir : path, optional
-        Keep every finished fit here (one small JSON file each); a rerun of an
-        interrupted run reuses them instead of fitting again.
+        Keep every finished fit here (a small file each: the score, and the fit itself
+        where a warm-started point starts from it); a rerun of an interrupted run reuses
+        them instead of fitting again.
     interval : {"t", "bootstrap"}, default="t"
         Interval of a verdict's mean gap over repeats: Student's t, or the percentile
         bootstrap over repeats (too narrow with few repeats: about 84 % coverage for a
@@ -288,10 +289,11 @@ def consistency(
                           mistakes=pool.mistakes, extra=w) for _ in range(repeats)]
     names = list(draws[0].schemes)
     grids = {name: curve_grid(len(draws[0].order(name)), n_points) for name in names}
-    pairs = dict(IDENTIFY, **(VALIDATE if pool.mistakes is not None else {}))
-    if pool.mistakes is not None:
-        pairs.update({shape.format("Mistake"): shape.format("Correct") for shape in
-                      ("TestTrain{}", "PureTrain{}", "{}TestTrain", "{}PureTrain")})
+    # each scheme's training-only reference, and each Mistake scheme's Correct twin
+    references = dict(IDENTIFY, **(VALIDATE if pool.mistakes is not None else {}))
+    twins = {shape.format("Mistake"): shape.format("Correct") for shape in
+             ("TestTrain{}", "PureTrain{}", "{}TestTrain", "{}PureTrain")
+             } if pool.mistakes is not None else {}
     features = model.prepare(pool.data, progress=progress)
     warm = warm_start and bool(getattr(model, "warm_starts", False))
     plan: Any = curve_trees if warm else curve_fits
@@ -333,7 +335,8 @@ def consistency(
                 batch[name][r, k] = fitted[task]
             scores = {name: np.vstack([scores[name], batch[name]]) for name in names}
             done = upto
-            if adaptive and _decided(scores, pairs, grids, confidence_level, width):
+            if adaptive and _decided(scores, {**references, **twins}, grids,
+                                     confidence_level, width):
                 break
     repeats_used = done
     curves = {name: SchemeCurve.from_scores(name, grids[name], scores[name], confidence_level)
@@ -341,22 +344,19 @@ def consistency(
     _near_chance(pool, draws[:repeats_used], scores["PureTrain"], metric)
     boot = np.random.default_rng([random_state, 1])
     verdicts = {}
-    for name, reference in dict(IDENTIFY, **(VALIDATE if pool.mistakes is not None
-                                             else {})).items():
+    for name, reference in references.items():
         gaps = _gap(scores[name], scores[reference], grids[name])
         low, high = _interval(gaps, boot, confidence_level, interval)
         verdicts[name] = SchemeVerdict(name, reference, float(gaps.mean()), low, high,
                                        "inconsistent" if high < 0 else "consistent",
                                        tuple(map(float, gaps)))
     corrections = {}
-    if pool.mistakes is not None:
-        for shape in ("TestTrain{}", "PureTrain{}", "{}TestTrain", "{}PureTrain"):
-            wrong, fixed = shape.format("Mistake"), shape.format("Correct")
-            gaps = _gap(scores[wrong], scores[fixed], grids[wrong])
-            low, high = _interval(gaps, boot, confidence_level, interval)
-            corrections[wrong] = SchemeVerdict(wrong, fixed, float(gaps.mean()), low, high,
-                                               _correction_verdict(low, high),
-                                               tuple(map(float, gaps)))
+    for wrong, fixed in twins.items():
+        gaps = _gap(scores[wrong], scores[fixed], grids[wrong])
+        low, high = _interval(gaps, boot, confidence_level, interval)
+        corrections[wrong] = SchemeVerdict(wrong, fixed, float(gaps.mean()), low, high,
+                                           _correction_verdict(low, high),
+                                           tuple(map(float, gaps)))
     y = pool.n_suspect - (len(pool.mistakes) if pool.mistakes is not None else 0)
     sizes = {"train": pool.n_train, "suspect": pool.n_suspect, "x": x}
     if pool.mistakes is not None:

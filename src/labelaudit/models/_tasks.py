@@ -147,9 +147,7 @@ def _submit(pool: Any, function: Callable[..., Any], tasks: Sequence[tuple[Any, 
             if on_result is not None:
                 on_result(i, results[i])
     except BaseException:
-        for job in jobs:
-            job.cancel()  # the tasks not started never run
-        pool.shutdown(wait=True, cancel_futures=True)
+        pool.shutdown(wait=True, cancel_futures=True)  # the tasks not started never run
         raise
     return results
 
