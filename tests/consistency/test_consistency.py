@@ -321,3 +321,17 @@ def test_a_killed_run_resumes_without_refitting_finished_fits(tmp_path, monkeypa
     monkeypatch.setattr(module, "fit_score", real)
     fresh = labelaudit.consistency(train, suspect, **{**options, "checkpoint_dir": None})
     assert resumed.to_dict() == fresh.to_dict()
+
+
+def test_a_checkpoint_folder_of_the_users_is_refused_before_any_reading(tmp_path):
+    mine = tmp_path / "notes"
+    mine.mkdir()
+    (mine / "todo.txt").write_text("keep me")
+    (tmp_path / "afile").write_text("x")
+    for folder, message in ((mine, "is not one of labelaudit's"), (tmp_path / "afile",
+                                                                    "is a file")):
+        with pytest.raises(InvalidParameterError, match=message):
+            labelaudit.consistency(tmp_path / "missing.csv", tmp_path / "missing2.csv",
+                                   text="text", checkpoint_dir=folder)
+    assert sorted(p.name for p in mine.iterdir()) == ["todo.txt"]
+    assert (tmp_path / "afile").read_text() == "x"

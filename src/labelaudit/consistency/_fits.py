@@ -116,8 +116,9 @@ class FitStore:
                  variant: str = "") -> None:
         import pickle
 
-        self.folder = Path(folder)
-        self.folder.mkdir(parents=True, exist_ok=True)
+        from labelaudit.models import claim_checkpoint_folder
+
+        self.folder = claim_checkpoint_folder(folder)
         labels = [np.asarray(y).tobytes() for y in pool.labels] if pool.kind == "tokens" \
             else np.asarray(pool.labels).tobytes()
         items = getattr(pool.data, "texts", None) or getattr(pool.data, "tokens", None)

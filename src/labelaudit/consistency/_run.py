@@ -273,6 +273,10 @@ def consistency(
         raise InvalidParameterError(f"width must be in [0, 1); got {width}")
     if not 0.0 < confidence_level < 1.0:
         raise InvalidParameterError(f"confidence_level must be in (0, 1), got {confidence_level}")
+    if checkpoint_dir is not None:  # before any reading: a bad folder costs no work
+        from labelaudit.models import claim_checkpoint_folder
+
+        claim_checkpoint_folder(checkpoint_dir)
     pool = _load(train, suspect, corrected, text, label, text_pair, id, scheme, tag_column)
     if pool.kind == "tokens":
         if metric not in (None, "entity_f1"):

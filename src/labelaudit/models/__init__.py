@@ -19,7 +19,7 @@ import importlib
 from typing import TYPE_CHECKING
 
 from labelaudit.models._base import Scorer
-from labelaudit.models._checkpoint import FoldStore, fold_checkpoints
+from labelaudit.models._checkpoint import FoldStore, claim_checkpoint_folder, fold_checkpoints
 from labelaudit.models._crossfit import FoldWarning, check_fold_count, exact_folds
 from labelaudit.models._dynamics import DynamicsScorer, TrainingDynamics, training_dynamics
 from labelaudit.models._embed import EmbedScorer, encode_texts
@@ -77,6 +77,7 @@ __all__ = [
     "encode_texts",
     "exact_folds",
     "finetune_factory",
+    "claim_checkpoint_folder",
     "fold_checkpoints",
     "head_factory",
     "make_scorer",

@@ -17,7 +17,7 @@ import numpy as np
 
 from labelaudit._errors import InvalidParameterError
 
-__all__ = ["FoldStore", "active_fold_store", "fold_checkpoints"]
+__all__ = ["FoldStore", "active_fold_store", "claim_checkpoint_folder", "fold_checkpoints"]
 
 _MARK = "labelaudit fold checkpoints"
 _MANIFEST = "checkpoints.json"
@@ -73,21 +73,11 @@ class FoldStore:
     """
 
     def __init__(self, folder: str | Path, *, resume: bool = True) -> None:
-        self.folder = Path(folder)
         self.loaded = 0
-        manifest = self.folder / _MANIFEST
-        if self.folder.exists():
-            if not self.folder.is_dir():
-                raise InvalidParameterError(f"checkpoint folder {folder} is a file")
-            if any(self.folder.iterdir()) and not _is_ours(manifest):
-                raise InvalidParameterError(
-                    f"checkpoint folder {folder} exists and is not one of labelaudit's (no "
-                    f"{_MANIFEST} of its own): choose a new or empty folder")
-            if not resume:
-                self.remove()
-        self.folder.mkdir(parents=True, exist_ok=True)
-        if not manifest.exists():
-            manifest.write_text(json.dumps({"labelaudit": _MARK}), encoding="utf-8")
+        self.folder = claim_checkpoint_folder(folder)
+        if not resume:
+            self.remove()
+            self.folder = claim_checkpoint_folder(folder)
 
     def _path(self, key: str, fold: int) -> Path:
         return self.folder / f"{key}_fold_{int(fold)}.npz"
@@ -121,6 +111,31 @@ class FoldStore:
             self.folder.rmdir()
         except OSError:
             pass
+
+
+def claim_checkpoint_folder(folder: str | Path) -> Path:
+    """A folder for labelaudit's checkpoints (scan's folds, consistency's fits), made with
+    its manifest unless it is there already; a file, or a folder holding other things and
+    no manifest of labelaudit's, is refused, so no checkpoint lands among a user's files.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``folder`` is a file, or a folder labelaudit did not make that is not empty.
+    """
+    path = Path(folder)
+    manifest = path / _MANIFEST
+    if path.exists():
+        if not path.is_dir():
+            raise InvalidParameterError(f"checkpoint folder {folder} is a file")
+        if any(path.iterdir()) and not _is_ours(manifest):
+            raise InvalidParameterError(
+                f"checkpoint folder {folder} exists and is not one of labelaudit's (no "
+                f"{_MANIFEST} of its own): choose a new or empty folder")
+    path.mkdir(parents=True, exist_ok=True)
+    if not manifest.exists():
+        manifest.write_text(json.dumps({"labelaudit": _MARK}), encoding="utf-8")
+    return path
 
 
 def _is_ours(manifest: Path) -> bool:
