@@ -2,9 +2,10 @@
 
 Each command lives in its own private module here (``_scan.py``, ``_evaluate.py``...) whose
 ``add_parser(subparsers, parents)`` adds it (and its steps) with ``_common.add_command``, its
-options from the shared vocabulary (``_common.add_options``). Modules are discovered, so adding
-a command never edits this file; they import heavy dependencies inside their handlers so that
-``--help`` stays fast.
+options from the shared vocabulary (``_common.add_options``); its handler calls the library
+with ``_common.call``, which sets each parameter from the option of the same name. Modules are
+discovered, so adding a command never edits this file; they import heavy dependencies inside
+their handlers so that ``--help`` stays fast.
 """
 
 from __future__ import annotations

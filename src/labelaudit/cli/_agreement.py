@@ -125,8 +125,7 @@ def run_measure(args: argparse.Namespace) -> int:
     from labelaudit.agreement import read_annotation_file
 
     with cli.warnings_to_stderr(args):  # what was dropped: empty labels, empty lists, --drop-single
-        data = read_annotation_file(args.input, item=args.item, annotations=args.annotations,
-                                    annotator=args.annotator, label=args.label, gold=args.gold)
+        data = cli.call(read_annotation_file, args, args.input)
         if args.method in ("glad", "mace"):
             cli.log(args, f"labelaudit agreement: fitting {args.method} (can take a minute on "
                     "large files)")

@@ -5,14 +5,18 @@ deprecated), argparse types, and the helpers that write outputs and talk on stde
 from __future__ import annotations
 
 import argparse
-import re
 import sys
-import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from labelaudit.cli._help import command_help
+from labelaudit.cli._library import (  # noqa: F401 - the command modules use them as cli.X
+    as_flags,
+    call,
+    flag,
+    show_progress,
+    tag_scheme,
+    warnings_to_stderr,
+)
 from labelaudit.cli._types import (  # noqa: F401 - the command modules use them as cli.X
     at_least,
     choice_list,
@@ -23,9 +27,6 @@ from labelaudit.cli._types import (  # noqa: F401 - the command modules use them
     output_file,
     tag_column,
 )
-
-if TYPE_CHECKING:  # pragma: no cover
-    from labelaudit.tokens import Scheme
 
 # The closing paragraph of the --help of every command that runs torch.
 TORCH_NOTE = """
@@ -132,17 +133,6 @@ def option(parser, *flags: str, old: str | None = None, **kwargs: Any) -> argpar
     return action
 
 
-def flag(args: argparse.Namespace, dest: str) -> str:
-    """The flag of the option stored in ``dest``, as the user spelled it, else as --help
-    shows it (``--`` and ``dest`` with dashes when the command has no such option)."""
-    if dest in getattr(args, "spelled", {}):
-        return args.spelled[dest]
-    for action in getattr(getattr(args, "parser", None), "_actions", ()):
-        if action.dest == dest and action.option_strings and action.help != argparse.SUPPRESS:
-            return max(action.option_strings, key=len)
-    return f"--{dest.replace('_', '-')}"
-
-
 # ---------------------------------------------------------------- the option vocabulary
 
 _FILE = {"metavar": "FILE"}
@@ -247,11 +237,6 @@ def add_tag_options(parser, *, what: str) -> None:
                 "counts from the end (default: -1, the last)")
 
 
-def tag_scheme(args: argparse.Namespace) -> Scheme | None:
-    """The --scheme of :func:`add_tag_options` for the library: None to detect it."""
-    return None if args.scheme == "auto" else args.scheme  # argparse checked the choice
-
-
 def add_truth_options(parser, *, what: str) -> None:
     """The known errors, as ``evaluate`` and ``report`` read them: ``--is-error`` or
     ``--true-label`` and ``--unknown``."""
@@ -344,54 +329,3 @@ def log(args: argparse.Namespace, text: str) -> None:
     """A line for a person on stderr, unless --quiet."""
     if not getattr(args, "quiet", False):
         print(text, file=sys.stderr)
-
-
-def show_progress(args: argparse.Namespace) -> bool:
-    """Progress bars only on a terminal and without --quiet."""
-    return not getattr(args, "quiet", False) and sys.stderr.isatty()
-
-
-def as_flags(text: str, flags: dict[str, str], bare: tuple[str, ...] = ()) -> str:
-    """A library message with ``option=value`` spelled as flags (``flags``, the flag of
-    each library option): ``n_errors=5`` as ``--n-errors 5``, ``partial_ranking=True`` as
-    ``--partial-ranking``; the quotes of a ``bare`` option's value go (``unknown='clean'``
-    as ``--unknown clean``)."""
-    def spell(match: re.Match[str]) -> str:
-        name, value = match[1], match[2]
-        if value == "True":
-            value = ""
-        elif name in bare:
-            value = value.strip("'")
-        return flags[name] + (f" {value}" if value else "")
-
-    if not flags:
-        return text
-    return re.sub(rf"\b({'|'.join(flags)})=('[^']*'|[^\s,;:)/]*)", spell, text)
-
-
-@contextmanager
-def warnings_to_stderr(args: argparse.Namespace, *, flags: tuple[str, ...] = (),
-                       bare: tuple[str, ...] = ()) -> Iterator[None]:
-    """Show labelaudit's warnings as one ``warning:`` line each (none with --quiet), and
-    reword them and labelaudit's errors with the library options ``flags`` spelled as
-    the command's flags (see :func:`as_flags`; ``name=dest``: the library's ``name`` is
-    the option stored in ``dest``)."""
-    from labelaudit._errors import LabelAuditError
-
-    spelled = {name.split("=")[0]: flag(args, name.split("=")[-1]) for name in flags}
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            yield
-        except LabelAuditError as exc:
-            if not flags:
-                raise
-            raise type(exc)(as_flags(str(exc), spelled, bare)) from None
-        finally:
-            if not getattr(args, "quiet", False):
-                seen = set()
-                for w in caught:
-                    text = as_flags(str(w.message), spelled, bare)
-                    if w.category.__module__.startswith("labelaudit") and text not in seen:
-                        seen.add(text)
-                        print(f"labelaudit: warning: {text}", file=sys.stderr)

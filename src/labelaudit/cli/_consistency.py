@@ -9,10 +9,6 @@ from labelaudit.cli import _common as cli
 ORDER = 38
 
 
-_OPTIONS = ("size", "train_size", "repeats", "n_points", "metric", "scorer", "text",
-            "label", "text_pair")
-
-
 def add_parser(subparsers, parents) -> None:
     from labelaudit.registry import SCORERS, TOKEN_SCORERS
 
@@ -70,21 +66,13 @@ def add_parser(subparsers, parents) -> None:
 def run(args: argparse.Namespace) -> int:
     from labelaudit.consistency import consistency
 
-    with cli.warnings_to_stderr(args, flags=_OPTIONS):
+    with cli.warnings_to_stderr(args):
         if args.text is None and args.metric is not None:
             from labelaudit._errors import InvalidParameterError
 
             raise InvalidParameterError("--metric goes with tables (--text); tagged files "
                                         "are scored by entity F1")
-        result = consistency(
-            args.train, args.suspect, args.corrected, text=args.text, label=args.label,
-            text_pair=args.text_pair, id=args.id, scheme=cli.tag_scheme(args),
-            tag_column=args.tag_column, scorer=args.scorer, metric=args.metric, size=args.size,
-            train_size=args.train_size, repeats=args.repeats, n_points=args.n_points,
-            interval=args.interval, random_state=args.seed, workers=args.workers,
-            adaptive=args.adaptive, warm_start=args.warm_start,
-            checkpoint_dir=args.checkpoint_dir, on_plan=lambda line: cli.log(args, line),
-            engine=args.engine, ray_address=args.ray_address, progress=cli.show_progress(args))
+        result = cli.call(consistency, args, on_plan=lambda line: cli.log(args, line))
         cli.emit_result(args, result, result.verdict_frame())
     cli.log(args, result.summary())  # after the warnings, which the block prints as it closes
     return 0

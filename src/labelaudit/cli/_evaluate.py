@@ -9,12 +9,6 @@ from labelaudit.cli import _common as cli
 ORDER = 30
 
 
-# labelaudit.evaluate.evaluate names its options as Python does (unknown='exclude'); the
-# messages it raises and warns say them as flags here (--unknown exclude).
-_OPTIONS = ("id", "is_error", "true_label", "label", "scores", "unknown", "partial_ranking",
-            "error_rate", "n_errors", "at_k")
-
-
 def add_parser(subparsers, parents) -> None:
     p = cli.add_command(
         subparsers, "evaluate", parents, handler=run,
@@ -52,13 +46,8 @@ def run(args: argparse.Namespace) -> int:
     from labelaudit.evaluate import evaluate
     from labelaudit.io import emit
 
-    with cli.warnings_to_stderr(args, flags=_OPTIONS, bare=("unknown",)):
-        result = evaluate(
-            args.issues, args.eval, id=args.id, is_error=args.is_error,
-            true_label=args.true_label, label=args.label, scores=args.scores,
-            unknown=args.unknown, partial_ranking=args.partial_ranking,
-            error_rate=args.error_rate, n_errors=args.n_errors,
-            at_k=list(dict.fromkeys(args.at_k)))
+    with cli.warnings_to_stderr(args, bare=("unknown",)):
+        result = cli.call(evaluate, args, truth=args.eval, at_k=list(dict.fromkeys(args.at_k)))
         # The metrics always go to stdout (--out writes them too), the curves to --plot-out.
         emit(result.to_table() if args.format == "table" else result.to_frame(),
              format=args.format)

@@ -9,12 +9,6 @@ from labelaudit.cli import _common as cli
 ORDER = 32
 
 
-_OPTIONS = ("id", "label", "flagged", "verdict", "members=scorers", "confidence_level")
-# The options the messages of labelaudit.impact.check_impact_options name, too.
-_CHECKED = (*_OPTIONS, "predictions", "train", "text", "text_pair", "original",
-            "corrected_label", "scheme", "tag_column")
-
-
 def _prediction(text: str) -> tuple[str, str]:
     """Argparse type of --predictions NAME=FILE."""
     name, sep, path = text.partition("=")
@@ -76,34 +70,24 @@ def _fitted(args: argparse.Namespace, members: list[str]) -> dict:
 
     if args.original:
         cli.log(args, "fitting the token model ladder on " + args.train)
-        return token_ladder_predictions(args.train, args.original, members=members,
-                                        scheme=cli.tag_scheme(args), tag_column=args.tag_column,
-                                        progress=cli.show_progress(args))
+        return cli.call(token_ladder_predictions, args, args.train, args.original,
+                        members=members)
     cli.log(args, "fitting the model ladder on " + args.train)
-    return ladder_predictions(args.train, args.corrected, text=args.text,
-                              text_pair=args.text_pair, label=args.train_label, id=args.id,
-                              members=members, progress=cli.show_progress(args))
+    return cli.call(ladder_predictions, args, args.train, args.corrected, members=members,
+                    label=args.train_label)
 
 
 def run(args: argparse.Namespace) -> int:
     from labelaudit.impact import check_impact_options, impact, impact_tokens
 
-    with cli.warnings_to_stderr(args, flags=_CHECKED):
-        members = check_impact_options(
-            args.corrected, predictions=args.predictions, train=args.train,
-            original=args.original, members=args.scorers, text=args.text,
-            text_pair=args.text_pair, label=args.label, corrected_label=args.corrected_label,
-            flagged=args.flagged, verdict=args.verdict, scheme=cli.tag_scheme(args),
-            tag_column=args.tag_column)
-    with cli.warnings_to_stderr(args, flags=_OPTIONS):
+    with cli.warnings_to_stderr(args, flags=("members=scorers",)):
+        members = cli.call(check_impact_options, args, members=args.scorers)
+    with cli.warnings_to_stderr(args, flags=("members=scorers",)):
         predictions = dict(args.predictions) if members is None else _fitted(args, members)
         if args.original:
-            result = impact_tokens(args.corrected, args.original, predictions,
-                                   scheme=cli.tag_scheme(args), tag_column=args.tag_column)
+            result = cli.call(impact_tokens, args, args.corrected, args.original, predictions)
         else:
-            result = impact(args.corrected, predictions, id=args.id, label=args.label,
-                            corrected_label=args.corrected_label, flagged=args.flagged,
-                            verdict=args.verdict)
+            result = cli.call(impact, args, args.corrected, predictions)
         cli.emit_result(args, result)
     cli.log(args, result.summary())  # after the warnings, which the block prints as it closes
     return 0

@@ -70,11 +70,6 @@ def add_parser(subparsers, parents) -> None:
     cli.add_folds(r)
 
 
-# The options inject_noise_table's messages name (library name=dest of the flag).
-_LIBRARY_FLAGS = ("text", "sources", "recipe", "annotations", "split", "noise_matrix",
-                  "swap_input", "label_sep")
-
-
 def run_inject(args: argparse.Namespace) -> int:
     from labelaudit._errors import InvalidParameterError
     from labelaudit.io import read_table
@@ -93,16 +88,13 @@ def run_inject(args: argparse.Namespace) -> int:
     except InvalidParameterError as exc:
         raise InvalidParameterError(f"--{exc}") from None
     frame = read_table(args.input)
-    with cli.warnings_to_stderr(args, flags=_LIBRARY_FLAGS):
-        result = inject_noise_table(
-            frame, label=args.label, method=args.method, recipe=args.recipe, rate=args.rate,
-            random_state=args.seed, id=args.id, text=args.text, text_pair=args.text_pair,
+    with cli.warnings_to_stderr(args):
+        result = cli.call(
+            inject_noise_table, args, frame,
             annotations=(read_table(args.annotations_file) if args.annotations_file
-                         else args.annotations), split=args.split,
+                         else args.annotations),
             noise_matrix=read_noise_matrix(args.noise_matrix) if args.noise_matrix else None,
-            sources=read_noise_sources(args.sources) if args.sources else None,
-            swap_input=args.swap_input, model=args.model, cache_dir=args.cache_dir,
-            label_sep=args.label_sep, progress=cli.show_progress(args))
+            sources=read_noise_sources(args.sources) if args.sources else None)
     if isinstance(result, LabelSetNoiseResult):
         noised = result.apply_to(frame, label=args.label, sep=cli.set_separator(args))
     else:
@@ -117,12 +109,8 @@ def run_realism(args: argparse.Namespace) -> int:
     from labelaudit.noise import measure_noise_realism, plot_loss_histograms
 
     frame = read_table(args.input)
-    with cli.warnings_to_stderr(args, flags=("noise_column",)), cli.fold_rule(args):
-        result = measure_noise_realism(
-            frame, text=args.text, label=args.label, text_pair=args.text_pair,
-            id=args.id, noise_column=args.noise_column, scorers=args.scorers,
-            n_folds=args.folds, random_state=args.seed, model=args.model,
-            cache_dir=args.cache_dir, progress=cli.show_progress(args))
+    with cli.warnings_to_stderr(args), cli.fold_rule(args):
+        result = cli.call(measure_noise_realism, args, frame)
     if args.plot_out:
         plot_loss_histograms(result, args.plot_out, title=Path(args.input).name)
     table = result.to_frame()

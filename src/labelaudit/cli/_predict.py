@@ -26,8 +26,7 @@ def run(args: argparse.Namespace) -> int:
     from labelaudit.train import load_model
 
     model = load_model(args.model)
-    with cli.warnings_to_stderr(args, flags=("id",)):
-        table = model.predict_table(args.data, text=args.text, text_pair=args.text_pair,
-                                    id=args.id, top_k=args.top_k, sep=cli.set_separator(args))
+    with cli.warnings_to_stderr(args):
+        table = cli.call(model.predict_table, args, sep=cli.set_separator(args))
     cli.emit_output(table, args)
     return 0

@@ -9,10 +9,6 @@ from labelaudit.cli import _common as cli
 ORDER = 32
 
 
-# labelaudit.report names its options as Python does; messages say them as flags here.
-_OPTIONS = ("id", "is_error", "true_label", "unknown", "top")
-
-
 def add_parser(subparsers, parents) -> None:
     p = cli.add_command(
         subparsers, "report", parents, handler=run,
@@ -47,12 +43,9 @@ def add_parser(subparsers, parents) -> None:
 def run(args: argparse.Namespace) -> int:
     from labelaudit.report import render_report
 
-    with cli.warnings_to_stderr(args, flags=_OPTIONS, bare=("unknown",)):
-        report = render_report(
-            args.issues, truth=args.eval, annotations=args.annotations_file, top=args.top,
-            title=args.title, id=args.id, is_error=args.is_error, true_label=args.true_label,
-            unknown=args.unknown, item=args.item, annotator=args.annotator,
-            annotation_label=args.annotation_label, annotation_list=args.annotation_list)
+    with cli.warnings_to_stderr(args, bare=("unknown",)):
+        report = cli.call(render_report, args, args.issues, truth=args.eval,
+                          annotations=args.annotations_file)
         report.write(args.out)
     cli.log(args, report.summary(args.out))
     return 0

@@ -152,15 +152,8 @@ def _step(sub: Any, parents: list[argparse.ArgumentParser], name: str, handler: 
 def run_init(args: argparse.Namespace) -> int:
     from labelaudit.review import init_review
 
-    store = init_review(
-        args.scan, args.db, top=args.top, select=args.select, n_reviewers=args.reviewers,
-        majority=args.majority, n_sentinels=args.sentinels, n_qualification=args.qualification,
-        sentinels=args.sentinels_file, show_label=args.show_label, pass_mark=args.pass_mark,
-        sentinel_threshold=args.sentinel_threshold, min_sentinels=args.min_sentinels,
-        sentinel_every=args.sentinel_every, labels=args.labels, n_flagged=args.n_flagged,
-        score_column=args.score_column, title=args.title, instructions=args.instructions,
-        random_state=args.seed, overwrite=args.overwrite, rank_by=args.rank_by,
-    )
+    store = cli.call(init_review, args, n_reviewers=args.reviewers, n_sentinels=args.sentinels,
+                     n_qualification=args.qualification, sentinels=args.sentinels_file)
     cli.log(args, f"created {args.db}: {store.describe()}. Next: labelaudit review invite "
             f"--db {args.db} --name NAME")
     return 0
@@ -169,9 +162,7 @@ def run_init(args: argparse.Namespace) -> int:
 def run_invite(args: argparse.Namespace) -> int:
     from labelaudit.review import invite_reviewer
 
-    invitation = invite_reviewer(args.db, args.name, admin=args.admin,
-                                 new_token=args.new_token, base_url=args.base_url,
-                                 port=args.port)
+    invitation = cli.call(invite_reviewer, args)
     print(invitation.url)
     cli.log(args, f"{'admin' if args.admin else 'reviewer'} {invitation.reviewer.name!r}: "
             "send them this link privately; it is shown only once. It opens the app served at "
@@ -219,9 +210,7 @@ def run_results(args: argparse.Namespace) -> int:
 def run_apply(args: argparse.Namespace) -> int:
     from labelaudit.review import apply_verdicts_file
 
-    applied = apply_verdicts_file(args.data, args.verdicts, args.out, label=args.label,
-                                  id=args.id, row_numbers=args.no_id,
-                                  non_agreement=args.non_agreement)
+    applied = cli.call(apply_verdicts_file, args, row_numbers=args.no_id)
     cli.log(args, str(applied))
     return 0
 

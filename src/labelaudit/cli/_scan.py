@@ -125,18 +125,6 @@ def add_parser(subparsers, parents) -> None:
                    "or the embed member's sentence embeddings")
 
 
-# The scan's options that its messages name (library name=dest of the flag).
-_LIBRARY_FLAGS = ("classes", "split", "pred_probs", "score", "annotations", "methods",
-                  "weights", "n_seeds=seeds", "sweep", "datalab", "engine", "checkpoint_dir",
-                  "preset", "pair_mode", "rank_by", "label_sep")
-# The options the messages of labelaudit.scan.plan_scan name.
-_PLAN_FLAGS = ("out", "scorers", "preset", "model", "epochs", "max_length", "batch_size",
-               "learning_rate", "devices", "sweep", "long_texts", "pair_mode", "score",
-               "pred_probs", "classes", "n_seeds=seeds", "weights", "label_sep", "split",
-               "annotations", "methods", "rank_by", "datalab", "report_out", "engine",
-               "ray_address")
-
-
 def _check_usage(args: argparse.Namespace) -> None:
     """Options that would be silently ignored are usage errors, before any work."""
     if args.datalab_features is not None and not args.datalab:
@@ -161,14 +149,8 @@ def _run_stream(args: argparse.Namespace, scorers: list[str] | None) -> int:
     embed = EmbedOptions(model=args.model[0] if args.model else None,
                          pair_mode=args.pair_mode or "features", cache_dir=args.cache_dir)
     with cli.warnings_to_stderr(args), cli.fold_rule(args):
-        result = scan_stream(
-            args.data, text=args.text, label=args.label, text_pair=args.text_pair, id=args.id,
-            out=args.out, scorers=scorers, engine=args.engine or "local",
-            ray_address=args.ray_address, chunk_size=args.chunk_size, n_folds=args.folds,
-            random_state=args.seed, top=args.top, threshold=args.threshold,
-            resume=args.resume, keep_columns=args.keep_columns, embed=embed,
-            overwrite=args.overwrite, checkpoint_dir=args.checkpoint_dir,
-            progress=cli.show_progress(args))
+        result = cli.call(scan_stream, args, args.data, scorers=scorers,
+                          engine=args.engine or "local", embed=embed)
     cli.log(args, result.summary())
     return 0
 
@@ -178,34 +160,15 @@ def run(args: argparse.Namespace) -> int:
     from labelaudit.scan import output_frame, plan_scan, scan
 
     _check_usage(args)
-    with cli.warnings_to_stderr(args, flags=_PLAN_FLAGS, bare=("engine", "scorers", "out")):
-        plan = plan_scan(
-            args.data, label=args.label, out=args.out, scorers=args.scorers, preset=args.preset,
-            model=args.model, epochs=args.epochs, max_length=args.max_length,
-            batch_size=args.batch_size, learning_rate=args.learning_rate, devices=args.devices,
-            sweep=args.sweep, long_texts=args.long_texts, pair_mode=args.pair_mode,
-            cache_dir=args.cache_dir, score=args.score, pred_probs=args.pred_probs,
-            classes=args.classes, n_seeds=args.seeds, weights=args.weights,
-            label_sep=args.label_sep, split=args.split, annotations=args.annotations,
-            methods=args.methods, rank_by=args.rank_by, datalab=args.datalab,
-            report_out=args.report_out, engine=args.engine, ray_address=args.ray_address,
-            n_folds=args.folds)
+    with cli.warnings_to_stderr(args, bare=("engine", "scorers", "out")):
+        plan = cli.call(plan_scan, args)
     if plan.streams:
         return _run_stream(args, plan.scorers)
-    with cli.warnings_to_stderr(args, flags=_LIBRARY_FLAGS, bare=("split",)), \
-            cli.fold_rule(args):
-        result = scan(
-            args.data, text=args.text, label=args.label, text_pair=args.text_pair, id=args.id,
-            split=args.split, score=args.score, pred_probs=args.pred_probs,
-            classes=args.classes, keep_columns=args.keep_columns,
-            scorers=plan.members, methods=args.methods,
-            annotations=args.annotations, rank_by=args.rank_by, weights=plan.weights,
-            n_folds=args.folds, n_seeds=args.seeds, random_state=args.seed, top=args.top,
-            threshold=args.threshold, pair_mode=args.pair_mode, cache_dir=args.cache_dir,
-            sweep=args.sweep, keep=args.keep, progress=cli.show_progress(args),
-            datalab=args.datalab, datalab_features=args.datalab_features or "tfidf",
-            engine=args.engine or "local", ray_address=args.ray_address,
-            checkpoint_dir=args.checkpoint_dir, resume=args.resume, label_sep=args.label_sep)
+    with cli.warnings_to_stderr(args, bare=("split",)), cli.fold_rule(args):
+        # --preset and --model are in plan.members already
+        result = cli.call(scan, args, scorers=plan.members, weights=plan.weights, preset=None,
+                          model=None, datalab_features=args.datalab_features or "tfidf",
+                          engine=args.engine or "local")
     cli.log(args, result.summary())
     rows = args.show if not args.out and args.format == "table" else None
     try:

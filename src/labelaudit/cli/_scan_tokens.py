@@ -72,19 +72,14 @@ def run(args: argparse.Namespace) -> int:
     except InvalidParameterError as exc:
         args.parser.error(str(exc))
     started = time.perf_counter()
-    progress = cli.show_progress(args)
     # Warnings are held until the progress bars are gone, then shown one line each.
     with cli.warnings_to_stderr(args):
         data = read_tokens(args.data, tag_column=args.tag_column, scheme=cli.tag_scheme(args))
         test = read_tokens(args.score, tag_column=args.tag_column,
                            scheme=cli.tag_scheme(args)) if args.score else None
-        scorers = make_token_scorers(
-            args.scorers, model=args.model, head=args.head, cache=not args.no_cache,
-            cache_dir=args.cache_dir, epochs=args.epochs, batch_size=args.batch_size,
-            progress=progress, random_state=args.seed)
-        result = scan_tokens(data, score=test, scorer=scorers, n_folds=args.folds,
-                             random_state=args.seed, rules=not args.no_rules, progress=progress,
-                             engine=args.engine, ray_address=args.ray_address)
+        scorers = cli.call(make_token_scorers, args, args.scorers, cache=not args.no_cache)
+        result = cli.call(scan_tokens, args, data, score=test, scorer=scorers,
+                          cache=not args.no_cache, rules=not args.no_rules)
     write_token_scan(result, args.out, format=fmt, show=args.show)
     summary = describe_token_scan(result, time.perf_counter() - started)
     cli.log(args, f"labelaudit scan-tokens: {summary}" + (f"; wrote {args.out}" if args.out

@@ -9,10 +9,6 @@ from labelaudit.cli import _common as cli
 ORDER = 36
 
 
-_OPTIONS = ("noise", "noisy_label", "n_configs=sweep", "seeds", "scorers", "text", "label",
-            "text_pair")
-
-
 def noise_spec(text: str) -> str:
     """Argparse type of --noise: METHOD:RATE, checked against the noise methods."""
     from labelaudit._errors import InvalidParameterError
@@ -67,13 +63,8 @@ def run(args: argparse.Namespace) -> int:
         sweep_configs(args.sweep, scorers=args.scorers, random_state=args.seed)
     except InvalidParameterError as exc:
         args.parser.error(str(exc).replace("n_configs", "--sweep"))
-    with cli.warnings_to_stderr(args, flags=_OPTIONS):
-        result = select_models(
-            args.train, args.val, args.eval, text=args.text, label=args.label,
-            text_pair=args.text_pair, noise=noise, noisy_label=args.noisy_label,
-            n_configs=args.sweep, seeds=args.seeds, scorers=args.scorers, model=args.model,
-            random_state=args.seed, cache_dir=args.cache_dir, workers=args.workers,
-            engine=args.engine, ray_address=args.ray_address, progress=cli.show_progress(args))
+    with cli.warnings_to_stderr(args, flags=("n_configs=sweep",)):
+        result = cli.call(select_models, args, test=args.eval, noise=noise, n_configs=args.sweep)
         cli.emit_result(args, result)
     cli.log(args, result.summary())  # after the warnings, which the block prints as it closes
     return 0

@@ -9,10 +9,6 @@ from labelaudit.cli import _common as cli
 ORDER = 18
 
 
-_OPTIONS = ("text", "text_pair", "model", "out", "epochs", "max_length", "batch_size",
-            "mlm_probability", "warmup", "overwrite")
-
-
 def add_parser(subparsers, parents) -> None:
     p = cli.add_command(
         subparsers, "tapt", parents, handler=run,
@@ -44,12 +40,7 @@ def add_parser(subparsers, parents) -> None:
 def run(args: argparse.Namespace) -> int:
     from labelaudit.models import tapt
 
-    with cli.warnings_to_stderr(args, flags=_OPTIONS):
-        result = tapt(
-            args.data, text=args.text, text_pair=args.text_pair, model=args.model,
-            out=args.tapt_out, epochs=args.epochs, max_length=args.max_length,
-            batch_size=args.batch_size, learning_rate=args.learning_rate,
-            mlm_probability=args.mlm_probability, warmup=args.warmup, random_state=args.seed,
-            device=args.device, overwrite=args.overwrite, progress=cli.show_progress(args))
+    with cli.warnings_to_stderr(args, flags=("out=tapt_out",)):
+        result = cli.call(tapt, args, out=args.tapt_out)
     cli.log(args, result.summary())
     return 0

@@ -9,10 +9,6 @@ from labelaudit.cli import _common as cli
 ORDER = 70
 
 
-_OPTIONS = ("method", "backbone", "noise_rate", "epochs", "batch_size", "learning_rate",
-            "hidden", "text", "label", "text_pair")
-
-
 def add_parser(subparsers, parents) -> None:
     from labelaudit.registry import FILTER_DETECTORS, LNL_METHODS
 
@@ -23,7 +19,7 @@ def add_parser(subparsers, parents) -> None:
     cli.add_options(p, "text", "text_pair", "label", "label_sep")
     p.add_argument("--method", default="base", choices=(*LNL_METHODS.names(), "auto"),
                    help="training method (default: base)")
-    p.add_argument("--filter", dest="filter_mode", choices=("drop", "relabel"),
+    p.add_argument("--filter", choices=("drop", "relabel"),
                    help="what --method filter does with flagged items (default: drop)")
     p.add_argument("--filter-detector", choices=FILTER_DETECTORS,
                    help="the detector of a filter method: the scan (filter's default) or a "
@@ -52,7 +48,7 @@ def _check_usage(args: argparse.Namespace) -> None:
     if args.noise_rate is not None and args.method not in _NOISE_RATE_METHODS:
         args.parser.error(f"--noise-rate is the noise rate of --method co-teaching or cnlcu; "
                           f"--method {args.method} does not use it: drop --noise-rate")
-    if args.filter_mode is not None and args.method != "filter":
+    if args.filter is not None and args.method != "filter":
         args.parser.error(f"--filter says what --method filter does with flagged items; "
                           f"--method {args.method} "
                           + ("says it in its name" if args.method.startswith("filter")
@@ -88,23 +84,15 @@ def run(args: argparse.Namespace) -> int:
     evaluation = (read_eval_table(args.eval, label=args.label, where=f"--eval {args.eval}",
                                   label_sets=True, training=args.data, label_sep=args.label_sep)
                   if args.eval else None)
-    with cli.warnings_to_stderr(args, flags=_OPTIONS):
-        model = train(args.data, text=args.text, label=args.label, text_pair=args.text_pair,
-                      method=args.method, backbone=args.backbone, model=args.model,
-                      noise_rate=args.noise_rate, filter=args.filter_mode,
-                      filter_detector=args.filter_detector,
-                      epochs=args.epochs, batch_size=args.batch_size,
-                      learning_rate=args.learning_rate, hidden=args.hidden,
-                      device=args.device, cache_dir=args.cache_dir, random_state=args.seed,
-                      label_sep=args.label_sep, progress=cli.show_progress(args))
+    with cli.warnings_to_stderr(args):
+        model = cli.call(train, args)
         for line in training_notes(model):
             cli.log(args, line)
         if args.model_out:
             model.save(args.model_out, overwrite=args.overwrite)
             cli.log(args, f"wrote {args.model_out}")
         if args.eval:
-            metrics = evaluate_model(model, evaluation, text=args.text, label=args.label,
-                                     text_pair=args.text_pair, label_sep=args.label_sep)
+            metrics = cli.call(evaluate_model, args, model, evaluation)
             cli.log(args, metrics.summary())
             if args.metrics_out:
                 write_json({**metrics.to_dict(), **training_facts(model, seed=args.seed)},

@@ -9,9 +9,6 @@ from labelaudit.cli import _common as cli
 ORDER = 71
 
 
-_OPTIONS = ("noise", "methods", "seeds", "text", "label", "text_pair")
-
-
 def _methods(text: str) -> list[str] | None:
     from labelaudit.registry import LNL_METHODS
 
@@ -43,16 +40,11 @@ def run(args: argparse.Namespace) -> int:
     from labelaudit.train import parse_noise_grid, train_bench
 
     noise = args.noise or ["uniform:0.1,0.2,0.4"]
-    with cli.warnings_to_stderr(args, flags=_OPTIONS):
+    with cli.warnings_to_stderr(args):
         for spec in noise:
             parse_noise_grid(spec)  # a bad spec fails before any training
-        result = train_bench(
-            args.train, args.eval, text=args.text, label=args.label,
-            text_pair=args.text_pair, noise=noise, methods=args.methods, seeds=args.seeds,
-            backbone=args.backbone, model=args.model,
-            train_options={"epochs": args.epochs} if args.epochs else None,
-            random_state=args.seed, workers=args.workers, engine=args.engine,
-            ray_address=args.ray_address, progress=cli.show_progress(args))
+        result = cli.call(train_bench, args, noise=noise,
+                          train_options={"epochs": args.epochs} if args.epochs else None)
         cli.emit_result(args, result, shown=result.table("top1").reset_index())
     cli.log(args, result.summary())  # after the warnings, which the block prints as it closes
     return 0

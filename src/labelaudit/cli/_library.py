@@ -1,0 +1,133 @@
+"""How a command calls the library: its options bound to a function's parameters by name
+(:func:`call`), and the library's messages spelled with the command's flags
+(:func:`warnings_to_stderr`). Re-exported by :mod:`labelaudit.cli._common`."""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import re
+import sys
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from labelaudit.tokens import Scheme
+
+__all__ = ["as_flags", "call", "flag", "show_progress", "tag_scheme", "warnings_to_stderr"]
+
+# The library parameters whose option is named otherwise (parameter: the option's dest).
+RENAMED = {"n_folds": "folds", "n_seeds": "seeds", "random_state": "seed"}
+# What argparse and the command line keep in the namespace that is no option of the command.
+_NOT_OPTIONS = {"handler", "parser", "command", "debug", "quiet", "spelled", "folds_given",
+                "bound"}
+
+
+def flag(args: argparse.Namespace, dest: str) -> str:
+    """The flag of the option stored in ``dest``, as the user spelled it, else as --help
+    shows it (``--`` and ``dest`` with dashes when the command has no such option)."""
+    if dest in getattr(args, "spelled", {}):
+        return args.spelled[dest]
+    for action in getattr(getattr(args, "parser", None), "_actions", ()):
+        if action.dest == dest and action.option_strings and action.help != argparse.SUPPRESS:
+            return max(action.option_strings, key=len)
+    return f"--{dest.replace('_', '-')}"
+
+
+def show_progress(args: argparse.Namespace) -> bool:
+    """Progress bars only on a terminal and without --quiet."""
+    return not getattr(args, "quiet", False) and sys.stderr.isatty()
+
+
+def tag_scheme(args: argparse.Namespace) -> Scheme | None:
+    """The ``--scheme`` of a token command for the library: None (``auto``) to detect it."""
+    return None if args.scheme == "auto" else args.scheme  # argparse checked the choice
+
+
+def _option(args: argparse.Namespace, name: str) -> str | None:
+    """The dest of the command's option that sets the library parameter ``name``, if any."""
+    dest = RENAMED.get(name, name)
+    options = vars(args)
+    if dest in options and dest not in _NOT_OPTIONS and not dest.endswith("_command"):
+        return dest
+    return None
+
+
+def _has_flag(args: argparse.Namespace, dest: str) -> bool:
+    """Whether ``dest`` is set by a flag (not by a positional argument)."""
+    return any(action.dest == dest and action.option_strings
+               for action in getattr(getattr(args, "parser", None), "_actions", ()))
+
+
+def call(function: Any, args: argparse.Namespace, *positional: Any, **given: Any) -> Any:
+    """``function(*positional, **given)``, each other parameter that the command has an
+    option for (the same name, or :data:`RENAMED`) set from ``args``, ``progress`` to
+    :func:`show_progress` and ``scheme`` to :func:`tag_scheme`. The parameters that options
+    set are remembered, so that :func:`warnings_to_stderr` spells them as flags."""
+    signature = inspect.signature(function)
+    taken = set(signature.bind_partial(*positional).arguments) | set(given)
+    keywords: dict[str, Any] = {}
+    for name, parameter in signature.parameters.items():
+        if name in taken or parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD,
+                                               parameter.POSITIONAL_ONLY):
+            continue
+        if name == "progress":
+            keywords[name] = show_progress(args)
+        elif (dest := _option(args, name)) is not None:
+            keywords[name] = tag_scheme(args) if name == "scheme" else getattr(args, dest)
+    options = {name: dest for name in (*keywords, *given)
+               if (dest := _option(args, name)) and _has_flag(args, dest)}
+    args.bound = {**getattr(args, "bound", {}), **options}
+    return function(*positional, **keywords, **given)
+
+
+def as_flags(text: str, flags: dict[str, str], bare: tuple[str, ...] = ()) -> str:
+    """A library message with ``option=value`` spelled as flags (``flags``, the flag of
+    each library option): ``n_errors=5`` as ``--n-errors 5``, ``partial_ranking=True`` as
+    ``--partial-ranking``; the quotes of a ``bare`` option's value go (``unknown='clean'``
+    as ``--unknown clean``)."""
+    def spell(match: re.Match[str]) -> str:
+        name, value = match[1], match[2]
+        if value == "True":
+            value = ""
+        elif name in bare:
+            value = value.strip("'")
+        return flags[name] + (f" {value}" if value else "")
+
+    if not flags:
+        return text
+    return re.sub(rf"\b({'|'.join(flags)})=('[^']*'|[^\s,;:)/]*)", spell, text)
+
+
+@contextmanager
+def warnings_to_stderr(args: argparse.Namespace, *, flags: tuple[str, ...] = (),
+                       bare: tuple[str, ...] = ()) -> Iterator[None]:
+    """Show labelaudit's warnings as one ``warning:`` line each (none with --quiet), and
+    reword them and labelaudit's errors with the library options spelled as the command's
+    flags (see :func:`as_flags`): those that :func:`call` set from options, and ``flags``
+    (``name=dest``: the library's ``name`` is the option stored in ``dest``)."""
+    from labelaudit._errors import LabelAuditError
+
+    def spelled() -> dict[str, str]:
+        named = {name.split("=")[0]: name.split("=")[-1] for name in flags}
+        return {name: flag(args, dest)
+                for name, dest in {**getattr(args, "bound", {}), **named}.items()}
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            yield
+        except LabelAuditError as exc:
+            if not (words := spelled()):
+                raise
+            raise type(exc)(as_flags(str(exc), words, bare)) from None
+        finally:
+            if not getattr(args, "quiet", False):
+                seen, words = set(), spelled()
+                for w in caught:
+                    text = as_flags(str(w.message), words, bare)
+                    if w.category.__module__.startswith("labelaudit") and text not in seen:
+                        seen.add(text)
+                        print(f"labelaudit: warning: {text}", file=sys.stderr)
