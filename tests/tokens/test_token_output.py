@@ -53,3 +53,14 @@ def test_describe_and_scorers(result):
     assert "in 1.2s" in describe_token_scan(result, 1.2)
     names = [type(s).__name__ for s in make_token_scorers(["encoder", "encoder"])]
     assert names == ["EncoderTokenScorer"]
+
+
+def test_write_writes_what_the_out_option_writes(result, tmp_path):
+    write_token_scan(result, tmp_path / "cli.jsonl", format="jsonl")
+    assert result.write(tmp_path / "r.jsonl") == tmp_path / "r.jsonl"
+    assert (tmp_path / "r.jsonl").read_bytes() == (tmp_path / "cli.jsonl").read_bytes()
+    write_token_scan(result, tmp_path / "cli.txt", format="table", show=None)
+    result.write(tmp_path / "r.txt")
+    assert (tmp_path / "r.txt").read_text() == (tmp_path / "cli.txt").read_text()
+    result.write(tmp_path / "r.csv")
+    assert (tmp_path / "r.csv").read_text().startswith("id,")

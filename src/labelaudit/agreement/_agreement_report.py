@@ -24,6 +24,7 @@ from labelaudit.agreement._text import number, percent
 from labelaudit.io import (
     Annotations,
     DroppedAnnotationsWarning,
+    ResultFiles,
     format_items,
     label_kind,
     to_annotations,
@@ -33,7 +34,7 @@ __all__ = ["AgreementReport", "Estimate", "agreement_report", "bootstrap_ci"]
 
 
 @dataclass(frozen=True)
-class AgreementReport:
+class AgreementReport(ResultFiles):
     """Agreement statistics, aggregated labels, per-annotator quality and the gold subset.
 
     Attributes

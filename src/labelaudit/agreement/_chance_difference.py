@@ -16,12 +16,13 @@ from labelaudit._errors import InvalidParameterError
 from labelaudit._validation import check_fraction, check_int
 from labelaudit.agreement._noise_model import checked
 from labelaudit.agreement._text import key_value_text, percent
+from labelaudit.io import ResultFiles
 
 __all__ = ["ChanceDifference", "chance_difference"]
 
 
 @dataclass(frozen=True)
-class ChanceDifference:
+class ChanceDifference(ResultFiles):
     """How large a difference between two systems chance alone can produce (section 4.1).
 
     Two systems equally good on easy items, guessing on the ``n_noise`` hard ones: the

@@ -13,7 +13,7 @@ from labelaudit._errors import InvalidInputError
 from labelaudit._validation import check_choice, check_number
 from labelaudit.agreement._aggregation import _records
 from labelaudit.agreement._noise_model import NoiseBound, noise_bound
-from labelaudit.io import Annotations, format_items, to_annotations
+from labelaudit.io import Annotations, ResultFiles, format_items, to_annotations
 
 __all__ = ["GoldStandard", "agreed_items", "chance_agreement", "gold_standard"]
 
@@ -161,7 +161,7 @@ def chance_agreement(
 
 
 @dataclass(frozen=True)
-class GoldStandard:
+class GoldStandard(ResultFiles):
     """The agreed items with their label and the noise bound of the whole subset.
 
     Attributes

@@ -21,6 +21,7 @@ from scipy import special
 from labelaudit._errors import InvalidParameterError
 from labelaudit._validation import check_fraction, check_int
 from labelaudit.agreement._text import key_value_text, percent
+from labelaudit.io import ResultFiles
 
 __all__ = ["NoiseBound", "noise_bound", "tolerable_disagreements"]
 
@@ -28,7 +29,7 @@ T = TypeVar("T")
 
 
 @dataclass(frozen=True)
-class NoiseBound:
+class NoiseBound(ResultFiles):
     """Upper bound on the noise level of the agreed subset.
 
     Attributes

@@ -9,12 +9,13 @@ import pandas as pd
 
 from labelaudit.agreement._noise_model import tolerable_disagreements
 from labelaudit.agreement._text import key_value_text, percent
+from labelaudit.io import ResultFiles
 
 __all__ = ["Tolerance", "tolerance"]
 
 
 @dataclass(frozen=True)
-class Tolerance:
+class Tolerance(ResultFiles):
     """The most disagreements (``max_disagreements``, -1 for none) among ``n_items`` that
     keep the agreed subset's noise bound at most ``gamma`` at ``confidence``."""
 

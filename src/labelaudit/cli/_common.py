@@ -308,18 +308,17 @@ def set_separator(args: argparse.Namespace) -> str | None:
     return (getattr(args, "label_sep", None) or "|") if fmt in ("csv", "tsv", "table") else None
 
 
-def emit_result(args: argparse.Namespace, result, frame=None, *, shown=None) -> None:
-    """A result with a JSON document (``to_dict``) and a table (``frame``, default
-    ``to_frame()``): ``--out x.json`` gets the document, another ``--out`` the table,
-    standard output ``shown`` (default the table) in ``--format``; ``--plot-out`` its plot."""
-    frame = result.to_frame() if frame is None else frame
-    if args.out and args.out.lower().endswith(".json"):
-        from labelaudit.io import write_json
-
-        write_json(result.to_dict(), args.out)
-        log(args, f"wrote {args.out}")
+def emit_result(args: argparse.Namespace, result, *, shown=None) -> None:
+    """A command's result (:class:`labelaudit.io.ResultFiles`): ``--out`` gets
+    ``result.write``, standard output ``shown`` (default the result's table) in
+    ``--format``; ``--plot-out`` its plot."""
+    if args.out:
+        result.write(args.out)
+        json = args.out.lower().endswith(".json")
+        log(args, f"wrote {args.out}" if json else
+            f"wrote {len(result.file_frame())} rows to {args.out}")
     else:
-        emit_output(frame if args.out or shown is None else shown, args)
+        emit_output(result.file_frame() if shown is None else shown, args)
     if getattr(args, "plot_out", None):
         result.plot(args.plot_out)
         log(args, f"wrote {args.plot_out}")

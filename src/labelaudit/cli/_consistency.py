@@ -73,6 +73,6 @@ def run(args: argparse.Namespace) -> int:
             raise InvalidParameterError("--metric goes with tables (--text); tagged files "
                                         "are scored by entity F1")
         result = cli.call(consistency, args, on_plan=lambda line: cli.log(args, line))
-        cli.emit_result(args, result, result.verdict_frame())
+        cli.emit_result(args, result)
     cli.log(args, result.summary())  # after the warnings, which the block prints as it closes
     return 0

@@ -23,17 +23,15 @@ def add_parser(subparsers, parents) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from labelaudit.io import emit_report, render_table, write_json
+    from labelaudit.io import emit_report, render_table
     from labelaudit.scan import evaluate_token_scan
 
-    evaluation = evaluate_token_scan(args.issues, args.eval, tag_column=args.tag_column,
-                                     scheme=cli.tag_scheme(args), ks=args.at_k)
+    evaluation = cli.call(evaluate_token_scan, args, truth=args.eval, ks=args.at_k)
     frame = evaluation.to_frame()
-    # JSON is the whole document (levels and span precision), not the table's rows.
-    if args.out and args.out.lower().endswith(".json"):
-        write_json(evaluation.to_dict(), args.out)
-    elif args.out:
-        cli.emit_output(frame, args)
+    if args.out:  # a .json file: the whole document (levels and span precision)
+        evaluation.write(args.out)
+        if not args.out.lower().endswith(".json"):
+            cli.log(args, f"wrote {len(frame)} rows to {args.out}")
     # Standard output gets the metrics too (the table unless --quiet with --out).
     if args.format != "table" or not args.out or not args.quiet:
         emit_report(frame, evaluation.to_dict(), render_table(frame.round(4)) + "\n",

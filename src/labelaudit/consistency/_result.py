@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from labelaudit.io import METRIC_NAMES, json_number
+from labelaudit.io import METRIC_NAMES, ResultFiles, json_number
 
 __all__ = ["ConsistencyResult", "SchemeCurve", "SchemeVerdict", "t_half_width"]
 
@@ -66,7 +66,7 @@ class SchemeVerdict:
 
 
 @dataclass(frozen=True)
-class ConsistencyResult:
+class ConsistencyResult(ResultFiles):
     """Learning curves of every scheme and the verdicts of the compared ones.
 
     ``sizes`` holds the training and suspect set sizes and the subset sizes x (and, with a
@@ -105,6 +105,10 @@ class ConsistencyResult:
                 for c in self.curves.values()
                 for n, m, lo, hi in zip(c.sizes, c.mean, c.low, c.high, strict=True)]
         return pd.DataFrame(rows, columns=["scheme", "n_fed", "mean", "low", "high"])
+
+    def file_frame(self) -> pd.DataFrame:
+        """The table of a table file (:meth:`write`): :meth:`verdict_frame`."""
+        return self.verdict_frame()
 
     def verdict_frame(self) -> pd.DataFrame:
         """One row per compared scheme: reference, gap, interval, verdict."""

@@ -22,6 +22,7 @@ from labelaudit.evaluate._ranking import (
     recall_at_k,
 )
 from labelaudit.evaluate._truth import Unknown, check_k, check_unknown
+from labelaudit.io import ResultFiles
 
 __all__ = ["CutoffWarning", "EvaluationResult", "evaluate"]
 
@@ -31,7 +32,7 @@ class CutoffWarning(UserWarning):
 
 
 @dataclass(frozen=True)
-class EvaluationResult:
+class EvaluationResult(ResultFiles):
     """Detection metrics of every ranking of a scan output against the truth.
 
     Attributes
@@ -107,15 +108,6 @@ class EvaluationResult:
             **{f"precision_at_{k}": f"p@{k}" for k in self.at_k},
             **{f"recall_at_{k}": f"r@{k}" for k in self.at_k},
         }).fillna({"unknown": "-"}).round(4)
-
-    def write(self, path: str | Path) -> Path:
-        """Write the metrics atomically: a ``.json`` file gets the :meth:`to_dict` document,
-        any other suffix (``.csv .tsv .jsonl .parquet``) the :meth:`to_frame` table."""
-        from labelaudit.io import write_json, write_table
-
-        if Path(path).suffix.lower() == ".json":
-            return write_json(self.to_dict(), path)
-        return write_table(self.to_frame(), path)
 
     def to_dict(self) -> dict:
         """JSON-ready: the sources, how the truth was read, and the metrics (NaN as None)."""

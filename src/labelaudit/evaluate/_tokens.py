@@ -13,7 +13,7 @@ from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit._validation import check_int
 from labelaudit.evaluate._detection_report import HeadlineMetrics, detection_report
 from labelaudit.evaluate._ranking import precision_at_k, recall_at_k
-from labelaudit.io import json_lines
+from labelaudit.io import ResultFiles, json_lines
 from labelaudit.tokens import TokenDataset, TokenIssue, convert_tags
 
 __all__ = ["LevelMetrics", "SpanPrecision", "TokenEvaluation", "evaluate_tokens",
@@ -78,7 +78,7 @@ class SpanPrecision:
 
 
 @dataclass(frozen=True)
-class TokenEvaluation:
+class TokenEvaluation(ResultFiles):
     """Token-, sentence- and span-level quality of a token scan."""
 
     levels: tuple[LevelMetrics, ...]

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from labelaudit.io import METRIC_NAMES, figure_path, json_number, save_figure
+from labelaudit.io import METRIC_NAMES, ResultFiles, figure_path, json_number, save_figure
 
 __all__ = ["ImpactCurve", "ImpactResult", "RankFlip"]
 
@@ -49,7 +49,7 @@ class RankFlip:
 
 
 @dataclass(frozen=True)
-class ImpactResult:
+class ImpactResult(ResultFiles):
     """What label errors in a test set do to each model's accuracy and to the ranking.
 
     ``metric`` names the score: ``accuracy`` for classification, ``entity_f1`` (micro F1

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from labelaudit.impact._select_sweep import ModelConfig
+from labelaudit.io import ResultFiles
 
 __all__ = ["SPLITS", "VERSIONS", "SelectionResult"]
 
@@ -19,7 +20,7 @@ SPLITS: tuple[str, ...] = tuple(f"{s}_{v}" for s in ("val", "test") for v in VER
 
 
 @dataclass(frozen=True)
-class SelectionResult:
+class SelectionResult(ResultFiles):
     """What noisy and corrected validation data do to model selection (Chong, Hong &
     Manning 2022, Table 4).
 

@@ -45,7 +45,7 @@ from labelaudit.io._paths import (
     same_file,
 )
 from labelaudit.io._read import read_data, read_pred_probs, read_table
-from labelaudit.io._result_files import METRIC_NAMES, emit_report, json_number
+from labelaudit.io._result_files import METRIC_NAMES, ResultFiles, emit_report, json_number
 from labelaudit.io._text import json_lines, read_text, split_lines
 from labelaudit.io._write import (
     FORMATS,
@@ -75,6 +75,7 @@ __all__ = [
     "METRIC_NAMES",
     "OUTPUT_SUFFIXES",
     "OverlapWarning",
+    "ResultFiles",
     "SUFFIX_FORMAT",
     "TextDataset",
     "align_pred_probs",

@@ -1,4 +1,5 @@
-"""Writing a result that has three faces: a text report, a JSON document and a table."""
+"""Writing a result that has three faces: a text report, a JSON document and a table; the
+``write(path)`` every command's result has (:class:`ResultFiles`)."""
 
 from __future__ import annotations
 
@@ -6,18 +7,39 @@ import json
 import math
 import sys
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import pandas as pd
 
 from labelaudit._errors import InvalidParameterError
 from labelaudit.io._write import atomic_path, emit, format_of
 
-__all__ = ["METRIC_NAMES", "emit_report", "json_number"]
+__all__ = ["METRIC_NAMES", "ResultFiles", "emit_report", "json_number"]
 
 # How a score is named for a person (results' summaries and plot axes).
 METRIC_NAMES = {"entity_f1": "entity F1", "token_accuracy": "token accuracy",
                 "accuracy": "accuracy", "macro_f1": "macro-F1"}
+
+
+class ResultFiles:
+    """What every command's result writes (mixed into each): :meth:`write`, the file that
+    ``labelaudit <command> --out PATH`` writes, with the result's :meth:`file_frame` as its
+    table and, where the result has one, its ``to_dict()`` document as its JSON file."""
+
+    def file_frame(self: Any) -> pd.DataFrame:
+        """The table a table file of the result holds: ``to_frame()``, unless the result
+        says otherwise."""
+        return self.to_frame()
+
+    def write(self: Any, path: str | Path) -> Path:
+        """Write the result atomically to ``path``: a ``.json`` file gets the ``to_dict()``
+        document (the table's rows where the result has no document), any other suffix
+        (``.csv .tsv .jsonl .parquet``) the :meth:`file_frame` table. Returns the path."""
+        from labelaudit.io._write import write_json, write_table
+
+        if Path(path).suffix.lower() == ".json" and hasattr(self, "to_dict"):
+            return write_json(self.to_dict(), path)
+        return write_table(self.file_frame(), path)
 
 
 def json_number(value: float) -> float | None:

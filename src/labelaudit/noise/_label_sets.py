@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from labelaudit._errors import InvalidParameterError
+from labelaudit.io import ResultFiles
 
 __all__ = ["LABEL_SET_NOISE", "LabelSetNoiseResult", "inject_label_set_noise"]
 
@@ -18,7 +19,7 @@ LABEL_SET_NOISE = ("uniform", "class-dependent")
 
 
 @dataclass(frozen=True)
-class LabelSetNoiseResult:
+class LabelSetNoiseResult(ResultFiles):
     """Noised label sets, and where each came from.
 
     Attributes

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from labelaudit._errors import InvalidInputError
+from labelaudit.io import ResultFiles
 
 __all__ = ["RealismResult", "measure_noise_realism", "noise_realism", "plot_loss_histograms"]
 
@@ -35,7 +36,7 @@ def _method_names(noise_method: object, n: int) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class RealismResult:
+class RealismResult(ResultFiles):
     """Out-of-sample losses of noised and clean items.
 
     Attributes

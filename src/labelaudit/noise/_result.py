@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from labelaudit._errors import InvalidInputError
+from labelaudit.io import ResultFiles
 from labelaudit.noise._common import target_count
 
 __all__ = ["NoiseResult"]
@@ -17,7 +18,7 @@ _MATRIX_CLASSES = 20  # the largest noise matrix a summary prints
 
 
 @dataclass(frozen=True)
-class NoiseResult:
+class NoiseResult(ResultFiles):
     """Noisy labels and a record of every change.
 
     Attributes

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from labelaudit.io import ResultFiles
 from labelaudit.review._protocol import (
     CORRECTABLE,
     NON_AGREEMENT,
@@ -37,7 +38,7 @@ _ITEM_COLUMNS = ["id", "text", "text_pair", "label", "suggested_label", "score",
 
 
 @dataclass(frozen=True)
-class ReviewResults:
+class ReviewResults(ResultFiles):
     """Everything ``labelaudit review results`` reports.
 
     Attributes
@@ -132,7 +133,7 @@ def _kappa_text(kappa: float) -> str:
 
 
 @dataclass(frozen=True)
-class ReviewStatus:
+class ReviewStatus(ResultFiles):
     """Where a review stands (``labelaudit review status``): progress and results so far."""
 
     progress: Progress

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from labelaudit.io import ResultFiles
+
 if TYPE_CHECKING:  # pragma: no cover
     from labelaudit.models import TrainingDynamics
 
@@ -46,7 +48,7 @@ class ScannedTexts:
 
 
 @dataclass(frozen=True)
-class ScanResult(ScannedTexts):
+class ScanResult(ScannedTexts, ResultFiles):
     """The outcome of :func:`scan`: out-of-sample probabilities and every method's scores.
 
     Attributes

@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from labelaudit._errors import InvalidParameterError
-from labelaudit.scan._token_result import TokenScanResult
 
 if TYPE_CHECKING:  # pragma: no cover
     from labelaudit.evaluate import TokenEvaluation
+    from labelaudit.scan._token_result import TokenScanResult
     from labelaudit.tokens._schemes import Scheme
 
 __all__ = ["describe_token_scan", "evaluate_token_scan", "make_token_scorers",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -91,6 +92,15 @@ class TokenScanResult:
             "n_issues": len(self.issues[i]),
             "issues": ",".join(sorted({x.kind for x in self.issues[i]})),
         } for rank, i in enumerate(self.ranking(), start=1)])
+
+    def write(self, path: str | Path) -> Path:
+        """What ``labelaudit scan-tokens --out PATH`` writes, atomically: records in a
+        ``.jsonl`` file, one row per issue in ``.csv .tsv .json .parquet``, the text view of
+        every sentence in ``.txt``."""
+        from labelaudit.scan._token_output import token_output_format, write_token_scan
+
+        write_token_scan(self, str(path), format=token_output_format(str(path)), show=None)
+        return Path(path)
 
     def issue_frame(self) -> pd.DataFrame:
         """One row per issue, most suspect first: ``id, rank, sentence_score, kind, source,

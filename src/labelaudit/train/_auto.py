@@ -16,6 +16,7 @@ import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit._validation import check_int, check_number
+from labelaudit.io import ResultFiles
 from labelaudit.train import _metrics as metrics
 from labelaudit.train import _train as training
 
@@ -34,7 +35,7 @@ SCREEN_ROUNDS = 3
 
 
 @dataclass(frozen=True)
-class Screen:
+class Screen(ResultFiles):
     """The screening run of ``--method auto``: one row per candidate with its accuracy on
     the held-out items' given (possibly wrong) labels (``noisy_top1``, the mean over the
     rounds; ``round_1``, ``round_2``... each round's), the winner and why.

@@ -15,6 +15,7 @@ import pandas as pd
 from labelaudit._errors import InvalidParameterError
 from labelaudit._validation import check_int
 from labelaudit.engine import check_fits, run_fits
+from labelaudit.io import ResultFiles
 
 __all__ = ["BenchResult", "parse_noise_grid", "train_bench"]
 
@@ -37,7 +38,7 @@ def parse_noise_grid(spec: str) -> tuple[str, tuple[float, ...]]:
 
 
 @dataclass(frozen=True)
-class BenchResult:
+class BenchResult(ResultFiles):
     """One row per method, noise method, rate and seed: top-1 and top-5 accuracy on the
     clean evaluation set, macro-F1, the achieved noise rate and the training time."""
 

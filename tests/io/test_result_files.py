@@ -1,0 +1,46 @@
+"""The result protocol: every command's result has to_frame(), summary() and write(path)."""
+
+import importlib
+import json
+
+import pandas as pd
+import pytest
+
+from labelaudit.agreement import noise_bound, tolerance
+from labelaudit.io import ResultFiles
+
+PACKAGES = ("scan", "evaluate", "noise", "agreement", "train", "consistency", "impact",
+            "review")
+
+
+def _results():
+    for package in PACKAGES:
+        module = importlib.import_module(f"labelaudit.{package}")
+        for name in module.__all__:
+            value = getattr(module, name)
+            if isinstance(value, type) and hasattr(value, "to_frame") and \
+                    hasattr(value, "summary"):
+                yield value
+
+
+@pytest.mark.parametrize("cls", list(_results()), ids=lambda c: c.__name__)
+def test_every_command_result_writes_itself(cls):
+    assert callable(getattr(cls, "write", None)), f"{cls.__name__} has no write(path)"
+
+
+def test_a_json_file_holds_the_document_and_a_table_file_the_table(tmp_path):
+    result = tolerance(200, 0.5, gamma=0.05)
+    assert isinstance(result, ResultFiles)
+    assert result.write(tmp_path / "t.json") == tmp_path / "t.json"
+    assert json.loads((tmp_path / "t.json").read_text()) == json.loads(
+        json.dumps(result.to_dict()))
+    result.write(tmp_path / "t.csv")
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "t.csv"), result.to_frame(),
+                                  check_dtype=False)
+
+
+def test_file_frame_is_the_table_by_default(tmp_path):
+    result = noise_bound(100, 10, 0.5)
+    pd.testing.assert_frame_equal(result.file_frame(), result.to_frame())
+    result.write(tmp_path / "b.parquet")
+    assert len(pd.read_parquet(tmp_path / "b.parquet")) == len(result.to_frame())
