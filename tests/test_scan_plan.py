@@ -23,6 +23,15 @@ def test_the_default_runs_in_memory_with_the_default_members(data):
     assert (plan.streams, plan.scorers, plan.members, plan.weights) == (False, None, None, "auto")
 
 
+def test_a_streamed_scan_embeds_with_the_first_model(data, tmp_path):
+    plan = plan_scan(data, engine="local", out=str(tmp_path / "o.csv"), model=["a"],
+                     pair_mode="joint", cache_dir="c")
+    assert (plan.embed.model, plan.embed.pair_mode, plan.embed.cache_dir) == ("a", "joint", "c")
+    assert plan_scan(data, engine="local", out=str(tmp_path / "o.csv")).embed.pair_mode == \
+        "features"
+    assert plan_scan(data).embed is None
+
+
 def test_a_tfidf_scan_of_a_file_written_to_out_streams(data, tmp_path):
     assert plan_scan(data, scorers=["tfidf"], out=str(tmp_path / "o.csv")).streams
     assert not plan_scan(data, scorers=["tfidf"]).streams

@@ -142,28 +142,19 @@ def _check_usage(args: argparse.Namespace) -> None:
         args.parser.error("--preset names the members: give --preset or --scorers, not both")
 
 
-def _run_stream(args: argparse.Namespace, scorers: list[str] | None) -> int:
-    from labelaudit.engine import EmbedOptions
-    from labelaudit.scan import scan_stream
-
-    embed = EmbedOptions(model=args.model[0] if args.model else None,
-                         pair_mode=args.pair_mode or "features", cache_dir=args.cache_dir)
-    with cli.warnings_to_stderr(args), cli.fold_rule(args):
-        result = cli.call(scan_stream, args, args.data, scorers=scorers,
-                          engine=args.engine or "local", embed=embed)
-    cli.log(args, result.summary())
-    return 0
-
-
 def run(args: argparse.Namespace) -> int:
     from labelaudit._errors import InvalidInputError
-    from labelaudit.scan import output_frame, plan_scan, scan
+    from labelaudit.scan import output_frame, plan_scan, scan, scan_stream
 
     _check_usage(args)
     with cli.warnings_to_stderr(args, bare=("engine", "scorers", "out")):
         plan = cli.call(plan_scan, args)
     if plan.streams:
-        return _run_stream(args, plan.scorers)
+        with cli.warnings_to_stderr(args), cli.fold_rule(args):
+            result = cli.call(scan_stream, args, args.data, scorers=plan.scorers,
+                              engine=args.engine or "local", embed=plan.embed)
+        cli.log(args, result.summary())
+        return 0
     with cli.warnings_to_stderr(args, bare=("split",)), cli.fold_rule(args):
         # --preset and --model are in plan.members already
         result = cli.call(scan, args, scorers=plan.members, weights=plan.weights, preset=None,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from labelaudit._errors import InvalidParameterError
 from labelaudit.registry import SCORERS, STREAMED_SCORERS
@@ -50,12 +50,16 @@ class ScanPlan:
         probabilities and for a streamed scan.
     weights : str or list of float
         The ensemble weights: ``"auto"``, ``"equal"`` or one number per member.
+    embed : EmbedOptions or None
+        The encoder of a streamed scan's embed member (the first ``model``, ``pair_mode``,
+        ``cache_dir``); None for a scan in memory.
     """
 
     streams: bool
     scorers: list[str] | None
     members: list[Any] | None
     weights: Literal["auto", "equal"] | list[float]
+    embed: Any = None
 
 
 def plan_scan(data: str | Path | Sequence[str | Path], *, label: str = "label",
@@ -148,9 +152,14 @@ def plan_scan(data: str | Path | Sequence[str | Path], *, label: str = "label",
     members = None if streams or pred_probs is not None else _members(
         scorers, model=model, sweep=sweep, long_texts=long_texts, pair_mode=pair_mode,
         cache_dir=cache_dir, tuning={k: v for k, v in tuning.items() if v is not None})
+    from labelaudit.engine import EmbedOptions
+
+    embed = EmbedOptions(model=model[0] if model else None,
+                         pair_mode=cast(Any, pair_mode or "features"),
+                         cache_dir=cache_dir) if streams else None
     return ScanPlan(streams=streams, scorers=None if scorers is None else list(scorers),
                     members=members, weights=list(weights) if not isinstance(weights, str)
-                    else "equal" if weights == "equal" else "auto")
+                    else "equal" if weights == "equal" else "auto", embed=embed)
 
 
 def _named(given: Sequence[str]) -> str:
