@@ -147,7 +147,7 @@ def test_export_and_import(files, capsys):
     (["review", "init", "issues.csv", "--db", "x.sqlite", "--top", "3", "--reviewers", "5",
       "--majority", "2"], 1, "majority"),
     (["review", "init", "issues.csv", "--db", "x.sqlite", "--top", "3", "--pass-mark", "2"],
-     2, "between 0 and 1"),
+     2, "must be a number in [0, 1]; got 2"),
     (["review", "init", "issues.csv"], 2, "--db"),
     (["review"], 2, "STEP"),
 ])

@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from labelaudit._validation import check_int, check_number
+
 __all__ = ["at_least", "choice_list", "comma_list", "cut_offs", "fraction", "interval",
            "output_file", "tag_column"]
 
@@ -18,41 +20,33 @@ def _number(text: str, kind: type = float) -> Any:
         raise argparse.ArgumentTypeError(f"not {what}: {text!r}") from None
 
 
-def at_least(minimum: int, maximum: int | None = None):
-    """Argparse type of an integer option with a lower (and optionally an upper) bound."""
+def _checked(kind: type, check: Any, note: str = "", **limits: Any):
+    """Argparse type of a number of ``kind`` in the range that the library's ``check``
+    (:mod:`labelaudit._validation`) enforces with ``limits``, in its words."""
+    from labelaudit._errors import InvalidParameterError
 
-    def parse(text: str) -> int:
-        value = _number(text, int)
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
-        if maximum is not None and value > maximum:
-            raise argparse.ArgumentTypeError(f"must be at most {maximum}, got {value}")
-        return value
+    def parse(text: str) -> Any:
+        try:
+            return check(_number(text, kind), "", **limits)
+        except InvalidParameterError as exc:
+            raise argparse.ArgumentTypeError(str(exc).strip() + note) from None
 
     return parse
+
+
+def at_least(minimum: int, maximum: int | None = None):
+    """Argparse type of an integer option with a lower (and optionally an upper) bound."""
+    return _checked(int, check_int, minimum=minimum, maximum=maximum)
 
 
 def interval(low: float, high: float = 1.0, *, low_open: bool = False,
              high_open: bool = False, note: str = ""):
     """Argparse type of a number in an interval, ``(0.5, 1]`` with ``low_open=True``."""
-    shown = f"{'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}{note}"
-
-    def parse(text: str) -> float:
-        value = _number(text)
-        if not (low < value if low_open else low <= value) or \
-                not (value < high if high_open else value <= high):
-            raise argparse.ArgumentTypeError(f"must be in {shown}, got {value:g}")
-        return value
-
-    return parse
+    return _checked(float, check_number, note, low=low, high=high, low_open=low_open,
+                    high_open=high_open)
 
 
-def fraction(text: str) -> float:
-    """Argparse type of an option that takes a number between 0 and 1."""
-    value = _number(text)
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {value}")
-    return value
+fraction = interval(0.0, 1.0)  # Argparse type of an option that takes a number in [0, 1].
 
 
 def comma_list(text: str) -> list[str]:
