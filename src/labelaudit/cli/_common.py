@@ -157,6 +157,8 @@ VOCABULARY: dict[str, dict[str, Any]] = {
     "sweep": {"type": at_least(1), "metavar": "N"},
     "scorers": {"metavar": "NAMES"},
     "eval": _FILE,
+    "score": {**_FILE, "help": "rank this file's items with models fitted on DATA (a test-set "
+              "audit)"},
     "annotations_file": _FILE,
     "tag_column": {"type": tag_column, "default": -1},
     "scheme": {"choices": ["auto", "iob1", "iob2", "bioes", "plain"], "default": "auto"},

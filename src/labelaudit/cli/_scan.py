@@ -23,9 +23,7 @@ def add_parser(subparsers, parents) -> None:
                    "Hugging Face hub dataset name (the training split with --score)")
     p.add_argument("--split", metavar="NAME",
                    help="split of a datasets folder or hub dataset (DATA:SPLIT works too)")
-    cli.add_options(p, "text", "text_pair", "label", "id", "label_sep")
-    p.add_argument("--score", metavar="FILE",
-                   help="rank this file's items with models fitted on DATA (test-set audit)")
+    cli.add_options(p, "text", "text_pair", "label", "id", "label_sep", "score")
     p.add_argument("--pred-probs", metavar="FILE",
                    help="your own out-of-sample probabilities instead of labelaudit's models: "
                    ".npy (n_items, n_classes), or a table with one column per class")

@@ -20,8 +20,7 @@ def add_parser(subparsers, parents) -> None:
         help="find label errors in token-tagged data (NER, POS) in CoNLL or JSONL")
     p.add_argument("data", help="CoNLL column file or .jsonl with a tokens list and a tags "
                    "(or labels) list per line (the training data with --score)")
-    p.add_argument("--score", metavar="FILE",
-                   help="audit this file with a model fitted on DATA (test-set audit)")
+    cli.add_options(p, "score")
     cli.add_output_options(p, default_format=None, extra_suffixes=(".txt",),
                            out_help="output file, its suffix picks the format: .jsonl "
                            "(records), .csv/.tsv/.parquet/.json (one row per issue) or .txt "
