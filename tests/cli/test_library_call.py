@@ -67,3 +67,17 @@ def test_warnings_name_the_flags_too(capsys):
     with warnings_to_stderr(args):
         call(warns, args)
     assert capsys.readouterr().err == "labelaudit: warning: --n-items 3 is small\n"
+
+
+def test_the_value_of_an_option_with_choices_is_spelled_without_quotes():
+    parser = Parser(prog="x")
+    parser.add_argument("--engine", choices=["local", "ray"], default="local")
+    parser.set_defaults(parser=parser)
+    args = parser.parse_args([])
+
+    def refuses(*, engine="local"):
+        raise InvalidParameterError(f"engine={engine!r} cannot run this; give engine='ray'")
+
+    with pytest.raises(InvalidParameterError) as caught, warnings_to_stderr(args):
+        call(refuses, args)
+    assert str(caught.value) == "--engine local cannot run this; give --engine ray"

@@ -61,6 +61,12 @@ def _has_flag(args: argparse.Namespace, dest: str) -> bool:
                for action in getattr(getattr(args, "parser", None), "_actions", ()))
 
 
+def _choices(args: argparse.Namespace, dest: str) -> bool:
+    """Whether the option stored in ``dest`` takes one of a few names (``choices``)."""
+    return any(action.dest == dest and action.choices is not None
+               for action in getattr(getattr(args, "parser", None), "_actions", ()))
+
+
 def call(function: Any, args: argparse.Namespace, *positional: Any, **given: Any) -> Any:
     """``function(*positional, **given)``, each other parameter that the command has an
     option for (the same name, or :data:`RENAMED`) set from ``args``, ``progress`` to
@@ -110,24 +116,27 @@ def warnings_to_stderr(args: argparse.Namespace, *, flags: tuple[str, ...] = (),
     (``name=dest``: the library's ``name`` is the option stored in ``dest``)."""
     from labelaudit._errors import LabelAuditError
 
-    def spelled() -> dict[str, str]:
+    def reworded(text: str) -> str:
+        bound = getattr(args, "bound", {})
         named = {name.split("=")[0]: name.split("=")[-1] for name in flags}
-        return {name: flag(args, dest)
-                for name, dest in {**getattr(args, "bound", {}), **named}.items()}
+        words = {name: flag(args, dest) for name, dest in {**bound, **named}.items()}
+        # an option with choices is spelled without quotes: engine='ray' as --engine ray
+        unquoted = (*bare, *(name for name, dest in bound.items() if _choices(args, dest)))
+        return as_flags(text, words, unquoted)
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             yield
         except LabelAuditError as exc:
-            if not (words := spelled()):
+            if (text := reworded(str(exc))) == str(exc):
                 raise
-            raise type(exc)(as_flags(str(exc), words, bare)) from None
+            raise type(exc)(text) from None
         finally:
             if not getattr(args, "quiet", False):
-                seen, words = set(), spelled()
+                seen = set()
                 for w in caught:
-                    text = as_flags(str(w.message), words, bare)
+                    text = reworded(str(w.message))
                     if w.category.__module__.startswith("labelaudit") and text not in seen:
                         seen.add(text)
                         print(f"labelaudit: warning: {text}", file=sys.stderr)

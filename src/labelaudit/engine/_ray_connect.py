@@ -142,7 +142,7 @@ def check_engine(engine: str, address: str | None) -> None:
     check_choice(engine, "engine", ("local", "ray"))
     if address is not None and engine != "ray":
         raise InvalidParameterError(
-            "ray_address connects to a Ray cluster: give engine='ray' (--engine ray) too")
+            "ray_address= connects to a Ray cluster: give engine='ray' too")
 
 
 @contextmanager
