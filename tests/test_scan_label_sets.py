@@ -129,6 +129,17 @@ def test_given_probabilities_replace_the_members(sets):
         labelaudit.scan(sets, label="topics", pred_probs=probs * 2, progress=False)
 
 
+def test_given_probabilities_skip_the_checks_only_cross_fitting_needs(sets):
+    few = sets.head(6).copy()
+    few.at[3, "topics"] = ["music"]  # a class on one item, and too few items for 5 folds
+    Y, classes = read_label_sets(few["topics"], column="topics", ids=np.arange(len(few)))
+    result = labelaudit.scan(few, label="topics", pred_probs=np.where(Y == 1, 0.8, 0.2),
+                             classes=list(classes), progress=False)
+    assert len(result.to_frame()) == 6 and "music" in list(result.classes)
+    with pytest.raises(InvalidInputError, match="on a single item"):
+        labelaudit.scan(few, label="topics", progress=False)
+
+
 def test_single_label_options_and_bad_data_are_refused(sets):
     with pytest.raises(InvalidParameterError, match=r"methods=, n_seeds= go with one label"):
         labelaudit.scan(sets, label="topics", methods=["ensemble"], n_seeds=2)

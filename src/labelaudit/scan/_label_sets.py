@@ -82,14 +82,17 @@ def _estimate_issues(label_sets: np.ndarray, pred_probs: np.ndarray) -> int:
     return int(np.sum(found))
 
 
-def _check_classes(label_sets: np.ndarray, classes: np.ndarray, n_folds: int) -> None:
-    """A class on one item cannot be learned out of sample; so is the set when no class
-    varies."""
+def _check_classes(label_sets: np.ndarray, classes: np.ndarray, n_folds: int | None) -> None:
+    """Some item has a label; when cross-fitting (``n_folds``), every class is on two
+    items or more (one item's class cannot be learned out of sample) and each fold has
+    two items or more."""
     from labelaudit.io import check_label_set_classes
 
-    check_label_set_classes(label_sets, classes)
     if len(classes) < 1:
         raise InvalidInputError("no item has a label: the label sets are all empty")
+    if n_folds is None:  # the user's probabilities: nothing is fitted
+        return
+    check_label_set_classes(label_sets, classes)
     if len(label_sets) < 2 * n_folds:
         raise InvalidInputError(f"{len(label_sets)} items are too few for {n_folds} folds")
 
@@ -179,7 +182,7 @@ def scan_label_sets(
     base = prepare_text_dataset(frame, text=text, label=None, text_pair=text_pair, id=id_name)
     label_sets, found = read_label_sets(frame[label], column=label, ids=base.ids,
                                         sep=label_sep, classes=classes)
-    _check_classes(label_sets, found, n_folds)
+    _check_classes(label_sets, found, n_folds if pred_probs is None else None)
     data = TextDataset(base.ids, base.texts, base.text_pairs, label_sets, found)
     if pred_probs is not None:
         if scorers is not None:
