@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     from labelaudit.evaluate import evaluate
     from labelaudit.io import emit
 
-    with cli.warnings_to_stderr(args, bare=("unknown",)):
+    with cli.warnings_to_stderr(args):
         result = cli.call(evaluate, args, truth=args.eval, at_k=list(dict.fromkeys(args.at_k)))
         # The metrics always go to stdout (--out writes them too), the curves to --plot-out.
         emit(result.to_table() if args.format == "table" else result.to_frame(),

@@ -43,7 +43,7 @@ def add_parser(subparsers, parents) -> None:
 def run(args: argparse.Namespace) -> int:
     from labelaudit.report import render_report
 
-    with cli.warnings_to_stderr(args, bare=("unknown",)):
+    with cli.warnings_to_stderr(args):
         report = cli.call(render_report, args, args.issues, truth=args.eval,
                           annotations=args.annotations_file)
         report.write(args.out)

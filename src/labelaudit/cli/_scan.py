@@ -145,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
     from labelaudit.scan import output_frame, plan_scan, scan, scan_stream
 
     _check_usage(args)
-    with cli.warnings_to_stderr(args, bare=("engine", "scorers", "out")):
+    with cli.warnings_to_stderr(args, bare=("scorers", "out")):
         plan = cli.call(plan_scan, args)
     if plan.streams:
         with cli.warnings_to_stderr(args), cli.fold_rule(args):

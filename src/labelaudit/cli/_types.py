@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from labelaudit._errors import InvalidParameterError
 from labelaudit._validation import check_int, check_number
 
 __all__ = ["at_least", "choice_list", "comma_list", "cut_offs", "fraction", "interval",
@@ -23,7 +24,6 @@ def _number(text: str, kind: type = float) -> Any:
 def _checked(kind: type, check: Any, note: str = "", **limits: Any):
     """Argparse type of a number of ``kind`` in the range that the library's ``check``
     (:mod:`labelaudit._validation`) enforces with ``limits``, in its words."""
-    from labelaudit._errors import InvalidParameterError
 
     def parse(text: str) -> Any:
         try:

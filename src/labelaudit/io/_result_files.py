@@ -12,7 +12,7 @@ from typing import IO, Any
 import pandas as pd
 
 from labelaudit._errors import InvalidParameterError
-from labelaudit.io._write import atomic_path, emit, format_of
+from labelaudit.io._write import atomic_path, emit, format_of, write_json, write_table
 
 __all__ = ["METRIC_NAMES", "ResultFiles", "emit_report", "json_number"]
 
@@ -22,9 +22,9 @@ METRIC_NAMES = {"entity_f1": "entity F1", "token_accuracy": "token accuracy",
 
 
 class ResultFiles:
-    """What every command's result writes (mixed into each): :meth:`write`, the file that
-    ``labelaudit <command> --out PATH`` writes, with the result's :meth:`file_frame` as its
-    table and, where the result has one, its ``to_dict()`` document as its JSON file."""
+    """The files of a command's result (mixed into each): :meth:`write` puts its
+    ``to_dict()`` document, where it has one, in a JSON file and its :meth:`file_frame`
+    table in the others; the commands write ``--out`` with it."""
 
     def file_frame(self: Any) -> pd.DataFrame:
         """The table a table file of the result holds: ``to_frame()``, unless the result
@@ -35,8 +35,6 @@ class ResultFiles:
         """Write the result atomically to ``path``: a ``.json`` file gets the ``to_dict()``
         document (the table's rows where the result has no document), any other suffix
         (``.csv .tsv .jsonl .parquet``) the :meth:`file_frame` table. Returns the path."""
-        from labelaudit.io._write import write_json, write_table
-
         if Path(path).suffix.lower() == ".json" and hasattr(self, "to_dict"):
             return write_json(self.to_dict(), path)
         return write_table(self.file_frame(), path)
