@@ -29,6 +29,15 @@ class MemberFit:
     screened: dict[str, float] = field(default_factory=dict)
     dynamics: TrainingDynamics | None = None
 
+    @classmethod
+    def given(cls, probs: np.ndarray) -> MemberFit:
+        """The user's probabilities (``pred_probs``) as the one member, nothing fitted."""
+        from labelaudit.scan._text_result import GIVEN_PROBS
+
+        return cls(pred_probs=probs, member_probs={"pred_probs": probs},
+                   weights={"pred_probs": 1.0}, temperatures={"pred_probs": 1.0}, seconds={},
+                   mode=GIVEN_PROBS)
+
 
 def fit_members(train: TextDataset, target: TextDataset | None, labels: np.ndarray, *,
                 scorers: Sequence[Any], screen: int, weights: Any, n_folds: int,

@@ -4,7 +4,7 @@ options that cannot go with the user's own probabilities, all checked before any
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -97,3 +97,44 @@ def check_options(methods: Sequence[str], rank_by: str, top: int | None,
     check_choice(rank_by, "rank_by", METHODS)
     check_flagging(top, threshold)
     check_int(n_seeds, "n_seeds", minimum=1)
+
+
+def scan_members(*, methods: Sequence[str] | None, rank_by: str | None,
+                 annotations: str | None, top: int | None, threshold: float | None,
+                 n_seeds: int, datalab_features: str, engine: str, ray_address: str | None,
+                 pred_probs: object, classes: object, scorers: Sequence[Any] | None,
+                 preset: str | None, model: str | None, sweep: int, score: object,
+                 weights: object, pair_mode: object) -> tuple[list[str], str, list[Any]]:
+    """The options of a scan of single labels, checked before its inputs are read: the
+    ranking methods to compute, the method that orders the output, and the members (the
+    given scorers, a preset's, or the default ones)."""
+    from labelaudit.engine import check_engine
+    from labelaudit.models._registry import member_keys
+    from labelaudit.registry import SCORERS
+    from labelaudit.scan._presets import preset_members
+
+    wanted = (list(methods) if methods is not None else
+              [m for m in DEFAULT_METHODS if m != "crowdlab" or annotations is not None])
+    order_by = (rank_by if rank_by is not None
+                else "crowdlab" if annotations is not None else DEFAULT_METHOD)
+    check_options(wanted, order_by, top, threshold, n_seeds, annotations)
+    check_choice(datalab_features, "datalab_features", ("tfidf", "embed"))
+    check_engine(engine, ray_address)
+    if pred_probs is not None:
+        check_given_probs(scorers=scorers, model=model, sweep=sweep, score=score,
+                          n_seeds=n_seeds, weights=weights, pair_mode=pair_mode,
+                          preset=preset)
+    elif classes is not None:
+        raise InvalidParameterError(
+            "classes= names the columns of pred_probs; give pred_probs too, or drop classes=")
+    if preset is not None:
+        if scorers is not None:
+            raise InvalidParameterError("preset names the members: give preset or scorers, "
+                                        "not both")
+        scorers = preset_members(preset, model=model)
+    if scorers is not None and not scorers:
+        raise InvalidParameterError("give at least one scorer")
+    members = list(scorers) if scorers is not None else list(SCORERS.default)
+    if pred_probs is None:
+        check_weights(weights, member_keys(members))
+    return wanted, order_by, members

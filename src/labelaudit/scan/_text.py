@@ -15,14 +15,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from labelaudit._errors import InvalidParameterError
-from labelaudit._validation import check_choice
-from labelaudit.engine import check_engine
 from labelaudit.io import TextDataset, holds_label_sets, read_data, refuse_single_label_options
 from labelaudit.models import Scorer
 from labelaudit.models._progress import default_progress
-from labelaudit.models._registry import member_keys
-from labelaudit.registry import SCORERS
 from labelaudit.scan._inputs import extra_columns, read_inputs
 from labelaudit.scan._label_set_result import LabelSetScanResult
 from labelaudit.scan._label_sets import MULTI_LABEL_SCAN_TAKES, scan_label_sets
@@ -33,15 +28,11 @@ from labelaudit.scan._options import (
     METHODS,
     Method,
     check_flagging,
-    check_given_probs,
-    check_options,
-    check_weights,
     id_column,
+    scan_members,
 )
-from labelaudit.scan._presets import preset_members
 from labelaudit.scan._rank import flag_items, method_scores
 from labelaudit.scan._text_result import (
-    GIVEN_PROBS,
     ChanceLevelWarning,
     ScanResult,
     warn_if_chance_level,
@@ -252,48 +243,27 @@ def scan(
             progress=default_progress() if progress is None else progress)
     data, split = frame, None
     started = time.perf_counter()
-    wanted = (list(methods) if methods is not None else
-              [m for m in DEFAULT_METHODS if m != "crowdlab" or annotations is not None])
-    order_by = (rank_by if rank_by is not None
-                else "crowdlab" if annotations is not None else DEFAULT_METHOD)
-    check_options(wanted, order_by, top, threshold, n_seeds, annotations)
-    check_choice(datalab_features, "datalab_features", ("tfidf", "embed"))
-    check_engine(engine, ray_address)
-    if pred_probs is not None:
-        check_given_probs(scorers=scorers, model=model, sweep=sweep, score=score,
-                          n_seeds=n_seeds, weights=weights, pair_mode=pair_mode,
-                          preset=preset)
-    elif classes is not None:
-        raise InvalidParameterError(
-            "classes= names the columns of pred_probs; give pred_probs too, or drop classes=")
-    if preset is not None:
-        if scorers is not None:
-            raise InvalidParameterError("preset names the members: give preset or scorers, "
-                                        "not both")
-        scorers = preset_members(preset, model=model)
-    if scorers is not None and not scorers:
-        raise InvalidParameterError("give at least one scorer")
-    members = list(scorers) if scorers is not None else list(SCORERS.default)
-    if pred_probs is None:
-        check_weights(weights, member_keys(members))
+    wanted, order_by, members = scan_members(
+        methods=methods, rank_by=rank_by, annotations=annotations, top=top,
+        threshold=threshold, n_seeds=n_seeds, datalab_features=datalab_features,
+        engine=engine, ray_address=ray_address, pred_probs=pred_probs, classes=classes,
+        scorers=scorers, preset=preset, model=model, sweep=sweep, score=score,
+        weights=weights, pair_mode=pair_mode)
     inputs = read_inputs(data, score, text=text, label=label, text_pair=text_pair, id=id,
                          annotations=annotations, split=split, pred_probs=pred_probs,
                          classes=classes)
     scored = inputs.target if inputs.target is not None else inputs.train
     assert scored.labels is not None
     shown = default_progress() if progress is None else progress
-    if inputs.probs is not None:
-        fit = MemberFit(pred_probs=inputs.probs, member_probs={"pred_probs": inputs.probs},
-                        weights={"pred_probs": 1.0}, temperatures={"pred_probs": 1.0},
-                        seconds={}, mode=GIVEN_PROBS)
-    else:
-        fit = fit_members(
-            inputs.train, inputs.target, scored.labels, scorers=members,
-            screen=screen if scorers is None and weights == "auto" else 0, weights=weights,
-            n_folds=n_folds, n_seeds=n_seeds, random_state=random_state, progress=shown,
-            sweep=sweep, keep=keep, model=model, pair_mode=pair_mode, cache_dir=cache_dir,
-            engine=engine, ray_address=ray_address, checkpoint_dir=checkpoint_dir,
-            resume=resume)
+    # the default members are screened when their weights are fitted
+    screened = scorers is None and preset is None and isinstance(weights, str) and \
+        weights == "auto"
+    fit = MemberFit.given(inputs.probs) if inputs.probs is not None else fit_members(
+        inputs.train, inputs.target, scored.labels, scorers=members,
+        screen=screen if screened else 0, weights=weights, n_folds=n_folds, n_seeds=n_seeds,
+        random_state=random_state, progress=shown, sweep=sweep, keep=keep, model=model,
+        pair_mode=pair_mode, cache_dir=cache_dir, engine=engine, ray_address=ray_address,
+        checkpoint_dir=checkpoint_dir, resume=resume)
     probs = fit.pred_probs
     scores, n_issues, consensus = method_scores(
         scored.labels, probs, next(iter(fit.member_probs.values())), inputs.votes,
@@ -301,10 +271,9 @@ def scan(
     warn_if_chance_level(scored.labels, probs, given=pred_probs is not None)
     flagged, rule = flag_items(scored.labels, probs, scores[order_by], n_issues, top=top,
                                threshold=threshold)
-    found = None
-    if datalab:
-        found = _datalab(scored, inputs.train.classes, probs, datalab_features, model=model,
-                         cache_dir=cache_dir, random_state=random_state, progress=shown)
+    found = _datalab(scored, inputs.train.classes, probs, datalab_features, model=model,
+                     cache_dir=cache_dir, random_state=random_state,
+                     progress=shown) if datalab else None
     return ScanResult(
         ids=scored.ids, texts=scored.texts, text_pairs=scored.text_pairs, labels=scored.labels,
         classes=inputs.train.classes, pred_probs=probs, member_probs=fit.member_probs,
