@@ -93,11 +93,11 @@ def test_summary_shows_each_members_time_next_to_its_weight():
 def test_default_members_are_screened_and_named_ones_always_run(tiny_st_dir, monkeypatch):
     import dataclasses
 
-    from labelaudit.scan import _text
+    from labelaudit import registry
 
     # screening as it works for any default: here the embed member was a default one
-    monkeypatch.setattr(_text, "SCORERS", dataclasses.replace(_text.SCORERS,
-                                                              default=("tfidf", "embed")))
+    monkeypatch.setattr(registry, "SCORERS", dataclasses.replace(registry.SCORERS,
+                                                                 default=("tfidf", "embed")))
     frame = make_topic_frame(40, n_errors=6)  # 120 items; TF-IDF separates the topics
     screened = scan(frame, model=str(tiny_st_dir), screen=60, progress=False)
     assert list(screened.weights) == ["tfidf"]  # the random encoder earned no weight
