@@ -235,6 +235,13 @@ def test_issue11_numeric_options_are_usage_errors_up_front(tmp_path, capsys, arg
     assert "error:" in capsys.readouterr().err
 
 
+def test_a_range_is_said_in_the_library_s_words_with_the_option_s_note(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        main(["agreement", str(tmp_path / "missing.csv"), "--min-share", "0.3"])
+    assert capsys.readouterr().err.splitlines()[-1].endswith(
+        "argument --min-share: must be a number in (0.5, 1] (a strict majority); got 0.3")
+
+
 def _warnings(err: str) -> list[str]:
     return [line for line in err.splitlines() if line.startswith("labelaudit: warning:")]
 

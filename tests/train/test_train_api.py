@@ -220,3 +220,4 @@ def test_cli_train_bench_table_json_and_plot(frames, tiny_st_dir, tmp_path):
     assert "wrote bench.json" in done.stderr and "top-1" in done.stderr
     bad = run_cli(*common[:-1], "uniform:1.5", cwd=tmp_path)
     assert bad.returncode == 1 and "must be in (0, 1)" in bad.stderr
+    assert "of --noise 'uniform:1.5'" in bad.stderr  # the library's noise= said as the flag

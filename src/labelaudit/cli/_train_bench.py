@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     from labelaudit.train import parse_noise_grid, train_bench
 
     noise = args.noise or ["uniform:0.1,0.2,0.4"]
-    with cli.warnings_to_stderr(args):
+    with cli.warnings_to_stderr(args, flags=("noise",)):  # parse_noise_grid runs first
         for spec in noise:
             parse_noise_grid(spec)  # a bad spec fails before any training
         result = cli.call(train_bench, args, noise=noise,

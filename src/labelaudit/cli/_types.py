@@ -29,7 +29,8 @@ def _checked(kind: type, check: Any, note: str = "", **limits: Any):
         try:
             return check(_number(text, kind), "", **limits)
         except InvalidParameterError as exc:
-            raise argparse.ArgumentTypeError(str(exc).strip() + note) from None
+            said = str(exc).strip()
+            raise argparse.ArgumentTypeError(said.replace("; got", f"{note}; got", 1)) from None
 
     return parse
 
