@@ -100,6 +100,11 @@ def _near_chance(pool: Pool, draws: list, reference: np.ndarray, metric: str) ->
             ChanceLevelWarning, stacklevel=3)
 
 
+def _consistency_verdict(low: float, high: float) -> str:
+    """A scheme against its training-only reference: worse beyond chance, or not."""
+    return "inconsistent" if high < 0 else "consistent"
+
+
 def _correction_verdict(low: float, high: float) -> str:
     """The corrected labels against the original ones on the same items."""
     if high < 0:
@@ -347,20 +352,20 @@ def consistency(
               for name in names}
     _near_chance(pool, draws[:repeats_used], scores["PureTrain"], metric)
     boot = np.random.default_rng([random_state, 1])
-    verdicts = {}
-    for name, reference in references.items():
+
+    def verdict(name: str, reference: str, decide: Callable[[float, float], str]
+                ) -> SchemeVerdict:
+        """``name``'s gap to ``reference`` over the repeats, its interval and verdict (the
+        intervals draw from ``boot`` in turn: the verdicts first, then the corrections)."""
         gaps = _gap(scores[name], scores[reference], grids[name])
         low, high = _interval(gaps, boot, confidence_level, interval)
-        verdicts[name] = SchemeVerdict(name, reference, float(gaps.mean()), low, high,
-                                       "inconsistent" if high < 0 else "consistent",
-                                       tuple(map(float, gaps)))
-    corrections = {}
-    for wrong, fixed in twins.items():
-        gaps = _gap(scores[wrong], scores[fixed], grids[wrong])
-        low, high = _interval(gaps, boot, confidence_level, interval)
-        corrections[wrong] = SchemeVerdict(wrong, fixed, float(gaps.mean()), low, high,
-                                           _correction_verdict(low, high),
-                                           tuple(map(float, gaps)))
+        return SchemeVerdict(name, reference, float(gaps.mean()), low, high,
+                             decide(low, high), tuple(map(float, gaps)))
+
+    verdicts = {name: verdict(name, reference, _consistency_verdict)
+                for name, reference in references.items()}
+    corrections = {wrong: verdict(wrong, fixed, _correction_verdict)
+                   for wrong, fixed in twins.items()}
     y = pool.n_suspect - (len(pool.mistakes) if pool.mistakes is not None else 0)
     sizes = {"train": pool.n_train, "suspect": pool.n_suspect, "x": x}
     if pool.mistakes is not None:
