@@ -128,7 +128,9 @@ def label_set_metrics(truth: np.ndarray, probs: np.ndarray) -> dict[str, float]:
     """
     from sklearn.metrics import f1_score
 
-    predicted = (probs >= 0.5).astype(int)
+    from labelaudit.train._model import SET_THRESHOLD
+
+    predicted = (probs >= SET_THRESHOLD).astype(int)
     return {"subset_accuracy": float((predicted == truth).all(axis=1).mean()),
             "micro_f1": float(f1_score(truth, predicted, average="micro", zero_division=0)),
             "macro_f1": float(f1_score(truth, predicted, average="macro", zero_division=0)),

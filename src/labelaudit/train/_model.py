@@ -17,11 +17,13 @@ from labelaudit.train._weights import DAMAGED as _DAMAGED
 from labelaudit.train._weights import META as _META
 from labelaudit.train._weights import load_weights
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "TrainedModel", "is_model_folder", "load_model",
-           "load_weights"]
+__all__ = ["FORMAT", "FORMAT_VERSION", "SET_THRESHOLD", "TrainedModel", "is_model_folder",
+           "load_model", "load_weights"]
 
 FORMAT = "labelaudit-model"
 FORMAT_VERSION = 1
+# A multi-label model's predicted set: the classes at this probability or more.
+SET_THRESHOLD = 0.5
 _WEIGHTS = "head.pt"
 
 
@@ -92,7 +94,7 @@ class TrainedModel:
         probs = self.predict_proba(data, text=text, text_pair=text_pair)
         if self.multi_label:
             sets = np.empty(len(probs), dtype=object)
-            sets[:] = [[str(c) for c in self.classes[row >= 0.5]] for row in probs]
+            sets[:] = [[str(c) for c in self.classes[row >= SET_THRESHOLD]] for row in probs]
             return sets
         return self.classes[probs.argmax(axis=1)]
 
@@ -128,7 +130,8 @@ class TrainedModel:
                             else np.arange(len(frame))})
         probs = self.predict_proba(frame, text=text, text_pair=text_pair)
         if self.multi_label:
-            out["labels"] = [format_label_set(row >= 0.5, self.classes, sep) for row in probs]
+            out["labels"] = [format_label_set(row >= SET_THRESHOLD, self.classes, sep)
+                             for row in probs]
             for j, name in enumerate(self.classes):
                 out[f"prob_{name}"] = probs[:, j]
             return out
