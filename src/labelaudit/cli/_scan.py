@@ -142,23 +142,22 @@ def _check_usage(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from labelaudit._errors import InvalidInputError
-    from labelaudit.scan import output_frame, plan_scan, scan, scan_stream
+    from labelaudit.scan import output_frame, plan_scan, scan
 
     _check_usage(args)
     with cli.warnings_to_stderr(args, bare=("scorers", "out")):
         plan = cli.call(plan_scan, args)
-    if plan.streams:
-        with cli.warnings_to_stderr(args), cli.fold_rule(args):
-            result = cli.call(scan_stream, args, args.data, scorers=plan.scorers,
-                              engine=args.engine or "local", embed=plan.embed)
-        cli.log(args, result.summary())
-        return 0
     with cli.warnings_to_stderr(args, bare=("split",)), cli.fold_rule(args):
-        # --preset and --model are in plan.members already
-        result = cli.call(scan, args, scorers=plan.members, weights=plan.weights, preset=None,
-                          model=None, datalab_features=args.datalab_features or "tfidf",
-                          engine=args.engine or "local")
+        # the members of plan (--preset and --model are in them) run in memory or, with
+        # out, streamed
+        result = cli.call(scan, args, scorers=plan.scorers if plan.streams else plan.members,
+                          weights=plan.weights, preset=None, engine=args.engine or "local",
+                          model=plan.embed.model if plan.streams else None,
+                          out=args.out if plan.streams else None,
+                          datalab_features=args.datalab_features or "tfidf")
     cli.log(args, result.summary())
+    if plan.streams:  # written to --out in chunks
+        return 0
     rows = args.show if not args.out and args.format == "table" else None
     try:
         cli.emit_output(output_frame(result, rows=rows, sep=cli.set_separator(args)), args,

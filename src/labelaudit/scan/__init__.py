@@ -16,7 +16,8 @@ from labelaudit.scan._presets import (
     preset_members,
     preset_settings,
 )
-from labelaudit.scan._streamed import HASHING_THRESHOLD, StreamScanResult, scan_stream
+from labelaudit.scan._scan_stream import scan_stream
+from labelaudit.scan._streamed import HASHING_THRESHOLD, StreamScanResult
 from labelaudit.scan._summary import ScanFacts, format_scan_summary
 from labelaudit.scan._text import ChanceLevelWarning, ScanResult, check_flagging, scan
 from labelaudit.scan._text_result import chance_note

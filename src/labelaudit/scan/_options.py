@@ -14,7 +14,7 @@ from labelaudit._validation import check_choice, check_fraction, check_int
 from labelaudit.registry import RANKING_METHODS
 
 __all__ = ["DEFAULT_METHOD", "DEFAULT_METHODS", "METHODS", "Method", "check_flagging",
-           "check_given_probs", "check_options", "check_weights", "id_column"]
+           "check_given_probs", "check_options", "check_preset", "check_weights", "id_column"]
 
 Method = Literal["loss", "ensemble", "self_confidence", "margin", "entropy", "max_prob",
                  "confident_learning", "crowdlab"]
@@ -99,6 +99,12 @@ def check_options(methods: Sequence[str], rank_by: str, top: int | None,
     check_int(n_seeds, "n_seeds", minimum=1)
 
 
+def check_preset(preset: str | None, scorers: object) -> None:
+    """A preset names the members: it cannot come with ``scorers``."""
+    if preset is not None and scorers is not None:
+        raise InvalidParameterError("preset names the members: give preset or scorers, not both")
+
+
 def scan_members(*, methods: Sequence[str] | None, rank_by: str | None,
                  annotations: str | None, top: int | None, threshold: float | None,
                  n_seeds: int, datalab_features: str, engine: str, ray_address: str | None,
@@ -127,10 +133,8 @@ def scan_members(*, methods: Sequence[str] | None, rank_by: str | None,
     elif classes is not None:
         raise InvalidParameterError(
             "classes= names the columns of pred_probs; give pred_probs too, or drop classes=")
+    check_preset(preset, scorers)
     if preset is not None:
-        if scorers is not None:
-            raise InvalidParameterError("preset names the members: give preset or scorers, "
-                                        "not both")
         scorers = preset_members(preset, model=model)
     if scorers is not None and not scorers:
         raise InvalidParameterError("give at least one scorer")

@@ -16,7 +16,7 @@ from labelaudit._errors import InvalidParameterError
 from labelaudit.registry import SCORERS, STREAMED_SCORERS
 from labelaudit.scan._presets import preset_settings
 
-__all__ = ["ScanPlan", "plan_scan"]
+__all__ = ["ScanPlan", "memory_needs", "plan_scan"]
 
 _TUNING = ("epochs", "max_length", "batch_size", "learning_rate", "devices")
 # The options that configure labelaudit's models, and their values when not given.
@@ -39,7 +39,7 @@ class ScanPlan:
     Attributes
     ----------
     streams : bool
-        Whether the scan streams (:func:`~labelaudit.scan.scan_stream`) rather than runs
+        Whether the scan streams (:func:`~labelaudit.scan.scan` with ``out``) rather than runs
         in memory (:func:`~labelaudit.scan.scan`).
     scorers : list of str or None
         The member names, a preset's when one was given; None for scan's default members.
@@ -181,15 +181,31 @@ def _check_pred_probs(pred_probs: object, classes: object, options: dict[str, An
             "with it; drop " + ("them" if len(given) > 1 else "it") + ", or drop pred_probs=")
 
 
+def memory_needs(options: dict[str, Any]) -> list[str]:
+    """The options in ``options`` (a scan's, by name) that need every item in memory, so
+    that a streamed scan cannot run them, named as the messages name them: the options of
+    :data:`_IN_MEMORY` given, a member that does not stream, more than one ``model``."""
+    def given(name: str, unset: Any) -> bool:
+        value = options.get(name, unset)
+        if value is None or unset is None:
+            return value is not unset
+        return not isinstance(value, type(unset)) or bool(value != unset)
+
+    scorers, model = options.get("scorers"), options.get("model")
+    needs = [name for name, unset in _IN_MEMORY.items() if given(name, unset)]
+    needs += [f"scorers={name!r}" for name in scorers or ()
+              if not isinstance(name, str) or name not in STREAMED_SCORERS]
+    return needs + (["model= (more than one)"] if model and not isinstance(model, str)
+                    and len(model) > 1 else [])
+
+
 def _streams(data: str | Path | Sequence[str | Path], *, label: str, out: str | None,
              engine: str | None, ray_address: str | None, n_folds: int,
              options: dict[str, Any]) -> bool:
     """Whether the scan streams: ``engine`` with nothing that needs every item in memory,
     or a TF-IDF scan of a streamable file written to ``out``."""
-    scorers, model = options["scorers"], options["model"]
-    given = [name for name, unset in _IN_MEMORY.items() if options[name] != unset]
-    given += [f"scorers={name!r}" for name in scorers or () if name not in STREAMED_SCORERS]
-    given += ["model= (more than one)"] if model and len(model) > 1 else []
+    scorers = options["scorers"]
+    given = memory_needs(options)
     if engine is None:
         if ray_address:
             raise InvalidParameterError("ray_address= is for engine='ray': add it")

@@ -67,7 +67,7 @@ def _screened(scorers: list[Any], data: Any, plan: _Plan, *, size: int | None,
 def small_scan(runner: Any, plan: _Plan, *, out: Path | str) -> tuple[Stats, dict[str, float]]:
     """All rows in memory: :func:`labelaudit.scan` (its folds as Ray tasks on the Ray
     engine), written in chunks."""
-    from labelaudit.scan._text import ScanResult, scan
+    from labelaudit.scan._text_result import ScanResult
 
     frames = list(runner.frames())
     frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
@@ -78,7 +78,7 @@ def small_scan(runner: Any, plan: _Plan, *, out: Path | str) -> tuple[Stats, dic
     if runner.name == "ray" and len(frame):
         members, screened = _encode_on_ray(runner, plan, frame)
     default = members is None
-    result = scan(
+    result = plan.in_memory(
         frame, text=columns.text, label=columns.label, text_pair=columns.text_pair,
         id=columns.id, n_folds=plan.n_folds, random_state=plan.seed, top=plan.top,
         threshold=plan.threshold, keep_columns=plan.keep_columns, progress=plan.progress,

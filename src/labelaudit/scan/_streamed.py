@@ -1,13 +1,15 @@
-"""``scan_stream``: a TF-IDF scan of a dataset too big for memory, chunk by chunk."""
+"""The streamed engine of a scan: data too big for memory read, scored and written chunk
+by chunk (:func:`stream_chunks`, which :func:`~labelaudit.scan.scan_stream` runs), and
+``labelaudit.scan(data, out=...)``'s way to it (:func:`scan_in_chunks`)."""
 
 from __future__ import annotations
 
 import resource
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
@@ -25,14 +27,14 @@ from labelaudit.engine import (
     is_folder_output,
     resolve_source,
 )
-from labelaudit.registry import STREAMED_SCORERS
+from labelaudit.registry import PRESETS, STREAMED_SCORERS
+from labelaudit.scan._options import check_flagging, check_preset
 from labelaudit.scan._stream_output import MEMBER, RANK_BY
 from labelaudit.scan._stream_passes import hashed_scan, small_scan
 from labelaudit.scan._summary import ScanFacts, format_scan_summary
-from labelaudit.scan._text import check_flagging
 from labelaudit.scan._text_result import chance_note
 
-__all__ = ["HASHING_THRESHOLD", "StreamScanResult", "scan_stream"]
+__all__ = ["HASHING_THRESHOLD", "StreamScanResult", "scan_in_chunks", "stream_chunks"]
 
 HASHING_THRESHOLD = 200_000  # above this many items, tfidf="auto" uses the hashed model
 HASHED = "tfidf-hash"
@@ -144,128 +146,18 @@ def _check_options(*, engine: str, ray_address: str | None, tfidf: str, n_folds:
         check_int(random_state, "random_state", minimum=0)
 
 
-def scan_stream(
-    source: str | Path | list[str | Path], *, text: str = "text", label: str = "label",
-    text_pair: str | None = None, id: str | None = None,  # noqa: A002 - mirrors the CLI flag
-    out: str | Path, scorers: Sequence[str] | None = None,
-    engine: Literal["local", "ray"] = "local",
-    ray_address: str | None = None, chunk_size: int = 100_000, n_folds: int = 5,
-    random_state: int | None = 0, top: int | None = None, threshold: float | None = None,
-    resume: bool = True, progress: bool | None = None,
-    tfidf: Literal["auto", "memory", "hashing"] = "auto",
-    hashing_threshold: int = HASHING_THRESHOLD, hashing: HashingOptions | None = None,
-    embed: EmbedOptions | None = None, screen: int = 2000,
-    keep_columns: bool = True, checkpoint_dir: str | Path | None = None,
-    overwrite: bool = False,
-) -> StreamScanResult:
-    """Rank every item of a large text dataset by how likely its label is wrong, reading
-    and writing it in chunks.
-
-    Up to ``hashing_threshold`` items (``tfidf="auto"``), this is exactly
-    ``labelaudit.scan(data, scorers=scorers)`` written in chunks (with the Ray engine, its
-    folds are Ray tasks). Above it, the texts are hashed chunk by chunk
-    (:class:`HashingOptions`: no vocabulary, fixed memory), the hashed rows wait on disk (or
-    in Ray's object store), and each of ``n_folds`` TF-IDF models is trained out of core by
-    SGD on the rows of the other folds (folds from a seeded hash of the row number), so no
-    item is scored by a model that saw it, nor by an idf that counted it. The ``embed``
-    member embeds every row once, chunk by chunk (a pool of Ray actors on the Ray engine,
-    one per GPU), through the embedding cache, and fits its logistic-regression heads per
-    fold on the gathered embeddings, or out of core by SGD when they are too big
-    (:class:`EmbedOptions`). Only labels, fold ids and the out-of-sample probabilities,
-    shape (n_samples, n_classes) per member, are held for every item; the members are
-    averaged with weights fitted to their out-of-sample loss, and the output is written
-    most suspect first by an external sort. Flags, scores and the estimated error count
-    are computed as :func:`labelaudit.scan` computes them.
-
-    Parameters
-    ----------
-    source : path, glob, folder or list of paths
-        Parquet, CSV, TSV or JSON-lines files: one file, a folder of them, a glob
-        (``"data/part-*.parquet"``), a list, or the same as a URI that pyarrow opens
-        (``s3://bucket/data/``, ``gs://...``, ``file://...``). Every file needs the same
-        columns.
-    text, label, text_pair, id : str
-        Column names; ``id`` defaults to a column named ``id`` when there is one, else the
-        row number (0-based, in input order).
-    scorers : sequence of {"tfidf", "embed"}, optional
-        The members; None is :func:`labelaudit.scan`'s default (tfidf and embed), each
-        first tried on a stratified sample of ``screen`` items and skipped when its
-        ensemble weight there is below 0.05 (encoding every item is the slow part: on a
-        CPU, MiniLM embeds about 150 short texts a second, so millions of items want GPUs
-        or a cluster, or ``scorers=["tfidf"]``).
-    out : path or URI
-        The output file (``.parquet``, ``.csv``, ``.tsv``, ``.jsonl``, ``.json``), written
-        to a temporary file and renamed into place; or a folder of Parquet parts, in rank
-        order (a path ending in ``/``, or a URI such as ``s3://bucket/issues/``). An
-        existing file or folder is replaced only if it is a labelaudit scan output.
-    engine : {"local", "ray"}
-        ``"ray"`` reads and hashes with Ray Data (``map_batches``) and fits each fold as a
-        Ray task: on a local Ray started with every core, or on the cluster at
-        ``ray_address``. Needs the ``scale`` extra.
-    ray_address : str, optional
-        A running Ray cluster (``"auto"``, ``"host:6379"``, ``"ray://host:10001"``); an
-        unreachable one is an :class:`InvalidParameterError` within about 30 seconds.
-    chunk_size : int, default=100_000
-        Rows per chunk read, hashed and written; the result does not depend on it.
-    n_folds, random_state : int
-        Cross-fitting folds, and the seed of the folds and of SGD's order.
-    top, threshold : optional
-        Flag the ``top`` most suspect items, or those whose given label has probability
-        below ``threshold``; by default, as many as cleanlab estimates.
-    resume : bool, default=True
-        Reuse the finished folds of an interrupted run with the same input and options
-        (hashed model only; ``random_state=None`` draws new folds, so nothing matches);
-        False starts over.
-    progress : bool, optional
-        Progress bars on stderr (default: when stderr is a terminal).
-    tfidf : {"auto", "memory", "hashing"}
-        ``"memory"``: everything as :func:`labelaudit.scan` does whatever the size (all rows
-        in memory); ``"hashing"``: the out-of-core path whatever the size.
-    hashing_threshold : int, default=200_000
-    hashing : HashingOptions, optional
-    embed : EmbedOptions, optional
-        The embed member's encoder, cache and heads.
-    screen : int, default=2000
-        The sample size of the screening of the default members (0: no screening).
-    keep_columns : bool, default=True
-        Write the input's other columns after labelaudit's.
-    checkpoint_dir : path, optional
-        Where fold checkpoints and temporary files go (default ``<out>.parts``, or a folder
-        under the system's temporary folder for a remote ``out``); removed when the scan
-        succeeds. A scan small enough for memory checkpoints its folds only when this is
-        given (see :func:`labelaudit.scan`).
-    overwrite : bool, default=False
-        Replace an existing local ``out`` file that labelaudit did not write. Without it,
-        only labelaudit's own earlier output is replaced; an input never is.
-
-    Returns
-    -------
-    StreamScanResult
-
-    References
-    ----------
-    Weinberger, Dasgupta, Langford, Smola & Attenberg (2009), Feature Hashing for Large
-    Scale Multitask Learning. Bottou (2010), Large-Scale Machine Learning with Stochastic
-    Gradient Descent. Northcutt, Jiang & Chuang (2021), Confident Learning.
-
-    Examples
-    --------
-    A CSV file read in chunks of 16 rows, its issues written to a Parquet file:
-
-    >>> import tempfile, pathlib
-    >>> import pandas as pd
-    >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> topics = [("match goal team", "sport"), ("pasta sauce cook", "food")]
-    >>> lines = [f"{words} {i},{label}" for i in range(20) for words, label in topics]
-    >>> lines[0] = "match goal team 0,food"          # a planted error
-    >>> _ = (folder / "data.csv").write_text("\\n".join(["text,label", *lines]))
-    >>> result = scan_stream(folder / "data.csv", out=folder / "issues.parquet",
-    ...                      scorers=["tfidf"], chunk_size=16)
-    >>> result.n_items, result.model
-    (40, 'tfidf')
-    >>> int(pd.read_parquet(folder / "issues.parquet")["id"].iloc[0])
-    0
-    """
+def stream_chunks(source: str | Path | list[str | Path], *, text: str, label: str,
+                  text_pair: str | None, id: str | None,  # noqa: A002 - mirrors the CLI flag
+                  out: str | Path, scorers: Sequence[str] | None, engine: str,
+                  ray_address: str | None, chunk_size: int, n_folds: int,
+                  random_state: int | None, top: int | None, threshold: float | None,
+                  resume: bool, progress: bool | None, tfidf: str, hashing_threshold: int,
+                  hashing: HashingOptions | None, embed: EmbedOptions | None, screen: int,
+                  keep_columns: bool, checkpoint_dir: str | Path | None, overwrite: bool,
+                  in_memory: Callable[..., Any]) -> StreamScanResult:
+    """:func:`~labelaudit.scan.scan_stream`, whose parameters these are; ``in_memory`` is
+    the scan in memory (:func:`labelaudit.scan.scan`), which ranks data small enough for
+    memory."""
     from labelaudit.models._progress import default_progress
 
     started = time.perf_counter()
@@ -287,8 +179,8 @@ def scan_stream(
     seed = (int(np.random.default_rng().integers(2**31)) if random_state is None
             else int(random_state))
     shown = default_progress() if progress is None else progress
-    plan = _Plan(columns=columns, members=members, embed=embedding, screen=screen,
-                 n_folds=n_folds, seed=seed, top=top, threshold=threshold,
+    plan = _Plan(in_memory=in_memory, columns=columns, members=members, embed=embedding,
+                 screen=screen, n_folds=n_folds, seed=seed, top=top, threshold=threshold,
                  keep_columns=keep_columns, progress=shown, chunk_size=chunk_size,
                  checkpoint_dir=checkpoint_dir, resume=resume)
     with _runner(engine, src, chunk_size=chunk_size, address=ray_address) as runner:
@@ -321,10 +213,62 @@ def scan_stream(
         seconds=time.perf_counter() - started, peak_rss_mb=_peak_rss_mb())
 
 
+
+def scan_in_chunks(data: Any, *, out: str | Path, scorers: Any, preset: str | None,
+                   model: str | None, pair_mode: str | None, cache_dir: str | Path | None,
+                   text: str, label: str, text_pair: str | None, id: str | None,  # noqa: A002
+                   engine: str, ray_address: str | None, chunk_size: int, n_folds: int,
+                   random_state: int | None, top: int | None, threshold: float | None,
+                   resume: bool, progress: bool | None, screen: int, keep_columns: bool,
+                   checkpoint_dir: str | Path | None, overwrite: bool,
+                   in_memory: Callable[..., Any], **others: Any) -> StreamScanResult:
+    """``scan(data, out=out, ...)``: :func:`stream_chunks` with scan's options (``others``:
+    those a streamed scan does not take, which must keep their defaults; ``in_memory``:
+    scan itself); a preset is its members, and ``model``, ``pair_mode`` and ``cache_dir``
+    set the embed member."""
+    from labelaudit.engine import is_streamable
+    from labelaudit.scan._plan import _named, memory_needs
+
+    check_preset(preset, scorers)
+    named = PRESETS[check_choice(preset, "preset", PRESETS)] if preset is not None else scorers
+    needs = memory_needs({**others, "scorers": named})
+    if preset is not None and any(n.startswith("scorers=") for n in needs):
+        needs = [n for n in needs if not n.startswith("scorers=")] + [f"preset={preset!r}"]
+    if needs:
+        raise InvalidParameterError(
+            f"out= streams the scan in chunks, and {_named(needs)} "
+            f"need{'s' if len(needs) == 1 else ''} every item in memory: drop "
+            f"{'it' if len(needs) == 1 else 'them'}, or drop out= (the scan then runs in "
+            "memory; write its result with result.write(path))")
+    if not is_streamable(data):
+        raise InvalidParameterError(
+            f"out= streams the scan from files in chunks (Parquet, CSV, TSV or JSON lines: a "
+            f"file, a folder, a glob or a URI); {_described(data)} is not one: drop out= and "
+            "write the result with result.write(path)")
+    embed = EmbedOptions(model=model, pair_mode=pair_mode or "features",  # type: ignore[arg-type]
+                         cache_dir=cache_dir)
+    return stream_chunks(data, text=text, label=label, text_pair=text_pair, id=id, out=out,
+                         scorers=None if named is None else list(named), engine=engine,
+                         ray_address=ray_address, chunk_size=chunk_size, n_folds=n_folds,
+                         random_state=random_state, top=top, threshold=threshold,
+                         resume=resume, progress=progress, embed=embed, screen=screen,
+                         keep_columns=keep_columns, checkpoint_dir=checkpoint_dir,
+                         overwrite=overwrite, tfidf="auto",
+                         hashing_threshold=HASHING_THRESHOLD, hashing=None, in_memory=in_memory)
+
+
+def _described(data: Any) -> str:
+    """``data`` as a message names it: a path as given, anything else by its type."""
+    if isinstance(data, (str, Path)):
+        return repr(str(data))
+    return f"a {type(data).__name__}"
+
+
 @dataclass(frozen=True)
 class _Plan:
     """The options every step of a streamed scan reads."""
 
+    in_memory: Callable[..., Any]  # labelaudit.scan.scan, for data small enough for memory
     columns: Columns
     members: list[str] | None  # None: the default members, screened
     embed: EmbedOptions

@@ -2,8 +2,8 @@
 
 The steps, each in a module of its own: check the options (:mod:`._options`), read the data
 (:mod:`._inputs`), fit and combine the members (:mod:`._members`), rank and flag
-(:mod:`._rank`); the streamed scan (:mod:`._streamed`) ranks and flags with the same
-functions.
+(:mod:`._rank`). With ``out``, the same steps run on the streamed engine
+(:mod:`._streamed`): chunks in, ranked chunks out, ranked and flagged with the same functions.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from labelaudit.scan._options import (
     scan_members,
 )
 from labelaudit.scan._rank import flag_items, method_scores
+from labelaudit.scan._streamed import StreamScanResult, scan_in_chunks
 from labelaudit.scan._text_result import (
     ChanceLevelWarning,
     ScanResult,
@@ -63,8 +64,9 @@ def scan(
     datalab_features: Literal["tfidf", "embed"] = "tfidf",
     engine: Literal["local", "ray"] = "local", ray_address: str | None = None,
     checkpoint_dir: str | Path | None = None, resume: bool = True,
-    label_sep: str | None = None,
-) -> ScanResult | LabelSetScanResult:
+    label_sep: str | None = None, out: str | Path | None = None, chunk_size: int = 100_000,
+    overwrite: bool = False,
+) -> ScanResult | LabelSetScanResult | StreamScanResult:
     """Rank every item by how likely its given label is wrong.
 
     Each scorer produces out-of-sample probabilities: stratified k-fold cross-fitting, so
@@ -181,8 +183,8 @@ def scan(
         fine-tuning member's ``devices``), or each fold as a Ray task (needs the ``scale``
         extra), on Ray started with every core of this machine or on the cluster at
         ``ray_address``; a fine-tuning fold's task gets one GPU of its own when the
-        cluster has GPUs. The result does not depend on the engine. For data too big for
-        memory, see :func:`labelaudit.scan.scan_stream`.
+        cluster has GPUs. The result does not depend on the engine. With ``out``, where
+        the chunks are read, scored and written (``"ray"``: Ray Data and Ray tasks).
     ray_address : str, optional
         A running Ray cluster (``"auto"``, ``"host:6379"``, ``"ray://host:10001"``).
     checkpoint_dir : path, optional
@@ -197,9 +199,28 @@ def scan(
         label sets without it. Multi-label data runs :func:`scan_label_sets` and returns a
         :class:`LabelSetScanResult`.
 
+    out : path or URI, optional
+        Stream the scan: read ``data`` in chunks of ``chunk_size`` rows and write every
+        item, most suspect first, to this file (``.parquet``, ``.csv``, ``.tsv``,
+        ``.jsonl``, ``.json``) or folder of Parquet parts (a path ending in ``/``, or a
+        URI), so that data too big for memory is scanned
+        (:func:`~labelaudit.scan.scan_stream`, which has the out-of-core options). Only
+        the tfidf and embed members stream (default: both, screened); ``model``,
+        ``pair_mode`` and ``cache_dir`` set the embed member, ``data`` must be files, and
+        an option that needs every item in memory (``score``, ``pred_probs``,
+        ``annotations``, ``methods``, ``rank_by``, ``weights``, ``n_seeds``, ``sweep``,
+        ``datalab``, ``split``, ``label_sep``, another member) is refused. Up to 200,000
+        items the ranking is that of the scan in memory.
+    chunk_size : int, default=100_000
+        Rows per chunk with ``out``; the result does not depend on it.
+    overwrite : bool, default=False
+        With ``out``: replace an existing file that labelaudit did not write (its own
+        earlier output is replaced anyway; an input never is).
+
     Returns
     -------
-    ScanResult, or LabelSetScanResult for multi-label data
+    ScanResult, or LabelSetScanResult for multi-label data, or StreamScanResult (what was
+    written to ``out``) with ``out``
 
     References
     ----------
@@ -227,6 +248,8 @@ def scan(
     >>> int(given.to_frame()["id"].iloc[0]), list(given.weights)
     (0, ['pred_probs'])
     """
+    if out is not None:  # the streamed engine: chunks in, ranked chunks out
+        return scan_in_chunks(**locals(), in_memory=scan)
     frame = read_data(data, split=split)
     if label_sep is not None or (label in frame.columns and holds_label_sets(frame[label])):
         refuse_single_label_options(
