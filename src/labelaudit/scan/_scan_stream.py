@@ -31,9 +31,11 @@ def scan_stream(
     """Rank every item of a large text dataset by how likely its label is wrong, reading
     and writing it in chunks.
 
-    Up to ``hashing_threshold`` items (``tfidf="auto"``), this is exactly
-    ``labelaudit.scan(data, scorers=scorers)`` written in chunks (with the Ray engine, its
-    folds are Ray tasks). Above it, the texts are hashed chunk by chunk
+    ``labelaudit.scan(source, out=out)`` runs this too, with the defaults of the
+    out-of-core options (``tfidf``, ``hashing_threshold``, ``hashing``). Up to
+    ``hashing_threshold`` items (``tfidf="auto"``), this is exactly
+    ``labelaudit.scan(data, scorers=scorers)`` in memory, written in chunks (with the Ray
+    engine, its folds are Ray tasks). Above it, the texts are hashed chunk by chunk
     (:class:`HashingOptions`: no vocabulary, fixed memory), the hashed rows wait on disk (or
     in Ray's object store), and each of ``n_folds`` TF-IDF models is trained out of core by
     SGD on the rows of the other folds (folds from a seeded hash of the row number), so no

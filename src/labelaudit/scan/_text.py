@@ -198,19 +198,20 @@ def scan(
         A label column of lists (JSONL, Parquet, a Hugging Face ``Sequence``) is read as
         label sets without it. Multi-label data runs :func:`scan_label_sets` and returns a
         :class:`LabelSetScanResult`.
-
     out : path or URI, optional
         Stream the scan: read ``data`` in chunks of ``chunk_size`` rows and write every
         item, most suspect first, to this file (``.parquet``, ``.csv``, ``.tsv``,
         ``.jsonl``, ``.json``) or folder of Parquet parts (a path ending in ``/``, or a
         URI), so that data too big for memory is scanned
-        (:func:`~labelaudit.scan.scan_stream`, which has the out-of-core options). Only
-        the tfidf and embed members stream (default: both, screened); ``model``,
-        ``pair_mode`` and ``cache_dir`` set the embed member, ``data`` must be files, and
-        an option that needs every item in memory (``score``, ``pred_probs``,
+        (:func:`~labelaudit.scan.scan_stream`, which has the out-of-core options). Up to
+        200,000 items this is the scan in memory, written in chunks; above, the tfidf
+        member is hashed and trained out of core and the embed member embeds chunk by
+        chunk, so only the tfidf and embed members can be named (the default members are
+        the in-memory default up to 200,000 items, else tfidf and embed, screened).
+        ``model``, ``pair_mode`` and ``cache_dir`` set the embed member; ``data`` must be
+        files; an option that needs every item in memory (``score``, ``pred_probs``,
         ``annotations``, ``methods``, ``rank_by``, ``weights``, ``n_seeds``, ``sweep``,
-        ``datalab``, ``split``, ``label_sep``, another member) is refused. Up to 200,000
-        items the ranking is that of the scan in memory.
+        ``datalab``, ``split``, ``label_sep``, another member) is refused before any work.
     chunk_size : int, default=100_000
         Rows per chunk with ``out``; the result does not depend on it.
     overwrite : bool, default=False
