@@ -69,3 +69,17 @@ def test_an_input_is_never_the_output(data):
     with pytest.raises(InvalidParameterError):
         labelaudit.scan(str(path), scorers=["tfidf"], out=path, overwrite=True)
     assert path.read_bytes() == before
+
+
+def test_a_column_parquet_cannot_hold_is_one_error_and_leaves_nothing(tmp_path):
+    from labelaudit import InvalidInputError
+
+    frame = make_topic_frame(10)
+    frame["meta"] = [1 if i % 2 else "x" for i in range(len(frame))]
+    frame.to_json(tmp_path / "data.jsonl", orient="records", lines=True)
+    with pytest.raises(InvalidInputError, match="column meta.*mixes value types"):
+        labelaudit.scan(str(tmp_path / "data.jsonl"), scorers=["tfidf"],
+                        out=tmp_path / "issues.parquet", progress=False)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.jsonl"]
+    labelaudit.scan(str(tmp_path / "data.jsonl"), scorers=["tfidf"],
+                    out=tmp_path / "issues.jsonl", progress=False)  # JSON lines hold it

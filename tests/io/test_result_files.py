@@ -44,3 +44,18 @@ def test_file_frame_is_the_table_by_default(tmp_path):
     pd.testing.assert_frame_equal(result.file_frame(), result.to_frame())
     result.write(tmp_path / "b.parquet")
     assert len(pd.read_parquet(tmp_path / "b.parquet")) == len(result.to_frame())
+
+
+def test_a_column_parquet_cannot_hold_is_bad_data_and_nothing_is_written(tmp_path):
+    from tests.conftest import make_topic_frame
+
+    from labelaudit import InvalidInputError, scan
+
+    data = make_topic_frame(4)
+    data["meta"] = [1 if i % 2 else "x" for i in range(len(data))]
+    result = scan(data, scorers=["tfidf"], progress=False)
+    with pytest.raises(InvalidInputError, match="column meta.*mixes value types"):
+        result.write(tmp_path / "issues.parquet")
+    assert list(tmp_path.iterdir()) == []
+    result.write(tmp_path / "issues.jsonl")  # JSON lines hold any values
+    assert len(pd.read_json(tmp_path / "issues.jsonl", lines=True)) == len(data)

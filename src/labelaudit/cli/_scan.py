@@ -141,7 +141,6 @@ def _check_usage(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from labelaudit._errors import InvalidInputError
     from labelaudit.scan import output_frame, plan_scan, scan
 
     _check_usage(args)
@@ -159,16 +158,8 @@ def run(args: argparse.Namespace) -> int:
     if plan.streams:  # written to --out in chunks
         return 0
     rows = args.show if not args.out and args.format == "table" else None
-    try:
-        cli.emit_output(output_frame(result, rows=rows, sep=cli.set_separator(args)), args,
-                        max_colwidth=70)
-    except Exception as exc:
-        if type(exc).__module__.split(".")[0] != "pyarrow" or result.extra is None:
-            raise
-        raise InvalidInputError(
-            f"cannot write Parquet ({' '.join(str(exc).split())}): a kept input column mixes "
-            "value types; write .csv or .jsonl, or leave the input's columns out with "
-            "--no-keep-columns") from None
+    cli.emit_output(output_frame(result, rows=rows, sep=cli.set_separator(args)), args,
+                    max_colwidth=70)
     if args.report_out:
         from pathlib import Path
 

@@ -15,7 +15,7 @@ import pandas as pd
 
 from labelaudit._errors import InvalidParameterError, LabelAuditError
 from labelaudit.engine._uri import one_line, open_binary, split_query, storage_hint
-from labelaudit.io import SUFFIX_FORMAT
+from labelaudit.io import SUFFIX_FORMAT, parquet_refusal
 
 __all__ = ["SIGNATURE", "is_folder_output", "is_local", "is_scan_output", "out_filesystem",
            "out_info", "path_key", "to_arrow"]
@@ -122,7 +122,10 @@ def to_arrow(frame: pd.DataFrame, schema: Any) -> Any:
     """``frame`` as a :class:`pyarrow.Table`, cast to ``schema`` when one is given."""
     import pyarrow as pa
 
-    table = pa.Table.from_pandas(frame, preserve_index=False)
+    try:
+        table = pa.Table.from_pandas(frame, preserve_index=False)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
+        raise parquet_refusal(exc) from None
     if schema is not None and table.schema != schema:
         table = table.select(schema.names).cast(schema)
     return table

@@ -8,12 +8,12 @@ import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import numpy as np
 import pandas as pd
 
-from labelaudit._errors import InvalidParameterError
+from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.io._ledger import record_output
 from labelaudit.registry import FORMATS as _FORMATS
 
@@ -143,6 +143,24 @@ def _write_text(frame: pd.DataFrame, handle: IO[str], fmt: str, max_colwidth: in
         raise InvalidParameterError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
 
 
+def parquet_refusal(exc: Exception) -> InvalidInputError:
+    """The error of a table that Parquet cannot hold (pyarrow's ``exc``: a column with
+    values of several types), as bad data in one line."""
+    return InvalidInputError(
+        f"cannot write Parquet ({' '.join(str(exc).split())}): the column mixes value types; "
+        "write .csv or .jsonl, or leave the column out")
+
+
+def _to_parquet(frame: pd.DataFrame, where: Any) -> None:
+    """``frame.to_parquet``, a column it cannot hold refused (:func:`parquet_refusal`)."""
+    import pyarrow as pa
+
+    try:
+        frame.to_parquet(where, index=False)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
+        raise parquet_refusal(exc) from None
+
+
 def write_table(frame: pd.DataFrame, path: str | Path) -> Path:
     """Write ``frame`` to ``path`` atomically as CSV, TSV, JSONL, JSON or Parquet.
 
@@ -161,7 +179,7 @@ def write_table(frame: pd.DataFrame, path: str | Path) -> Path:
     fmt = format_of(target)
     with atomic_path(target) as tmp:
         if fmt == "parquet":
-            frame.to_parquet(tmp, index=False)
+            _to_parquet(frame, tmp)
         else:
             with open(tmp, "w", encoding="utf-8", newline="") as handle:
                 _write_text(frame, handle, fmt, max_colwidth=60)
@@ -206,7 +224,7 @@ def emit(frame: pd.DataFrame, out: str | Path | None = None, *, format: str | No
         import io
 
         buffer = io.BytesIO()
-        frame.to_parquet(buffer, index=False)
+        _to_parquet(frame, buffer)
         stream.flush()
         binary = getattr(stream, "buffer", None)
         if binary is None:
