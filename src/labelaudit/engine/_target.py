@@ -122,10 +122,8 @@ def to_arrow(frame: pd.DataFrame, schema: Any) -> Any:
     """``frame`` as a :class:`pyarrow.Table`, cast to ``schema`` when one is given."""
     import pyarrow as pa
 
-    try:
+    with parquet_refusal():
         table = pa.Table.from_pandas(frame, preserve_index=False)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
-        raise parquet_refusal(exc) from None
     if schema is not None and table.schema != schema:
         table = table.select(schema.names).cast(schema)
     return table

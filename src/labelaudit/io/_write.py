@@ -8,7 +8,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 import numpy as np
 import pandas as pd
@@ -143,22 +143,18 @@ def _write_text(frame: pd.DataFrame, handle: IO[str], fmt: str, max_colwidth: in
         raise InvalidParameterError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
 
 
-def parquet_refusal(exc: Exception) -> InvalidInputError:
-    """The error of a table that Parquet cannot hold (pyarrow's ``exc``: a column with
-    values of several types), as bad data in one line."""
-    return InvalidInputError(
-        f"cannot write Parquet ({' '.join(str(exc).split())}): the column mixes value types; "
-        "write .csv or .jsonl, or leave the column out")
-
-
-def _to_parquet(frame: pd.DataFrame, where: Any) -> None:
-    """``frame.to_parquet``, a column it cannot hold refused (:func:`parquet_refusal`)."""
+@contextmanager
+def parquet_refusal() -> Iterator[None]:
+    """Inside the block, a table that Parquet (Arrow) cannot hold, such as a column with
+    values of several types, is bad data in one line instead of pyarrow's error."""
     import pyarrow as pa
 
     try:
-        frame.to_parquet(where, index=False)
+        yield
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
-        raise parquet_refusal(exc) from None
+        raise InvalidInputError(
+            f"cannot write Parquet ({' '.join(str(exc).split())}): the column mixes value "
+            "types; write .csv or .jsonl, or leave the column out") from None
 
 
 def write_table(frame: pd.DataFrame, path: str | Path) -> Path:
@@ -179,7 +175,8 @@ def write_table(frame: pd.DataFrame, path: str | Path) -> Path:
     fmt = format_of(target)
     with atomic_path(target) as tmp:
         if fmt == "parquet":
-            _to_parquet(frame, tmp)
+            with parquet_refusal():
+                frame.to_parquet(tmp, index=False)
         else:
             with open(tmp, "w", encoding="utf-8", newline="") as handle:
                 _write_text(frame, handle, fmt, max_colwidth=60)
@@ -224,7 +221,8 @@ def emit(frame: pd.DataFrame, out: str | Path | None = None, *, format: str | No
         import io
 
         buffer = io.BytesIO()
-        _to_parquet(frame, buffer)
+        with parquet_refusal():
+            frame.to_parquet(buffer, index=False)
         stream.flush()
         binary = getattr(stream, "buffer", None)
         if binary is None:

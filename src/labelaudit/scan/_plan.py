@@ -167,6 +167,18 @@ def _named(given: Sequence[str]) -> str:
     return ", ".join(name if "=" in name else f"{name}=" for name in given)
 
 
+def _given(options: dict[str, Any], unset: dict[str, Any]) -> list[str]:
+    """The names of ``unset`` (option: its value when not given) that ``options`` gives
+    another value (an array or a list too; a missing option is not given)."""
+    def given(value: Any, default: Any) -> bool:
+        if value is None or default is None:
+            return value is not default
+        return not isinstance(value, type(default)) or bool(value != default)
+
+    return [name for name, default in unset.items() if given(options.get(name, default),
+                                                               default)]
+
+
 def _check_pred_probs(pred_probs: object, classes: object, options: dict[str, Any]) -> None:
     """Given probabilities replace the models: refuse the options that configure them."""
     if pred_probs is None:
@@ -174,7 +186,7 @@ def _check_pred_probs(pred_probs: object, classes: object, options: dict[str, An
             raise InvalidParameterError("classes= names the columns of pred_probs=; give "
                                         "pred_probs= too, or drop classes=")
         return
-    given = [name for name, unset in _MODEL_OPTIONS.items() if options[name] != unset]
+    given = _given(options, _MODEL_OPTIONS)
     if given:
         raise InvalidParameterError(
             f"pred_probs= replaces labelaudit's models, so {_named(given)} cannot be given "
@@ -185,14 +197,8 @@ def memory_needs(options: dict[str, Any]) -> list[str]:
     """The options in ``options`` (a scan's, by name) that need every item in memory, so
     that a streamed scan cannot run them, named as the messages name them: the options of
     :data:`_IN_MEMORY` given, a member that does not stream, more than one ``model``."""
-    def given(name: str, unset: Any) -> bool:
-        value = options.get(name, unset)
-        if value is None or unset is None:
-            return value is not unset
-        return not isinstance(value, type(unset)) or bool(value != unset)
-
     scorers, model = options.get("scorers"), options.get("model")
-    needs = [name for name, unset in _IN_MEMORY.items() if given(name, unset)]
+    needs = _given(options, _IN_MEMORY)
     needs += [f"scorers={name!r}" for name in scorers or ()
               if not isinstance(name, str) or name not in STREAMED_SCORERS]
     return needs + (["model= (more than one)"] if model and not isinstance(model, str)

@@ -20,7 +20,8 @@ from labelaudit._errors import InvalidParameterError
 from labelaudit._validation import check_choice
 from labelaudit.registry import PRESETS
 
-__all__ = ["PRESETS", "PRESET_FINETUNE", "SlowPresetWarning", "preset_members", "preset_settings"]
+__all__ = ["PRESETS", "PRESET_FINETUNE", "SlowPresetWarning", "preset_members", "preset_names",
+           "preset_settings"]
 
 
 class SlowPresetWarning(UserWarning):
@@ -32,12 +33,17 @@ PRESET_FINETUNE: Mapping[str, Any] = {"epochs": 3, "max_length": 512, "batch_siz
                                       "learning_rate": 5e-5}
 
 
+def preset_names(preset: str) -> tuple[str, ...] | None:
+    """The member names of a preset (None: scan's default members)."""
+    return PRESETS[check_choice(preset, "preset", PRESETS)]
+
+
 def preset_settings(preset: str, **tuning: Any) -> tuple[list[str] | None, dict[str, Any]]:
     """The member names of a preset (None: scan's default) and the settings of its
     fine-tuned member (:data:`PRESET_FINETUNE` updated by the caller's ``tuning``; empty
     without one). Warns (:class:`SlowPresetWarning`) when a fine-tuning preset finds no
     CUDA GPU."""
-    names = PRESETS[check_choice(preset, "preset", PRESETS)]
+    names = preset_names(preset)
     given = {k: v for k, v in tuning.items() if v is not None}
     if names is None or "finetune" not in names:
         if given:

@@ -27,7 +27,7 @@ from labelaudit.engine import (
     is_folder_output,
     resolve_source,
 )
-from labelaudit.registry import PRESETS, STREAMED_SCORERS
+from labelaudit.registry import STREAMED_SCORERS
 from labelaudit.scan._options import check_flagging, check_preset
 from labelaudit.scan._stream_output import MEMBER, RANK_BY
 from labelaudit.scan._stream_passes import hashed_scan, small_scan
@@ -228,9 +228,10 @@ def scan_in_chunks(data: Any, *, out: str | Path, scorers: Any, preset: str | No
     set the embed member."""
     from labelaudit.engine import is_streamable
     from labelaudit.scan._plan import _named, memory_needs
+    from labelaudit.scan._presets import preset_names
 
     check_preset(preset, scorers)
-    named = PRESETS[check_choice(preset, "preset", PRESETS)] if preset is not None else scorers
+    named = preset_names(preset) if preset is not None else scorers
     needs = memory_needs({**others, "scorers": named})
     if preset is not None and any(n.startswith("scorers=") for n in needs):
         needs = [n for n in needs if not n.startswith("scorers=")] + [f"preset={preset!r}"]
