@@ -143,7 +143,7 @@ def test_finding_weights_with_one_scorer_refused(tmp_path, weights):
     path = tmp_path / "d.csv"
     _topic_rows().to_csv(path, index=False)
     proc = run_cli("scan", path, "--scorers", "tfidf", "--weights", weights, "-q")
-    assert proc.returncode == 1
+    assert proc.returncode == 2  # a bad option value: a usage error
     assert "at least two scorers" in proc.stderr and "Traceback" not in proc.stderr
 
 

@@ -25,7 +25,7 @@ def test_the_default_runs_in_memory_with_the_default_members(data):
 
 def test_a_streamed_scan_embeds_with_the_first_model(data, tmp_path):
     plan = plan_scan(data, engine="local", out=str(tmp_path / "o.csv"), model=["a"],
-                     pair_mode="joint", cache_dir="c")
+                     text_pair="text", pair_mode="joint", cache_dir="c")
     assert (plan.embed.model, plan.embed.pair_mode, plan.embed.cache_dir) == ("a", "joint", "c")
     assert plan_scan(data, engine="local", out=str(tmp_path / "o.csv")).embed.pair_mode == \
         "features"

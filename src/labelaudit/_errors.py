@@ -2,7 +2,8 @@
 
 Every error a user can cause is one of these. ``InvalidInputError`` is for bad
 data (a missing column, an empty text, duplicate ids), ``InvalidParameterError``
-for bad options. The CLI prints either as one line on stderr and exits 1.
+for bad options. The CLI prints either as one line on stderr; it exits 2 (a usage error)
+for an ``InvalidParameterError`` that names its option (``param``), else 1.
 """
 
 from __future__ import annotations
@@ -20,7 +21,19 @@ __all__ = [
 
 
 class LabelAuditError(Exception):
-    """Base class of every error labelaudit raises on purpose."""
+    """Base class of every error labelaudit raises on purpose.
+
+    ``param`` names the option (the Python keyword) that the message is about, or several,
+    the one at fault first: ``InvalidParameterError("keep must be at most sweep (2); got 5",
+    param=("keep", "sweep"))``. The message spells them as a Python caller does; the command
+    line spells them as its flags (``--keep``, ``--sweep``) from ``params``, without
+    rewording the text.
+    """
+
+    def __init__(self, *args: object, param: str | Sequence[str] | None = None) -> None:
+        super().__init__(*args)
+        self.params: tuple[str, ...] = ((param,) if isinstance(param, str)
+                                        else tuple(param or ()))
 
 
 class InvalidInputError(LabelAuditError, ValueError):
@@ -28,7 +41,8 @@ class InvalidInputError(LabelAuditError, ValueError):
 
 
 class InvalidParameterError(LabelAuditError, ValueError, TypeError):
-    """An option has a value outside what the function accepts."""
+    """An option has a value outside what the function accepts. With ``param``, the
+    option at fault: the command line prints it as a usage error (exit 2)."""
 
 
 class MissingExtraError(LabelAuditError, ImportError):
@@ -65,3 +79,27 @@ def format_rows(rows: Iterable[object], *, limit: int = 5) -> str:
     word = "row" if len(items) == 1 else "rows"
     more = f" and {len(items) - limit} more" if len(items) > limit else ""
     return f"{word} {shown}{more}"
+
+
+def format_values(values: Iterable[object], *, limit: int = 5, width: int = 40) -> str:
+    """The first few values of a list for a message, each cut to ``width`` characters, so
+    that a message stays one readable line however many values there are.
+
+    Examples
+    --------
+    >>> format_values(["a", "b", "c"], limit=2)
+    "['a', 'b'] and 1 more"
+    >>> format_values(["a long text that is not a class name"], width=12)
+    "['a long ...']"
+    """
+    items = [plain_value(v) for v in values]
+
+    def cut(value: object) -> str:
+        text = repr(value)
+        if len(text) <= width:
+            return text
+        quote = text[-1] if isinstance(value, str) else ""
+        return text[:width - 3 - len(quote)] + "..." + quote
+
+    more = f" and {len(items) - limit} more" if len(items) > limit else ""
+    return "[" + ", ".join(cut(v) for v in items[:limit]) + "]" + more

@@ -1,7 +1,8 @@
 """Checks of option values, one place for all of labelaudit.
 
-Every check names the *parameter* as a Python user writes it (``n_folds``, ``rate``); the
-CLI maps parameter names to its flags (``--folds``, ``--rate``) when it prints the error.
+Every check names the *parameter* as a Python user writes it (``n_folds``, ``rate``), in
+the message and as the error's ``param``, from which the CLI spells its flag (``--folds``,
+``--rate``) and makes the error a usage error.
 Numpy scalars print as plain values (``3``, not ``np.int64(3)``).
 
 Examples
@@ -44,12 +45,15 @@ def check_int(value: object, name: str, *, minimum: int | None = None,
         if math.isfinite(float(value)) and float(value).is_integer():
             value = int(float(value))
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise InvalidParameterError(f"{name} must be a whole number; got {shown(value)}")
+        raise InvalidParameterError(f"{name} must be a whole number; got {shown(value)}",
+                                    param=name or None)
     number = int(value)
     if minimum is not None and number < minimum:
-        raise InvalidParameterError(f"{name} must be at least {minimum}; got {number}")
+        raise InvalidParameterError(f"{name} must be at least {minimum}; got {number}",
+                                    param=name or None)
     if maximum is not None and number > maximum:
-        raise InvalidParameterError(f"{name} must be at most {maximum}; got {number}")
+        raise InvalidParameterError(f"{name} must be at most {maximum}; got {number}",
+                                    param=name or None)
     return number
 
 
@@ -71,7 +75,8 @@ def check_number(value: object, name: str, *, low: float | None = None,
             left = "(-inf" if low is None else ("(" if low_open else "[") + f"{low:g}"
             right = "inf)" if high is None else f"{high:g}" + (")" if high_open else "]")
             where = f"a number in {left}, {right}"
-        raise InvalidParameterError(f"{name} must be {where}; got {shown(value)}")
+        raise InvalidParameterError(f"{name} must be {where}; got {shown(value)}",
+                                    param=name or None)
     return number
 
 
@@ -86,5 +91,6 @@ def check_choice(value: object, name: str, choices: Iterable[str]) -> str:
     options = tuple(choices)
     if value not in options:
         raise InvalidParameterError(
-            f"{name} must be one of {', '.join(options)}; got {shown(value)}")
+            f"{name} must be one of {', '.join(options)}; got {shown(value)}",
+            param=name or None)
     return str(value)

@@ -33,9 +33,9 @@ def test_every_command_has_examples_and_a_description():
     assert len(EXAMPLES) > 60
 
 
-@pytest.mark.parametrize(("path", "line"), EXAMPLES, ids=[f"{p}:{i}" for i, (p, _) in
-                                                          enumerate(EXAMPLES)])
-def test_example_parses(path, line, capsys):
+def check_parses(path: str, line: str, capsys) -> None:
+    """``line`` (``labelaudit ...``, shown at ``path``) is a command line the parser
+    accepts as written: a command that runs, every flag in its --help."""
     argv = shlex.split(line, comments=True)[1:]
     try:
         args = build_parser().parse_args(argv)
@@ -46,3 +46,9 @@ def test_example_parses(path, line, capsys):
     spelled = [t.split("=")[0] for t in argv if t.startswith("--")]
     assert all(flag in shown for flag in spelled), (  # no abbreviation, no old spelling
         f"{path}: {[f for f in spelled if f not in shown]} not in its --help: {line}")
+
+
+@pytest.mark.parametrize(("path", "line"), EXAMPLES, ids=[f"{p}:{i}" for i, (p, _) in
+                                                          enumerate(EXAMPLES)])
+def test_example_parses(path, line, capsys):
+    check_parses(path, line, capsys)

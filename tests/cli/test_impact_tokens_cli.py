@@ -65,8 +65,9 @@ def test_token_table_to_stdout(files):
       "tfidf"), "--scorers tfidf does not go with token data"),
     (("dev.fixed.conll", "--original", "dev.conll", "--predictions", "m=short.conll"),
      "have 6 sentences, the data 7"),
+    # the name is checked before anything else (an input is no plot either)
     (("dev.fixed.conll", "--original", "dev.conll", *MODELS, "--plot-out", "dev.conll"),
-     "is the --original file; labelaudit never overwrites an input"),
+     "dev.conll: cannot plot to .conll"),
 ])
 def test_token_bad_input(files, argv, message):
     (files / "short.conll").write_text(conll(M1[:6], TOKENS[:6]), encoding="utf-8")

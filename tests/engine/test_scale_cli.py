@@ -43,7 +43,9 @@ def test_engine_with_the_default_members_is_the_default_scan(data, tmp_path, tin
     _, path = data
     plain, engine = tmp_path / "a.csv", tmp_path / "b.csv"
     model = ["--model", str(tiny_bert_dir), "--cache-dir", str(tmp_path / "cache")]
-    assert main(["scan", str(path), *model, "--out", str(plain)]) == 0
+    # the in-memory default members (tfidf, tfidf-char) take no encoder: --model is refused
+    assert main(["scan", str(path), *model, "--out", str(plain)]) == 2
+    assert main(["scan", str(path), "--out", str(plain)]) == 0
     assert main(["scan", str(path), "--engine", "local", *model, "--out", str(engine)]) == 0
     assert "members (weight): tfidf" in capsys.readouterr().err
     assert plain.read_bytes() == engine.read_bytes()

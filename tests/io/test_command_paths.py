@@ -14,9 +14,9 @@ def _flag(name: str) -> str:
 
 
 def test_an_output_that_names_an_input_is_refused_with_its_flag(tmp_path):
-    data, truth = tmp_path / "data.csv", tmp_path / "truth.csv"
+    data, truth = tmp_path / "data.csv", tmp_path / "truth.json"
     data.write_text("a\n1\n")
-    truth.write_text("a\n1\n")
+    truth.write_text('[{"a": 1}]\n')
     with pytest.raises(InvalidParameterError, match=r"is an input file"):
         check_command_paths({"data": str(data), "out": str(data)}, flag=_flag)
     with pytest.raises(InvalidParameterError, match=r"is the --eval file"):

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import re
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import numpy as np
@@ -145,3 +148,107 @@ def live_server(tmp_path):
     yield start
     for server in servers:
         server.stop()
+
+
+class FakeLabelStudio(BaseHTTPRequestHandler):
+    """A stand-in for Label Studio's REST API, speaking the endpoints and JSON that Label
+    Studio 1.23.2 answers with (test_label_studio_live.py checks them against the real
+    server). ``answers`` scripts a raw answer (status, content type, body[, the length it
+    claims]) for requests whose "METHOD path" starts with a key: HTML pages, cut-off JSON..."""
+
+    token = "0123456789abcdef"
+    url = ""
+    projects: dict[int, dict] = {}
+    tasks: dict[int, list[dict]] = {}
+    requests: list[str] = []
+    headers_seen: list[str] = []
+    answers: dict[str, tuple] = {}
+
+    def log_message(self, *args) -> None:  # quiet
+        pass
+
+    def _send(self, code: int, body: object) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _scripted(self, method: str) -> bool:
+        self.requests.append(f"{method} {self.path}")
+        self.headers_seen.append(str(self.headers.get("Authorization")))
+        for start, (code, kind, body, *claimed) in self.answers.items():
+            if f"{method} {self.path}".startswith(start):
+                self.send_response(code)
+                self.send_header("Content-Type", kind)
+                self.send_header("Content-Length", str(claimed[0] if claimed else len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+                return True
+        return False
+
+    def _authorised(self) -> bool:
+        if self.headers.get("Authorization") in (f"Token {self.token}", "Bearer access-1"):
+            return True
+        self._send(401, {"detail": "Invalid token."})
+        return False
+
+    def _body(self) -> object:
+        length = int(self.headers.get("Content-Length") or 0)
+        return json.loads(self.rfile.read(length) or b"null")
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        if self._scripted("GET") or not self._authorised():
+            return
+        if self.path.startswith("/api/projects?"):
+            return self._send(200, {"count": len(self.projects), "next": None,
+                                    "previous": None, "results": list(self.projects.values())})
+        found = re.fullmatch(r"/api/projects/(\d+)(/export\?.*)?", self.path)
+        if found and int(found[1]) in self.projects:
+            pid = int(found[1])
+            return self._send(200, self.tasks[pid] if found[2] else self.projects[pid])
+        self._send(404, {"detail": "Not found."})
+
+    def do_POST(self) -> None:  # noqa: N802
+        if self._scripted("POST"):
+            return
+        if self.path == "/api/token/refresh":
+            body = self._body()
+            return self._send(200 if body == {"refresh": "a.b.c"} else 401,
+                              {"access": "access-1"})
+        if not self._authorised():
+            return
+        body = self._body()
+        if self.path == "/api/projects":
+            pid = len(self.projects) + 1
+            self.projects[pid] = {"id": pid, **body}
+            self.tasks[pid] = []
+            return self._send(201, self.projects[pid])
+        found = re.fullmatch(r"/api/projects/(\d+)/import", self.path)
+        if found:
+            pid = int(found[1])
+            for task in body:
+                self.tasks[pid].append({"id": len(self.tasks[pid]) + 1, "annotations": [],
+                                        **task})
+            return self._send(201, {"task_count": len(body)})
+        self._send(404, {"detail": "Not found."})
+
+
+@pytest.fixture
+def label_studio():
+    """A running :class:`FakeLabelStudio` on 127.0.0.1 (its class: ``url``, and what it holds
+    and was sent), empty at the start of each test."""
+    import threading
+    from http.server import ThreadingHTTPServer
+
+    stand_in = FakeLabelStudio
+    stand_in.projects, stand_in.tasks, stand_in.requests = {}, {}, []
+    stand_in.headers_seen, stand_in.answers = [], {}
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), stand_in)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    stand_in.url = f"http://127.0.0.1:{httpd.server_address[1]}"
+    yield stand_in
+    httpd.shutdown()
+    httpd.server_close()

@@ -6,11 +6,7 @@ config are one line each."""
 
 from __future__ import annotations
 
-import json
-import re
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pandas as pd
 import pytest
@@ -19,80 +15,13 @@ from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.cli import main
 from labelaudit.review import init_review, pull_answers, push_items, review_results
 
-TOKEN = "0123456789abcdef"
-
-
-class FakeLabelStudio(BaseHTTPRequestHandler):
-    projects: dict[int, dict] = {}
-    tasks: dict[int, list[dict]] = {}
-    requests: list[str] = []
-
-    def log_message(self, *args) -> None:  # quiet
-        pass
-
-    def _send(self, code: int, body: object) -> None:
-        data = json.dumps(body).encode()
-        self.send_response(code)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def _authorised(self) -> bool:
-        if self.headers.get("Authorization") in (f"Token {TOKEN}", "Bearer access-1"):
-            return True
-        self._send(401, {"detail": "Invalid token."})
-        return False
-
-    def _body(self) -> object:
-        length = int(self.headers.get("Content-Length") or 0)
-        return json.loads(self.rfile.read(length) or b"null")
-
-    def do_GET(self) -> None:  # noqa: N802 - http.server's name
-        self.requests.append(f"GET {self.path}")
-        if not self._authorised():
-            return
-        if self.path.startswith("/api/projects?"):
-            return self._send(200, {"count": len(self.projects), "next": None,
-                                    "previous": None, "results": list(self.projects.values())})
-        found = re.fullmatch(r"/api/projects/(\d+)(/export\?.*)?", self.path)
-        if found and int(found[1]) in self.projects:
-            pid = int(found[1])
-            return self._send(200, self.tasks[pid] if found[2] else self.projects[pid])
-        self._send(404, {"detail": "Not found."})
-
-    def do_POST(self) -> None:  # noqa: N802
-        self.requests.append(f"POST {self.path}")
-        if self.path == "/api/token/refresh":
-            body = self._body()
-            return self._send(200 if body == {"refresh": "a.b.c"} else 401,
-                              {"access": "access-1"})
-        if not self._authorised():
-            return
-        body = self._body()
-        if self.path == "/api/projects":
-            pid = len(self.projects) + 1
-            self.projects[pid] = {"id": pid, **body}
-            self.tasks[pid] = []
-            return self._send(201, self.projects[pid])
-        found = re.fullmatch(r"/api/projects/(\d+)/import", self.path)
-        if found:
-            pid = int(found[1])
-            for task in body:
-                self.tasks[pid].append({"id": len(self.tasks[pid]) + 1, "annotations": [],
-                                        **task})
-            return self._send(201, {"task_count": len(body)})
-        self._send(404, {"detail": "Not found."})
+TOKEN = "0123456789abcdef"  # the token the stand-in accepts (conftest: label_studio.token)
 
 
 @pytest.fixture
-def server():
-    FakeLabelStudio.projects, FakeLabelStudio.tasks, FakeLabelStudio.requests = {}, {}, []
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), FakeLabelStudio)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
+def server(label_studio):
+    """The stand-in's address (``label_studio``: its class, holding what it was sent)."""
+    return label_studio.url
 
 
 @pytest.fixture
@@ -116,20 +45,21 @@ def _annotate(task_list: list[dict], answers: dict[str, list[str]]) -> None:
 
 
 def test_push_creates_the_project_once_and_pull_records_each_answer_once(server, project,
+                                                                          label_studio,
                                                                           monkeypatch):
     monkeypatch.setenv("LABEL_STUDIO_API_KEY", TOKEN)
     first = push_items(project, url=server, project="IMDB audit")
     assert first.created and first.n_sent == 8 and first.project_id == 1  # 6 + 2 sentinels
-    created = FakeLabelStudio.projects[1]
+    created = label_studio.projects[1]
     assert created["maximum_annotations"] == 5 and '<Choice value="unsure"' in \
         created["label_config"]
     again = push_items(project, url=server, project="IMDB audit")
     assert not again.created and again.n_sent == 0 and again.n_already == 8
-    assert len(FakeLabelStudio.tasks[1]) == 8
-    kinds = {t["data"]["kind"] for t in FakeLabelStudio.tasks[1]}
+    assert len(label_studio.tasks[1]) == 8
+    kinds = {t["data"]["kind"] for t in label_studio.tasks[1]}
     assert kinds == {"review", "sentinel"}
-    _annotate(FakeLabelStudio.tasks[1], {"0": ["neg"] * 5, "1": ["neg", "neg", "pos", "pos",
-                                                                 "unsure"]})
+    _annotate(label_studio.tasks[1], {"0": ["neg"] * 5, "1": ["neg", "neg", "pos", "pos",
+                                                              "unsure"]})
     report = pull_answers(project, url=server, project="IMDB audit")
     assert report.n_recorded == 10 and report.n_reviewers == 5
     repeat = pull_answers(project, url=server, project="IMDB audit")
@@ -139,12 +69,14 @@ def test_push_creates_the_project_once_and_pull_records_each_answer_once(server,
     assert verdicts.loc["1", "verdict"] == "Non-Agreement"  # no 3 of 5
 
 
-def test_a_personal_access_token_is_exchanged_for_an_access_token(server, project):
+def test_a_personal_access_token_is_exchanged_for_an_access_token(server, project,
+                                                                  label_studio):
     push_items(project, url=server, project="T", token="a.b.c")
-    assert "POST /api/token/refresh" in FakeLabelStudio.requests
+    assert "POST /api/token/refresh" in label_studio.requests
 
 
-def test_bad_address_token_and_changed_config_are_one_line(server, project, monkeypatch):
+def test_bad_address_token_and_changed_config_are_one_line(server, project, monkeypatch,
+                                                           label_studio):
     monkeypatch.setenv("LABEL_STUDIO_API_KEY", TOKEN)
     started = time.perf_counter()
     with pytest.raises(InvalidInputError, match=r"cannot reach Label Studio at "
@@ -160,7 +92,7 @@ def test_bad_address_token_and_changed_config_are_one_line(server, project, monk
     with pytest.raises(InvalidParameterError, match="set LABEL_STUDIO_API_KEY"):
         push_items(project, url=server, project="T")
     push_items(project, url=server, project="T", token=TOKEN)
-    FakeLabelStudio.projects[1]["label_config"] = (
+    label_studio.projects[1]["label_config"] = (
         '<View><Text name="text" value="$text"/><Choices name="label" toName="text">'
         '<Choice value="neg"/><Choice value="pos"/></Choices></View>')
     with pytest.raises(InvalidInputError, match=r"was changed: its labelling config lacks "
@@ -170,13 +102,13 @@ def test_bad_address_token_and_changed_config_are_one_line(server, project, monk
         pull_answers(project, url=server, project="Other", token=TOKEN)
 
 
-def test_cli_push_and_pull(server, project, monkeypatch, capsys):
+def test_cli_push_and_pull(server, project, monkeypatch, capsys, label_studio):
     monkeypatch.setenv("LABEL_STUDIO_API_KEY", TOKEN)
     db = str(project.path)
     assert main(["review", "push", "--db", db, "--to", "label-studio", "--url", server,
                  "--project", "Audit"]) == 0
     assert "created Label Studio project 'Audit' (id 1)" in capsys.readouterr().err
-    _annotate(FakeLabelStudio.tasks[1], {"2": ["pos"] * 3})
+    _annotate(label_studio.tasks[1], {"2": ["pos"] * 3})
     assert main(["review", "pull", "--db", db, "--from", "label-studio", "--url", server,
                  "--project", "Audit"]) == 0
     assert "3 answers recorded from 3 reviewers" in capsys.readouterr().err

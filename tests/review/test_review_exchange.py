@@ -159,3 +159,16 @@ def test_import_errors(pair_project, tmp_path):
     empty.write_text("item_id,reviewer,answer\n")
     with pytest.raises(InvalidInputError):
         import_answers(pair_project, empty)
+
+
+def test_export_takes_its_output_as_out_only(pair_project, tmp_path, capsys):
+    """The output as an argument (deprecated before 1.0) is gone: a usage error."""
+    from labelaudit.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["review", "export", "--db", str(pair_project.path), "--to", "csv",
+              str(tmp_path / "items.csv")])
+    assert stop.value.code == 2 and "--out" in capsys.readouterr().err
+    assert not (tmp_path / "items.csv").exists()
+    assert main(["review", "export", "--db", str(pair_project.path), "--to", "csv", "--out",
+                 str(tmp_path / "items.csv"), "--quiet"]) == 0

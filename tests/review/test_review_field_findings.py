@@ -243,7 +243,7 @@ def test_finding_review_serve_bad_host_is_one_line(project, host, message):
 def test_finding_review_export_csv_writes_csv_and_every_format_what_it_says(project, tmp_path,
                                                                           to, name):
     out = tmp_path / name
-    assert main(["review", "export", "--db", str(project), "--to", to, str(out),
+    assert main(["review", "export", "--db", str(project), "--to", to, "--out", str(out),
                  "--quiet"]) == 0
     text = out.read_text(encoding="utf-8")
     if to == "csv":
@@ -351,10 +351,10 @@ def test_finding_review_outputs_follow_the_umask(project, tmp_path, scan, umask,
     scan.to_csv(tmp_path / "data.csv", index=False)
     out = tmp_path / "out"
     commands = [
-        ["export", "--db", str(project), "--to", "label-studio", str(out / "tasks.json"),
-         "--label-config", str(out / "config.xml")],
-        ["export", "--db", str(project), "--to", "argilla", str(out / "records.json")],
-        ["export", "--db", str(project), "--to", "csv", str(out / "items.csv")],
+        ["export", "--db", str(project), "--to", "label-studio", "--out",
+         str(out / "tasks.json"), "--label-config", str(out / "config.xml")],
+        ["export", "--db", str(project), "--to", "argilla", "--out", str(out / "records.json")],
+        ["export", "--db", str(project), "--to", "csv", "--out", str(out / "items.csv")],
         ["results", "--db", str(project), "--out", str(out / "verdicts.csv"), "--summary",
          str(out / "summary.json")],
         ["apply", str(tmp_path / "data.csv"), str(out / "verdicts.csv"), "--out",
@@ -439,7 +439,8 @@ def test_finding_review_export_no_predictions_for_blind_review(project, tmp_path
     for flag, name in (([], "full"), (["--no-predictions"], "blind")):
         for to, suffix in (("label-studio", "json"), ("argilla", "json"), ("csv", "csv")):
             assert main(["review", "export", "--db", str(project), "--to", to,
-                         str(tmp_path / f"{name}.{to}.{suffix}"), "--quiet", *flag]) == 0
+                         "--out", str(tmp_path / f"{name}.{to}.{suffix}"), "--quiet",
+                         *flag]) == 0
     full = json.loads((tmp_path / "full.label-studio.json").read_text())
     assert sum("predictions" in task for task in full) == 4
     blind = json.loads((tmp_path / "blind.label-studio.json").read_text())

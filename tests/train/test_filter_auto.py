@@ -210,10 +210,13 @@ def test_auto_trains_the_winner_on_everything(frames, tiny_st_dir):
         choose_method(train, candidates=["nope"])
 
 
-def test_auto_needs_two_items_per_class(tiny_st_dir):
+def test_auto_needs_three_items_per_class(tiny_st_dir):
+    """A held-out part takes one item of a class too small to split, and the candidates
+    train on the rest: a class of 2 would leave 1, which train refuses."""
     frame = pd.DataFrame({"text": ["a b", "c d", "e f", "g h", "i j"],
                           "label": ["x", "x", "y", "y", "z"]})
-    with pytest.raises(InvalidInputError, match="fewer than 2 items"):
+    with pytest.raises(InvalidInputError, match=r"every class needs at least 3 items; 3 "
+                                                r"classes have fewer: x \(2\), y \(2\), z \(1\)"):
         fit(frame, tiny_st_dir, method="auto")
 
 

@@ -166,7 +166,7 @@ def test_cli_train_predict(frames, tiny_st_dir, tmp_path):
     unknown = run_cli("train", "train.jsonl", "--method", "nope", "--out", "m2", cwd=tmp_path)
     assert unknown.returncode == 2 and "invalid choice" in unknown.stderr
     rate = run_cli("train", "train.jsonl", "--noise-rate", "1.2", "--out", "m3", cwd=tmp_path)
-    assert rate.returncode == 1 and "--noise-rate must be in [0, 1)" in rate.stderr
+    assert rate.returncode == 2 and "--noise-rate: must be a number in [0, 1)" in rate.stderr
 
 
 def test_co_teaching_estimates_the_noise_rate_when_not_given(frames, tiny_st_dir):
@@ -219,5 +219,5 @@ def test_cli_train_bench_table_json_and_plot(frames, tiny_st_dir, tmp_path):
     assert (tmp_path / "bench.png").stat().st_size > 1000
     assert "wrote bench.json" in done.stderr and "top-1" in done.stderr
     bad = run_cli(*common[:-1], "uniform:1.5", cwd=tmp_path)
-    assert bad.returncode == 1 and "must be in (0, 1)" in bad.stderr
+    assert bad.returncode == 2 and "must be in (0, 1)" in bad.stderr
     assert "of --noise 'uniform:1.5'" in bad.stderr  # the library's noise= said as the flag

@@ -293,7 +293,7 @@ def _drop_single(ann: Annotations, drop_single: bool) -> Annotations:
         raise InvalidInputError(
             f"agreement needs at least 2 annotations per item; fewer in "
             f"{format_items(ann.items[few].tolist())} (drop them, or pass "
-            "drop_single=True / --drop-single)")
+            "drop_single=True)", param="drop_single")
     frame = ann.to_frame()
     frame = frame[frame["item"].isin(pd.Index(ann.items[n_ann >= 2]))]
     if frame.empty:

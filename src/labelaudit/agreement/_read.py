@@ -111,10 +111,10 @@ class AnnotationFile:
         """Write :meth:`gold_frame` to ``out`` (format by suffix) and the gold standard's
         summary, with its noise bound gamma, to the ``out``-stem ``.noise.json`` sidecar;
         returns the agreed items and the sidecar's path."""
-        from labelaudit.io import write_json, write_table
+        from labelaudit.io import SIDECARS, sidecar_path, write_json, write_table
 
         gold, target = self.gold_frame(report), Path(out)
-        sidecar = target.with_suffix(".noise.json")
+        sidecar = sidecar_path(target, SIDECARS["gold_out"])
         write_table(gold, target)
         statement = report.gold.noise_statement()
         write_json({"source": str(source), "gold_file": target.name, **statement}, sidecar)

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Sequence
 
 from labelaudit._errors import LabelAuditError
-from labelaudit.cli._common import Parser, add_steps, flag
+from labelaudit.cli._common import Parser, add_steps, error_text, exit_code, flag
 
 __all__ = ["main", "build_parser"]
 
@@ -82,10 +82,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except (LabelAuditError, OSError) as exc:
         # OSError: an unwritable --out folder, a permission error... one line, like data errors.
+        # A bad option value exits 2 as argparse's usage errors do (see exit_code).
         if getattr(args, "debug", False):
             raise
-        print(f"labelaudit {args.command}: error: {exc}", file=sys.stderr)
-        return 1
+        print(f"labelaudit {args.command}: error: {error_text(exc, args)}", file=sys.stderr)
+        return exit_code(exc)
     except KeyboardInterrupt:
         print("labelaudit: interrupted", file=sys.stderr)
         return 130

@@ -12,6 +12,8 @@ from labelaudit.cli._help import command_help
 from labelaudit.cli._library import (  # noqa: F401 - the command modules use them as cli.X
     as_flags,
     call,
+    error_text,
+    exit_code,
     flag,
     show_progress,
     tag_scheme,
@@ -25,6 +27,7 @@ from labelaudit.cli._types import (  # noqa: F401 - the command modules use them
     fraction,
     interval,
     output_file,
+    separator,
     tag_column,
 )
 
@@ -62,7 +65,8 @@ class Parser(argparse.ArgumentParser):
             flags = [x.split("=")[0] for x in extras if x.startswith("-")]
             if where := self._steps_with(parsed, flags):
                 parsed.parser.error(f"{', '.join(flags)}: used by {' and '.join(where)} only")
-            self.error(f"unrecognized arguments: {' '.join(extras)}")
+            # the usage of the command (or step) that was given them, not the top level's
+            getattr(parsed, "parser", self).error(f"unrecognized arguments: {' '.join(extras)}")
         return parsed
 
     def _steps_with(self, parsed: argparse.Namespace, flags: list[str]) -> list[str]:
@@ -102,29 +106,27 @@ def add_steps(parser: Parser, *, dest: str, default: str | None = None, **kwargs
 
 
 class _OldSpelling(argparse.Action):
-    """An old, hidden spelling of an option (or an old positional argument): a one-line
-    note on stderr, then exactly what the new spelling does. Messages that name the option
-    keep the user's spelling (:func:`flag`)."""
+    """An old, hidden spelling of an option: a one-line note on stderr, then exactly what
+    the new spelling does. Messages that name the option keep the user's spelling
+    (:func:`flag`)."""
 
     def __init__(self, option_strings, dest, *, new: argparse.Action, **_: Any) -> None:
-        super().__init__(option_strings, new.dest, nargs=new.nargs if option_strings else "?",
+        super().__init__(option_strings, new.dest, nargs=new.nargs,
                          const=new.const, type=new.type,  # type: ignore[arg-type]
                          choices=new.choices, metavar=new.metavar, default=argparse.SUPPRESS,
                          help=argparse.SUPPRESS)
         self.new = new
 
     def __call__(self, parser, namespace, values, option=None) -> None:  # type: ignore[override]
-        print(f"labelaudit: {option or 'the output file as an argument'} is deprecated, use "
-              f"{self.new.option_strings[0]}", file=sys.stderr)
-        if option:
-            namespace.spelled = {**getattr(namespace, "spelled", {}), self.dest: option}
+        print(f"labelaudit: {option} is deprecated, use {self.new.option_strings[0]}",
+              file=sys.stderr)
+        namespace.spelled = {**getattr(namespace, "spelled", {}), self.dest: option}
         self.new(parser, namespace, values, option)
 
 
 def option(parser, *flags: str, old: str | None = None, **kwargs: Any) -> argparse.Action:
     """``parser.add_argument(*flags, **kwargs)``, and ``old``, its deprecated spelling (a
-    flag, or the name of a positional argument), hidden; a required option is then required
-    in either spelling."""
+    flag), hidden; a required option is then required in either spelling."""
     if old and kwargs.pop("required", False):
         parser = parser.add_mutually_exclusive_group(required=True)
     action = parser.add_argument(*flags, **kwargs)
@@ -173,9 +175,10 @@ VOCABULARY: dict[str, dict[str, Any]] = {
                "a Ray task (needs labelaudit[scale])"},
     "ray_address": {"metavar": "ADDRESS", "help": "an existing Ray cluster for --engine ray "
                     "(auto, host:6379)"},
-    "label_sep": {"metavar": "SEP", "help": "the label column holds label sets (multi-label) "
-                  "as text joined by SEP (\"sports|politics\" with |); a column of lists "
-                  "(JSONL, Parquet) is read as label sets without it"},
+    "label_sep": {"metavar": "SEP", "type": separator,
+                  "help": "the label column holds label sets (multi-label) as text joined by "
+                  "SEP (\"sports|politics\" with |); a column of lists (JSONL, Parquet) is "
+                  "read as label sets without it"},
     "workers": {"type": at_least(1), "default": 1, "metavar": "N",
                 "help": "processes running the fits at once; the result is the same "
                 "(default: 1)"},

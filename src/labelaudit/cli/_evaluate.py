@@ -21,8 +21,16 @@ def add_parser(subparsers, parents) -> None:
     p.add_argument("--label", default="label",
                    help="given-label column of the scan output, for --true-label (default: label)")
     p.add_argument("--scores", metavar="COLUMNS",
-                   help="comma-separated score columns, lower = more suspect "
-                   "(default: every score_* column)")
+                   help="comma-separated score columns, lower = more suspect but for loss "
+                   "and --higher-is-suspect (default: every score_* column)")
+    p.add_argument("--higher-is-suspect", metavar="COLUMNS",
+                   help="comma-separated score columns whose higher values are more suspect "
+                   "(labelaudit's loss is known; another column of --scores is read as lower "
+                   "= more suspect, with a warning)")
+    cli.add_options(p, label_sep={
+        "help": "the labels compared with --true-label are label sets (multi-label) written "
+        "as text joined by SEP (default: | for a multi-label scan's output, as scan writes "
+        "it); sets are compared in any order, a blank cell is the empty set"})
     p.add_argument("--partial-ranking", action="store_true",
                    help="the scan output lists only some items (a flagged list): truth items "
                    "missing from it rank after every listed item, tied")

@@ -26,7 +26,8 @@ def run(args: argparse.Namespace) -> int:
     from labelaudit.io import emit_report, render_table
     from labelaudit.scan import evaluate_token_scan
 
-    evaluation = cli.call(evaluate_token_scan, args, truth=args.eval, ks=args.at_k)
+    with cli.warnings_to_stderr(args, flags=("ks=at_k",)):
+        evaluation = cli.call(evaluate_token_scan, args, truth=args.eval, ks=args.at_k)
     frame = evaluation.to_frame()
     if args.out:  # a .json file: the whole document (levels and span precision)
         evaluation.write(args.out)

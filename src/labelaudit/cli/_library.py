@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import argparse
+import copy
 import inspect
 import re
 import sys
@@ -13,13 +14,18 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from labelaudit._errors import InvalidParameterError, LabelAuditError
+
 if TYPE_CHECKING:  # pragma: no cover
     from labelaudit.tokens import Scheme
 
-__all__ = ["as_flags", "call", "flag", "show_progress", "tag_scheme", "warnings_to_stderr"]
+__all__ = ["as_flags", "call", "error_text", "exit_code", "flag", "show_progress", "tag_scheme",
+           "warnings_to_stderr"]
 
 # The library parameters whose option is named otherwise (parameter: the option's dest).
-RENAMED = {"n_folds": "folds", "n_seeds": "seeds", "random_state": "seed"}
+RENAMED = {"n_folds": "folds", "n_seeds": "seeds", "random_state": "seed",
+           "n_reviewers": "reviewers", "n_sentinels": "sentinels",
+           "n_qualification": "qualification"}
 # What argparse and the command line keep in the namespace that is no option of the command.
 _NOT_OPTIONS = {"handler", "parser", "command", "debug", "quiet", "spelled", "folds_given",
                 "bound"}
@@ -107,6 +113,35 @@ def as_flags(text: str, flags: dict[str, str], bare: tuple[str, ...] = ()) -> st
     return re.sub(rf"\b({'|'.join(flags)})=('[^']*'|[^\s,;:)/]*)", spell, text)
 
 
+def _param_flag(args: argparse.Namespace, name: str) -> str:
+    """The flag of the option that sets the library parameter ``name``: the one
+    :func:`call` bound to it, else the option of the same name (or :data:`RENAMED`)."""
+    return flag(args, getattr(args, "bound", {}).get(name) or RENAMED.get(name, name))
+
+
+def error_text(exc: BaseException, args: argparse.Namespace) -> str:
+    """The message of ``exc`` with the options it names (its ``params``, see
+    :class:`labelaudit.LabelAuditError`) spelled as the command's flags: ``name=value`` as
+    ``--name value`` wherever it appears, and a ``name`` that begins the message, its
+    subject, as ``--name`` (``rank_by must be one of...`` as ``--rank-by must be one
+    of...``); elsewhere a bare word is left alone, as it may be plain English."""
+    text = str(exc)
+    flags = {name: _param_flag(args, name) for name in getattr(exc, "params", ())}
+    text = as_flags(text, flags)
+    for name, spelled in flags.items():
+        if re.match(rf"{re.escape(name)}(?![\w'\"=-])", text):
+            text = spelled + text[len(name):]
+    return text
+
+
+def exit_code(exc: BaseException) -> int:
+    """The exit code of an error: 2, a usage error, for a bad option value (an
+    :class:`~labelaudit.InvalidParameterError` that names its option, ``param``, as every
+    range and choice check does); 1 for the rest (bad data, a refused path, a missing file
+    or model)."""
+    return 2 if isinstance(exc, InvalidParameterError) and exc.params else 1
+
+
 @contextmanager
 def warnings_to_stderr(args: argparse.Namespace, *, flags: tuple[str, ...] = (),
                        bare: tuple[str, ...] = ()) -> Iterator[None]:
@@ -114,7 +149,6 @@ def warnings_to_stderr(args: argparse.Namespace, *, flags: tuple[str, ...] = (),
     reword them and labelaudit's errors with the library options spelled as the command's
     flags (see :func:`as_flags`): those that :func:`call` set from options, and ``flags``
     (``name=dest``: the library's ``name`` is the option stored in ``dest``)."""
-    from labelaudit._errors import LabelAuditError
 
     def reworded(text: str) -> str:
         bound = getattr(args, "bound", {})
@@ -131,7 +165,9 @@ def warnings_to_stderr(args: argparse.Namespace, *, flags: tuple[str, ...] = (),
         except LabelAuditError as exc:
             if (text := reworded(str(exc))) == str(exc):
                 raise
-            raise type(exc)(text) from None
+            reworded_exc = copy.copy(exc)  # the same error (its params too), reworded
+            reworded_exc.args = (text,)
+            raise reworded_exc from None
         finally:
             if not getattr(args, "quiet", False):
                 seen = set()

@@ -113,7 +113,7 @@ def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
                    help="target tool (label-studio): label-studio and argilla write JSON, csv "
                    "writes CSV, whatever the file is called (a .csv, .json... name that says "
                    "another format is refused)")
-    cli.option(p, "--out", "-o", old="out", required=True, metavar="FILE", help="output file")
+    p.add_argument("--out", "-o", required=True, metavar="FILE", help="output file")
     p.add_argument("--no-predictions", action="store_true",
                    help="leave out the detector's suggested label (Label Studio predictions, "
                    "Argilla suggestions, the CSV's suggested_label) for a blind review")

@@ -89,7 +89,8 @@ def add_parser(subparsers, parents) -> None:
     flag.add_argument("--threshold", type=cli.fraction,
                       help="flag items whose given label has probability below this")
     cli.add_options(p, "cache_dir")
-    p.add_argument("--show", type=cli.at_least(0), default=20, help="rows printed without --out")
+    p.add_argument("--show", type=cli.at_least(0), default=20,
+                   help="rows printed without --out (0: none, only the summary)")
     big = p.add_argument_group(
         "big data (streams with --scorers tfidf and --out, or with --engine)")
     big.add_argument("--engine", choices=["local", "ray"],
@@ -134,6 +135,10 @@ def _check_usage(args: argparse.Namespace) -> None:
     if args.checkpoint_dir is not None and args.pred_probs is not None:
         args.parser.error("--checkpoint-dir keeps the folds of labelaudit's models; with "
                           "--pred-probs no model runs: drop --checkpoint-dir")
+    if args.score is not None and getattr(args, "folds_given", False):
+        args.parser.error("--folds sets the cross-fitting of DATA; with --score the models are "
+                          "fitted on all of DATA and rank the --score items, with no folds: "
+                          "drop --folds")
     # after plan_scan's refusal of --classes or --pred-probs, which comes first
     if args.preset is not None and args.scorers is not None and args.pred_probs is None \
             and args.classes is None:
@@ -158,8 +163,9 @@ def run(args: argparse.Namespace) -> int:
     if plan.streams:  # written to --out in chunks
         return 0
     rows = args.show if not args.out and args.format == "table" else None
-    cli.emit_output(output_frame(result, rows=rows, sep=cli.set_separator(args)), args,
-                    max_colwidth=70)
+    if rows != 0:  # --show 0: the summary alone
+        cli.emit_output(output_frame(result, rows=rows, sep=cli.set_separator(args)), args,
+                        max_colwidth=70)
     if args.report_out:
         from pathlib import Path
 

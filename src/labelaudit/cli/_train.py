@@ -24,14 +24,14 @@ def add_parser(subparsers, parents) -> None:
     p.add_argument("--filter-detector", choices=FILTER_DETECTORS,
                    help="the detector of a filter method: the scan (filter's default) or a "
                    "head trained with this method, cross-fitted (the others' default: seal)")
-    p.add_argument("--noise-rate", type=float, metavar="RATE",
+    p.add_argument("--noise-rate", type=cli.interval(0.0, 1.0, high_open=True), metavar="RATE",
                    help="share of wrong labels for co-teaching and cnlcu (default: "
                    "cleanlab's estimate)")
     cli.add_backbone_options(p)
     cli.add_options(p, batch_size={"default": 64, "help": "default: 64"},
                     lr={"old": "--learning-rate", "help": "default: 1e-3 (head), 3e-5 (finetune)"},
-                    hidden={"type": int, "default": 256,
-                            "help": "hidden units of the head (0: linear; default: 256)"})
+                    hidden={"type": int, "help": "hidden units of the head backbone and of "
+                            "the filter methods' detector heads (0: linear; default: 256)"})
     cli.add_options(p, "device", "cache_dir")
     cli.add_seed(p)
     cli.add_options(p, eval="clean labelled table to measure the model on")
@@ -56,9 +56,24 @@ def _check_usage(args: argparse.Namespace) -> None:
     if args.filter_detector is not None and not args.method.startswith(("filter", "auto")):
         args.parser.error(f"--filter-detector is the detector of a filter method; "
                           f"--method {args.method} detects nothing: drop it")
+    if args.hidden is not None and args.backbone == "finetune" and not _has_head(args):
+        args.parser.error(f"--hidden sizes a head network; --backbone finetune tops the model "
+                          f"with a linear classifier, and --method {args.method} has no "
+                          "detector head: drop --hidden")
     if args.metrics_out and not args.metrics_out.lower().endswith(".json"):
         args.parser.error(f"{cli.flag(args, 'metrics_out')} {args.metrics_out}: the metrics "
                           "are written as JSON; give a file name ending in .json")
+
+
+def _has_head(args: argparse.Namespace) -> bool:
+    """Whether the method trains head networks whatever the backbone: a filter method's
+    detector (all but the scan), or auto's candidates, which include such methods."""
+    from labelaudit.train import FilterPlan
+
+    if args.method == "auto":
+        return True
+    return (args.method.startswith("filter")
+            and FilterPlan.parse(args.method, detector=args.filter_detector).detector != "scan")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -78,8 +93,6 @@ def run(args: argparse.Namespace) -> int:
     if args.metrics_out and not args.eval:
         raise InvalidParameterError(f"{cli.flag(args, 'metrics_out')} needs --eval, a clean "
                                     "labelled table")
-    if args.noise_rate is not None and not 0.0 <= args.noise_rate < 1.0:
-        raise InvalidParameterError(f"--noise-rate must be in [0, 1); got {args.noise_rate}")
     _check_usage(args)
     evaluation = (read_eval_table(args.eval, label=args.label, where=f"--eval {args.eval}",
                                   label_sets=True, training=args.data, label_sep=args.label_sep)

@@ -10,7 +10,7 @@ from labelaudit._errors import InvalidParameterError
 from labelaudit._validation import check_int, check_number
 
 __all__ = ["at_least", "choice_list", "comma_list", "cut_offs", "fraction", "interval",
-           "output_file", "tag_column"]
+           "output_file", "separator", "tag_column"]
 
 
 def _number(text: str, kind: type = float) -> Any:
@@ -85,6 +85,17 @@ def cut_offs(text: str) -> list[int]:
     if not values:
         raise argparse.ArgumentTypeError("no cut-off given; use for example 10,50,100")
     return values
+
+
+def separator(text: str) -> str:
+    """Argparse type of --label-sep: the library's rule
+    (:func:`labelaudit.io.check_separator`), in its words."""
+    from labelaudit.io import check_separator
+
+    try:
+        return str(check_separator(text))
+    except InvalidParameterError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("label_sep ")) from None
 
 
 def tag_column(text: str) -> int:

@@ -51,8 +51,13 @@ def token_pool(train: Any, suspect: Any, corrected: Any = None, *, scheme: Any =
     from labelaudit.tokens._schemes import split_tag
     from labelaudit.tokens._spans import encode_tags, token_classes
 
-    parts = [read_tokens(source, tag_column=tag_column, scheme=scheme)
-             for source in (train, suspect, corrected) if source is not None]
+    try:
+        parts = [read_tokens(source, tag_column=tag_column, scheme=scheme)
+                 for source in (train, suspect, corrected) if source is not None]
+    except InvalidInputError as exc:  # a table read as tagged text: say how to read it
+        raise InvalidInputError(f"{exc} (without text= the files are read as tagged files, "
+                                "CoNLL or token JSONL; for tables of texts, give "
+                                "text=COLUMN)") from None
     plain = parts[0].scheme == "plain"
     if any((p.scheme == "plain") != plain for p in parts):
         raise InvalidInputError("one file has tags without spans (plain) and another span "

@@ -25,7 +25,9 @@ class FolderWriter:
     one (object stores have no rename) loses its ``_SUCCESS`` marker first, gets its parts
     (replacing earlier ones of the same name), then loses the earlier parts past the last
     one and gets ``_SUCCESS`` back: a remote folder without ``_SUCCESS`` is unfinished. An
-    existing folder is replaced only if it holds nothing but such parts.
+    existing folder is replaced only if it holds nothing but such parts, and a local one
+    only if labelaudit wrote each of them and nobody changed it since (or ``overwrite``):
+    the rule of every output file (:func:`labelaudit.io.check_replaceable`).
 
     Examples
     --------
@@ -54,10 +56,13 @@ class FolderWriter:
             return pafs.LocalFileSystem(), str(Path(self.out).resolve())
         return out_filesystem(self.out + self._query)
 
-    def check(self, inputs: Sequence[str] = ()) -> None:
+    def check(self, inputs: Sequence[str] = (), *, overwrite: bool = False) -> None:
         """Refuse a folder that holds an input file, and an existing folder that holds
-        anything but labelaudit parts."""
+        anything but labelaudit parts (locally: parts it wrote, unchanged, unless
+        ``overwrite``)."""
         import pyarrow.fs as pafs
+
+        from labelaudit.io import check_replaceable
 
         inside = [p for p in inputs if path_key(p).startswith(path_key(self.out) + "/")]
         if inside:
@@ -79,6 +84,10 @@ class FolderWriter:
             raise InvalidParameterError(
                 f"out {self.out} exists and is not a labelaudit output folder (it holds "
                 f"{', '.join(sorted(foreign)[:3])}); remove it or choose another folder")
+        if not self.remote:
+            for name in sorted(names):
+                check_replaceable(Path(self.out) / name, name="out", overwrite=overwrite,
+                                  what="choose another folder")
 
     def __enter__(self) -> FolderWriter:
         if not self.remote:
@@ -131,13 +140,15 @@ class FolderWriter:
                 pq.write_table(table, f"{path}/{name}", filesystem=fs)
 
     def __exit__(self, kind: object, value: object, traceback: object) -> None:
-        from labelaudit.io import replace_folder
+        from labelaudit.io import record_output, replace_folder
 
         if kind is None and self._parts == 0 and self.schema is not None:
             self.write_table(self.schema.empty_table())
         if self._staging is not None:
             if kind is None:
-                replace_folder(self._staging, Path(self.out))
+                target = replace_folder(self._staging, Path(self.out))
+                for part in sorted(target.glob("part-*.parquet")):
+                    record_output(part)  # ours: a rerun may replace it, unless it is edited
             else:
                 shutil.rmtree(self._staging, ignore_errors=True)
         elif kind is None:

@@ -51,7 +51,7 @@ def check_output(out: str | Path, inputs: Sequence[str], *, overwrite: bool = Fa
     from labelaudit.io import check_output_paths, format_of
 
     if is_folder_output(out):
-        FolderWriter(out).check(inputs)
+        FolderWriter(out).check(inputs, overwrite=overwrite)
         return "parts"
     text = str(out)
     where = split_query(text)[0]

@@ -17,7 +17,7 @@ from labelaudit._command import make_callable
 from labelaudit.evaluate._detection_report import DetectionReport, HeadlineMetrics, detection_report
 from labelaudit.evaluate._distance import loss_wasserstein_distance
 from labelaudit.evaluate._evaluate import CutoffWarning, EvaluationResult, evaluate
-from labelaudit.evaluate._join import plain
+from labelaudit.evaluate._join import ScoreDirectionWarning, plain
 from labelaudit.evaluate._label_sets import class_metrics
 from labelaudit.evaluate._plot import draw_precision_recall, plot_precision_recall
 from labelaudit.evaluate._ranking import (
@@ -47,6 +47,7 @@ __all__ = [
     "HeadlineMetrics",
     "LevelMetrics",
     "PrecisionRecallCurve",
+    "ScoreDirectionWarning",
     "SpanPrecision",
     "TokenEvaluation",
     "Unknown",

@@ -176,16 +176,23 @@ def _estimate(error_rate: float | None, n_errors: int | None, n_items: int, obse
     return n_errors
 
 
+def warn_clipped(ks: Sequence[int], n_evaluated: int, *, name: str = "at_k",
+                 items: str = "items", stacklevel: int = 3) -> None:
+    """Warn (:class:`CutoffWarning`) naming the cut-offs ``ks`` (the option ``name``)
+    beyond the ``n_evaluated`` ``items`` ranked, where p@k and r@k are those of them all."""
+    beyond = [k for k in ks if k > n_evaluated]
+    if beyond:
+        warnings.warn(CutoffWarning(
+            f"{name}={', '.join(map(str, beyond))}: more than the {n_evaluated} {items} "
+            f"evaluated, so p@k and r@k there are those of all {n_evaluated} {items} (the "
+            "cut-off is clipped)"), stacklevel=stacklevel + 1)
+
+
 def _cutoffs(at_k: int | Sequence[int], n_evaluated: int) -> tuple[int, ...]:
     """The distinct cut-offs; a warning names those beyond the items evaluated."""
     ks = tuple(dict.fromkeys(check_k(k, name="at_k") for k in
                              ((at_k,) if isinstance(at_k, (int, np.integer)) else at_k)))
-    beyond = [k for k in ks if k > n_evaluated]
-    if beyond:
-        warnings.warn(CutoffWarning(
-            f"at_k={', '.join(map(str, beyond))}: more than the {n_evaluated} items evaluated, "
-            f"so p@k and r@k there are those of all {n_evaluated} items (the cut-off is "
-            "clipped)"), stacklevel=3)
+    warn_clipped(ks, n_evaluated)
     return ks
 
 
@@ -198,6 +205,8 @@ def evaluate(
     true_label: str | None = None,
     label: str = "label",
     scores: str | Sequence[str] | None = None,
+    higher_is_suspect: str | Sequence[str] | None = None,
+    label_sep: str | None = None,
     unknown: Unknown | None = None,
     partial_ranking: bool = False,
     error_rate: float | None = None,
@@ -228,6 +237,17 @@ def evaluate(
         Given-label column of the scan output (and, with ``partial_ranking``, of the truth).
     scores : str or sequence of str, optional
         Score columns (comma-separated text or a list; default every ``score_*`` column).
+        Lower = more suspect, but for labelaudit's ``loss`` (higher = more suspect) and the
+        columns named in ``higher_is_suspect``; a named column labelaudit does not write
+        is read as lower = more suspect, with a :class:`ScoreDirectionWarning`.
+    higher_is_suspect : str or sequence of str, optional
+        Score columns whose higher values are more suspect (comma-separated text or a list).
+    label_sep : str, optional
+        The labels are label sets (multi-label), written as text joined by ``label_sep``.
+        Without it, label sets are recognised (a multi-label scan's output, a column of
+        lists) and text is split at ``|``, as the scan writes it. Sets are compared as
+        sets, in any order; a blank cell of text is the empty set (an unverified item is
+        left out of the truth, or has no value in a column of lists).
     unknown : {"exclude", "clean"}, optional
         Unverified items (blank truth, or scan ids the truth does not list): leave them
         out, or count them as clean. Required when there are any.
@@ -265,8 +285,8 @@ def evaluate(
     """
     unknown = check_unknown(unknown)
     joined = join_truth(issues, truth, id=id, is_error=is_error, true_label=true_label,
-                        label=label, scores=scores, unknown=unknown,
-                        partial_ranking=partial_ranking)
+                        label=label, scores=scores, higher_is_suspect=higher_is_suspect,
+                        label_sep=label_sep, unknown=unknown, partial_ranking=partial_ranking)
     n_unverified = int(np.isnan(joined.is_error).sum())
     n_items = len(joined.ids)
     if n_unverified and unknown is None:

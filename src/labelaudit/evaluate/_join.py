@@ -8,6 +8,7 @@ given label). Ids are matched as text, so ``7``, ``7.0`` and ``"7"`` name the sa
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,13 +17,27 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from labelaudit._errors import InvalidInputError, format_rows
-from labelaudit.evaluate._label_sets import class_metrics
-from labelaudit.io import LABEL_SET_TYPES
+from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows
+from labelaudit.evaluate._label_sets import (
+    class_metrics,
+    is_label_set_output,
+    label_set_key,
+    label_set_truth,
+)
+from labelaudit.io import LABEL_SET_TYPES, holds_label_sets
 
-__all__ = ["TruthJoin", "join_truth", "read_source"]
+__all__ = ["ScoreDirectionWarning", "TruthJoin", "join_truth", "read_source"]
 
 TruthFrom = Literal["is_error", "true_label"]
+# The score columns labelaudit writes, by which way they point: lower = more suspect (also
+# every ``score_*`` column), higher = more suspect.
+LOWER_IS_SUSPECT = frozenset({"rank", "given_prob", "score", "label_quality", "label_score",
+                              "dynamics_aum", "dynamics_confidence"})
+HIGHER_IS_SUSPECT = frozenset({"loss"})
+
+
+class ScoreDirectionWarning(UserWarning):
+    """A score column that labelaudit does not write was read as lower = more suspect."""
 _TRUE = {"true", "t", "yes", "y", "1", "1.0"}
 _FALSE = {"false", "f", "no", "n", "0", "0.0"}
 
@@ -140,8 +155,7 @@ def _score_columns(frame: pd.DataFrame, wanted: str | Sequence[str] | None,
                    name: str) -> dict[str, str]:
     """Method name -> score column: ``score_<method>`` columns (or ``rank``) unless named."""
     if wanted:
-        columns = ([c.strip() for c in wanted.split(",") if c.strip()] if isinstance(wanted, str)
-                   else list(wanted))
+        columns = _columns(wanted)
         _require(frame, columns, name)
     else:
         columns = [c for c in frame.columns if str(c).startswith("score_")]
@@ -152,6 +166,38 @@ def _score_columns(frame: pd.DataFrame, wanted: str | Sequence[str] | None,
                 f"{name}: no score_* or rank column to evaluate; name the columns with "
                 "scores=COLUMNS (lower = more suspect)")
     return {(c[len("score_"):] if c.startswith("score_") else c): c for c in columns}
+
+
+def _columns(value: str | Sequence[str] | None) -> list[str]:
+    """Column names given as a list or as comma-separated text."""
+    if not value:
+        return []
+    return ([c.strip() for c in value.split(",") if c.strip()] if isinstance(value, str)
+            else [str(c) for c in value])
+
+
+def _reversed_columns(methods: dict[str, str],
+                      higher_is_suspect: str | Sequence[str] | None) -> set[str]:
+    """The score columns where higher = more suspect (turned round to be measured):
+    those named in ``higher_is_suspect``, and labelaudit's own (:data:`HIGHER_IS_SUSPECT`);
+    a column labelaudit does not write is read as lower = more suspect, with a
+    :class:`ScoreDirectionWarning`."""
+    named = _columns(higher_is_suspect)
+    columns = list(methods.values())
+    unknown = [c for c in named if c not in columns]
+    if unknown:
+        raise InvalidParameterError(
+            f"higher_is_suspect={','.join(unknown)} names no score column evaluated "
+            f"({', '.join(columns)}); name the columns of scores= whose higher values are "
+            "more suspect", param=("higher_is_suspect", "scores"))
+    others = [c for c in columns if c not in named and c not in LOWER_IS_SUSPECT
+              and c not in HIGHER_IS_SUSPECT and not str(c).startswith("score_")]
+    if others:
+        warnings.warn(ScoreDirectionWarning(
+            f"scores={','.join(others)}: not one of labelaudit's score columns, so read as "
+            "lower = more suspect; if higher values are more suspect, pass "
+            f"higher_is_suspect={','.join(others)}"), stacklevel=4)
+    return set(named) | {c for c in columns if c in HIGHER_IS_SUSPECT}
 
 
 def _flags(values: list[object], ids: list[str], column: str, name: str,
@@ -174,7 +220,9 @@ def _flags(values: list[object], ids: list[str], column: str, name: str,
 
 def _examples(values: list[object], limit: int = 3) -> str:
     """The first distinct values and their Python types: ``0, 1; int``."""
-    distinct = list(dict.fromkeys(plain(v) for v in values))
+    distinct = list({repr(v): v for v in (
+        [str(x) for x in v] if isinstance(v, LABEL_SET_TYPES) else plain(v)
+        for v in values)}.values())
     shown = ", ".join(repr(v) if isinstance(v, str) else str(v) for v in distinct[:limit])
     kinds = " and ".join(sorted({type(v).__name__ for v in distinct}))
     return shown + (", ..." if len(distinct) > limit else "") + f"; {kinds}"
@@ -194,29 +242,65 @@ class _Tables:
     spelled: _Ids
 
 
-def _errors_from_labels(t: _Tables, column: str, label: str) -> np.ndarray:
-    """1 where the given label differs from the true one, NaN where the truth is blank."""
+def _label_sep(issues: pd.DataFrame, truth: pd.DataFrame, label: str, column: str,
+               label_sep: str | None) -> str | None:
+    """The separator of label sets written as text when the labels compared are label sets
+    (``label_sep`` given, a multi-label scan's output, or a column of lists): ``label_sep``,
+    else ``|`` as the scan writes them; None for single labels."""
+    if label_sep is not None:
+        if not isinstance(label_sep, str) or not label_sep:
+            raise InvalidParameterError(
+                f"label_sep must be a non-empty text such as '|'; got {label_sep!r}",
+                param="label_sep")
+        return label_sep
+    sets = (is_label_set_output(issues) or holds_label_sets(issues[label])
+            or holds_label_sets(truth[column]))
+    return "|" if sets else None
+
+
+def _errors_from_labels(t: _Tables, column: str, label: str, sep: str | None) -> np.ndarray:
+    """1 where the given label differs from the true one, NaN where the truth is blank.
+
+    With ``sep``, labels are label sets, compared as sets (:func:`label_set_key`: in any
+    order, lists or text joined by ``sep``); a blank cell of text is then the empty set,
+    and only a missing value in a column of lists is blank."""
     true = t.truth[column].tolist()
     pairs: list[tuple[int, object, object]] = []  # (position, given label, true label)
     if t.n_listed < len(t.ids) and label not in t.truth.columns:
         raise InvalidInputError(
             f"partial_ranking=True with true_label={column!r} needs the given label of "
             f"unlisted items: add a {label!r} column to {t.truth_name}")
+
+    def blank_in(values: pd.Series):  # how a column of these labels says "no label"
+        return _is_missing if sep is None or label_set_truth(values) else (lambda _: False)
+
+    true_blank = blank_in(t.truth[column])
     for i, k in enumerate(t.ids):
         row = t.truth_row.get(k)
-        if row is None or _is_missing(true[row]):
+        if row is None or true_blank(true[row]):
             continue
         given = t.issues[label].iat[i] if i < t.n_listed else t.truth[label].iat[row]
         pairs.append((i, given, true[row]))
-    blank = [i for i, given, _ in pairs if _is_missing(given)]
+    given_blank = blank_in(t.issues[label])
+    unlisted_blank = blank_in(t.truth[label]) if t.n_listed < len(t.ids) else given_blank
+    blank = [i for i, given, _ in pairs
+             if (given_blank if i < t.n_listed else unlisted_blank)(given)]
     if blank:
         listed = blank[0] < t.n_listed  # blank in the scan output, else in the truth
         same = [t.ids[i] for i in blank if (i < t.n_listed) == listed]
         raise InvalidInputError(
             f"{t.issues_name if listed else t.truth_name}: column {label!r} is blank at "
             f"{t.spelled.show(same)}; every verified item needs its given label")
-    given_keys = {_key(g) for _, g, _ in pairs}
-    if pairs and not given_keys & {_key(v) for _, _, v in pairs}:
+
+    def key(value: object) -> object:
+        return _key(value) if sep is None else label_set_key(value, sep)
+
+    def names(keys: set) -> set:  # the labels, or with label sets the classes
+        return keys if sep is None else {n for each in keys for n in each}
+
+    given_keys, true_keys = {key(g) for _, g, _ in pairs}, {key(v) for _, _, v in pairs}
+    if pairs and names(given_keys) and names(true_keys) and not (
+            names(given_keys) & names(true_keys)):
         raise InvalidInputError(
             f"the given labels (label={label!r} of {t.issues_name}: "
             f"{_examples([g for _, g, _ in pairs])}) and the true labels "
@@ -225,11 +309,12 @@ def _errors_from_labels(t: _Tables, column: str, label: str) -> np.ndarray:
             "the same label values (both class names or both class numbers)")
     out = np.full(len(t.ids), np.nan)
     for i, given, true_value in pairs:
-        out[i] = float(_key(given) != _key(true_value))
+        out[i] = float(key(given) != key(true_value))
     return out
 
 
-def _scores(t: _Tables, methods: dict[str, str]) -> dict[str, np.ndarray]:
+def _scores(t: _Tables, methods: dict[str, str], higher: set[str]) -> dict[str, np.ndarray]:
+    """Each method's scores, lower = more suspect (the columns in ``higher`` negated)."""
     scores = {}
     for method, column in methods.items():
         try:
@@ -242,6 +327,8 @@ def _scores(t: _Tables, methods: dict[str, str]) -> dict[str, np.ndarray]:
             raise InvalidInputError(
                 f"{t.issues_name}: score column {column!r} is blank or not finite at "
                 f"{t.spelled.show([t.ids[i] for i in blank])}")
+        if column in higher:
+            values = -values
         last = values.max() + 1.0 if values.size else 0.0
         scores[method] = np.r_[values, np.full(len(t.ids) - t.n_listed, last)]
     return scores
@@ -279,7 +366,9 @@ def _align(issues: pd.DataFrame, truth: pd.DataFrame, names: tuple[str, str], id
 def join_truth(issues: pd.DataFrame | str | Path, truth: pd.DataFrame | str | Path, *,
                id: str = "id", is_error: str | None = None, true_label: str | None = None,
                label: str = "label", scores: str | Sequence[str] | None = None,
-               unknown: object = None, partial_ranking: bool = False) -> TruthJoin:
+               higher_is_suspect: str | Sequence[str] | None = None,
+               label_sep: str | None = None, unknown: object = None,
+               partial_ranking: bool = False) -> TruthJoin:
     """Align a scan output with its truth by id (see :func:`labelaudit.evaluate.evaluate`).
 
     Examples
@@ -299,15 +388,18 @@ def join_truth(issues: pd.DataFrame | str | Path, truth: pd.DataFrame | str | Pa
     if kind == "true_label":
         _require(issues_frame, [label], issues_name)
     methods = _score_columns(issues_frame, scores, issues_name)
+    higher = _reversed_columns(methods, higher_is_suspect)
     t, n_missing = _align(issues_frame, truth_frame, (issues_name, truth_name), id, unknown,
                           partial_ranking)
+    sep = None
     if kind == "is_error":
         values = truth_frame[column].tolist()
         raw = [values[t.truth_row[k]] if k in t.truth_row else None for k in t.ids]
         errors = _flags(raw, t.ids, column, truth_name, t.spelled)
     else:
-        errors = _errors_from_labels(t, column, label)
-    classes = (class_metrics(issues_frame, truth_frame, id=id, label=label, true_label=column)
-               if kind == "true_label" else None)
-    return TruthJoin(ids=list(t.ids), is_error=errors, scores=_scores(t, methods),
+        sep = _label_sep(issues_frame, truth_frame, label, column, label_sep)
+        errors = _errors_from_labels(t, column, label, sep)
+    classes = (class_metrics(issues_frame, truth_frame, id=id, label=label, true_label=column,
+                             sep=sep or "|") if kind == "true_label" else None)
+    return TruthJoin(ids=list(t.ids), is_error=errors, scores=_scores(t, methods, higher),
                      truth_from=kind, n_missing_truth=n_missing, classes=classes)

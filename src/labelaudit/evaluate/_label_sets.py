@@ -6,13 +6,44 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from labelaudit.io import LABEL_SET_TYPES, label_set_names
+from labelaudit.io import LABEL_SET_TYPES, holds_label_sets, label_set_names
 
-__all__ = ["class_metrics"]
+__all__ = ["class_metrics", "is_label_set_output", "label_set_key", "label_set_truth"]
+
+# The columns of a multi-label scan's output (LabelSetScanResult.to_frame) besides the id.
+_OUTPUT_SETS = ("label", "suggested_label", "missing", "extra")
+
+
+def is_label_set_output(frame: pd.DataFrame) -> bool:
+    """Whether a table is a multi-label scan's output: its label columns hold label sets
+    (lists, or text joined by a separator, ``|`` unless the scan was given another)."""
+    return set(_OUTPUT_SETS) <= set(frame.columns)
+
+
+def label_set_key(value: object, sep: str) -> frozenset[str]:
+    """One label set as compared everywhere: its labels as text, white space trimmed, in no
+    order, whatever the format (a list, or text joined by ``sep``); a blank cell of text is
+    the empty set.
+
+    Examples
+    --------
+    >>> label_set_key("tech|politics", "|") == label_set_key(["politics", " tech"], "|")
+    True
+    >>> label_set_key(float("nan"), "|")
+    frozenset()
+    """
+    return frozenset(n for n in (str(v).strip() for v in label_set_names(value, sep)) if n)
+
+
+def label_set_truth(values: pd.Series) -> bool:
+    """Whether a missing value in this column of label sets is an unverified item (a column
+    of lists, where the empty set is an empty list) rather than the empty set (text, where
+    an empty set is a blank cell)."""
+    return holds_label_sets(values)
 
 
 def _labels(value: object, sep: str) -> set[str]:
-    return set(label_set_names(value, sep))
+    return set(label_set_key(value, sep))
 
 
 def class_metrics(issues: pd.DataFrame, truth: pd.DataFrame, *, id: str,  # noqa: A002
@@ -35,8 +66,9 @@ def class_metrics(issues: pd.DataFrame, truth: pd.DataFrame, *, id: str,  # noqa
     """
     if not {"missing", "extra", label, id} <= set(issues.columns):
         return None
+    lists = label_set_truth(truth[true_label])
     true = {str(k): v for k, v in zip(truth[id], truth[true_label], strict=True)
-            if isinstance(v, LABEL_SET_TYPES) or not pd.isna(v)}
+            if isinstance(v, LABEL_SET_TYPES) or not lists or not pd.isna(v)}
     counts: dict[str, list[int]] = {}
     for key, given, missing, extra in zip(issues[id], issues[label], issues["missing"],
                                           issues["extra"], strict=True):

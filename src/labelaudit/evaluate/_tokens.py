@@ -12,6 +12,7 @@ import pandas as pd
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit._validation import check_int
 from labelaudit.evaluate._detection_report import HeadlineMetrics, detection_report
+from labelaudit.evaluate._evaluate import warn_clipped
 from labelaudit.evaluate._ranking import precision_at_k, recall_at_k
 from labelaudit.io import ResultFiles, json_lines
 from labelaudit.tokens import TokenDataset, TokenIssue, convert_tags
@@ -199,7 +200,8 @@ def evaluate_tokens(
     truth : TokenDataset
         The corrected data: same sentences, same tokens, corrected tags.
     ks : list of int
-        Cut-offs for precision and recall at k.
+        Cut-offs for precision and recall at k; one beyond the sentences is clipped to
+        them at the sentence level, with a :class:`CutoffWarning`.
 
     Returns
     -------
@@ -246,6 +248,7 @@ def evaluate_tokens(
             x = TokenIssue.from_dict(issue)
             found.setdefault(x.source, []).append(
                 (x.score, int(r.get("rank", 0)), x, given, true, scheme == "plain"))
+    warn_clipped(ks, len(records), name="ks", items="sentences", stacklevel=2)
     levels = (
         _level("token", "loss", np.array(tok_err), np.array(tok_score, dtype=float), ks),
         _level("sentence", "min", np.array(sent_err), np.array(sent_min, dtype=float), ks),

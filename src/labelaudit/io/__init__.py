@@ -13,7 +13,7 @@ from labelaudit.io._annotation_labels import (
 )
 from labelaudit.io._annotation_table import ITEM_ALIASES, Annotations, DroppedAnnotationsWarning
 from labelaudit.io._annotations import to_annotations
-from labelaudit.io._command_paths import check_command_paths
+from labelaudit.io._command_paths import SIDECARS, check_command_paths
 from labelaudit.io._dataset import (
     TextDataset,
     align_pred_probs,
@@ -26,6 +26,7 @@ from labelaudit.io._hf import CLASS_NAMES, hf_to_frame
 from labelaudit.io._label_sets import (
     LABEL_SET_TYPES,
     check_label_set_classes,
+    check_separator,
     format_label_set,
     holds_label_sets,
     label_set_names,
@@ -38,11 +39,15 @@ from labelaudit.io._nested import nested_to_long
 from labelaudit.io._overlap import OverlapWarning, check_distinct_files, warn_overlap
 from labelaudit.io._paths import (
     check_input_paths,
+    check_not_in_input_folder,
     check_not_in_model_folder,
     check_output_paths,
+    check_replaceable,
     check_writable,
+    input_folders,
     is_output_folder,
     same_file,
+    sidecar_path,
 )
 from labelaudit.io._read import read_data, read_pred_probs, read_table
 from labelaudit.io._result_files import METRIC_NAMES, ResultFiles, emit_report, json_number
@@ -77,6 +82,7 @@ __all__ = [
     "OUTPUT_SUFFIXES",
     "OverlapWarning",
     "ResultFiles",
+    "SIDECARS",
     "SUFFIX_FORMAT",
     "TextDataset",
     "align_pred_probs",
@@ -85,10 +91,13 @@ __all__ = [
     "check_distinct_files",
     "check_input_paths",
     "check_label_set_classes",
+    "check_separator",
     "check_label_values",
+    "check_not_in_input_folder",
     "check_not_in_model_folder",
     "check_output_folder",
     "check_output_paths",
+    "check_replaceable",
     "check_writable",
     "clean_label",
     "current_umask",
@@ -102,6 +111,7 @@ __all__ = [
     "format_of",
     "hf_to_frame",
     "holds_label_sets",
+    "input_folders",
     "is_empty_label",
     "is_missing",
     "is_output_folder",
@@ -126,6 +136,7 @@ __all__ = [
     "require_columns",
     "same_file",
     "save_figure",
+    "sidecar_path",
     "split_lines",
     "text_keys",
     "to_annotations",

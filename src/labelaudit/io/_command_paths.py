@@ -6,7 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
-__all__ = ["check_command_paths"]
+from labelaudit._errors import InvalidParameterError
+from labelaudit.io._write import figure_path, format_of
+
+__all__ = ["SIDECARS", "check_command_paths"]
 
 # Options (``dest``) that hold files a command reads. A list value (``--predictions
 # NAME=FILE``, repeated) names one file per item, the path last. The files a command writes
@@ -19,6 +22,22 @@ _POSITIONAL = ("data", "issues", "input", "verdicts", "file", "scan", "corrected
 # Folders a command writes a model to, and options that may name a model folder it reads.
 _FOLDER_OUTPUTS = {"model_out": "model", "tapt_out": "tapt"}
 _MODELS = ("model",)
+# Folders a command writes its own scratch files to (kept for a rerun, then removed).
+_SCRATCH = ("checkpoint_dir",)
+# Files an output option writes beside its own, by the suffix that replaces the option's
+# (see labelaudit.io.sidecar_path): ``--gold-out g.jsonl`` writes ``g.noise.json`` too. Each
+# is checked as an output of its own.
+SIDECARS = {"gold_out": ".noise.json"}
+# Output options whose name must say what is written: checked before anything else, so that
+# a name that cannot be written is refused before "exists" (and --overwrite) comes up.
+# Each check is given the path and the option's flag.
+_NAMES: dict[str, Callable[[str, str], object]] = {
+    "plot_out": lambda path, _: figure_path(path),
+    "metrics_out": lambda path, spelled: _json_name(path, spelled, "metrics_out", "the metrics"),
+    "gold_out": lambda path, _: format_of(path),
+    "items_out": lambda path, _: format_of(path),
+    "annotators_out": lambda path, _: format_of(path),
+}
 # Inputs that must exist before any work starts (a hub dataset name passes: see read_data).
 _MUST_EXIST = ("score", "verdicts", "sentinels_file", "annotations_file", "noise_matrix", "val",
                "predictions", "original", "suspect", "eval", "pred_probs")
@@ -28,8 +47,9 @@ def check_command_paths(options: Mapping[str, object], *, flag: Callable[[str], 
                         writes: Iterable[str] = (), overwrite: bool = False,
                         remote: Iterable[str] = ()) -> None:
     """Before any work: refuse an output that names an input, lies inside a model folder,
-    replaces a file or folder labelaudit did not write, or cannot be written; refuse a
-    missing input file and a plot suffix that cannot be drawn.
+    replaces a file or folder labelaudit did not write, or cannot be written (a sidecar of
+    an output, :data:`SIDECARS`, is checked as an output); refuse a missing input file; and
+    first of all, a name whose suffix cannot be written (a plot's, a table's, a JSON file's).
 
     Parameters
     ----------
@@ -61,8 +81,13 @@ def check_command_paths(options: Mapping[str, object], *, flag: Callable[[str], 
     labelaudit._errors.InvalidParameterError: /tmp/a.csv (the output) is an input file; ...
     """
     from labelaudit.io._folders import check_output_folder
-    from labelaudit.io._paths import check_input_paths, check_output_paths
-    from labelaudit.io._write import figure_path
+    from labelaudit.io._paths import (
+        check_input_paths,
+        check_not_in_input_folder,
+        check_output_paths,
+        input_folders,
+        sidecar_path,
+    )
 
     written = list(writes)
     in_names = [name for name in _INPUTS if name not in written]
@@ -70,21 +95,40 @@ def check_command_paths(options: Mapping[str, object], *, flag: Callable[[str], 
                  (name == "out" or name.endswith("_out"))] + written
     inputs = [("an input file" if name in _POSITIONAL else f"the {flag(name)} file", path)
               for name in in_names for path in _paths(options.get(name))]
+    for name, check in _NAMES.items():  # a name that cannot be written, first
+        if isinstance(options.get(name), str):
+            check(str(options[name]), flag(name))
     check_input_paths([(f"the {flag(name)} file", path) for name in _MUST_EXIST
                        for path in _paths(options.get(name))])
     models = [path for name in _MODELS for path in _paths(options.get(name))
               if isinstance(path, str) and Path(path).is_dir()]
+    read_folders = input_folders(path for _, path in inputs)
+    for name in _SCRATCH:
+        if isinstance(options.get(name), str):
+            check_not_in_input_folder(str(options[name]), name=flag(name), folders=read_folders)
     folders = [(name, options.get(name)) for name in _FOLDER_OUTPUTS]
     for name, folder in folders:
         if isinstance(folder, str):
             check_output_folder(folder, kind=_FOLDER_OUTPUTS[name], name=flag(name),
                                 inputs=[path for _, path in inputs] + models)
+    outputs = []
+    for name in out_names:
+        value = options.get(name)
+        outputs.append((flag(name), value))
+        if name in SIDECARS and isinstance(value, str):
+            outputs.append((f"the {flag(name)} sidecar",
+                            str(sidecar_path(value, SIDECARS[name]))))
     check_output_paths(
-        [(flag(name), options.get(name)) for name in out_names], inputs, overwrite=overwrite,
+        outputs, inputs, overwrite=overwrite,
         model_folders=models + [f for _, f in folders if isinstance(f, str)],
         remote=[flag(name) for name in remote])
-    if isinstance(options.get("plot_out"), str):
-        figure_path(str(options["plot_out"]))
+
+
+def _json_name(path: str, spelled: str, param: str, what: str) -> None:
+    """Refuse a name that does not end in .json for an option written as JSON."""
+    if not path.lower().endswith(".json"):
+        raise InvalidParameterError(f"{spelled} {path}: {what} are written as JSON; give a "
+                                    "file name ending in .json", param=param)
 
 
 def _paths(value: object) -> list[object]:

@@ -9,7 +9,13 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from labelaudit._errors import InvalidParameterError
-from labelaudit.io._paths import MANIFEST, check_not_in_model_folder, check_writable
+from labelaudit.io._paths import (
+    MANIFEST,
+    check_not_in_input_folder,
+    check_not_in_model_folder,
+    check_writable,
+    input_folders,
+)
 
 __all__ = ["check_output_folder", "write_manifest", "written_folder"]
 
@@ -83,9 +89,9 @@ def check_output_folder(out: str | os.PathLike[str], *, kind: str, name: str = "
                         inputs: Iterable[object] = ()) -> Path:
     """Check, before any work, a folder a command will write (a model): it must be new,
     empty, or a folder labelaudit wrote that holds nothing else; it must hold no input and
-    lie inside no model folder. A folder labelaudit did not write is refused whatever the
-    flags (labelaudit never deletes a file it did not write), and so is one of another
-    ``kind`` (a saved model is not replaced by an adapted encoder).
+    lie inside no model folder and no input folder. A folder labelaudit did not write is
+    refused whatever the flags (labelaudit never deletes a file it did not write), and so is
+    one of another ``kind`` (a saved model is not replaced by an adapted encoder).
 
     Examples
     --------
@@ -110,6 +116,7 @@ def check_output_folder(out: str | os.PathLike[str], *, kind: str, name: str = "
                     f"{name} {text} holds the input {value}; labelaudit never overwrites an "
                     "input: choose another folder")
     check_not_in_model_folder(target, name=name)
+    check_not_in_input_folder(target, name=name, folders=input_folders(inputs))
     foreign = _foreign_files(target)[:3] if target.is_dir() else []
     if foreign:
         raise InvalidParameterError(

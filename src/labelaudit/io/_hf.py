@@ -124,15 +124,64 @@ def _class_names(values: pd.Series, names: list[str], column: str, name: str, *,
     return out
 
 
+# The JSON files of a save_to_disk folder (and of each split's folder in a DatasetDict's)
+_HF_METADATA = ("dataset_dict.json", "state.json", "dataset_info.json")
+
+
+def _check_hf_metadata(folder: Path) -> None:
+    """Refuse, naming the file, a damaged JSON file of a ``save_to_disk`` folder (or of one
+    of its splits): not JSON, not a JSON object, a ``state.json`` whose ``_data_files`` is
+    not a list of ``{"filename": ...}``, a ``dataset_dict.json`` whose ``splits`` is not a
+    list of names; ``datasets`` would fail on it with a traceback.
+    """
+    import json
+
+    folders = [folder, *sorted(p for p in folder.iterdir() if p.is_dir())]
+    for where in folders:
+        for name in _HF_METADATA:
+            file = where / name
+            if not file.is_file():
+                continue
+            try:
+                content = json.loads(file.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, ValueError) as exc:
+                raise InvalidInputError(
+                    f"{file}: not valid JSON ({' '.join(str(exc).split())}); the "
+                    "save_to_disk folder is damaged: save the dataset again") from None
+            problem = None
+            if not isinstance(content, dict):
+                problem = f"a JSON {type(content).__name__}, not an object"
+            elif name == "state.json":
+                files = content.get("_data_files")
+                if not (isinstance(files, list) and files and all(
+                        isinstance(f, dict) and isinstance(f.get("filename"), str)
+                        for f in files)):
+                    problem = '"_data_files" is not a list of {"filename": ...}'
+            elif name == "dataset_dict.json" and not (
+                    isinstance(content.get("splits"), list)
+                    and all(isinstance(s, str) for s in content["splits"])):
+                problem = '"splits" is not a list of split names'
+            if problem:
+                raise InvalidInputError(
+                    f"{file}: {problem}; the save_to_disk folder is damaged: save the "
+                    "dataset again")
+
+
 def read_hf_folder(path: Path, split: str | None) -> pd.DataFrame:
     import datasets
 
+    _check_hf_metadata(path)
     try:
         loaded = datasets.load_from_disk(str(path))
     except FileNotFoundError:
         raise InvalidInputError(
             f"{path}: a folder, but not one written by Dataset.save_to_disk (or "
             "DatasetDict.save_to_disk)") from None
+    except Exception as exc:  # noqa: BLE001 - datasets' errors on damaged metadata vary
+        raise InvalidInputError(
+            f"{path}: cannot load this save_to_disk folder ({type(exc).__name__}: "
+            f"{' '.join(str(exc).split())[:200]}); its {', '.join(_HF_METADATA)} may be "
+            "damaged: save the dataset again") from None
     return hf_to_frame(loaded, split=split, name=str(path),
                        choose=f"split=NAME or as {path}:SPLIT")
 

@@ -10,8 +10,9 @@ import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows
 
-__all__ = ["LABEL_SET_TYPES", "check_label_set_classes", "format_label_set", "holds_label_sets",
-           "label_set_names", "read_label_sets", "refuse_single_label_options"]
+__all__ = ["LABEL_SET_TYPES", "check_label_set_classes", "check_separator", "format_label_set",
+           "holds_label_sets", "label_set_names", "read_label_sets",
+           "refuse_single_label_options"]
 
 # The values that hold a label set (a list of labels) rather than one label.
 LABEL_SET_TYPES = (list, tuple, set, frozenset, np.ndarray)
@@ -26,6 +27,27 @@ def holds_label_sets(values: pd.Series | np.ndarray) -> bool:
     (True, False)
     """
     return any(isinstance(v, LABEL_SET_TYPES) for v in pd.Series(values).to_numpy(dtype=object))
+
+
+def check_separator(sep: str | None) -> str | None:
+    """The separator of label sets written as text (``label_sep``): None, or a non-empty
+    text (an empty one would split nothing, and join class names into one).
+
+    Examples
+    --------
+    >>> check_separator("|")
+    '|'
+    >>> check_separator("")
+    Traceback (most recent call last):
+    ...
+    labelaudit._errors.InvalidParameterError: label_sep must be at least one character, \
+such as '|' or ';'; got ''
+    """
+    if sep is not None and (not isinstance(sep, str) or not sep):
+        raise InvalidParameterError(
+            f"label_sep must be at least one character, such as '|' or ';'; got {sep!r}",
+            param="label_sep")
+    return sep
 
 
 def _is_missing(value: object) -> bool:
@@ -46,6 +68,17 @@ def label_set_names(value: object, sep: str = "|") -> list[str]:
     if _is_missing(value):
         return []
     return [part for part in str(value).split(sep) if part]
+
+
+def _has_hole(value: object, sep: str | None) -> bool:
+    """Whether a label set holds a member that names no class: a missing value (null,
+    NaN) or blank text in a list, or blank text between separators (``"a||b"``, ``"a|"``)."""
+    if isinstance(value, LABEL_SET_TYPES):
+        return any((pd.api.types.is_scalar(v) and pd.isna(v))
+                   or (isinstance(v, str) and not v.strip()) for v in value)
+    if sep is None or _is_missing(value) or not str(value).strip():
+        return False
+    return any(not part.strip() for part in str(value).split(sep))
 
 
 def _members(value: object, sep: str | None) -> list[str] | None:
@@ -76,8 +109,9 @@ def read_label_sets(values: pd.Series | np.ndarray, *, column: str, ids: np.ndar
     with ``sep``, text such as ``"sports|politics"``; an empty list or an empty cell is
     the empty set, a meaningful label (no class applies). Refused with one line each: a
     column that mixes lists and single labels, a missing value in a column of lists, a
-    class name that holds ``sep`` (it would not read back), and labels outside
-    ``classes``.
+    set holding a member that names no class (null or blank in a list, blank between
+    separators: one rule for JSONL, Parquet and CSV), a class name that holds ``sep``
+    (it would not read back), and labels outside ``classes``.
 
     Examples
     --------
@@ -86,6 +120,7 @@ def read_label_sets(values: pd.Series | np.ndarray, *, column: str, ids: np.ndar
     >>> Y.tolist(), classes.tolist()
     ([[1, 1], [0, 0], [1, 0]], ['a', 'b'])
     """
+    check_separator(sep)
     raw = pd.Series(values).to_numpy(dtype=object)
     sets = [_members(v, sep) for v in raw]
     scalars = np.array([s is None and not _is_missing(v) for s, v in zip(sets, raw,
@@ -102,6 +137,13 @@ def read_label_sets(values: pd.Series | np.ndarray, *, column: str, ids: np.ndar
         raise InvalidInputError(
             f"column {column!r} has no label set in {format_rows(ids[missing])}; give an "
             "empty list where no class applies")
+    holes = np.array([_has_hole(v, sep) for v in raw])
+    if holes.any():
+        raise InvalidInputError(
+            f"column {column!r} has a label set with a missing or empty label in "
+            f"{format_rows(ids[holes])} (e.g. {raw[int(np.argmax(holes))]!r}); a label set "
+            "lists class names only: remove the null or empty entries (an empty set, [] or "
+            "an empty cell, is how to say that no class applies)")
     if sep is not None:
         holding = sorted({name for s, v in zip(sets, raw, strict=True)
                           if isinstance(v, LABEL_SET_TYPES) for name in s or () if sep in name})
@@ -150,7 +192,9 @@ def check_label_set_classes(label_sets: np.ndarray, classes: np.ndarray) -> None
 
 def format_label_set(row: np.ndarray, classes: np.ndarray, sep: str | None = None
                      ) -> list[str] | str:
-    """One item's label set: a list of class names, or with ``sep`` one text.
+    """One item's label set: a list of class names, or with ``sep`` one text (for CSV,
+    TSV and the table view). A class name that holds ``sep`` is refused: the text would
+    read back as other classes.
 
     Examples
     --------
@@ -158,4 +202,13 @@ def format_label_set(row: np.ndarray, classes: np.ndarray, sep: str | None = Non
     'a|c'
     """
     names = [str(c) for c in np.asarray(classes)[np.asarray(row, dtype=bool)]]
-    return names if sep is None else sep.join(names)
+    if sep is None:
+        return names
+    check_separator(sep)
+    if holding := [name for name in names if sep in name]:
+        raise InvalidInputError(
+            f"the class {holding[0]!r} holds {sep!r}, the separator of label sets written "
+            "as text (CSV, TSV, the table view), so it would read back as other classes: "
+            "choose another separator with label_sep=, or write JSONL or Parquet, which keep "
+            "the sets as lists", param="label_sep")
+    return sep.join(names)

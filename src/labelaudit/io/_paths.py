@@ -8,8 +8,9 @@ from pathlib import Path
 
 from labelaudit._errors import InvalidParameterError
 
-__all__ = ["FOLDER_MARKERS", "check_input_paths", "check_not_in_model_folder", "check_output_paths",
-           "check_writable", "is_output_folder", "same_file"]
+__all__ = ["FOLDER_MARKERS", "check_input_paths", "check_not_in_input_folder",
+           "check_not_in_model_folder", "check_output_paths", "check_replaceable",
+           "check_writable", "input_folders", "is_output_folder", "same_file", "sidecar_path"]
 
 # The files that mark a folder as labelaudit's own output: the manifest every folder it
 # writes gets (see labelaudit.io.write_manifest), and a saved model's description.
@@ -82,10 +83,9 @@ def check_output_paths(outputs: Iterable[tuple[str, object]],
     Traceback (most recent call last):
     labelaudit._errors.InvalidParameterError: /tmp/a.csv (the output) is an input file; ...
     """
-    from labelaudit.io._ledger import wrote_output
-
     read = [(name, path) for name, path in inputs if isinstance(path, str)]
     folders = [Path(f).resolve() for f in model_folders if isinstance(f, (str, Path))]
+    read_folders = input_folders(path for _, path in read)
     written: list[tuple[str, str]] = []
     for out_name, out in outputs:
         if not isinstance(out, str):
@@ -95,6 +95,8 @@ def check_output_paths(outputs: Iterable[tuple[str, object]],
                 raise InvalidParameterError(
                     f"{other_name} and {out_name} both write {out}; give them different files")
         written.append((out_name, out))
+        if "://" not in out:  # a folder of parts too
+            check_not_in_input_folder(out, name=out_name, folders=read_folders)
         if out_name in remote and ("://" in out or out.endswith("/")):
             continue
         check_writable(out, name=out_name)
@@ -104,11 +106,84 @@ def check_output_paths(outputs: Iterable[tuple[str, object]],
                     f"{out} (the output) is {in_name}; labelaudit never overwrites an input: "
                     "choose another output file")
         check_not_in_model_folder(out, name=out_name, model_folders=folders)
-        target = Path(out)
-        if target.is_file() and not overwrite and not wrote_output(target):
+        check_replaceable(out, name=out_name, overwrite=overwrite)
+
+
+def check_replaceable(out: str | Path, *, name: str = "out", overwrite: bool = False,
+                      what: str = "choose another file") -> None:
+    """Refuse to replace an existing file that labelaudit did not write, or that was changed
+    since it wrote it (see :mod:`labelaudit.io._ledger`), unless ``overwrite``: the one rule
+    for every file a run replaces, a single output or a part of a folder output.
+
+    Examples
+    --------
+    >>> check_replaceable("/no/such/file.csv")
+    """
+    from labelaudit.io._ledger import wrote_output
+
+    target = Path(out)
+    if target.is_file() and not overwrite and not wrote_output(target):
+        raise InvalidParameterError(
+            f"{name} {out} exists and labelaudit did not write it (or it was changed "
+            f"since); {what}, or pass --overwrite to replace it")
+
+
+def sidecar_path(out: str | Path, suffix: str) -> Path:
+    """The file written beside an output ``out`` with ``suffix`` for its own (``gold.jsonl``
+    and ``".noise.json"`` give ``gold.noise.json``): checked like the output itself (see
+    :func:`labelaudit.io.check_command_paths`).
+
+    Examples
+    --------
+    >>> sidecar_path("out/gold.jsonl", ".noise.json").as_posix()
+    'out/gold.noise.json'
+    """
+    return Path(out).with_suffix(suffix)
+
+
+def input_folders(inputs: Iterable[object]) -> list[Path]:
+    """The folders among ``inputs`` (resolved): a folder given as an input (a
+    ``save_to_disk`` dataset, a folder of parts), or the folder of a ``folder:split``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = tempfile.mkdtemp()
+    >>> input_folders([folder, f"{folder}:train", "/no/such.csv"]) == [pathlib.Path(folder)] * 2
+    True
+    """
+    found = []
+    for value in inputs:
+        if not isinstance(value, (str, Path)) or "://" in str(value):
+            continue
+        path = Path(value)
+        if not path.is_dir():
+            base = str(value).rpartition(":")[0]
+            if not base or not Path(base).is_dir():
+                continue
+            path = Path(base)
+        found.append(path.resolve())
+    return found
+
+
+def check_not_in_input_folder(out: str | Path, *, name: str = "out",
+                              folders: Iterable[Path] = ()) -> None:
+    """Refuse an output inside one of the input ``folders`` (resolved, see
+    :func:`input_folders`): every file in an input folder is an input, replaced or added
+    to never, whatever the flags.
+
+    Examples
+    --------
+    >>> import pathlib
+    >>> check_not_in_input_folder("/tmp/out.csv", folders=[pathlib.Path("/data/ds")])
+    """
+    resolved = Path(out).resolve()
+    for folder in folders:
+        if folder == resolved or folder in resolved.parents:
+            where = "is" if folder == resolved else "is inside"
             raise InvalidParameterError(
-                f"{out_name} {out} exists and labelaudit did not write it (or it was changed "
-                "since); choose another file, or pass --overwrite to replace it")
+                f"{name} {out} {where} the input folder {folder}; labelaudit never writes "
+                "into an input: choose a path outside it")
 
 
 def check_not_in_model_folder(out: str | Path, *, name: str = "out",

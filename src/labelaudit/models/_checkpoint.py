@@ -103,10 +103,14 @@ class FoldStore:
             np.savez(f, rows=np.asarray(rows), probs=probs)
 
     def remove(self) -> None:
-        """Delete the checkpoints (and the folder, when nothing else is in it)."""
+        """Delete the checkpoints, and the folder when labelaudit made it and nothing else
+        is in it (a folder the user gave, even empty, stays)."""
+        made = _made_folder(self.folder / _MANIFEST)
         for path in self.folder.glob("*_fold_*.npz"):
             path.unlink(missing_ok=True)
         (self.folder / _MANIFEST).unlink(missing_ok=True)
+        if not made:
+            return
         try:
             self.folder.rmdir()
         except OSError:
@@ -117,6 +121,8 @@ def claim_checkpoint_folder(folder: str | Path) -> Path:
     """A folder for labelaudit's checkpoints (scan's folds, consistency's fits), made with
     its manifest unless it is there already; a file, or a folder holding other things and
     no manifest of labelaudit's, is refused, so no checkpoint lands among a user's files.
+    The manifest says whether labelaudit made the folder: only then is it removed with the
+    checkpoints.
 
     Raises
     ------
@@ -132,15 +138,26 @@ def claim_checkpoint_folder(folder: str | Path) -> Path:
             raise InvalidParameterError(
                 f"checkpoint folder {folder} exists and is not one of labelaudit's (no "
                 f"{_MANIFEST} of its own): choose a new or empty folder")
+    made = not path.exists()
     path.mkdir(parents=True, exist_ok=True)
     if not manifest.exists():
-        manifest.write_text(json.dumps({"labelaudit": _MARK}), encoding="utf-8")
+        manifest.write_text(json.dumps({"labelaudit": _MARK, "made_folder": made}),
+                            encoding="utf-8")
     return path
 
 
 def _is_ours(manifest: Path) -> bool:
     try:
         return json.loads(manifest.read_text(encoding="utf-8")).get("labelaudit") == _MARK
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def _made_folder(manifest: Path) -> bool:
+    """Whether labelaudit made the folder of ``manifest`` (an older manifest, without the
+    note, counts as not: the folder stays)."""
+    try:
+        return json.loads(manifest.read_text(encoding="utf-8")).get("made_folder") is True
     except (OSError, ValueError, AttributeError):
         return False
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from labelaudit._errors import InvalidInputError, InvalidParameterError
+from labelaudit._errors import InvalidInputError, InvalidParameterError, format_values
 from labelaudit._validation import shown
 from labelaudit.models._base import Scorer, take
 from labelaudit.models._checkpoint import active_fold_store, fold_key
@@ -85,7 +85,8 @@ def make_folds(labels: np.ndarray, *, n_folds: int = 5, random_state: int | None
     if counts.min() < 2:
         lonely = names[counts < 2].tolist()
         raise InvalidInputError(
-            f"class{'es' if len(lonely) > 1 else ''} {lonely} ha{'ve' if len(lonely) > 1 else 's'} "
+            f"class{'es' if len(lonely) > 1 else ''} {format_values(lonely)} "
+            f"ha{'ve' if len(lonely) > 1 else 's'} "
             "a single item: it cannot be held out and learned at once; "
             "drop or merge it, or score it against a separate training file with --score"
         )
@@ -94,7 +95,8 @@ def make_folds(labels: np.ndarray, *, n_folds: int = 5, random_state: int | None
     if folds_used < n_folds:
         small = names[counts < n_folds].tolist()
         warnings.warn(
-            f"class{'es' if len(small) > 1 else ''} {small} ha{'ve' if len(small) > 1 else 's'} "
+            f"class{'es' if len(small) > 1 else ''} {format_values(small)} "
+            f"ha{'ve' if len(small) > 1 else 's'} "
             f"fewer than {n_folds} items; using {folds_used} folds",
             FoldWarning, stacklevel=2,
         )

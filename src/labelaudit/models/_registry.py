@@ -249,12 +249,14 @@ def _swept(train: TextDataset, target: TextDataset | None, scorers: Sequence[str
            **options: Any) -> MemberProbs:
     """Members with every fine-tuning member replaced by the best ``keep`` of a sweep."""
     if keep < 1 or keep > sweep:
-        raise InvalidParameterError(f"keep must be between 1 and sweep ({sweep}); got {keep}")
+        raise InvalidParameterError(f"keep must be between 1 and sweep={sweep}; got {keep}",
+                                    param=("keep", "sweep"))
     keys = member_keys(scorers)
     tuned = [k for k, s in zip(keys, scorers, strict=True)
              if (s if isinstance(s, str) else getattr(s, "name", "")) == "finetune"]
     if not tuned:
-        raise InvalidParameterError("sweep tunes the finetune scorer: add it to the scorers")
+        raise InvalidParameterError("sweep tunes the finetune scorer: add it to the scorers",
+                                    param="sweep")
     members: dict[str, np.ndarray] = {}
     seconds: dict[str, float] = {}
     epoch_logits: dict[str, np.ndarray] = {}

@@ -22,11 +22,13 @@ __all__ = [
     "check_rate",
     "target_count",
     "warn_rounding",
+    "warn_wrong_majority",
 ]
 
 
 class NoiseRateWarning(UserWarning):
-    """The rate, rounded to whole items, noises no item or every item."""
+    """The rate, rounded to whole items, noises no item or every item; or the noise gives
+    a class's items one wrong label at least as often as their own."""
 
 
 class Shortfall(Exception):
@@ -129,6 +131,62 @@ def warn_rounding(rate: float, n: int, *, stacklevel: int = 3) -> None:
             f"rate {rate:g} of {n} items asks for {exact} items, which rounds to all {n}: every "
             f"item is noised (a rate below {(n - 0.5) / n:.6g} keeps at least one clean item)"),
             stacklevel=stacklevel)
+
+
+def warn_wrong_majority(clean: np.ndarray, noisy: np.ndarray, classes: np.ndarray, *,
+                        method: str, rate: float | None, stacklevel: int = 3) -> None:
+    """Warn when the noise gives a class's items one wrong label at least as often as their
+    own: a model trained on them then learns the wrong label, and no detector can tell
+    which label is the right one.
+
+    That is the case when the mass a class flips to a single other class reaches the mass
+    it keeps. Uniform noise over ``K`` classes keeps ``1 - rate`` of a class and gives
+    ``rate / (K - 1)`` to each other class, so it happens from ``rate >= (K - 1) / K``
+    (0.5 for two classes): checked on the rate, not on the draw (whose items are chosen
+    over all classes, so a small class can tip by chance). Every other method is checked
+    on its achieved counts: class-dependent noise allocates them exactly from its matrix
+    and can tip a class well below that rate when the class's flips go mostly to one
+    class; instance-dependent and crowd noise follow the data.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_wrong_majority(np.array([0, 0, 0, 1, 1]), np.array([1, 1, 0, 1, 1]),
+    ...                         np.array(["a", "b"]), method="class-dependent", rate=0.4)
+    >>> str(caught[0].message)[:62]
+    "rate 0.4 gives class 'a' its own label on 1 of its 3 items and"
+    """
+    k = len(classes)
+    if method == "uniform":
+        if rate is not None and k > 1 and rate >= (k - 1) / k - 1e-12:
+            warnings.warn(NoiseRateWarning(
+                f"uniform noise at rate {rate:g} over {k} classes keeps each class's own "
+                f"label on {1 - rate:.0%} of its items and gives each other class "
+                f"{rate / (k - 1):.0%}: a wrong label is at least as likely as the right one "
+                f"from rate (K - 1) / K = {(k - 1) / k:.3g}, so a model trained on these "
+                f"labels learns wrong ones; lower the rate below {(k - 1) / k:.3g}"),
+                stacklevel=stacklevel)
+        return
+    counts = np.bincount(np.asarray(clean) * k + np.asarray(noisy),
+                         minlength=k * k).reshape(k, k)
+    kept = np.diag(counts).copy()
+    wrong = counts - np.diag(kept)
+    top = wrong.argmax(axis=1)
+    most = wrong[np.arange(k), top]
+    bad = np.flatnonzero((most > 0) & (most >= kept))
+    if not len(bad):
+        return
+    i = int(bad[0])
+    what = f"rate {rate:g}" if rate is not None else "the noise"
+    more = f" (and {len(bad) - 1} more class{'es' if len(bad) > 2 else ''})" \
+        if len(bad) > 1 else ""
+    warnings.warn(NoiseRateWarning(
+        f"{what} gives class {str(classes[i])!r} its own label on {kept[i]} of its "
+        f"{counts[i].sum()} items and {str(classes[top[i]])!r} on {most[i]}{more}: a wrong "
+        f"label is at least as frequent as the right one, so a model trained on these labels "
+        f"learns the wrong one; lower the rate"), stacklevel=stacklevel)
 
 
 def allocate(total: int, weights: Sequence[float] | np.ndarray,

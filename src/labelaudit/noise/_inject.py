@@ -21,6 +21,7 @@ from labelaudit.noise._common import (
     check_rate,
     target_count,
     warn_rounding,
+    warn_wrong_majority,
 )
 from labelaudit.noise._recipe import Recipe, parse_recipe
 from labelaudit.noise._result import NoiseResult
@@ -297,6 +298,8 @@ def inject_noise(
         texts=text_list, swap_input=bool(swap_input))
     new_labels, text_source, method_of = _noise(data, components, rate, split_arr,
                                                 source_arr, rng)
+    warn_wrong_majority(coded, new_labels, label_set, rate=rate,
+                        method=names[0] if len(names) == 1 else "recipe")
     return NoiseResult(
         labels=label_set[new_labels], clean_labels=label_set[coded],
         is_noisy=np.array([m is not None for m in method_of.tolist()], dtype=bool),

@@ -27,18 +27,20 @@ def parse_noise(noise: str) -> tuple[str, float]:
     method, sep, rate_text = str(noise).strip().rpartition(":")
     if not sep or not method:
         raise InvalidParameterError(
-            f"noise must be METHOD:RATE such as 'uniform:0.05'; got {noise!r}")
+            f"noise must be METHOD:RATE such as 'uniform:0.05'; got {noise!r}", param="noise")
     if method not in NOISE_METHODS:
         raise InvalidParameterError(
             f"unknown noise method {method!r} in noise={noise!r}; choose from "
-            f"{', '.join(NOISE_METHODS)}")
+            f"{', '.join(NOISE_METHODS)}", param="noise")
     try:
         rate = float(rate_text)
     except ValueError:
         raise InvalidParameterError(
-            f"the rate of noise={noise!r} is not a number; write e.g. 'uniform:0.05'") from None
+            f"the rate of noise={noise!r} is not a number; write e.g. 'uniform:0.05'",
+            param="noise") from None
     if not 0.0 < rate < 1.0:
-        raise InvalidParameterError(f"the rate of noise={noise!r} must be in (0, 1)")
+        raise InvalidParameterError(f"the rate of noise={noise!r} must be in (0, 1)",
+                                    param="noise")
     return method, rate
 
 

@@ -1,5 +1,6 @@
-"""Checks of a scan output table before the report trusts it: unique ids, probabilities in
-[0, 1], and ranks that number the items once each in the order of a score column.
+"""Checks of a scan output table before the report trusts it: unique ids, a given and a
+suggested label on every row, probabilities in [0, 1], and ranks that number the items
+once each in the order of a score column.
 
 A scan writes all of these right; a table that breaks one was edited or damaged, and the
 report refuses it with one line naming the column, the first offending row (counted from
@@ -15,6 +16,7 @@ from labelaudit._errors import InvalidInputError, plain_value
 __all__ = ["check_scan_table"]
 
 PROBABILITY_COLUMNS = ("given_prob", "suggested_prob")
+LABEL_COLUMNS = ("label", "suggested_label")
 _SLACK = 1e-6  # rounding in a weighted mean of probabilities; such values are clipped
 _FIX = "re-run `labelaudit scan --out` rather than editing its output"
 
@@ -51,6 +53,8 @@ than editing its output
     """
     frame = frame.copy()
     _check_ids(frame, where)
+    for column in LABEL_COLUMNS:
+        _check_labels(frame, column, where)
     for column in PROBABILITY_COLUMNS:
         frame[column] = _probabilities(frame, column, where)
     if "rank" in frame.columns:
@@ -71,6 +75,20 @@ def _check_ids(frame: pd.DataFrame, where: str) -> None:
         f"{where}: column 'id' must name each item once; id "
         f"{plain_value(ids.iloc[first])!r} is on {_rows(rows)}{_more(n_ids, 'repeated ids')}; "
         f"{_FIX}")
+
+
+def _check_labels(frame: pd.DataFrame, column: str, where: str) -> None:
+    """Every row has a label in ``column`` (the given one, or the one the scan suggests)."""
+    if column not in frame.columns:
+        return
+    values = frame[column]
+    blank = (values.isna() | (values.astype(str).str.strip() == "")).to_numpy()
+    if blank.any():
+        first = int(np.flatnonzero(blank)[0])
+        raise InvalidInputError(
+            f"{where}: column {column!r} must hold a label on every row (one of the "
+            f"classes); {_row(frame, first)} is blank{_more(int(blank.sum()), 'rows')}; "
+            f"{_FIX}")
 
 
 def _probabilities(frame: pd.DataFrame, column: str, where: str) -> np.ndarray:

@@ -152,9 +152,6 @@ def text_audit_from_frame(frame: pd.DataFrame, where: str) -> TextAudit:
             "(give the file written by `labelaudit scan --out` or `labelaudit scan-tokens "
             "--out`)")
     frame = check_scan_table(frame, where)
-    if frame["label"].isna().any():
-        raise InvalidInputError(f"{where}: column 'label' is blank in "
-                                f"{int(frame['label'].isna().sum())} rows")
     frame["flagged"] = (_bool_column(frame["flagged"], "flagged", where)
                         if "flagged" in frame.columns else np.zeros(len(frame), dtype=bool))
     for column in ("is_near_duplicate", "is_outlier"):

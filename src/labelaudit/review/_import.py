@@ -96,21 +96,56 @@ def _user(value: Any) -> str:
     return str(value)
 
 
-def _label_studio_votes(tasks: list[dict[str, Any]]) -> Iterator[_Vote]:
-    for task in tasks:
-        data = task.get("data", task)
+def _kind_of(value: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a string", type(None): "null",
+            bool: "a boolean"}.get(type(value), "a number")
+
+
+def _expected(value: Any, expected: type, where: str, what: str) -> Any:
+    """``value`` if it is an ``expected``, else one line: where, what was expected, what
+    was found."""
+    if not isinstance(value, expected):
+        raise InvalidInputError(f"{where}: {what} is {_kind_of(value)}, expected "
+                                f"{_kind_of(expected())} (as Label Studio's JSON export "
+                                "writes it)")
+    return value
+
+
+def _label_studio_votes(tasks: list[Any], where: str) -> Iterator[_Vote]:
+    """The votes in Label Studio tasks; a task or annotation of another shape than Label
+    Studio's JSON (or JSON-MIN) export is one line naming it (``where``: the file or the
+    project it came from)."""
+    for number, task in enumerate(tasks, start=1):
+        name = f"{where}: task #{number}"
+        task = _expected(task, dict, name, "the task")
+        if "id" in task:
+            name = f"{where}: task id {task['id']}"
+        data = _expected(task.get("data", task), dict, name, "its data")
         if "item_id" not in data:
             raise InvalidInputError(
-                "a Label Studio task has no data.item_id: import tasks exported by "
+                f"{name} has no data.item_id: import tasks exported by "
                 "`labelaudit review export --to label-studio`"
             )
+        name = f"{name} (item {data['item_id']})"
         kind = str(data.get("kind", "review"))
         if "annotations" in task:
-            for annotation in task["annotations"] or []:
+            annotations = _expected(task["annotations"] or [], list, name, "its annotations")
+            for position, annotation in enumerate(annotations, start=1):
+                at = f"{name}, annotation #{position}"
+                annotation = _expected(annotation, dict, at, "the annotation")
+                if "id" in annotation:
+                    at = f"{name}, annotation id {annotation['id']}"
                 if annotation.get("was_cancelled"):
                     continue
-                choices = [r.get("value", {}).get("choices", []) for r in
-                           annotation.get("result", []) if r.get("from_name") == QUESTION]
+                result = _expected(annotation.get("result") or [], list, at, "its result")
+                choices = []
+                for region in result:
+                    region = _expected(region, dict, at, "a result entry")
+                    if region.get("from_name") == QUESTION:
+                        value = _expected(region.get("value", {}), dict, at,
+                                          f"the value of its {QUESTION!r} result")
+                        choices.append(_expected(value.get("choices", []), list, at,
+                                                 f"the choices of its {QUESTION!r} result"))
                 flat = [c for group in choices for c in group]
                 if len(flat) != 1:
                     continue
@@ -186,7 +221,7 @@ def import_answers(store: ReviewStore | str | Path, path: str | Path,
         else:
             source = "csv"
     if source == "label-studio":
-        votes = list(_label_studio_votes(_load_json(path)))
+        votes = list(_label_studio_votes(_load_json(path), str(path)))
     elif source == "argilla":
         votes = list(_argilla_votes(_load_json(path)))
     elif source == "csv":
@@ -198,12 +233,12 @@ def import_answers(store: ReviewStore | str | Path, path: str | Path,
     return _record_votes(store, votes)
 
 
-def import_label_studio_tasks(store: ReviewStore | str | Path,
-                              tasks: list[dict[str, Any]]) -> ImportReport:
+def import_label_studio_tasks(store: ReviewStore | str | Path, tasks: list[dict[str, Any]],
+                              *, where: str = "Label Studio") -> ImportReport:
     """Record the answers of Label Studio tasks (its JSON export, as a list): answers
     already recorded are counted as repeated, so importing the same tasks twice records
-    nothing new."""
-    return _record_votes(as_store(store), list(_label_studio_votes(tasks)))
+    nothing new. ``where`` (the tasks' origin) starts the message of a malformed task."""
+    return _record_votes(as_store(store), list(_label_studio_votes(tasks, where)))
 
 
 def _record_votes(store: ReviewStore, votes: list[_Vote]) -> ImportReport:

@@ -105,18 +105,21 @@ def check_majority(n_reviewers: int, majority: int | None) -> int:
     (3, 2, 3)
     """
     if isinstance(n_reviewers, bool) or not isinstance(n_reviewers, numbers.Integral):
-        raise InvalidParameterError(f"n_reviewers must be an integer, got {n_reviewers!r}")
+        raise InvalidParameterError(f"n_reviewers must be an integer, got {n_reviewers!r}",
+                                    param="n_reviewers")
     if n_reviewers < 1:
-        raise InvalidParameterError(f"n_reviewers must be at least 1, got {n_reviewers}")
+        raise InvalidParameterError(f"n_reviewers must be at least 1, got {n_reviewers}",
+                                    param="n_reviewers")
     if majority is None:
         return int(n_reviewers) // 2 + 1
     if isinstance(majority, bool) or not isinstance(majority, numbers.Integral):
-        raise InvalidParameterError(f"majority must be an integer, got {majority!r}")
+        raise InvalidParameterError(f"majority must be an integer, got {majority!r}",
+                                    param="majority")
     if not (n_reviewers / 2 < majority <= n_reviewers):
         raise InvalidParameterError(
-            f"majority must be more than half of n_reviewers and at most n_reviewers "
-            f"({n_reviewers // 2 + 1}..{n_reviewers} for {n_reviewers} reviewers), got {majority}"
-        )
+            f"majority must be more than half of the reviewers and at most their number "
+            f"({n_reviewers // 2 + 1}..{n_reviewers} for {n_reviewers} reviewers), got {majority}",
+            param="majority")
     return int(majority)
 
 

@@ -9,6 +9,8 @@ SHA-256 hashes; the per-project secret signs the CSRF tokens of answer forms (se
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import secrets
 import sqlite3
@@ -240,6 +242,13 @@ class ReviewStore:
     def secret(self) -> bytes:
         """The project's signing secret for CSRF tokens."""
         return bytes.fromhex(self._meta("secret"))
+
+    @property
+    def review_id(self) -> str:
+        """This review database's public id (16 hex digits, derived from the secret, which
+        it does not reveal): it marks the Label Studio tasks ``review push`` sends. A copy
+        of the file has the same id; ``review init`` makes a new one."""
+        return hmac.new(self.secret, b"labelaudit review id", hashlib.sha256).hexdigest()[:16]
 
     def setting(self, key: str, default: Any = None) -> Any:
         """A value the commands keep in the project (like where it is served), or ``default``."""

@@ -19,6 +19,7 @@ from labelaudit.io import (
     read_data,
     read_pred_probs,
     require_columns,
+    warn_overlap,
 )
 from labelaudit.scan._options import id_column
 
@@ -28,7 +29,18 @@ if TYPE_CHECKING:  # pragma: no cover
     Data: TypeAlias = pd.DataFrame | str | Path | datasets.Dataset | datasets.DatasetDict
     Probs: TypeAlias = np.ndarray | pd.DataFrame | str | Path
 
-__all__ = ["Inputs", "extra_columns", "read_inputs"]
+__all__ = ["Inputs", "SCORE_SPLIT_WHY", "extra_columns", "read_inputs"]
+
+# Why ``score`` must be other items than ``data``, the end of the refusal and the warning.
+SCORE_SPLIT_WHY = ("the scored items are ranked by models fitted on all of the data, so "
+                   "those in both look right by construction; give a split of other items, "
+                   "or drop score= to cross-fit the data")
+
+
+def _keys(data: TextDataset) -> list[tuple[str, str]]:
+    """An item's text and text pair: equal keys are the same item."""
+    pairs = data.text_pairs or [""] * len(data.texts)
+    return list(zip(data.texts, pairs, strict=True))
 
 def extra_columns(frame: pd.DataFrame, used: list[str | None]) -> pd.DataFrame | None:
     """The input's columns scan does not read, aligned with its items (None if none)."""
@@ -63,6 +75,8 @@ def read_inputs(
         target = prepare_text_dataset(scored_frame, text=text, label=label,
                                       text_pair=text_pair, id=id_column(scored_frame, id),
                                       classes=train.classes, min_classes=1)
+        warn_overlap(("training", _keys(train)), ("scored", _keys(target)),
+                     why=SCORE_SPLIT_WHY)
     if pred_probs is not None:
         path = isinstance(pred_probs, (str, Path))
         given = (read_pred_probs(pred_probs) if isinstance(pred_probs, (str, Path))

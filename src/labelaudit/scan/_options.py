@@ -13,8 +13,9 @@ from labelaudit._errors import InvalidParameterError
 from labelaudit._validation import check_choice, check_fraction, check_int
 from labelaudit.registry import RANKING_METHODS
 
-__all__ = ["DEFAULT_METHOD", "DEFAULT_METHODS", "METHODS", "Method", "check_flagging",
-           "check_given_probs", "check_options", "check_preset", "check_weights", "id_column"]
+__all__ = ["DEFAULT_METHOD", "DEFAULT_METHODS", "METHODS", "MODEL_MEMBERS", "Method",
+           "check_flagging", "check_given_probs", "check_member_options", "check_options",
+           "check_preset", "check_weights", "id_column"]
 
 Method = Literal["loss", "ensemble", "self_confidence", "margin", "entropy", "max_prob",
                  "confident_learning", "crowdlab"]
@@ -23,6 +24,10 @@ DEFAULT_METHOD = "ensemble"
 # self_confidence ranks exactly as ensemble does (-log p is monotone in p), so it is
 # computed only when asked for; crowdlab only with annotations.
 DEFAULT_METHODS: tuple[str, ...] = (*RANKING_METHODS.default, "crowdlab")
+# The members that an encoder (model=) configures, and those that encode sentence pairs
+# as pair_mode= says.
+MODEL_MEMBERS: tuple[str, ...] = ("embed", "finetune", "knn", "dynamics")
+PAIR_MODE_MEMBERS: tuple[str, ...] = ("embed", "dynamics")
 
 
 def id_column(frame: pd.DataFrame, id: str | None) -> str | None:  # noqa: A002
@@ -37,26 +42,30 @@ def check_weights(weights: object, scorers: Sequence[str]) -> None:  # member na
     if isinstance(weights, str):
         if weights not in ("auto", "equal"):
             raise InvalidParameterError(
-                f"weights must be 'auto', 'equal' or numbers; got {weights!r}")
+                f"weights must be 'auto', 'equal' or numbers; got {weights!r}", param="weights")
         if weights == "equal" and len(scorers) < 2:
             raise InvalidParameterError(
-                "weights='equal' needs at least two scorers; with one there is nothing to weigh")
+                "weights='equal' needs at least two scorers; with one there is nothing to weigh",
+                param="weights")
         return
     values = list(weights)  # type: ignore[call-overload]
     if len(scorers) < 2:
         raise InvalidParameterError(
-            "ensemble weights need at least two scorers; with one there is nothing to weigh")
+            "ensemble weights need at least two scorers; with one there is nothing to weigh",
+            param="weights")
     if len(values) != len(scorers):
         raise InvalidParameterError(
             f"give one weight per scorer: {len(values)} weights for {len(scorers)} scorers "
-            f"({', '.join(scorers)})")
+            f"({', '.join(scorers)})", param="weights")
     try:
         numbers = [float(v) for v in values]
     except (TypeError, ValueError):
-        raise InvalidParameterError(f"weights must be numbers; got {values!r}") from None
+        raise InvalidParameterError(f"weights must be numbers; got {values!r}",
+                                    param="weights") from None
     if any(not np.isfinite(v) or v < 0 for v in numbers) or sum(numbers) <= 0:
         raise InvalidParameterError(
-            f"weights must be non-negative numbers with a positive sum; got {numbers}")
+            f"weights must be non-negative numbers with a positive sum; got {numbers}",
+            param="weights")
 
 
 def check_given_probs(*, scorers: object, model: object, sweep: int, score: object,
@@ -74,6 +83,30 @@ def check_given_probs(*, scorers: object, model: object, sweep: int, score: obje
             f"pred_probs replaces the scorers, so {', '.join(conflicts)} cannot be given with "
             "it; drop " + ("them" if len(conflicts) > 1 else "it") + ", or drop pred_probs to "
             "let labelaudit fit its own models")
+
+
+def check_member_options(members: Sequence[Any], *, model: object, pair_mode: object,
+                         text_pair: object, embeds: bool = False) -> None:
+    """Options that the members would ignore are refused before any work, as the
+    fine-tuning options are without finetune: ``model`` when no member (nor ``embeds``,
+    Datalab's embedding features) takes an encoder, ``pair_mode`` for single texts (no
+    ``text_pair``) or when no member encodes pairs. ``members`` are names or scorers."""
+    names = [m if isinstance(m, str) else str(getattr(m, "name", "")) for m in members]
+    listed = ", ".join(names)
+    if model is not None and not embeds and not set(names) & set(MODEL_MEMBERS):
+        raise InvalidParameterError(
+            f"model= sets the encoder of the embed, finetune, knn and dynamics scorers; the "
+            f"members ({listed}) take none: add one to scorers=, or drop model=",
+            param=("model", "scorers"))
+    if pair_mode is not None and text_pair is None:
+        raise InvalidParameterError(
+            "pair_mode= sets how sentence pairs are encoded; without text_pair= the texts "
+            "are single: give text_pair=, or drop pair_mode=", param=("pair_mode", "text_pair"))
+    if pair_mode is not None and not set(names) & set(PAIR_MODE_MEMBERS):
+        raise InvalidParameterError(
+            f"pair_mode= sets how the embed and dynamics scorers encode sentence pairs; the "
+            f"members ({listed}) take none: add embed to scorers=, or drop pair_mode=",
+            param=("pair_mode", "scorers"))
 
 
 def check_flagging(top: int | None, threshold: float | None) -> None:

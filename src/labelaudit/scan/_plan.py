@@ -14,6 +14,7 @@ from typing import Any, Literal, cast
 
 from labelaudit._errors import InvalidParameterError
 from labelaudit.registry import SCORERS, STREAMED_SCORERS
+from labelaudit.scan._options import check_member_options
 from labelaudit.scan._presets import preset_settings
 
 __all__ = ["ScanPlan", "memory_needs", "plan_scan"]
@@ -76,7 +77,8 @@ def plan_scan(data: str | Path | Sequence[str | Path], *, label: str = "label",
               annotations: str | None = None, methods: Sequence[str] | None = None,
               rank_by: str | None = None, datalab: bool = False, report_out: object = None,
               engine: str | None = None, ray_address: str | None = None,
-              n_folds: int = 5) -> ScanPlan:
+              n_folds: int = 5, text_pair: str | None = None,
+              datalab_features: str | None = None) -> ScanPlan:
     """Decide, before any work, how a scan of ``data`` runs with these options (those of
     ``labelaudit scan``; ``report_out``: a report is written too), and refuse options that
     would be ignored or cannot go together.
@@ -138,6 +140,11 @@ def plan_scan(data: str | Path | Sequence[str | Path], *, label: str = "label",
         options["scorers"] = scorers
     streams = _streams(data, label=label, out=out, engine=engine, ray_address=ray_address,
                        n_folds=n_folds, options={**options, **tuning})
+    if pred_probs is None:
+        check_member_options(
+            list(scorers or (STREAMED_SCORERS if streams else SCORERS.default)), model=model,
+            pair_mode=pair_mode, text_pair=text_pair,
+            embeds=datalab and datalab_features == "embed")
     if not streams and ("://" in str(out or "") or str(out or "").endswith("/")):
         raise InvalidParameterError(
             f"out={out!r}: only a streamed scan writes to a folder or a URI (engine='local' "
@@ -220,6 +227,12 @@ def _streams(data: str | Path | Sequence[str | Path], *, label: str, out: str | 
         from labelaudit.engine import first_rows_hold_label_sets, is_streamable
 
         return is_streamable(data) and not first_rows_hold_label_sets(data, label)
+    from labelaudit.engine import first_rows_hold_label_sets
+
+    if first_rows_hold_label_sets(data, label):
+        raise InvalidParameterError(
+            f"engine= streams one label per item, and column {label!r} holds label sets "
+            "(multi-label), which scan in memory: drop engine=", param="engine")
     if given:
         if engine == "ray":
             return False  # in memory, with its folds as Ray tasks

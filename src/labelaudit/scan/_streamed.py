@@ -226,7 +226,7 @@ def scan_in_chunks(data: Any, *, out: str | Path, scorers: Any, preset: str | No
     those a streamed scan does not take, which must keep their defaults; ``in_memory``:
     scan itself); a preset is its members, and ``model``, ``pair_mode`` and ``cache_dir``
     set the embed member."""
-    from labelaudit.engine import is_streamable
+    from labelaudit.engine import first_rows_hold_label_sets, is_streamable
     from labelaudit.scan._plan import _named, memory_needs
     from labelaudit.scan._presets import preset_names
 
@@ -246,6 +246,11 @@ def scan_in_chunks(data: Any, *, out: str | Path, scorers: Any, preset: str | No
             f"out= streams the scan from files in chunks (Parquet, CSV, TSV or JSON lines: a "
             f"file, a folder, a glob or a URI); {_described(data)} is not one: drop out= and "
             "write the result with result.write(path)")
+    if first_rows_hold_label_sets(data, label):
+        raise InvalidParameterError(
+            f"out= streams the scan in chunks, one label per item, and column {label!r} "
+            "holds label sets (multi-label), which scan in memory: drop out= and engine= "
+            "(write the result with result.write(path))")
     embed = EmbedOptions(model=model, pair_mode=pair_mode or "features",  # type: ignore[arg-type]
                          cache_dir=cache_dir)
     return stream_chunks(data, text=text, label=label, text_pair=text_pair, id=id, out=out,

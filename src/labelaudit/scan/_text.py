@@ -15,10 +15,16 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from labelaudit.io import TextDataset, holds_label_sets, read_data, refuse_single_label_options
+from labelaudit.io import (
+    TextDataset,
+    check_distinct_files,
+    holds_label_sets,
+    read_data,
+    refuse_single_label_options,
+)
 from labelaudit.models import Scorer
 from labelaudit.models._progress import default_progress
-from labelaudit.scan._inputs import extra_columns, read_inputs
+from labelaudit.scan._inputs import SCORE_SPLIT_WHY, extra_columns, read_inputs
 from labelaudit.scan._label_set_result import LabelSetScanResult
 from labelaudit.scan._label_sets import MULTI_LABEL_SCAN_TAKES, scan_label_sets
 from labelaudit.scan._members import MemberFit, fit_members
@@ -251,6 +257,7 @@ def scan(
     """
     if out is not None:  # the streamed engine: chunks in, ranked chunks out
         return scan_in_chunks(**locals(), in_memory=scan)
+    check_distinct_files([("data", data), ("score=", score)], why=SCORE_SPLIT_WHY)
     frame = read_data(data, split=split)
     if label_sep is not None or (label in frame.columns and holds_label_sets(frame[label])):
         refuse_single_label_options(

@@ -32,6 +32,8 @@ AUTO_CANDIDATES = ("base", "mixup", "co-teaching", "seal", "filter+seal",
 # NoisywikiHow, benchmarks/results/train_noise.md).
 SCREEN_SHARE = 0.2
 SCREEN_ROUNDS = 3
+# The fewest items of a class the screen can hold out and still train on (see _held_out).
+_SCREEN_MIN_CLASS = 3
 
 
 @dataclass(frozen=True)
@@ -87,17 +89,26 @@ def _held_out(labels: np.ndarray, classes: np.ndarray, share: float, rounds: int
               random_state: int) -> list[tuple[np.ndarray, np.ndarray]]:
     """``rounds`` pairs of rows to train and to measure the screen on: each holds out
     ``share`` of each class, and the held-out parts are disjoint (stratified folds of
-    ``round(1 / share)``)."""
+    ``round(1 / share)``).
+
+    Every class needs :data:`_SCREEN_MIN_CLASS` items: a held-out part takes one of a
+    class too small to split, and each candidate trains on the rest, which must keep 2
+    (:func:`labelaudit.train` refuses a class of one item).
+    """
     from sklearn.model_selection import StratifiedKFold
 
-    counts = np.bincount(labels, minlength=len(classes))
-    few = [str(classes[k]) for k in np.flatnonzero((counts > 0) & (counts < 2))]
-    if few:
-        raise InvalidInputError(
-            f"--method auto screens the methods on held-out items of every class, and "
-            f"{len(few)} class{'es have' if len(few) > 1 else ' has'} fewer than 2 items: "
-            f"{few[:10]}; drop or merge {'them' if len(few) > 1 else 'it'}, or name a method")
     n_parts = max(int(round(1 / share)), 2)
+    counts = np.bincount(labels, minlength=len(classes))
+    few = [f"{classes[k]} ({counts[k]})"
+           for k in np.flatnonzero((counts > 0) & (counts < _SCREEN_MIN_CLASS))]
+    if few or len(labels) < n_parts:
+        what = (f"{len(few)} class{'es have' if len(few) > 1 else ' has'} fewer: "
+                f"{', '.join(few[:10])}" if few else
+                f"the data has {len(labels)} items, fewer than the {n_parts} parts")
+        raise InvalidInputError(
+            f"--method auto screens the methods on held-out items of every class and trains "
+            f"them on the rest, so every class needs at least {_SCREEN_MIN_CLASS} items; "
+            f"{what}; add items, drop or merge small classes, or name a method")
     if rounds > n_parts:
         raise InvalidParameterError(
             f"rounds={rounds} disjoint held-out parts of share {share:g} do not fit in the "
@@ -133,7 +144,8 @@ def choose_method(data: pd.DataFrame | str | Path, *, text: str = "text",
     options
         More options of :func:`labelaudit.train` (backbone, epochs...).
     """
-    from labelaudit.io import prepare_text_dataset, read_table
+    from labelaudit.io import holds_label_sets, prepare_text_dataset, read_table
+    from labelaudit.train._label_sets import check_label_set_method
 
     names = list(AUTO_CANDIDATES if candidates is None else candidates)
     if len(names) < 1:
@@ -145,6 +157,9 @@ def choose_method(data: pd.DataFrame | str | Path, *, text: str = "text",
     share = check_number(share, "share", low=0.0, high=1.0, low_open=True, high_open=True)
     rounds = check_int(rounds, "rounds", minimum=1)
     frame = data if isinstance(data, pd.DataFrame) else read_table(data)
+    if options.get("label_sep") is not None or (label in frame.columns
+                                                 and holds_label_sets(frame[label])):
+        check_label_set_method("auto")
     dataset = prepare_text_dataset(frame, text=text, label=label, text_pair=text_pair)
     assert dataset.labels is not None  # noqa: S101 - label is given
     parts = _held_out(np.asarray(dataset.labels), dataset.classes, share, rounds, random_state)

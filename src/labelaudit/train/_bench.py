@@ -33,7 +33,8 @@ def parse_noise_grid(spec: str) -> tuple[str, tuple[float, ...]]:
     method, sep, rates = str(spec).strip().rpartition(":")
     if not sep or not rates:
         raise InvalidParameterError(
-            f"noise must be METHOD:RATE[,RATE...] such as 'uniform:0.1,0.2'; got {spec!r}")
+            f"noise must be METHOD:RATE[,RATE...] such as 'uniform:0.1,0.2'; got {spec!r}",
+            param="noise")
     return method, tuple(parse_noise(f"{method}:{r.strip()}")[1] for r in rates.split(","))
 
 
@@ -76,7 +77,7 @@ class BenchResult(ResultFiles):
             chosen = int(cell["noisy_top1_mean"].idxmax())
             best = int(cell["top1_mean"].idxmax())
             rho = (spearmanr(cell["noisy_top1_mean"], cell["top1_mean"]).statistic
-                   if len(cell) > 2 else np.nan)
+                   if _spearman_gap(cell) is None else np.nan)
             rows.append({"noise": noise, "rate": rate, "chosen": cell["method"][chosen],
                          "chosen_top1": cell["top1_mean"][chosen],
                          "best": cell["method"][best], "best_top1": cell["top1_mean"][best],
@@ -95,9 +96,12 @@ class BenchResult(ResultFiles):
                     "so they could not be noised for the screen's measure")
         overall = frame.groupby("method", sort=False)["noisy_top1_mean"].mean()
         method = str(overall.idxmax())
+        cells = frame.groupby(["noise", "rate"], sort=False)
         lines = [f"{r.noise} {r.rate:.0%}: {r.chosen} (clean top-1 {r.chosen_top1:.2%}; best "
                  f"{r.best} {r.best_top1:.2%}, {r.given_up * 100:.2f} points given up; "
-                 f"Spearman of noisy and clean accuracy {r.spearman:.2f})"
+                 "Spearman of noisy and clean accuracy "
+                 + (f"{r.spearman:.2f})" if not np.isnan(r.spearman) else
+                    f"n/a: {_spearman_gap(cells.get_group((r.noise, r.rate)))})")
                  for r in table.itertuples()]
         return ("by accuracy on noised evaluation labels (what --method auto measures):\n  "
                 + "\n  ".join(lines) + f"\nrecommended: --method {method} (the highest mean "
@@ -158,6 +162,20 @@ class BenchResult(ResultFiles):
         return save_figure(figure, target)
 
 
+def _spearman_gap(cell: pd.DataFrame) -> str | None:
+    """Why the Spearman correlation of a setting's noisy and clean accuracies over the
+    methods is undefined (too few methods, or one measure the same for every method), or
+    None when it is defined."""
+    if len(cell) < 3:
+        return f"{len(cell)} method{'s' if len(cell) != 1 else ''}, it needs 3 or more"
+    for column, what in (("noisy_top1_mean", "noisy"), ("top1_mean", "clean")):
+        if cell[column].isna().any():
+            return f"a method has no {what} accuracy"
+        if cell[column].nunique() == 1:
+            return f"every method has the same {what} accuracy"
+    return None
+
+
 def _noised_eval(test: pd.DataFrame, *, label: str, method: str, rate: float,
                  classes: np.ndarray, text: str, text_pair: str | None,
                  seed: int) -> pd.DataFrame | None:
@@ -172,6 +190,11 @@ def _noised_eval(test: pd.DataFrame, *, label: str, method: str, rate: float,
     noisy = noisy_labels(test, label=label, method=method, rate=rate, classes=classes,
                          text=text, text_pair=text_pair, random_state=seed + 10_007)
     return test.assign(**{label: np.asarray(classes)[noisy]})
+
+
+def _keys(data: Any) -> list[tuple[str, str]]:
+    """Each item's text and text pair: equal keys are the same item."""
+    return list(zip(data.texts, data.text_pairs or [""] * len(data), strict=True))
 
 
 def _bench_run(shared: tuple[pd.DataFrame, pd.DataFrame, dict[str, Any], dict[str, Any]],
@@ -244,7 +267,13 @@ def train_bench(
     -------
     BenchResult
     """
-    from labelaudit.io import check_label_values, prepare_text_dataset, read_table
+    from labelaudit.io import (
+        check_distinct_files,
+        check_label_values,
+        prepare_text_dataset,
+        read_table,
+        warn_overlap,
+    )
     from labelaudit.noise import noisy_labels
     from labelaudit.train._train import method_names
 
@@ -258,9 +287,15 @@ def train_bench(
         if name not in method_names():
             raise InvalidParameterError(f"unknown method {name!r}; choose from "
                                         f"{', '.join(method_names())}")
+    check_distinct_files([("train", train), ("eval", eval)], why="every method is trained "
+                         "on train and measured on eval, so eval needs items of its own")
     frame = train if isinstance(train, pd.DataFrame) else read_table(train)
     test = eval if isinstance(eval, pd.DataFrame) else read_table(eval)
     clean = prepare_text_dataset(frame, text=text, label=label, text_pair=text_pair)
+    held = prepare_text_dataset(test, text=text, label=None, text_pair=text_pair)
+    warn_overlap(("training", _keys(clean)), ("evaluation", _keys(held)),
+                 why="the models have seen them, so accuracy on them flatters the methods "
+                 "that memorise; drop them from the evaluation set")
     if label in test.columns:  # checked before the runs; evaluate_model names a missing one
         check_label_values(test[label], column=label, where="eval")
 

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
     from labelaudit.models import Step
 
-__all__ = ["LABEL_SET_METHODS", "MultiLabelBase", "train_label_sets"]
+__all__ = ["LABEL_SET_METHODS", "MultiLabelBase", "check_label_set_method", "train_label_sets"]
 
 # The training methods that take label sets.
 LABEL_SET_METHODS = ("base", "filter")
@@ -52,10 +52,12 @@ class MultiLabelBase(Method):
         return F.binary_cross_entropy_with_logits(logits.float(), self._on[step.index])
 
 
-def _check_method(method: str) -> None:
+def check_label_set_method(method: str) -> None:
+    """Refuse a method that does not train on label sets, naming those that do."""
     if method not in LABEL_SET_METHODS:
+        takes = ("screens methods that take" if method == "auto" else "takes")
         raise InvalidParameterError(
-            f"the label column holds label sets (multi-label), and method {method!r} takes "
+            f"the label column holds label sets (multi-label), and method {method!r} {takes} "
             f"one label per item; for label sets: {' or '.join(LABEL_SET_METHODS)}")
 
 
@@ -71,7 +73,7 @@ def train_label_sets(frame: pd.DataFrame, *, text: str, label: str, text_pair: s
     from labelaudit.train._model import TrainedModel
 
     started = time.perf_counter()
-    _check_method(method)
+    check_label_set_method(method)
     base = prepare_text_dataset(frame, text=text, label=None, text_pair=text_pair)
     label_sets, classes = read_label_sets(frame[label], column=label, ids=base.ids,
                                           sep=label_sep)

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from labelaudit._errors import InvalidInputError
+from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.train._weights import DAMAGED as _DAMAGED
 from labelaudit.train._weights import META as _META
 from labelaudit.train._weights import load_weights
@@ -62,13 +62,31 @@ class TrainedModel:
         from labelaudit.io import read_table
         from labelaudit.train._backbones import encode_inputs
 
+        trained = (self.settings.get("text", "text"), self.settings.get("text_pair"))
+        if text_pair is not None and trained[1] is None:
+            raise InvalidParameterError(
+                f"text_pair={text_pair!r}: the model was trained on single texts (column "
+                f"{trained[0]!r}), not text pairs, and reads no second text; drop text_pair=",
+                param="text_pair")
         if isinstance(data, list):
+            if trained[1] is not None:
+                raise InvalidParameterError(
+                    f"the model was trained on text pairs (columns {trained[0]!r} and "
+                    f"{trained[1]!r}) and reads two texts per item; give a table with both")
             frame = pd.DataFrame({"text": data})
             text, text_pair = "text", None
         else:
             frame = data if isinstance(data, pd.DataFrame) else read_table(data)
-            text = text or self.settings.get("text", "text")
-            text_pair = text_pair if text_pair is not None else self.settings.get("text_pair")
+            text = text or trained[0]
+            text_pair = text_pair if text_pair is not None else trained[1]
+            if text_pair is not None and text_pair not in frame.columns:
+                raise InvalidInputError(
+                    f"the model was trained on text pairs (columns {trained[0]!r} and "
+                    f"{trained[1]!r}) and reads two texts per item, and the table has no "
+                    f"column {text_pair!r}; its columns are "
+                    f"{', '.join(map(repr, map(str, frame.columns[:12])))}"
+                    f"{' ...' if len(frame.columns) > 12 else ''}: give text_pair=COLUMN, the "
+                    "column of the second texts")
         return encode_inputs(self, frame, text=text, text_pair=text_pair)
 
     def predict_proba(self, data: pd.DataFrame | str | Path | list[str], *,

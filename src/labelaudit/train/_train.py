@@ -25,6 +25,8 @@ FILTER_MODES = ("drop", "relabel")
 # (NoisywikiHow: batch 64, learning rate 3e-5; fewer epochs than its 10 by default).
 _DEFAULTS = {"head": {"epochs": 20, "learning_rate": 1e-3, "warmup": 0.0},
              "finetune": {"epochs": 4, "learning_rate": 3e-5, "warmup": 0.06}}
+# Hidden units of a head network (the head backbone's, and a filter method's detector heads).
+HIDDEN = 256
 # Inverse regularisation of the estimate's logistic regression: a weakly regularised head
 # overfits few items per class, and its overconfident probabilities inflate the estimate.
 _ESTIMATE_C = 0.01
@@ -108,7 +110,7 @@ def train(
     epochs: int | None = None,
     batch_size: int = 64,
     learning_rate: float | None = None,
-    hidden: int = 256,
+    hidden: int | None = None,
     dropout: float = 0.1,
     method_options: dict[str, Any] | None = None,
     device: str | None = None,
@@ -139,8 +141,9 @@ def train(
         ``-relabel`` trains every item on a soft label instead of dropping the flagged ones,
         ``-iterate`` detects a second time with models trained on the kept items,
         ``+METHOD`` trains with METHOD on the result); or ``auto``: screen the candidates
-        on a held-out fifth of the given data, by accuracy on its (noisy) labels, and train
-        the winner on everything (:func:`labelaudit.train.choose_method`).
+        on 3 disjoint held-out fifths of each class of the given data, by mean accuracy on
+        their (noisy) labels, and train the winner on everything
+        (:func:`labelaudit.train.choose_method`).
     backbone : {"head", "finetune"}
         ``head``: a small network over frozen sentence embeddings of ``model`` (default
         all-MiniLM-L6-v2, from the scan's embedding cache), seconds on a CPU;
@@ -162,7 +165,9 @@ def train(
         with that method, cross-fitted (the other filter methods' default: ``seal``).
     epochs, learning_rate : optional
         Defaults: 20 and 1e-3 for the head, 4 and 3e-5 (with 6 % warmup) for fine-tuning.
-    hidden, dropout : head size (``hidden=0``: a linear head).
+    hidden, dropout : head size (``hidden`` default :data:`HIDDEN`; ``hidden=0``: a linear
+        head). With ``backbone="finetune"``, ``hidden`` sizes only the detector heads of
+        the filter methods (a linear classifier tops the fine-tuned model).
     method_options : dict, optional
         Options of the method (e.g. ``{"alpha": 0.5}`` for mixup, ``{"n_rounds": 3}`` for
         SEAL).
@@ -201,14 +206,15 @@ def train(
                                     f"{method!r} detects nothing")
     check_int(random_state, "random_state", minimum=0)
     check_int(batch_size, "batch_size", minimum=1)
-    check_int(hidden, "hidden", minimum=0)
+    hidden = check_int(HIDDEN if hidden is None else hidden, "hidden", minimum=0)
     if device is not None:  # a missing GPU is one line now, not once the texts are encoded
         from labelaudit.models import resolve_device
 
         resolve_device(device)
     if noise_rate is not None:
         if not isinstance(noise_rate, (int, float)) or not 0.0 <= noise_rate < 1.0:
-            raise InvalidParameterError(f"noise_rate must be in [0, 1); got {noise_rate}")
+            raise InvalidParameterError(f"noise_rate must be in [0, 1); got {noise_rate}",
+                                        param="noise_rate")
     defaults = _DEFAULTS[backbone]
     epochs = check_int(epochs if epochs is not None else defaults["epochs"], "epochs",
                        minimum=1)
