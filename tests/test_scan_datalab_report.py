@@ -64,5 +64,5 @@ def test_cli_report_needs_an_html_name(frame, tmp_path):
 def test_cli_devices_sets_the_finetune_scorer(frame, tmp_path, capsys):
     data = tmp_path / "data.csv"
     frame.to_csv(data, index=False)
-    assert main(["scan", str(data), "--scorers", "tfidf", "--devices", "cuda:0,cuda:1"]) == 1
-    assert "--devices sets the finetune scorer" in capsys.readouterr().err
+    assert main(["scan", str(data), "--scorers", "tfidf", "--devices", "cuda:0,cuda:1"]) == 2
+    assert "--devices sets the fine-tuning of the finetune scorer" in capsys.readouterr().err

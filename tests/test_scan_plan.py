@@ -62,8 +62,10 @@ def test_fine_tuning_options_configure_the_finetune_member(data):
     plan = plan_scan(data, scorers=["tfidf", "finetune"], model=["a", "b"], epochs=2)
     assert plan.members[0] == "tfidf"
     assert [(m.model, m.epochs) for m in plan.members[1:]] == [("a", 2), ("b", 2)]
-    with pytest.raises(InvalidParameterError, match="^epochs=, learning_rate= set the finetune"):
+    with pytest.raises(InvalidParameterError, match="^epochs=, learning_rate= set the "
+                       "fine-tuning of the finetune scorer") as caught:
         plan_scan(data, scorers=["tfidf"], epochs=2, learning_rate=1e-5)
+    assert caught.value.params == ("epochs", "learning_rate", "scorers")  # a usage error
 
 
 def test_a_preset_gives_its_members_and_settings_the_given_ones_first(data):

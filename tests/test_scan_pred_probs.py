@@ -208,7 +208,9 @@ def test_each_bad_pred_probs_is_one_line_exit_1_nothing_written(files, capsys):
         args = ["scan", str(tmp_path / "data.csv"), "--out", str(out), *flags]
         code = main(args + (["--pred-probs", str(source)] if source is not None else []))
         err = capsys.readouterr().err
-        assert code == 1, (name, err)
+        # options that cannot go together are usage errors (exit 2), bad data exits 1
+        usage = name in ("classes alone", "with scorers", "with epochs")
+        assert code == (2 if usage else 1), (name, err)
         assert err.count("\n") == 1 and re.search(message, err), \
             (name, err)
         assert not out.exists(), name
@@ -230,3 +232,61 @@ def test_review_and_evaluate_read_the_output(files, tmp_path):
     assert "true_label" not in table.to_string()
     assert main(["review", "init", str(out), "--db", str(tmp_path / "review.db"),
                  "--top", "3", "-q"]) == 0
+
+
+def test_a_table_with_the_id_column_is_matched_by_id(files, tmp_path):
+    _, frame, probs = files
+    expected = scan(frame, pred_probs=probs).to_frame()
+    table = pd.DataFrame(probs, columns=CLASSES).assign(id=frame["id"])
+    shuffled = table[["id", "tech", "food", "sport"]].sample(frac=1.0, random_state=0)
+    shuffled.to_csv(tmp_path / "by_id.csv", index=False)
+    out = tmp_path / "issues.csv"
+    assert main(["scan", str(tmp_path / "data.csv"), "--pred-probs",
+                 str(tmp_path / "by_id.csv"), "--out", str(out), "-q"]) == 0
+    got = pd.read_csv(out)
+    pd.testing.assert_frame_equal(got[expected.columns[:8]], expected[expected.columns[:8]],
+                                  check_dtype=False)
+    # a custom --id column, from Python with a DataFrame
+    renamed = frame.rename(columns={"id": "key"})
+    by_key = shuffled.rename(columns={"id": "key"})
+    result = scan(renamed, id="key", pred_probs=by_key).to_frame()
+    assert result["id"].tolist() == expected["id"].tolist()  # the output's id column
+    np.testing.assert_allclose(result["given_prob"], expected["given_prob"])
+
+
+def test_bad_ids_in_a_pred_probs_table_are_one_line_exit_1(files, tmp_path, capsys):
+    _, frame, probs = files
+    table = pd.DataFrame(probs, columns=CLASSES)
+    table.insert(0, "id", frame["id"])
+    extra = pd.concat([table, table.iloc[:1].assign(id="zz9")])
+    twice = pd.concat([table, table.iloc[:1]])
+    blank = table.assign(id=table["id"].where(table.index != 2))
+    cases = {
+        "missing": (table.iloc[2:], r"pred_probs has no row for ids \['t0', 't1'\] of the "
+                                    r"data \(matched by column 'id'\)"),
+        "extra": (extra, r"pred_probs column 'id' has ids the data does not have: \['zz9'\]"),
+        "duplicate": (twice, r"pred_probs column 'id' repeats ids \['t0'\]"),
+        "blank": (blank, r"pred_probs column 'id' is blank in row 2"),
+    }
+    for name, (bad, message) in cases.items():
+        bad.to_csv(tmp_path / "probs.csv", index=False)
+        out = tmp_path / "issues.csv"
+        code = main(["scan", str(tmp_path / "data.csv"), "--pred-probs",
+                     str(tmp_path / "probs.csv"), "--out", str(out)])
+        err = capsys.readouterr().err
+        assert code == 1, (name, err)
+        assert err.count("\n") == 1 and re.search(message, err), (name, err)
+        assert not out.exists(), name
+
+
+def test_label_set_probabilities_with_the_id_column_are_matched_by_id():
+    sets = pd.DataFrame({"id": [f"s{i}" for i in range(6)],
+                         "text": ["a b", "b c", "c d", "d e", "e f", "f g"],
+                         "topics": [["x"], ["y"], ["x", "y"], ["x"], ["y"], ["x", "y"]]})
+    probs = np.array([[0.9, 0.1], [0.1, 0.9], [0.9, 0.9], [0.1, 0.9], [0.1, 0.9], [0.9, 0.9]])
+    expected = scan(sets, label="topics", pred_probs=probs, progress=False)
+    table = pd.DataFrame(probs, columns=["x", "y"]).assign(id=sets["id"]).iloc[::-1]
+    by_id = scan(sets, label="topics", pred_probs=table, progress=False)
+    np.testing.assert_allclose(by_id.pred_probs, expected.pred_probs)
+    with pytest.raises(InvalidInputError, match=r"no row for ids \['s5'\]"):
+        scan(sets, label="topics", pred_probs=table.iloc[1:], progress=False)

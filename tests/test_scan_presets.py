@@ -69,8 +69,9 @@ def test_bad_presets(topic_frame, kwargs, match):
 
 
 def test_tuning_a_preset_without_fine_tuning_is_an_error():
-    with pytest.raises(InvalidParameterError, match="preset 'fast' does not have"):
+    with pytest.raises(InvalidParameterError, match="preset='fast' does not have") as caught:
         preset_members("fast", epochs=3)
+    assert caught.value.params == ("epochs", "preset")  # a usage error on the command line
 
 
 def test_cli_preset(tmp_path, topic_frame, capsys):
@@ -82,5 +83,6 @@ def test_cli_preset(tmp_path, topic_frame, capsys):
     with pytest.raises(SystemExit):
         main(["scan", str(data), "--preset", "fast", "--scorers", "tfidf"])
     assert "--preset or --scorers" in capsys.readouterr().err
-    assert main(["scan", str(data), "--preset", "fast", "--epochs", "3"]) == 1
-    assert "preset 'fast' does not have" in capsys.readouterr().err
+    assert main(["scan", str(data), "--preset", "fast", "--epochs", "3"]) == 2
+    assert "--epochs sets the fine-tuned member, which --preset fast does not have" in \
+        capsys.readouterr().err

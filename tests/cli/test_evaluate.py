@@ -188,7 +188,7 @@ def test_issue11_n_errors_larger_than_the_data_is_refused(files, capsys):
     code = main(["evaluate", str(folder / "issues.csv"), "--eval", str(folder / "truth.csv"),
                  "--n-errors", "500"])
     err = capsys.readouterr().err
-    assert code == 1 and len(err.strip().splitlines()) == 1
+    assert code == 2 and len(err.strip().splitlines()) == 1
     assert "--n-errors 500" in err and "40 items" in err and "at most 40" in err
     assert main(["evaluate", str(folder / "issues.csv"), "--eval", str(folder / "truth.csv"),
                  "--n-errors", "40", "-q"]) == 0  # every item an error: allowed

@@ -1,7 +1,8 @@
 """No command destroys a user's file: every output option of every command, pointed at a
 folder that holds an input and an unrelated file, leaves both untouched, with and without
---overwrite (issue #25). The command list comes from the parser itself, so a new command
-or output option is covered (or fails here until it is given arguments)."""
+--overwrite (issues #25, #40: --overwrite replaces only labelaudit's own earlier outputs).
+The command list comes from the parser itself, so a new command or output option is
+covered (or fails here until it is given arguments)."""
 
 from __future__ import annotations
 
@@ -123,9 +124,6 @@ def test_no_output_option_touches_an_input_or_an_unrelated_file(command, flag, d
                model / "notes.csv"]
     for target in targets:
         for overwrite in ([], ["--overwrite"]):
-            if overwrite and target.is_file() and target.parent == folder and \
-                    str(target) not in " ".join(base):
-                continue  # not this command's input: --overwrite may replace it by name
             argv = [*command.split(), *base]
             for (name, other), fresh in FRESH.items():
                 if name == command and other != dest:

@@ -137,4 +137,4 @@ def test_annotations_flag_adds_crowdlab(tmp_path):
     errors = set(frame.loc[frame["is_error"], "id"])
     assert set(issues.head(2)["id"]) == errors
     proc = run_cli("scan", tmp_path / "crowd.jsonl", "--rank-by", "crowdlab", "--scorers", "tfidf")
-    assert proc.returncode == 1 and "needs several annotators" in proc.stderr
+    assert proc.returncode == 2 and "needs several annotators" in proc.stderr  # usage error

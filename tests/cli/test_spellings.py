@@ -108,8 +108,8 @@ def test_messages_keep_the_spelling_the_user_gave(tmp_path, capsys):
     data = tmp_path / "data.csv"
     pd.DataFrame({"text": ["a b", "c d"] * 4, "label": ["x", "y"] * 4}).to_csv(data, index=False)
     for flag in ("--devices", "--device"):
-        assert main(["scan", str(data), "--scorers", "tfidf", flag, "cuda:0,cuda:1"]) == 1
-        assert f"{flag} sets the finetune scorer" in capsys.readouterr().err
+        assert main(["scan", str(data), "--scorers", "tfidf", flag, "cuda:0,cuda:1"]) == 2
+        assert f"{flag} sets the fine-tuning of the finetune scorer" in capsys.readouterr().err
 
 
 def test_an_old_output_spelling_writes_the_same_file(tmp_path, capsys):

@@ -52,19 +52,22 @@ def test_engine_with_the_default_members_is_the_default_scan(data, tmp_path, tin
     assert "score_loss_tfidf" in pd.read_csv(engine).columns
 
 
-@pytest.mark.parametrize(("extra", "message"), [
-    (["--engine", "local", "--datalab", "--out", "x.csv"], "--datalab need"),
-    (["--engine", "local", "--scorers", "finetune", "--out", "x.csv"], "--scorers finetune"),
-    (["--engine", "local", "--model", "a", "--model", "b", "--out", "x.csv"], "more than one"),
-    (["--engine", "local"], "give --out"),
-    (["--ray-address", "auto", "--out", "x.csv"], "--engine ray"),
-    (["--scorers", "tfidf", "--datalab", "--out", "s3://bucket/x.csv"], "only a streamed scan"),
-    (["--scorers", "tfidf", "--datalab", "--out", "issues/"], "only a streamed scan"),
+@pytest.mark.parametrize(("extra", "message", "code"), [
+    # options that cannot go together, or one missing: usage errors (exit 2)
+    (["--engine", "local", "--datalab", "--out", "x.csv"], "--datalab need", 2),
+    (["--engine", "local", "--scorers", "finetune", "--out", "x.csv"], "--scorers finetune", 2),
+    (["--engine", "local", "--model", "a", "--model", "b", "--out", "x.csv"], "more than one",
+     2),
+    (["--engine", "local"], "give --out", 2),
+    (["--ray-address", "auto", "--out", "x.csv"], "--engine ray", 2),
+    (["--scorers", "tfidf", "--datalab", "--out", "s3://bucket/x.csv"], "only a streamed scan",
+     1),
+    (["--scorers", "tfidf", "--datalab", "--out", "issues/"], "only a streamed scan", 1),
 ])
-def test_what_streaming_cannot_do_is_one_line(data, tmp_path, capsys, extra, message):
+def test_what_streaming_cannot_do_is_one_line(data, tmp_path, capsys, extra, message, code):
     _, path = data
     extra = [str(tmp_path / e) if e == "x.csv" else e for e in extra]
-    assert main(["scan", str(path), *extra]) == 1
+    assert main(["scan", str(path), *extra]) == code
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "x.csv").exists()

@@ -39,9 +39,9 @@ def test_a_written_input_is_an_output(tmp_path):
     db = tmp_path / "review.db"
     db.write_text("not ours")
     check_command_paths({"db": str(db)}, flag=_flag)  # read: fine
-    with pytest.raises(InvalidParameterError, match="--db .* exists and labelaudit did not"):
-        check_command_paths({"db": str(db)}, flag=_flag, writes=["db"])
-    check_command_paths({"db": str(db)}, flag=_flag, writes=["db"], overwrite=True)
+    for overwrite in (False, True):  # not labelaudit's: never replaced
+        with pytest.raises(InvalidParameterError, match="--db .* exists and labelaudit did not"):
+            check_command_paths({"db": str(db)}, flag=_flag, writes=["db"], overwrite=overwrite)
 
 
 def test_model_folders_and_remote_outputs(tmp_path):

@@ -38,13 +38,17 @@ def _agreement(source, *extra):
 def test_a_sidecar_never_replaces_a_users_file(annotations, tmp_path, capsys):
     mine = tmp_path / "g3.noise.json"
     mine.write_text("my notes\n")
-    assert _agreement(annotations, "--gold-out", str(tmp_path / "g3.jsonl")) == 1
-    line = _one_line(capsys.readouterr().err)
-    assert "the --gold-out sidecar" in line and "exists" in line
-    assert mine.read_text() == "my notes\n"
+    before = mine.read_bytes()
+    for extra in ([], ["--overwrite"]):  # not labelaudit's: never replaced
+        assert _agreement(annotations, "--gold-out", str(tmp_path / "g3.jsonl"), *extra) == 1
+        line = _one_line(capsys.readouterr().err)
+        assert "the --gold-out sidecar" in line and "did not write it" in line
+        assert "--overwrite" not in line
+        assert mine.read_bytes() == before
     assert not (tmp_path / "g3.jsonl").exists()
-    # with --overwrite it is replaced, like any output; a rerun then replaces its own
-    assert _agreement(annotations, "--gold-out", str(tmp_path / "g3.jsonl"), "--overwrite") == 0
+    # once the user's file is gone, the sidecar is written; a rerun replaces its own
+    mine.unlink()
+    assert _agreement(annotations, "--gold-out", str(tmp_path / "g3.jsonl")) == 0
     capsys.readouterr()
     assert json.loads(mine.read_text())["gold_file"] == "g3.jsonl"
     assert _agreement(annotations, "--gold-out", str(tmp_path / "g3.jsonl")) == 0
@@ -142,7 +146,7 @@ def test_an_edited_part_of_a_folder_output_is_refused_like_a_file(tmp_path, caps
     capsys.readouterr()
     assert main(argv) == 1
     line = _one_line(capsys.readouterr().err)
-    assert "part-00000.parquet exists and labelaudit did not write it" in line
+    assert "part-00000.parquet exists and was changed since labelaudit wrote it" in line
     assert part.read_bytes() == edited
     assert main([*argv, "--overwrite"]) == 0
     assert part.read_bytes() != edited
@@ -188,3 +192,101 @@ def test_a_name_that_cannot_be_written_is_refused_before_exists(tmp_path, annota
     line = _one_line(capsys.readouterr().err)
     assert said in line and "exists" not in line
     assert mine.read_text() == "keep me\n"
+
+
+@pytest.fixture
+def scanned(tmp_path):
+    """A dataset, its scan output and a review project, all but the dataset written by
+    labelaudit."""
+    data = tmp_path / "data.csv"
+    make_topic_frame(10).to_csv(data, index=False)
+    issues, db = tmp_path / "issues.csv", tmp_path / "r.sqlite"
+    assert main(["scan", str(data), "--scorers", "tfidf", "--out", str(issues), "--quiet"]) == 0
+    assert main(["review", "init", str(issues), "--db", str(db), "--top", "3", "--quiet"]) == 0
+    return {"data": data, "issues": issues, "db": db, "tmp": tmp_path}
+
+
+def _fill(argv, files, mine):
+    return [a.format(**files, mine=mine) for a in argv]
+
+
+# Each names a file of the user's ({mine}) as an output: --out, a sidecar (--gold-out's
+# .noise.json), --summary-out, review init's --db, and a part of a folder output.
+USER_FILE_OUTPUTS = {
+    "--out": (["scan", "{data}", "--scorers", "tfidf", "--out", "{mine}"], "mine.csv"),
+    "--summary-out": (["noise", "inject", "{data}", "--method", "uniform", "--rate", "0.2",
+                       "--out", "{tmp}/noised.csv", "--summary-out", "{mine}"],
+                      "x.noise.json"),
+    "review results --out": (["review", "results", "--db", "{db}", "--out", "{mine}"],
+                             "truth.csv"),
+    "--db": (["review", "init", "{issues}", "--db", "{mine}", "--top", "3"], "reviews.csv"),
+    "a folder part": (["scan", "{data}", "--scorers", "tfidf", "--out", "{tmp}/parts/"],
+                      "parts/part-00000.parquet"),
+}
+
+
+@pytest.mark.parametrize("case", list(USER_FILE_OUTPUTS))
+def test_a_users_file_is_never_replaced_even_with_overwrite(scanned, capsys, case):
+    argv, name = USER_FILE_OUTPUTS[case]
+    mine = scanned["tmp"] / name
+    mine.parent.mkdir(exist_ok=True)
+    if name.endswith(".parquet"):
+        make_topic_frame(2).to_parquet(mine)
+    else:
+        mine.write_text("id,label\n1,mine\n")
+    before = mine.read_bytes()
+    capsys.readouterr()
+    for extra in ([], ["--overwrite"]):
+        assert main([*_fill(argv, scanned, mine), "--quiet", *extra]) == 1
+        line = _one_line(capsys.readouterr().err)
+        assert "exists and labelaudit did not write it: choose another" in line, line
+        assert "move or delete the file yourself" in line and "--overwrite" not in line
+        assert mine.read_bytes() == before
+
+
+# Each writes an output ({mine}) that a person then edits.
+OWN_OUTPUTS = {
+    "--out": ["scan", "{data}", "--scorers", "tfidf", "--out", "{mine}"],
+    "--summary-out": ["noise", "inject", "{data}", "--method", "uniform", "--rate", "0.2",
+                      "--out", "{tmp}/noised.csv", "--summary-out", "{mine}"],
+    "review results --out": ["review", "results", "--db", "{db}", "--out", "{mine}"],
+}
+
+
+@pytest.mark.parametrize("case", list(OWN_OUTPUTS))
+def test_an_edited_output_is_replaced_only_with_overwrite(scanned, capsys, case):
+    mine = scanned["tmp"] / ("out.json" if case == "--summary-out" else "out.csv")
+    argv = [*_fill(OWN_OUTPUTS[case], scanned, mine), "--quiet"]
+    assert main(argv) == 0
+    assert main(argv) == 0  # its own, unchanged: a rerun just works
+    with mine.open("a") as handle:
+        handle.write("\nedited by hand\n")
+    edited = mine.read_bytes()
+    capsys.readouterr()
+    assert main(argv) == 1
+    line = _one_line(capsys.readouterr().err)
+    assert "was changed since labelaudit wrote it" in line and "--overwrite" in line
+    assert mine.read_bytes() == edited
+    assert main([*argv, "--overwrite"]) == 0
+    assert mine.read_bytes() != edited
+
+
+def test_an_edited_review_database_is_replaced_only_with_overwrite(scanned, capsys):
+    import sqlite3
+
+    db = scanned["db"]
+    argv = ["review", "init", str(scanned["issues"]), "--db", str(db), "--top", "2", "--quiet"]
+    assert main(argv) == 1  # its own: replaced only with --overwrite, as before
+    assert "already exists" in _one_line(capsys.readouterr().err)
+    with sqlite3.connect(db) as conn:  # a person's change: the file is no longer as written
+        conn.execute("CREATE TABLE notes (x TEXT)")
+    conn.close()
+    edited = db.read_bytes()
+    assert main(argv) == 1
+    assert "was changed since labelaudit wrote it" in _one_line(capsys.readouterr().err)
+    assert db.read_bytes() == edited
+    assert main([*argv, "--overwrite"]) == 0
+    with sqlite3.connect(db) as conn:
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+    conn.close()
+    assert "notes" not in tables

@@ -1,6 +1,6 @@
-"""The overwrite rule of every command (issue #25): labelaudit replaces its own earlier
-outputs, replaces another file only when --overwrite names it, and never writes on an
-input or inside a model folder."""
+"""The overwrite rule of every command (issues #25, #40): labelaudit replaces its own
+earlier outputs (one changed since only when --overwrite is given), never a file it did not
+write, and never writes on an input or inside a model folder."""
 
 from __future__ import annotations
 
@@ -42,13 +42,16 @@ def test_both_scans_follow_one_rule(data, tmp_path, capsys, streams):
     assert _scan(data, out, *extra) == 0  # its own output: replaced on a rerun
     out.write_text(out.read_text() + "a line added by hand\n")
     assert _scan(data, out, *extra) == 1
-    assert "labelaudit did not write it" in capsys.readouterr().err
+    assert "was changed since labelaudit wrote it" in capsys.readouterr().err
     assert out.read_text().endswith("a line added by hand\n")
-    assert _scan(data, out, *extra, "--overwrite") == 0  # named with --overwrite
+    assert _scan(data, out, *extra, "--overwrite") == 0  # its own, edited: --overwrite
     assert not out.read_text().endswith("a line added by hand\n")
     foreign = tmp_path / "mine.csv"
     foreign.write_text("name\nx\n")
-    assert _scan(data, foreign, *extra) == 1
+    for overwrite in ([], ["--overwrite"]):  # not its own: never replaced
+        assert _scan(data, foreign, *extra, *overwrite) == 1
+        err = capsys.readouterr().err
+        assert "labelaudit did not write it" in err and "--overwrite" not in err
     assert foreign.read_text() == "name\nx\n"
 
 
@@ -92,9 +95,10 @@ def test_a_missing_input_and_a_bad_plot_fail_before_any_work(data, tmp_path, cap
 def test_check_output_paths_rules(tmp_path):
     mine = tmp_path / "mine.csv"
     mine.write_text("x\n")
-    with pytest.raises(InvalidParameterError, match="did not write it"):
-        check_output_paths([("--out", str(mine))], [])
-    check_output_paths([("--out", str(mine))], [], overwrite=True)
+    for overwrite in (False, True):
+        with pytest.raises(InvalidParameterError, match="did not write it: choose another "
+                           "name, or move or delete the file yourself$"):
+            check_output_paths([("--out", str(mine))], [], overwrite=overwrite)
     write_table(make_topic_frame(2), tmp_path / "ours.csv")
     check_output_paths([("--out", str(tmp_path / "ours.csv"))], [])
     model = tmp_path / "model"
@@ -118,12 +122,13 @@ def test_folders_of_another_kind_are_not_replaced(tmp_path):
         check_output_folder(folder, kind="model")
 
 
-def test_an_unwritable_record_only_asks_for_overwrite(tmp_path, monkeypatch):
+def test_an_unwritable_record_refuses_a_rerun(tmp_path, monkeypatch):
     monkeypatch.setenv("LABELAUDIT_STATE_DIR", str(tmp_path / "file-not-folder"))
     (tmp_path / "file-not-folder").write_text("in the way")
     out = tmp_path / "out.csv"
     write_table(make_topic_frame(2), out)  # writes even though nothing can be recorded
     record_output(out)
     assert not wrote_output(out)
-    with pytest.raises(InvalidParameterError, match="--overwrite"):
-        check_output_paths([("--out", str(out))], [])
+    for overwrite in (False, True):  # no record of it: a file labelaudit did not write
+        with pytest.raises(InvalidParameterError, match="labelaudit did not write it"):
+            check_output_paths([("--out", str(out))], [], overwrite=overwrite)

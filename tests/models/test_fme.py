@@ -79,8 +79,9 @@ def test_cli_finetune_options_need_the_finetune_scorer(tmp_path):
     done = subprocess.run([sys.executable, "-m", "labelaudit", "scan", "d.csv", "--scorers",
                            "tfidf", "--epochs", "3", "--lr", "2e-5"], cwd=tmp_path,
                           capture_output=True, text=True, timeout=300)
-    assert done.returncode == 1
-    assert "--epochs, --lr set the finetune scorer: add it to --scorers" in done.stderr
+    assert done.returncode == 2
+    assert "--epochs, --lr set the fine-tuning of the finetune scorer; the members (tfidf) " \
+        "take none: add finetune to --scorers, or drop them" in done.stderr
 
 
 def test_summary_shows_each_members_time_next_to_its_weight():

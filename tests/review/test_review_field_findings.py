@@ -338,7 +338,7 @@ def test_finding_review_invite_base_url_is_checked(project, capsys):
                  "https://review.example.org/"]) == 0
     assert capsys.readouterr().out.startswith("https://review.example.org/login?token=")
     assert main(["review", "invite", "--db", str(project), "--name", "b", "--base-url",
-                 "review.example.org"]) == 1
+                 "review.example.org"]) == 2  # a bad option value: a usage error
     assert "--base-url" in one_error_line(capsys.readouterr().err)
     with pytest.raises(SystemExit) as exc:
         main(["review", "invite", "--db", str(project), "--name", "c", "--port", "70000"])

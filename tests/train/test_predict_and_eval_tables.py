@@ -40,18 +40,29 @@ def test_a_missing_id_column_is_named_with_the_file(model, tmp_path):
 
 
 def test_an_evaluation_table_must_hold_the_training_data_s_kind_of_labels(tmp_path):
+    import warnings
+
     from labelaudit._errors import InvalidParameterError
+    from labelaudit.io import OverlapWarning
     from labelaudit.train import read_eval_table
 
     plain, sets = tmp_path / "plain.csv", tmp_path / "sets.jsonl"
     make_topic_frame(2).to_csv(plain, index=False)
     pd.DataFrame({"text": ["a", "b"], "label": [["x"], ["x", "y"]]}).to_json(
         sets, orient="records", lines=True)
-    assert len(read_eval_table(plain, training=plain)) == 6
-    assert len(read_eval_table(sets, training=sets, label_sets=True)) == 2
-    with pytest.raises(InvalidParameterError, match="^the evaluation table: its 'label' column "
-                       "holds label sets and the training data's one label per item"):
-        read_eval_table(sets, training=plain, label_sets=True)
-    with pytest.raises(InvalidParameterError, match="holds one label per item and the"):
-        read_eval_table(plain, training=sets, label_sets=True)
-    assert len(read_eval_table(plain, training=plain, label_sep="|", label_sets=True)) == 6
+    # the training data: copies (the same file is refused as an evaluation table)
+    plain_train, sets_train = tmp_path / "plain_train.csv", tmp_path / "sets_train.jsonl"
+    plain_train.write_bytes(plain.read_bytes())
+    sets_train.write_bytes(sets.read_bytes())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", OverlapWarning)  # copies: every item is seen
+        assert len(read_eval_table(plain, training=plain_train)) == 6
+        assert len(read_eval_table(sets, training=sets_train, label_sets=True)) == 2
+        with pytest.raises(InvalidParameterError, match="^the evaluation table: its 'label' "
+                           "column holds label sets and the training data's one label per "
+                           "item"):
+            read_eval_table(sets, training=plain_train, label_sets=True)
+        with pytest.raises(InvalidParameterError, match="holds one label per item and the"):
+            read_eval_table(plain, training=sets_train, label_sets=True)
+        assert len(read_eval_table(plain, training=plain_train, label_sep="|",
+                                   label_sets=True)) == 6

@@ -82,11 +82,12 @@ def test_other_methods_and_options_refuse_label_sets(sets, tiny_st_dir):
 
 
 def test_cli_trains_evaluates_and_predicts_label_sets(sets, tiny_st_dir, tmp_path, capsys):
-    sets.assign(topics=sets["topics"].map("|".join)).to_csv(tmp_path / "posts.csv",
-                                                            index=False)
+    joined = sets.assign(topics=sets["topics"].map("|".join))
+    joined.to_csv(tmp_path / "posts.csv", index=False)
+    joined.iloc[::3].to_csv(tmp_path / "held.csv", index=False)  # --eval: another file
     assert main(["train", str(tmp_path / "posts.csv"), "--label", "topics", "--label-sep", "|",
                  "--model", str(tiny_st_dir), "--epochs", "5", "--out",
-                 str(tmp_path / "model"), "--eval", str(tmp_path / "posts.csv"),
+                 str(tmp_path / "model"), "--eval", str(tmp_path / "held.csv"),
                  "--metrics-out", str(tmp_path / "m.json")]) == 0
     assert "(label sets)" in capsys.readouterr().err
     doc = json.loads((tmp_path / "m.json").read_text())

@@ -41,9 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     common.add_argument("--quiet", "-q", action="store_true", help="no progress bars or summary")
     common.add_argument("--overwrite", action="store_true",
-                        help="replace an existing output file that labelaudit did not write "
-                        "(its own earlier outputs are replaced anyway; an input, a file inside "
-                        "a model folder and a folder labelaudit did not write never are)")
+                        help="replace labelaudit's own earlier output even if it was changed "
+                        "since (unchanged, it is replaced anyway); a file or folder labelaudit "
+                        "did not write, an input and a file inside a model folder never are")
     sub = add_steps(parser, dest="command", metavar="COMMAND")
     for module in _command_modules():
         module.add_parser(sub, parents=[common])
@@ -57,7 +57,7 @@ def _check_outputs(args: argparse.Namespace) -> None:
 
     check_command_paths(
         vars(args), flag=lambda name: flag(args, name),
-        # `review init` creates (or with --overwrite replaces) --db; the other steps read it.
+        # `review init` creates (or replaces its own earlier) --db; the other steps read it.
         writes=["db"] if getattr(args, "review_command", None) == "init" else [],
         overwrite=bool(getattr(args, "overwrite", False)),
         remote=["out"] if getattr(args, "command", None) == "scan" else [])

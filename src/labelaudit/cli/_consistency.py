@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
             from labelaudit._errors import InvalidParameterError
 
             raise InvalidParameterError("--metric goes with tables (--text); tagged files "
-                                        "are scored by entity F1")
+                                        "are scored by entity F1", param=("metric", "text"))
         result = cli.call(consistency, args, on_plan=lambda line: cli.log(args, line))
         cli.emit_result(args, result)
     cli.log(args, result.summary())  # after the warnings, which the block prints as it closes

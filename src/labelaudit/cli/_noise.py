@@ -76,10 +76,13 @@ def run_inject(args: argparse.Namespace) -> int:
     from labelaudit.noise import (
         LabelSetNoiseResult,
         inject_noise_table,
+        parse_recipe,
         read_noise_matrix,
         read_noise_sources,
     )
 
+    if args.recipe is not None:  # a recipe that does not parse says so, before --rate
+        parse_recipe(args.recipe)
     if args.rate is None and args.method != "crowd-majority":
         args.parser.error("--rate is required (except for --method crowd-majority)")
     frame = read_table(args.input)

@@ -26,7 +26,8 @@ def add_parser(subparsers, parents) -> None:
     cli.add_options(p, "text", "text_pair", "label", "id", "label_sep", "score")
     p.add_argument("--pred-probs", metavar="FILE",
                    help="your own out-of-sample probabilities instead of labelaudit's models: "
-                   ".npy (n_items, n_classes), or a table with one column per class")
+                   ".npy (n_items, n_classes), or a table with one column per class (and "
+                   "optionally the data's --id column, to match rows by id)")
     p.add_argument("--classes", type=cli.comma_list, metavar="LIST",
                    help="comma-separated class of each --pred-probs column, in order "
                    "(default: a table's column names; sorted labels for .npy)")
@@ -72,8 +73,9 @@ def add_parser(subparsers, parents) -> None:
                 "help": "fit folds at once on these devices, one process each (cuda:0,cuda:1; "
                 "default: every GPU when there are several)"},
         sweep={"default": 0, "help": "run N configurations and keep the best --keep (FME)"})
-    tune.add_argument("--keep", type=cli.at_least(1), default=3, metavar="K",
-                      help="configurations kept from --sweep (default: 3)")
+    tune.add_argument("--keep", type=cli.at_least(1), metavar="K",
+                      help="configurations kept from --sweep (default: 3, or all of a "
+                           "smaller sweep)")
     p.add_argument("--long-texts", choices=["truncate", "windows"],
                    help="embed: cut texts longer than the encoder's window (default), or "
                    "embed them as the mean of their windows")

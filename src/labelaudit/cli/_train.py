@@ -89,14 +89,18 @@ def run(args: argparse.Namespace) -> int:
 
     if not (args.model_out or args.metrics_out):
         raise InvalidParameterError("give --out FOLDER to save the model and/or --metrics-out "
-                                    "FILE (with --eval) to measure it")
+                                    "FILE (with --eval) to measure it",
+                                    param=("model_out", "metrics_out"))
     if args.metrics_out and not args.eval:
         raise InvalidParameterError(f"{cli.flag(args, 'metrics_out')} needs --eval, a clean "
-                                    "labelled table")
+                                    "labelled table", param=("metrics_out", "eval"))
     _check_usage(args)
-    evaluation = (read_eval_table(args.eval, label=args.label, where=f"--eval {args.eval}",
-                                  label_sets=True, training=args.data, label_sep=args.label_sep)
-                  if args.eval else None)
+    with cli.warnings_to_stderr(args, flags=("eval",)):  # before the training, not after
+        evaluation = (read_eval_table(args.eval, label=args.label, where=f"--eval {args.eval}",
+                                      label_sets=True, training=args.data,
+                                      label_sep=args.label_sep, text=args.text,
+                                      text_pair=args.text_pair)
+                      if args.eval else None)
     with cli.warnings_to_stderr(args):
         model = cli.call(train, args)
         for line in training_notes(model):

@@ -132,7 +132,8 @@ def _load(train: Any, suspect: Any, corrected: Any, text: str | None, label: str
                          "corrected file is the suspect set with corrected labels, a copy")
     if text is None:
         if text_pair is not None:
-            raise InvalidParameterError("text_pair goes with text: give text too")
+            raise InvalidParameterError("text_pair goes with text: give text too",
+                                        param=("text_pair", "text"))
         pool = token_pool(train, suspect, corrected, scheme=scheme, tag_column=tag_column)
         keys: list[Any] = [tuple(tokens) for tokens in pool.data.tokens]
     else:
@@ -275,9 +276,10 @@ def consistency(
         workers = default_threads()
     check_fits(workers, engine, ray_address)
     if not 0.0 <= width < 1.0:
-        raise InvalidParameterError(f"width must be in [0, 1); got {width}")
+        raise InvalidParameterError(f"width must be in [0, 1); got {width}", param="width")
     if not 0.0 < confidence_level < 1.0:
-        raise InvalidParameterError(f"confidence_level must be in (0, 1), got {confidence_level}")
+        raise InvalidParameterError(f"confidence_level must be in (0, 1), got {confidence_level}",
+                                    param="confidence_level")
     if checkpoint_dir is not None:  # before any reading: a bad folder costs no work
         from labelaudit.models import claim_checkpoint_folder
 
@@ -286,7 +288,8 @@ def consistency(
     if pool.kind == "tokens":
         if metric not in (None, "entity_f1"):
             raise InvalidParameterError(
-                f"metric {metric!r} is for text; token data is scored by entity F1")
+                f"metric {metric!r} is for text; token data is scored by entity F1",
+                param="metric")
         metric = "token_accuracy" if pool.plain else "entity_f1"
     else:
         metric = check_choice(metric or "accuracy", "metric", TEXT_METRICS)

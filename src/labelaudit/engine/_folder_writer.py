@@ -26,7 +26,7 @@ class FolderWriter:
     (replacing earlier ones of the same name), then loses the earlier parts past the last
     one and gets ``_SUCCESS`` back: a remote folder without ``_SUCCESS`` is unfinished. An
     existing folder is replaced only if it holds nothing but such parts, and a local one
-    only if labelaudit wrote each of them and nobody changed it since (or ``overwrite``):
+    only if labelaudit wrote each of them, unchanged since (or changed, with ``overwrite``):
     the rule of every output file (:func:`labelaudit.io.check_replaceable`).
 
     Examples
@@ -58,8 +58,8 @@ class FolderWriter:
 
     def check(self, inputs: Sequence[str] = (), *, overwrite: bool = False) -> None:
         """Refuse a folder that holds an input file, and an existing folder that holds
-        anything but labelaudit parts (locally: parts it wrote, unchanged, unless
-        ``overwrite``)."""
+        anything but labelaudit parts (locally: parts it wrote, unchanged since or, with
+        ``overwrite``, changed)."""
         import pyarrow.fs as pafs
 
         from labelaudit.io import check_replaceable

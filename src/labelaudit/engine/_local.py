@@ -27,9 +27,11 @@ class LocalRunner:
 
     name = "local"
 
-    def __init__(self, source: Source, *, chunk_size: int, n_jobs: int | None = None) -> None:
+    def __init__(self, source: Source, *, chunk_size: int, n_jobs: int | None = None,
+                 text: Sequence[str] = ()) -> None:
         self.source = source
         self.chunk_size = chunk_size
+        self.text = tuple(text)  # columns read as text from CSV (the id column)
         self.n_jobs = n_jobs if n_jobs is not None else os.cpu_count() or 1
         self._buffer: list[pd.DataFrame] = []
         self._rest: Iterator[pd.DataFrame] = iter(())
@@ -43,7 +45,8 @@ class LocalRunner:
     def at_most(self, columns: Columns, limit: int) -> int | None:
         """The number of rows if it is at most ``limit``, else None; then the chunks read
         to find out are kept for :meth:`hashed`, so a big input is read once."""
-        rest = iter_frames(self.source, columns=columns.needed, chunk_size=self.chunk_size)
+        rest = iter_frames(self.source, columns=columns.needed, chunk_size=self.chunk_size,
+                           text=self.text)
         buffer, count = [], 0
         for frame in rest:
             buffer.append(frame)
@@ -56,14 +59,15 @@ class LocalRunner:
 
     def frames(self, columns: Sequence[str] | None = None) -> Iterator[pd.DataFrame]:
         """Every row in input order, ``chunk_size`` at a time (all columns by default)."""
-        return iter_frames(self.source, columns=columns, chunk_size=self.chunk_size)
+        return iter_frames(self.source, columns=columns, chunk_size=self.chunk_size,
+                           text=self.text)
 
     def hashed(self, columns: Columns, options: HashingOptions) -> Iterator[HashedChunk]:
         """The chunks hashed, in input order (the ones :meth:`at_most` read first)."""
         buffer, self._buffer = self._buffer, []
         if not buffer:
             self._rest = iter_frames(self.source, columns=columns.needed,
-                                     chunk_size=self.chunk_size)
+                                     chunk_size=self.chunk_size, text=self.text)
         while buffer:
             yield hash_chunk(buffer.pop(0), columns, options)
         for frame in self._rest:

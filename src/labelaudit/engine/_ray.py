@@ -80,9 +80,10 @@ class RayRunner:
     name = "ray"
 
     def __init__(self, source: Source, *, chunk_size: int, address: str | None = None,
-                 num_cpus: int | None = None) -> None:
+                 num_cpus: int | None = None, text: Sequence[str] = ()) -> None:
         self.source = source
         self.chunk_size = chunk_size
+        self.text = tuple(text)  # columns read as text from CSV (the id column)
         self.address = address
         self.num_cpus = num_cpus
         self._owned = False
@@ -125,10 +126,12 @@ class RayRunner:
             data = ray.data.read_parquet(paths, columns=list(columns) if columns else None,
                                          **where)
         elif fmt in ("csv", "tsv"):
+            import pyarrow as pa
             import pyarrow.csv as pcsv
 
             data = ray.data.read_csv(paths, parse_options=pcsv.ParseOptions(
-                delimiter="\t" if fmt == "tsv" else ","), **where)
+                delimiter="\t" if fmt == "tsv" else ","), convert_options=pcsv.ConvertOptions(
+                column_types=dict.fromkeys(self.text, pa.string())), **where)
         else:
             data = ray.data.read_json(paths, lines=True, **where)
         if columns and fmt != "parquet":

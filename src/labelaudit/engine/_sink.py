@@ -44,8 +44,9 @@ def check_output(out: str | Path, inputs: Sequence[str], *, overwrite: bool = Fa
 
     Refused with :class:`InvalidParameterError`: an unknown suffix, an input file (or a
     folder that holds one), an unwritable folder, a missing bucket, a local file that
-    labelaudit did not write unless ``overwrite`` (the rule of every command, see
-    :func:`labelaudit.io.check_output_paths`), and a remote file or a folder that is not a
+    labelaudit did not write (whatever ``overwrite``) or that was changed since it wrote it
+    (unless ``overwrite``: the rule of every command, see
+    :func:`labelaudit.io.check_replaceable`), and a remote file or a folder that is not a
     labelaudit scan output.
     """
     from labelaudit.io import check_output_paths, format_of
@@ -68,8 +69,8 @@ def check_output(out: str | Path, inputs: Sequence[str], *, overwrite: bool = Fa
     import pyarrow.fs as pafs
 
     fs, path = out_filesystem(text)
-    if is_local(fs):
-        check_output_paths([("out", path)], local_inputs)
+    if is_local(fs):  # file://: the local rule, --overwrite included
+        check_output_paths([("out", path)], local_inputs, overwrite=overwrite)
     info = out_info(fs, path, where)
     if info.type == pafs.FileType.Directory:
         raise InvalidParameterError(

@@ -2,7 +2,8 @@
 
 Nothing here holds more than one chunk of rows at a time: Parquet is read batch by batch
 (``pyarrow.parquet.ParquetFile.iter_batches``), CSV with ``pandas.read_csv(chunksize=...)``
-(the options :func:`labelaudit.io.read_table` uses, so values parse the same), JSON lines
+(the options and the leading-zero rule of :func:`labelaudit.io.read_table`, so values parse
+the same; the first chunk decides which columns are text, and every chunk follows), JSON lines
 line by line. The files are those of a :class:`~labelaudit.engine._source.Source`; URIs
 are opened through :mod:`labelaudit.engine._uri`.
 """
@@ -13,6 +14,7 @@ import csv
 import io
 import json
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +23,7 @@ import pandas as pd
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.engine._source import Source, is_streamable, resolve_source
 from labelaudit.engine._uri import one_line, open_binary, split_query
+from labelaudit.io import zero_padded_columns
 
 __all__ = ["Source", "check_chunk_size", "check_columns", "first_rows",
            "first_rows_hold_label_sets", "is_streamable", "iter_frames", "resolve_source",
@@ -98,7 +101,8 @@ def check_columns(source: Source, required: Sequence[str]) -> list[str]:
 
 
 def iter_frames(source: Source, *, columns: Sequence[str] | None = None,
-                chunk_size: int = 100_000) -> Iterator[pd.DataFrame]:
+                chunk_size: int = 100_000,
+                text: Sequence[str] = ()) -> Iterator[pd.DataFrame]:
     """The rows of every file in order, as DataFrames of at most ``chunk_size`` rows.
 
     Parameters
@@ -107,6 +111,12 @@ def iter_frames(source: Source, *, columns: Sequence[str] | None = None,
     columns : sequence of str, optional
         The columns to read (all by default), in this order.
     chunk_size : int
+    text : sequence of str
+        Columns a CSV or TSV holds as text whatever their values (the id column), so
+        that no chunk reads ``068`` as 68 and every chunk gives them the same type. The
+        other columns follow :func:`labelaudit.io.read_table`'s rule, decided on the first
+        chunk of the first file: a column of numbers one of which is written with a
+        leading zero is text in every chunk.
 
     Examples
     --------
@@ -116,14 +126,17 @@ def iter_frames(source: Source, *, columns: Sequence[str] | None = None,
     >>> [len(f) for f in iter_frames(resolve_source(path), chunk_size=2)]
     [2, 2, 1]
     """
+    as_text: list[str] | None = None
     for path in source.paths:
         if source.format == "parquet":
             yield from _parquet_frames(path, columns, chunk_size)
         elif source.format == "jsonl":
             yield from _jsonl_frames(path, columns, chunk_size)
         else:
-            yield from _csv_frames(path, columns, chunk_size, "\t" if source.format == "tsv"
-                                   else ",")
+            sep = "\t" if source.format == "tsv" else ","
+            if as_text is None:
+                as_text = _text_columns(path, columns, chunk_size, sep, text)
+            yield from _csv_frames(path, columns, chunk_size, sep, as_text)
 
 
 def _parquet_frames(path: str, columns: Sequence[str] | None,
@@ -143,15 +156,11 @@ def _parquet_frames(path: str, columns: Sequence[str] | None,
             yield batch.to_pandas()
 
 
-def _csv_frames(path: str, columns: Sequence[str] | None, chunk_size: int,
-                sep: str) -> Iterator[pd.DataFrame]:
+@contextmanager
+def _csv_errors(path: str, sep: str) -> Iterator[None]:
+    """pandas' parsing and decoding errors as one-line :class:`InvalidInputError`."""
     try:
-        reader = pd.read_csv(open_binary(path), sep=sep, keep_default_na=True,
-                             chunksize=chunk_size, usecols=list(columns) if columns else None,
-                             encoding="utf-8-sig")
-        with reader:
-            for frame in reader:
-                yield frame[list(columns)] if columns else frame
+        yield
     except pd.errors.ParserError as exc:
         kind = "TSV" if sep == "\t" else "CSV"
         raise InvalidInputError(f"{path}: cannot parse as {kind}: {exc}") from None
@@ -159,6 +168,27 @@ def _csv_frames(path: str, columns: Sequence[str] | None, chunk_size: int,
         raise InvalidInputError(
             f"{path}: undecodable bytes ({exc.reason}): the file is not UTF-8; convert it, "
             "e.g. `iconv -f latin1 -t utf-8`") from None
+
+
+def _text_columns(path: str, columns: Sequence[str] | None, chunk_size: int, sep: str,
+                  text: Sequence[str]) -> list[str]:
+    """The columns every chunk reads as text: ``text``, and those that the first chunk
+    holds as numbers written with a leading zero (:func:`labelaudit.io.zero_padded_columns`)."""
+    with _csv_errors(path, sep), open_binary(path) as raw:
+        first = pd.read_csv(raw, sep=sep, keep_default_na=True, dtype=str, nrows=chunk_size,
+                            usecols=list(columns) if columns else None, encoding="utf-8-sig")
+    return list(dict.fromkeys([*text, *zero_padded_columns(first)]))
+
+
+def _csv_frames(path: str, columns: Sequence[str] | None, chunk_size: int, sep: str,
+                text: Sequence[str]) -> Iterator[pd.DataFrame]:
+    with _csv_errors(path, sep):
+        reader = pd.read_csv(open_binary(path), sep=sep, keep_default_na=True,
+                             chunksize=chunk_size, usecols=list(columns) if columns else None,
+                             dtype=dict.fromkeys(text, str), encoding="utf-8-sig")
+        with reader:
+            for frame in reader:
+                yield frame[list(columns)] if columns else frame
 
 
 def _jsonl_frames(path: str, columns: Sequence[str] | None,

@@ -158,14 +158,15 @@ def _estimate(error_rate: float | None, n_errors: int | None, n_items: int, obse
               where: str) -> int | None:
     """The estimated number of errors, checked against the items and the truth."""
     if error_rate is not None and n_errors is not None:
-        raise InvalidParameterError("give error_rate or n_errors, not both")
+        raise InvalidParameterError("give error_rate or n_errors, not both",
+                                    param=("error_rate", "n_errors"))
     if n_errors is not None:
         n_errors = check_int(n_errors, "n_errors", minimum=1)
         if n_errors > n_items:
             raise InvalidParameterError(
                 f"n_errors={n_errors} is more than the {n_items} items in {where}: there "
                 f"cannot be more errors than items; give at most {n_items} (or error_rate=, "
-                "a share of the items)")
+                "a share of the items)", param=("n_errors", "error_rate"))
     if error_rate is not None:
         rate = check_number(error_rate, "error_rate", low=0.0, high=1.0, low_open=True)
         n_errors = max(1, round(rate * n_items))

@@ -190,9 +190,11 @@ def _wilson(k: int, n: int, confidence_level: float) -> tuple[float, float]:
 
 def _check_options(confidence_level: float, n_points: int) -> None:
     if not 0.0 < confidence_level < 1.0:
-        raise InvalidParameterError(f"confidence_level must be in (0, 1), got {confidence_level}")
+        raise InvalidParameterError(f"confidence_level must be in (0, 1), got {confidence_level}",
+                                    param="confidence_level")
     if n_points < 2:
-        raise InvalidParameterError(f"n_points must be at least 2, got {n_points}")
+        raise InvalidParameterError(f"n_points must be at least 2, got {n_points}",
+                                    param="n_points")
 
 
 def impact(

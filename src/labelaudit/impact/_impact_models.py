@@ -41,7 +41,8 @@ def _check_members(members: Sequence[str] | str, kinds: Sequence[str]) -> list[s
     """The kinds of rung asked for, as a list, each one of ``kinds``."""
     chosen = [members] if isinstance(members, str) else list(members)
     if not chosen or any(m not in kinds for m in chosen):
-        raise InvalidParameterError(f"members={chosen!r}: choose from {', '.join(kinds)}")
+        raise InvalidParameterError(f"members={chosen!r}: choose from {', '.join(kinds)}",
+                                    param="members")
     return chosen
 
 

@@ -59,28 +59,36 @@ def check_impact_options(corrected: str | Path, *,
             ("verdict", verdict), ("text", text), ("text_pair", text_pair)) if value]
         if table_only:
             raise InvalidParameterError(f"{', '.join(table_only)} go with tables, not with "
-                                        "token data (original=)")
+                                        "token data (original=)",
+                                        param=(*(n.rstrip("=") for n in table_only),
+                                               "original"))
     elif Path(corrected).suffix.lower() in _TOKEN_SUFFIXES:
         raise InvalidParameterError(
             f"{corrected} looks like a tagged (CoNLL) file: give its original copy with "
-            "original=FILE to measure token data")
+            "original=FILE to measure token data", param="original")
     elif scheme is not None or tag_column != -1:
-        raise InvalidParameterError("scheme= and tag_column= go with token data (original=)")
+        raise InvalidParameterError("scheme= and tag_column= go with token data (original=)",
+                                    param=("scheme", "tag_column", "original"))
     if train and predictions:
-        raise InvalidParameterError("give predictions= or train=, not both")
+        raise InvalidParameterError("give predictions= or train=, not both",
+                                    param=("predictions", "train"))
     if predictions:
         if members is not None:
-            raise InvalidParameterError("members= goes with train=")
+            raise InvalidParameterError("members= goes with train=",
+                                        param=("members", "train"))
         names = [name for name, _ in predictions]
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
-            raise InvalidParameterError(f"model names given twice in predictions=: {twice}")
+            raise InvalidParameterError(f"model names given twice in predictions=: {twice}",
+                                        param="predictions")
         return None
     if not train:
         raise InvalidParameterError("give predictions=NAME=FILE or train=FILE"
-                                    + ("" if original else " text=COL"))
+                                    + ("" if original else " text=COL"),
+                                    param=("predictions", "train"))
     if not original and not text:
-        raise InvalidParameterError("train= needs text=, the text column")
+        raise InvalidParameterError("train= needs text=, the text column",
+                                    param=("text", "train"))
     kinds = TOKEN_KINDS if original else KINDS
     if members is None:
         return list(kinds)
@@ -89,5 +97,5 @@ def check_impact_options(corrected: str | Path, *,
         raise InvalidParameterError(
             f"members={wrong} does not go with "
             f"{'token data' if original else 'tables'}; choose ladder or some of "
-            f"{','.join(kinds)}")
+            f"{','.join(kinds)}", param="members")
     return list(members)

@@ -18,6 +18,7 @@ from labelaudit.io._dataset import (
     TextDataset,
     align_pred_probs,
     encode_labels,
+    pred_probs_by_id,
     prepare_text_dataset,
     require_columns,
 )
@@ -49,7 +50,7 @@ from labelaudit.io._paths import (
     same_file,
     sidecar_path,
 )
-from labelaudit.io._read import read_data, read_pred_probs, read_table
+from labelaudit.io._read import read_data, read_pred_probs, read_table, zero_padded_columns
 from labelaudit.io._result_files import METRIC_NAMES, ResultFiles, emit_report, json_number
 from labelaudit.io._text import json_lines, read_text, split_lines
 from labelaudit.io._write import (
@@ -123,6 +124,7 @@ __all__ = [
     "ledger_path",
     "nested_to_long",
     "parquet_refusal",
+    "pred_probs_by_id",
     "prepare_text_dataset",
     "read_data",
     "read_label_sets",
@@ -147,4 +149,5 @@ __all__ = [
     "write_table",
     "written_folder",
     "wrote_output",
+    "zero_padded_columns",
 ]

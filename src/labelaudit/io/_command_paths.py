@@ -29,7 +29,7 @@ _SCRATCH = ("checkpoint_dir",)
 # is checked as an output of its own.
 SIDECARS = {"gold_out": ".noise.json"}
 # Output options whose name must say what is written: checked before anything else, so that
-# a name that cannot be written is refused before "exists" (and --overwrite) comes up.
+# a name that cannot be written is refused before "exists" comes up.
 # Each check is given the path and the option's flag.
 _NAMES: dict[str, Callable[[str, str], object]] = {
     "plot_out": lambda path, _: figure_path(path),
@@ -63,8 +63,8 @@ def check_command_paths(options: Mapping[str, object], *, flag: Callable[[str], 
     writes : iterable of str
         Options among the inputs that this command writes instead (``"db"``).
     overwrite : bool
-        Replace an existing output file that labelaudit did not write (see
-        :func:`check_output_paths`).
+        Replace an earlier output of labelaudit's that was changed since (never a file
+        labelaudit did not write: see :func:`labelaudit.io.check_replaceable`).
     remote : iterable of str
         Outputs that may be URIs or folders of parts (the writer checks those itself).
 

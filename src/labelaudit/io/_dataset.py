@@ -8,12 +8,18 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows, plain_value
+from labelaudit._errors import (
+    InvalidInputError,
+    InvalidParameterError,
+    format_rows,
+    format_values,
+    plain_value,
+)
 from labelaudit._validation import shown
-from labelaudit.io._labels import check_label_values
+from labelaudit.io._labels import check_label_values, text_keys
 
-__all__ = ["TextDataset", "align_pred_probs", "encode_labels", "prepare_text_dataset",
-           "require_columns"]
+__all__ = ["TextDataset", "align_pred_probs", "encode_labels", "pred_probs_by_id",
+           "prepare_text_dataset", "require_columns"]
 
 
 @dataclass(frozen=True)
@@ -250,7 +256,8 @@ def _column_classes(names: list[object] | None, data: TextDataset,
     seen: set[str] = set()
     twice = [c for c in given if _key(c) in seen or seen.add(_key(c))]  # type: ignore[func-returns-value]
     if twice:
-        raise InvalidParameterError(f"classes= lists {_names(twice)} more than once")
+        raise InvalidParameterError(f"classes= lists {_names(twice)} more than once",
+                                    param="classes")
     keys = {_key(c) for c in given}
     unknown = [c for c in present.tolist() if _key(c) not in keys]
     if unknown:
@@ -268,6 +275,43 @@ def _column_classes(names: list[object] | None, data: TextDataset,
             f"classes= {_names(given)} orders the columns differently from their names "
             f"{_names(names)}; drop classes= to match the columns by name, or rename them")
     return given
+
+
+def pred_probs_by_id(pred_probs: pd.DataFrame, ids: np.ndarray,
+                     id: str) -> pd.DataFrame:  # noqa: A002 - the data's id column
+    """A pred_probs table's rows in the order of the items ``ids``, matched by its ``id``
+    column (as text, :func:`text_keys`: 68 and "68" agree), without that column; blank,
+    repeated, missing and unknown ids are refused with :class:`InvalidInputError`.
+
+    Examples
+    --------
+    >>> table = pd.DataFrame({"id": ["b", "a"], "pos": [0.2, 0.9], "neg": [0.8, 0.1]})
+    >>> pred_probs_by_id(table, np.array(["a", "b"]), "id")["pos"].tolist()
+    [0.9, 0.2]
+    """
+    column = pred_probs[id]
+    blank = column.isna().to_numpy()
+    if blank.any():
+        raise InvalidInputError(
+            f"pred_probs column {id!r} is blank in {format_rows(np.flatnonzero(blank))}; give "
+            "every row the id of its item")
+    keys = pd.Index(text_keys(column))
+    if keys.has_duplicates:
+        raise InvalidInputError(
+            f"pred_probs column {id!r} repeats ids "
+            f"{format_values(pd.unique(column[keys.duplicated()]))}; give one row per item")
+    wanted = text_keys(ids)
+    position = keys.get_indexer(wanted)
+    if (position < 0).any():
+        raise InvalidInputError(
+            f"pred_probs has no row for ids {format_values(ids[position < 0])} of the "
+            f"data (matched by column {id!r}); give one row per item")
+    extra = ~keys.isin(wanted)
+    if extra.any():
+        raise InvalidInputError(
+            f"pred_probs column {id!r} has ids the data does not have: "
+            f"{format_values(column[extra])}; give the rows of these items only")
+    return pred_probs.drop(columns=[id]).iloc[position].reset_index(drop=True)
 
 
 def _probability_values(pred_probs: object) -> tuple[np.ndarray, list[object] | None]:
@@ -298,13 +342,17 @@ def align_pred_probs(
     pred_probs: np.ndarray | pd.DataFrame, data: TextDataset, *,
     classes: Sequence[object] | None = None,
     default_classes: Sequence[object] | None = None,
+    id: str | None = None,  # noqa: A002 - the data's id column, as scan's id=
 ) -> tuple[np.ndarray, TextDataset]:
     """Check the user's probabilities against a dataset and order its classes as the columns.
 
     Parameters
     ----------
     pred_probs : ndarray or DataFrame of shape (n_items, n_classes)
-        Row ``i`` is item ``i`` of ``data``. A DataFrame's columns are named by class.
+        Row ``i`` is item ``i`` of ``data``. A DataFrame's columns are named by class;
+        a DataFrame with the data's ``id`` column has its rows matched to the items by
+        that column instead (every item once, no other id), its other columns named by
+        class.
     data : TextDataset
         The labelled items.
     classes : sequence, optional
@@ -315,6 +363,8 @@ def align_pred_probs(
     default_classes : sequence, optional
         The column order of an array when ``classes`` is not given (the ``ClassLabel``
         names of a Hugging Face dataset, in id order).
+    id : str, optional
+        The data's id column (None: the data has row numbers for ids).
 
     Returns
     -------
@@ -341,6 +391,8 @@ def align_pred_probs(
     """
     if data.labels is None:
         raise InvalidInputError("pred_probs needs labelled data")
+    if id is not None and isinstance(pred_probs, pd.DataFrame) and id in pred_probs.columns:
+        pred_probs = pred_probs_by_id(pred_probs, data.ids, id)
     values, names = _probability_values(pred_probs)
     n_items = len(data)
     if values.shape[0] != n_items:

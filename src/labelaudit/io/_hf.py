@@ -70,7 +70,7 @@ def hf_to_frame(dataset: Any, *, split: str | None = None, name: str = "the data
             "or DatasetDict (load without streaming=True)")
     elif split is not None:
         raise InvalidParameterError(
-            f"{name}: a single Dataset has no splits; drop split={split!r}")
+            f"{name}: a single Dataset has no splits; drop split={split!r}", param="split")
     frame = dataset.to_pandas()
     assert isinstance(frame, pd.DataFrame)  # noqa: S101 - not batched
     class_names: dict[str, list[str]] = {}

@@ -3,12 +3,14 @@
 Every table, JSON document, plot and report that labelaudit writes through
 :func:`labelaudit.io.atomic_path` is recorded here: its resolved path, size, modification
 time and inode. An existing output file is replaced without ``--overwrite`` only while it
-still matches its record, so a file that labelaudit wrote and a person edited since, or any
-file it did not write, is refused (see :func:`labelaudit.io.check_output_paths`).
+still matches its record; one that labelaudit wrote and a person changed since is replaced
+only with ``--overwrite``; a file it has no record of (it did not write it) never is (see
+:func:`labelaudit.io.check_replaceable`).
 
 The record is a SQLite database in ``$LABELAUDIT_STATE_DIR`` (default
 ``$XDG_STATE_HOME/labelaudit``, else ``~/.local/state/labelaudit``). Where it cannot be
-written, nothing is recorded and a rerun over an earlier output needs ``--overwrite``.
+written, nothing is recorded, and an earlier output is then a file labelaudit has no record
+of: a rerun over it is refused until it is moved or deleted.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import sqlite3
 from contextlib import closing
 from pathlib import Path
 
-__all__ = ["ledger_path", "record_output", "wrote_output"]
+__all__ = ["ledger_path", "output_record", "record_output", "wrote_output"]
 
 _NAME = "outputs.sqlite"
 
@@ -77,19 +79,35 @@ def record_output(path: str | Path) -> None:
         with closing(connection), connection:
             connection.execute("INSERT OR REPLACE INTO written VALUES (?, ?, ?, ?)", stamp)
     except (OSError, sqlite3.Error):
-        return  # no record: a rerun over this file will ask for --overwrite
+        return  # no record: a rerun over this file is refused (labelaudit did not write it)
 
 
-def wrote_output(path: str | Path) -> bool:
-    """Whether ``path`` is a file labelaudit wrote and nobody changed since."""
+def output_record(path: str | Path) -> str | None:
+    """What the record says of the file ``path``: ``"unchanged"`` (labelaudit wrote it and
+    nobody changed it since), ``"changed"`` (labelaudit wrote it, and it was changed or
+    replaced since), or None (no record: labelaudit did not write it, or the record cannot
+    be read).
+
+    Examples
+    --------
+    >>> output_record("/no/such/file.csv") is None
+    True
+    """
     try:
         key, size, mtime, inode = _stamp(Path(path))
         connection = _connect(create=False)
         if connection is None:
-            return False
+            return None
         with closing(connection):
             row = connection.execute("SELECT size, mtime_ns, inode FROM written WHERE path = ?",
                                      (key,)).fetchone()
     except (OSError, sqlite3.Error):
-        return False
-    return row is not None and tuple(row) == (size, mtime, inode)
+        return None
+    if row is None:
+        return None
+    return "unchanged" if tuple(row) == (size, mtime, inode) else "changed"
+
+
+def wrote_output(path: str | Path) -> bool:
+    """Whether ``path`` is a file labelaudit wrote and nobody changed since."""
+    return output_record(path) == "unchanged"

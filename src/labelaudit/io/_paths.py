@@ -57,7 +57,8 @@ def check_output_paths(outputs: Iterable[tuple[str, object]],
                        model_folders: Iterable[object] = ()) -> None:
     """Refuse, before any work, outputs that would destroy something: labelaudit never
     overwrites an input, never writes into a model folder, and replaces an existing file only
-    when it wrote that file itself (and nobody changed it since) or ``overwrite`` is given.
+    when it wrote that file itself: unchanged since, or changed and ``overwrite`` is given
+    (see :func:`check_replaceable`).
 
     Parameters
     ----------
@@ -69,8 +70,9 @@ def check_output_paths(outputs: Iterable[tuple[str, object]],
         Names of outputs that may be URIs (``s3://...``) or folders: the writer checks
         those itself.
     overwrite : bool
-        Replace an existing output file that labelaudit did not write (``--overwrite``).
-        An input or a file inside a model folder is refused all the same.
+        Replace an earlier output of labelaudit's that was changed since it was written
+        (``--overwrite``). A file labelaudit did not write, an input or a file inside a
+        model folder is refused all the same.
     model_folders : iterable of path
         Folders the run reads a model from or writes one to: nothing is written inside
         them. Folders marked as labelaudit's own outputs are refused without being named.
@@ -110,22 +112,37 @@ def check_output_paths(outputs: Iterable[tuple[str, object]],
 
 
 def check_replaceable(out: str | Path, *, name: str = "out", overwrite: bool = False,
-                      what: str = "choose another file") -> None:
-    """Refuse to replace an existing file that labelaudit did not write, or that was changed
-    since it wrote it (see :mod:`labelaudit.io._ledger`), unless ``overwrite``: the one rule
-    for every file a run replaces, a single output or a part of a folder output.
+                      what: str = "choose another name") -> None:
+    """The one rule for every existing file a run replaces (a single output, a sidecar, a
+    part of a folder output, a review database), by the record of what labelaudit wrote
+    (see :mod:`labelaudit.io._ledger`): a file labelaudit wrote and nobody changed since is
+    replaced; one it wrote that was changed since, only with ``overwrite``; a file it did
+    not write, never (``overwrite`` replaces only labelaudit's own earlier outputs).
 
     Examples
     --------
     >>> check_replaceable("/no/such/file.csv")
+    >>> import tempfile, pathlib
+    >>> mine = pathlib.Path(tempfile.mkdtemp()) / "mine.csv"
+    >>> _ = mine.write_text("a\\n1\\n")
+    >>> check_replaceable(mine, name="--out", overwrite=True)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    labelaudit._errors.InvalidParameterError: --out ... exists and labelaudit did not write it: ...
     """
-    from labelaudit.io._ledger import wrote_output
+    from labelaudit.io._ledger import output_record
 
     target = Path(out)
-    if target.is_file() and not overwrite and not wrote_output(target):
+    if not target.is_file():
+        return
+    found = output_record(target)
+    if found is None:
         raise InvalidParameterError(
-            f"{name} {out} exists and labelaudit did not write it (or it was changed "
-            f"since); {what}, or pass --overwrite to replace it")
+            f"{name} {out} exists and labelaudit did not write it: {what}, or move or delete "
+            "the file yourself")
+    if found == "changed" and not overwrite:
+        raise InvalidParameterError(
+            f"{name} {out} exists and was changed since labelaudit wrote it: {what}, or pass "
+            "--overwrite to replace it")
 
 
 def sidecar_path(out: str | Path, suffix: str) -> Path:

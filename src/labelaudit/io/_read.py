@@ -20,9 +20,35 @@ from labelaudit.io._hf import CLASS_NAMES, hf_to_frame, load_hub, read_hf_folder
 from labelaudit.io._text import json_lines, read_jsonl, read_text, split_lines
 
 __all__ = ["CLASS_NAMES", "TABLE_SUFFIXES", "could_be_hub_name", "hf_to_frame", "json_lines",
-           "read_data", "read_pred_probs", "read_table", "read_text", "split_lines"]
+           "read_data", "read_pred_probs", "read_table", "read_text", "split_lines",
+           "zero_padded_columns"]
 
 TABLE_SUFFIXES = (".csv", ".tsv", ".tab", ".txt", ".jsonl", ".ndjson", ".json", ".parquet", ".pq")
+
+# CSV/TSV cells: a number written with a leading zero ("068", "007", "-01"), a number, and a
+# cell that may start with a leading zero (a quick look at a whole file's text).
+_LEADING_ZERO = re.compile(r"\s*[+-]?0\d")
+_NUMBER = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*")
+_MAYBE_LEADING_ZERO = re.compile(r'(?:^|[,\t])"?\s*[+-]?0\d', re.MULTILINE)
+
+
+def zero_padded_columns(raw: pd.DataFrame) -> list[Any]:
+    """The columns of a CSV or TSV read as text (``dtype=str``) that hold only numbers,
+    one at least written with a leading zero (``"068"``, ``"007"``, ``"-01"``): the ones
+    :func:`read_table` keeps as text, so that ids, zip codes and codes keep their zeros.
+
+    Examples
+    --------
+    >>> raw = pd.DataFrame({"id": ["068", "100"], "n": ["1", "0.5"], "t": ["007", "x"]})
+    >>> zero_padded_columns(raw)
+    ['id']
+    """
+    padded = []
+    for name in raw.columns:
+        values = raw[name].dropna().astype(str)
+        if values.str.match(_LEADING_ZERO).any() and values.str.fullmatch(_NUMBER).all():
+            padded.append(name)
+    return padded
 
 
 # A hub dataset name: "imdb", "stanfordnlp/imdb", optionally with ":split".
@@ -144,7 +170,11 @@ def read_table(path: str | Path, *, split: str | None = None) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Text columns stay strings; nothing is parsed as dates.
+        Text columns stay strings; nothing is parsed as dates. In a CSV or TSV, a column
+        of numbers any of which is written with a leading zero (``"068"``, ``"007"``,
+        ``"-01"``) is read as text, all of its values (:func:`zero_padded_columns`), so
+        that ids, zip codes and codes come out as they went in; other numbers are read as
+        numbers. JSON lines and Parquet keep the types they were written with.
 
     Examples
     --------
@@ -153,6 +183,9 @@ def read_table(path: str | Path, *, split: str | None = None) -> pd.DataFrame:
     >>> _ = (folder / "a.csv").write_text("text,label\\nhello,1\\n")
     >>> read_table(folder / "a.csv").to_dict("records")
     [{'text': 'hello', 'label': 1}]
+    >>> _ = (folder / "b.csv").write_text("id,label\\n068,1\\n100,2\\n")
+    >>> read_table(folder / "b.csv")["id"].tolist()
+    ['068', '100']
     """
     text_path = str(path)
     candidate = Path(text_path)
@@ -207,7 +240,14 @@ def read_table(path: str | Path, *, split: str | None = None) -> pd.DataFrame:
         return read_jsonl(path, text)
     sep = "\t" if suffix in (".tsv", ".tab") else ","
     try:
-        return pd.read_csv(_stdio.StringIO(text), sep=sep, keep_default_na=True)
+        frame = pd.read_csv(_stdio.StringIO(text), sep=sep, keep_default_na=True)
+        numbers = [c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])]
+        if numbers and _MAYBE_LEADING_ZERO.search(text):  # read those again, as written
+            raw = pd.read_csv(_stdio.StringIO(text), sep=sep, keep_default_na=True, dtype=str,
+                              usecols=numbers)
+            for name in zero_padded_columns(raw):
+                frame[name] = raw[name]
+        return frame
     except pd.errors.ParserError as exc:
         kind = "TSV" if sep == "\t" else "CSV"
         raise InvalidInputError(f"{path}: cannot parse as {kind}: {exc}") from None

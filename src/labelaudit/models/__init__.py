@@ -23,6 +23,7 @@ from labelaudit.models._checkpoint import FoldStore, claim_checkpoint_folder, fo
 from labelaudit.models._crossfit import FoldWarning, check_fold_count, exact_folds
 from labelaudit.models._dynamics import DynamicsScorer, TrainingDynamics, training_dynamics
 from labelaudit.models._embed import EmbedScorer, encode_texts
+from labelaudit.models._encoder import check_cache_dir
 from labelaudit.models._finetune import FinetuneScorer
 from labelaudit.models._knn import KnnScorer
 from labelaudit.models._loop import predict_proba, train_networks
@@ -46,6 +47,7 @@ from labelaudit.models._token_scorer import (
 )
 
 __all__ = [
+    "check_cache_dir",
     "CharTfidfScorer",
     "ConvergenceWarning",
     "DynamicsScorer",

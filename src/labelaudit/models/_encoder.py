@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from labelaudit._errors import InvalidParameterError
+
 # Loading and naming models moved to _hub, _loading and _runtime; importable here as before.
 from labelaudit.models._hub import DEFAULT_MODEL, resolve_model_path
 from labelaudit.models._loading import load_pretrained, load_sentence_encoder, quiet_loading
@@ -23,6 +25,7 @@ __all__ = [
     "MaxLengthWarning",
     "clamp_length",
     "TokenVectorCache",
+    "check_cache_dir",
     "default_cache_dir",
     "load_pretrained",
     "load_sentence_encoder",
@@ -74,6 +77,15 @@ def default_cache_dir() -> Path:
     """``$LABELAUDIT_CACHE`` or ``~/.cache/labelaudit``."""
     root = os.environ.get("LABELAUDIT_CACHE") or Path.home() / ".cache" / "labelaudit"
     return Path(root)
+
+
+def check_cache_dir(cache_dir: object) -> None:
+    """Refuse a cache folder that is an existing file (the cache would fail only after
+    encoding every text); a folder that does not exist yet is created when written."""
+    if Path(str(cache_dir)).exists() and not Path(str(cache_dir)).is_dir():
+        raise InvalidParameterError(
+            f"cache_dir={str(cache_dir)!r} is a file, not a folder: give a folder for the "
+            "embedding cache (created if missing)")
 
 
 def _text_key(text: str) -> bytes:
@@ -288,6 +300,8 @@ class EmbeddingCache:
     """
 
     def __init__(self, root: str | Path | None, model_key: str) -> None:
+        if root is not None:
+            check_cache_dir(root)
         self.root = None if root is None else Path(root) / hashlib.sha256(
             model_key.encode()).hexdigest()[:20]
 
@@ -323,6 +337,8 @@ class TokenVectorCache:
     """
 
     def __init__(self, root: str | Path | None, model_key: str) -> None:
+        if root is not None:
+            check_cache_dir(root)
         self.root = None if root is None else (
             Path(root) / "tokens" / hashlib.sha256(model_key.encode()).hexdigest()[:20]
         )

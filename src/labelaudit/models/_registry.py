@@ -164,7 +164,8 @@ def keep_best(probs: dict[str, np.ndarray], labels: np.ndarray, keep: int) -> li
 def member_pred_probs(
     train: TextDataset, target: TextDataset | None = None, *,
     scorers: Sequence[str | Scorer] = DEFAULT_SCORERS, n_folds: int = 5, n_seeds: int = 1,
-    random_state: int | None = 0, progress: bool = False, sweep: int = 0, keep: int = 3,
+    random_state: int | None = 0, progress: bool = False, sweep: int = 0,
+    keep: int | None = None,
     **options: Any,
 ) -> MemberProbs:
     """Out-of-sample probabilities of each scorer (and each seed repeat).
@@ -245,9 +246,11 @@ def _check_before_encoding(train: TextDataset, target: TextDataset | None,
 
 
 def _swept(train: TextDataset, target: TextDataset | None, scorers: Sequence[str | Scorer], *,
-           n_folds: int, random_state: int | None, progress: bool, sweep: int, keep: int,
-           **options: Any) -> MemberProbs:
-    """Members with every fine-tuning member replaced by the best ``keep`` of a sweep."""
+           n_folds: int, random_state: int | None, progress: bool, sweep: int,
+           keep: int | None, **options: Any) -> MemberProbs:
+    """Members with every fine-tuning member replaced by the best ``keep`` of a sweep
+    (``None``: 3, or all of a smaller sweep)."""
+    keep = min(3, sweep) if keep is None else keep
     if keep < 1 or keep > sweep:
         raise InvalidParameterError(f"keep must be between 1 and sweep={sweep}; got {keep}",
                                     param=("keep", "sweep"))

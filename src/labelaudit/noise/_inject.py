@@ -127,11 +127,14 @@ def _plan(method: str | None, recipe: Recipe | None, rate: object, noise_matrix:
     names = [name for name, _ in components]
     checked = check_rate(rate, allow_none=names == ["crowd-majority"])
     if noise_matrix is not None and "class-dependent" not in names:
-        raise InvalidParameterError("noise_matrix is only used by class-dependent noise")
+        raise InvalidParameterError("noise_matrix is only used by class-dependent noise",
+                                    param=("noise_matrix", "method"))
     if not isinstance(swap_input, (bool, np.bool_)):
-        raise InvalidParameterError(f"swap_input must be True or False; got {swap_input!r}")
+        raise InvalidParameterError(f"swap_input must be True or False; got {swap_input!r}",
+                                    param="swap_input")
     if swap_input and "instance-dependent" not in names:
-        raise InvalidParameterError("swap_input is only used by instance-dependent noise")
+        raise InvalidParameterError("swap_input is only used by instance-dependent noise",
+                                    param=("swap_input", "method"))
     return components, checked
 
 

@@ -34,13 +34,14 @@ def parse_recipe(recipe: Recipe) -> tuple[tuple[str, float], ...]:
             if not sep or not name.strip():
                 raise InvalidParameterError(
                     f"recipe part {part.strip()!r} is not METHOD:SHARE; write e.g. "
-                    "'dissenting-worker:0.8,dissenting-label:0.2'"
+                    "'dissenting-worker:0.8,dissenting-label:0.2'", param="recipe"
                 )
             try:
                 pairs.append((name, float(share)))
             except ValueError:
                 raise InvalidParameterError(
-                    f"recipe share {share!r} of {name.strip()!r} is not a number") from None
+                    f"recipe share {share!r} of {name.strip()!r} is not a number",
+                    param="recipe") from None
     elif isinstance(recipe, Mapping):
         pairs = list(recipe.items())
     else:
@@ -48,26 +49,27 @@ def parse_recipe(recipe: Recipe) -> tuple[tuple[str, float], ...]:
             pairs = [(key, share) for key, share in recipe]
         except (TypeError, ValueError):
             raise InvalidParameterError(
-                "recipe must be 'METHOD:SHARE,...', a mapping or (method, share) pairs"
-            ) from None
+                "recipe must be 'METHOD:SHARE,...', a mapping or (method, share) pairs",
+                param="recipe") from None
     out: list[tuple[str, float]] = []
     for raw_name, raw_share in pairs:
         method = str(raw_name).strip()
         if method not in NOISE_METHODS:
             raise InvalidParameterError(
                 f"unknown noise method {method!r} in the recipe; choose from "
-                f"{', '.join(NOISE_METHODS)}")
+                f"{', '.join(NOISE_METHODS)}", param="recipe")
         if any(method == seen for seen, _ in out):
-            raise InvalidParameterError(f"recipe names {method!r} twice")
+            raise InvalidParameterError(f"recipe names {method!r} twice", param="recipe")
         try:
             number = check_number(raw_share, "share", low=0.0, low_open=True)
         except InvalidParameterError:
             raise InvalidParameterError(f"the share of {method!r} must be a positive number; "
-                                        f"got {shown(raw_share)}") from None
+                                        f"got {shown(raw_share)}", param="recipe") from None
         out.append((method, number))
     if not out:
-        raise InvalidParameterError("the recipe is empty")
+        raise InvalidParameterError("the recipe is empty", param="recipe")
     total = sum(share for _, share in out)
     if abs(total - 1.0) > 1e-6:
-        raise InvalidParameterError(f"recipe shares must sum to 1; they sum to {total:g}")
+        raise InvalidParameterError(f"recipe shares must sum to 1; they sum to {total:g}",
+                                    param="recipe")
     return tuple(out)

@@ -75,7 +75,8 @@ def read_noise_sources(spec: str | Path) -> dict[str, str]:
         name, sep, source = part.strip().partition("=")
         if not sep or not name.strip() or not source.strip():
             raise InvalidParameterError(
-                f"sources part {part.strip()!r} is not CLASS=SOURCE (or {spec!r} is not a file)")
+                f"sources part {part.strip()!r} is not CLASS=SOURCE (or {spec!r} is not a file)",
+                param="sources")
         mapping[name.strip()] = source.strip()
     return mapping
 
@@ -174,7 +175,8 @@ def inject_noise_table(
     names = [method] if recipe is None else [name for name, _ in parse_recipe(recipe)]
     needs_text = "instance-dependent" in names
     if needs_text and not text:
-        raise InvalidParameterError("instance-dependent noise needs text=COLUMN")
+        raise InvalidParameterError("instance-dependent noise needs text=COLUMN",
+                                    param=("text", "method"))
     texts = None
     if needs_text and text:
         texts = frame[text].astype(str).tolist()

@@ -217,7 +217,8 @@ def _token_sections(audit: Any, *, truth: Any, annotations: Any, top: int
 
     if annotations is not None:
         raise InvalidParameterError(
-            "annotations go with text scans; a token scan's report has no agreement section")
+            "annotations go with text scans; a token scan's report has no agreement section",
+            param="annotations")
     if truth is not None and isinstance(truth, pd.DataFrame):
         raise InvalidParameterError(
             "the truth of a token scan is a corrected CoNLL or JSONL file: give its path")

@@ -11,7 +11,7 @@ import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows
 from labelaudit._validation import check_choice
-from labelaudit.io import read_table, write_table
+from labelaudit.io import read_table, text_keys, write_table
 from labelaudit.review._protocol import (
     CORRECTABLE,
     NON_AGREEMENT,
@@ -41,12 +41,9 @@ def _coerce(value: Any, column: pd.Series) -> Any:
 
 
 def _key(values: pd.Series) -> pd.Series:
-    """Ids compared by their text, with whole floats read back as integers (``3.0`` -> ``3``)."""
-    def one(v: Any) -> str:
-        if isinstance(v, (float, np.floating)) and float(v).is_integer():
-            return str(int(v))
-        return str(v)
-    return values.map(one)
+    """Ids compared by their text (:func:`labelaudit.io.text_keys`: ``3.0`` -> ``"3"``),
+    so that an id 68 of one file is the id ``"68"`` of another, and ``"068"`` stays itself."""
+    return pd.Series(text_keys(values), index=values.index)
 
 
 def apply_verdicts(

@@ -56,7 +56,7 @@ def _check_base(base_url: str) -> str:
     if parts.scheme not in ("http", "https") or not parts.hostname or parts.query:
         raise InvalidParameterError(
             f"--base-url {base_url!r} is not an address like http://127.0.0.1:8000 or "
-            "https://review.example.org"
+            "https://review.example.org", param="base_url"
         )
     return base_url.strip().rstrip("/")
 

@@ -243,7 +243,8 @@ def init_review(
         extra={"score_column": score},
     )
     if n_flagged is not None and n_flagged < top and select == "random":
-        raise InvalidParameterError(f"n_flagged ({n_flagged}) is smaller than --top ({top})")
+        raise InvalidParameterError(f"n_flagged ({n_flagged}) is smaller than --top ({top})",
+                                    param=("n_flagged", "top"))
     items = _items_table(review, known, n_qualification, has_pair, score)
     return ReviewStore.create(db, config, items, overwrite=overwrite)
 
@@ -255,8 +256,8 @@ def _review_items(frame: pd.DataFrame, top: int | None, select: str, n_flagged: 
     if top is None:
         if not has_flags:
             raise InvalidParameterError(
-                "the scan file has no 'flagged' column: say how many items to review with --top"
-            )
+                "the scan file has no 'flagged' column: say how many items to review with --top",
+                param="top")
         top = int(frame["flagged"].sum())
         if top == 0:
             raise InvalidInputError("the scan flagged no item; choose items with --top N")
@@ -267,7 +268,7 @@ def _review_items(frame: pd.DataFrame, top: int | None, select: str, n_flagged: 
     if top > len(pool):
         raise InvalidParameterError(
             f"--top {top} asks for more items than the scan file has "
-            f"({len(pool)}{' flagged' if pool is not frame else ''})"
+            f"({len(pool)}{' flagged' if pool is not frame else ''})", param="top"
         )
     if select == "random":
         rng = np.random.default_rng(random_state)

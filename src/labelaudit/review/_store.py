@@ -112,10 +112,17 @@ class ReviewStore:
     @classmethod
     def create(cls, path: str | Path, config: ProjectConfig, items: pd.DataFrame, *,
                overwrite: bool = False) -> ReviewStore:
-        """Write a new project file with ``items`` (columns as the ``items`` table)."""
+        """Write a new project file with ``items`` (columns as the ``items`` table). An
+        existing file is replaced only when labelaudit wrote it and ``overwrite`` is given
+        (a file labelaudit did not write never is: :func:`labelaudit.io.check_replaceable`).
+        """
+        from labelaudit.io import check_replaceable, record_output
+
         target = Path(path)
         tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
         try:
+            check_replaceable(target, name="--db", overwrite=overwrite,
+                              what="choose another --db")
             if target.exists() and not overwrite:
                 raise InvalidInputError(
                     f"{target} already exists; choose another --db or pass --overwrite"
@@ -126,6 +133,7 @@ class ReviewStore:
             for suffix in ("-wal", "-shm"):
                 Path(f"{target}{suffix}").unlink(missing_ok=True)
             tmp.replace(target)
+            record_output(target)  # labelaudit's own: --overwrite may replace it later
         except (OSError, sqlite3.Error) as exc:
             raise InvalidParameterError(
                 f"cannot create the review database {target} ({exc}): choose a --db in a "

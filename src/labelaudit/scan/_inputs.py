@@ -84,7 +84,8 @@ def read_inputs(
         try:
             probs, train = align_pred_probs(given, train, classes=classes,
                                             default_classes=train_frame.attrs.get(
-                                                CLASS_NAMES, {}).get(label))
+                                                CLASS_NAMES, {}).get(label),
+                                            id=id_column(train_frame, id))
         except InvalidInputError as exc:
             if not path:
                 raise

@@ -97,12 +97,16 @@ def _check_classes(label_sets: np.ndarray, classes: np.ndarray, n_folds: int | N
         raise InvalidInputError(f"{len(label_sets)} items are too few for {n_folds} folds")
 
 
-def _given_probs(pred_probs: Any, classes: np.ndarray) -> np.ndarray:
+def _given_probs(pred_probs: Any, classes: np.ndarray, ids: np.ndarray,
+                 id_name: str | None) -> np.ndarray:
     """The user's per-class probabilities in [0, 1]: an array or a ``.npy`` file with the
-    columns in ``classes`` order, or a table (a file) with one column per class."""
-    from labelaudit.io import read_pred_probs
+    columns in ``classes`` order, or a table (a file) with one column per class (its rows
+    matched to the items ``ids`` when it has the data's id column ``id_name``)."""
+    from labelaudit.io import pred_probs_by_id, read_pred_probs
 
     given = read_pred_probs(pred_probs) if isinstance(pred_probs, (str, Path)) else pred_probs
+    if isinstance(given, pd.DataFrame) and id_name is not None and id_name in given.columns:
+        given = pred_probs_by_id(given, ids, id_name)
     if isinstance(given, pd.DataFrame):
         names = [str(c) for c in given.columns]
         absent = [str(c) for c in classes if str(c) not in names]
@@ -175,7 +179,7 @@ def scan_label_sets(
     if bad or not names:
         raise InvalidParameterError(
             f"scorers {bad or names} do not score label sets; multi-label scans take "
-            f"{', '.join(LABEL_SET_SCORERS)}")
+            f"{', '.join(LABEL_SET_SCORERS)}", param="scorers")
     check_flagging(top, threshold)
     require_columns(frame, [label])
     id_name = id_column(frame, id)
@@ -187,8 +191,8 @@ def scan_label_sets(
     if pred_probs is not None:
         if scorers is not None:
             raise InvalidParameterError("pred_probs replaces the members: give pred_probs or "
-                                        "scorers, not both")
-        member_probs = {"pred_probs": _given_probs(pred_probs, found)}
+                                        "scorers, not both", param=("scorers", "pred_probs"))
+        member_probs = {"pred_probs": _given_probs(pred_probs, found, data.ids, id_name)}
         if len(member_probs["pred_probs"]) != len(label_sets):
             raise InvalidInputError(f"pred_probs has {len(member_probs['pred_probs'])} rows "
                                     f"for {len(label_sets)} items")

@@ -42,7 +42,7 @@ class MemberFit:
 def fit_members(train: TextDataset, target: TextDataset | None, labels: np.ndarray, *,
                 scorers: Sequence[Any], screen: int, weights: Any, n_folds: int,
                 n_seeds: int, random_state: int | None, progress: bool, sweep: int,
-                keep: int, model: str | None, pair_mode: str | None,
+                keep: int | None, model: str | None, pair_mode: str | None,
                 cache_dir: str | Path | None, engine: str, ray_address: str | None,
                 checkpoint_dir: str | Path | None, resume: bool) -> MemberFit:
     """Screen (``screen`` > 0: the default members on a sample), fit and combine.

@@ -11,6 +11,7 @@ import pandas as pd
 
 from labelaudit._errors import InvalidParameterError
 from labelaudit._validation import check_choice, check_fraction, check_int
+from labelaudit.models import check_cache_dir
 from labelaudit.registry import RANKING_METHODS
 
 __all__ = ["DEFAULT_METHOD", "DEFAULT_METHODS", "METHODS", "MODEL_MEMBERS", "Method",
@@ -28,6 +29,8 @@ DEFAULT_METHODS: tuple[str, ...] = (*RANKING_METHODS.default, "crowdlab")
 # as pair_mode= says.
 MODEL_MEMBERS: tuple[str, ...] = ("embed", "finetune", "knn", "dynamics")
 PAIR_MODE_MEMBERS: tuple[str, ...] = ("embed", "dynamics")
+# The members that keep their embeddings under cache_dir=.
+CACHE_MEMBERS: tuple[str, ...] = ("embed", "knn", "dynamics")
 
 
 def id_column(frame: pd.DataFrame, id: str | None) -> str | None:  # noqa: A002
@@ -82,37 +85,58 @@ def check_given_probs(*, scorers: object, model: object, sweep: int, score: obje
         raise InvalidParameterError(
             f"pred_probs replaces the scorers, so {', '.join(conflicts)} cannot be given with "
             "it; drop " + ("them" if len(conflicts) > 1 else "it") + ", or drop pred_probs to "
-            "let labelaudit fit its own models")
+            "let labelaudit fit its own models", param=(*conflicts, "pred_probs"))
 
 
 def check_member_options(members: Sequence[Any], *, model: object, pair_mode: object,
-                         text_pair: object, embeds: bool = False) -> None:
-    """Options that the members would ignore are refused before any work, as the
-    fine-tuning options are without finetune: ``model`` when no member (nor ``embeds``,
-    Datalab's embedding features) takes an encoder, ``pair_mode`` for single texts (no
-    ``text_pair``) or when no member encodes pairs. ``members`` are names or scorers."""
+                         text_pair: object, embeds: bool = False, long_texts: object = None,
+                         tuning: Sequence[str] = (), sweep: int = 0,
+                         cache_dir: object = None) -> None:
+    """Options that the members would ignore are refused before any work, each naming the
+    members that take it: ``model`` when no member (nor ``embeds``, Datalab's embedding
+    features) takes an encoder, ``pair_mode`` for single texts (no ``text_pair``) or when no
+    member encodes pairs, ``long_texts`` without embed, ``tuning`` (the names of the
+    fine-tuning options given) and ``sweep`` without finetune, ``cache_dir`` when no member
+    (nor ``embeds``) encodes texts. ``members`` are names or scorers."""
     names = [m if isinstance(m, str) else str(getattr(m, "name", "")) for m in members]
-    listed = ", ".join(names)
-    if model is not None and not embeds and not set(names) & set(MODEL_MEMBERS):
-        raise InvalidParameterError(
-            f"model= sets the encoder of the embed, finetune, knn and dynamics scorers; the "
-            f"members ({listed}) take none: add one to scorers=, or drop model=",
-            param=("model", "scorers"))
+
+    def refuse(given: Sequence[str], what: str, takers: Sequence[str], add: str) -> None:
+        if given and not set(names) & set(takers):
+            named = ", ".join(f"{name}=" for name in given)
+            raise InvalidParameterError(
+                f"{named} {'sets' if len(given) == 1 else 'set'} {what}; the members "
+                f"({', '.join(names)}) take none: add {add} to scorers=, or drop "
+                f"{named if len(given) == 1 else 'them'}", param=(*given, "scorers"))
+
+    if not embeds:
+        refuse(["model"] if model is not None else [],
+               "the encoder of the embed, finetune, knn and dynamics scorers", MODEL_MEMBERS,
+               "one")
     if pair_mode is not None and text_pair is None:
         raise InvalidParameterError(
             "pair_mode= sets how sentence pairs are encoded; without text_pair= the texts "
             "are single: give text_pair=, or drop pair_mode=", param=("pair_mode", "text_pair"))
-    if pair_mode is not None and not set(names) & set(PAIR_MODE_MEMBERS):
-        raise InvalidParameterError(
-            f"pair_mode= sets how the embed and dynamics scorers encode sentence pairs; the "
-            f"members ({listed}) take none: add embed to scorers=, or drop pair_mode=",
-            param=("pair_mode", "scorers"))
+    refuse(["pair_mode"] if pair_mode is not None else [],
+           "how the embed and dynamics scorers encode sentence pairs", PAIR_MODE_MEMBERS,
+           "embed")
+    refuse(["long_texts"] if long_texts is not None else [],
+           "how the embed scorer reads texts longer than its encoder's window", ("embed",),
+           "embed")
+    refuse(list(tuning), "the fine-tuning of the finetune scorer", ("finetune",), "finetune")
+    refuse(["sweep"] if sweep else [], "the fine-tuning sweep of the finetune scorer",
+           ("finetune",), "finetune")
+    if cache_dir is not None and not embeds:
+        refuse(["cache_dir"], "where the embed, knn and dynamics scorers keep their "
+               "embeddings", CACHE_MEMBERS, "one")
+    if cache_dir is not None and (embeds or set(names) & set(CACHE_MEMBERS)):
+        check_cache_dir(cache_dir)
 
 
 def check_flagging(top: int | None, threshold: float | None) -> None:
     """The flag rule's options: at most one of ``top`` (a count) and ``threshold``."""
     if top is not None and threshold is not None:
-        raise InvalidParameterError("give at most one of top and threshold")
+        raise InvalidParameterError("give at most one of top and threshold",
+                                    param=("top", "threshold"))
     if top is not None:
         check_int(top, "top", minimum=0)
     if threshold is not None:
@@ -123,8 +147,8 @@ def check_options(methods: Sequence[str], rank_by: str, top: int | None,
                    threshold: float | None, n_seeds: int, annotations: str | None) -> None:
     if annotations is None and "crowdlab" in [*methods, rank_by]:
         raise InvalidParameterError(
-            "the crowdlab method needs several annotators' labels: give annotations=COLUMN "
-            "(--annotations)")
+            "the crowdlab method needs several annotators' labels: give annotations=COLUMN",
+            param=("rank_by" if rank_by == "crowdlab" else "methods", "annotations"))
     for method in methods:
         RANKING_METHODS.check(method)
     check_choice(rank_by, "rank_by", METHODS)
@@ -135,7 +159,8 @@ def check_options(methods: Sequence[str], rank_by: str, top: int | None,
 def check_preset(preset: str | None, scorers: object) -> None:
     """A preset names the members: it cannot come with ``scorers``."""
     if preset is not None and scorers is not None:
-        raise InvalidParameterError("preset names the members: give preset or scorers, not both")
+        raise InvalidParameterError("preset names the members: give preset or scorers, not both",
+                                    param=("preset", "scorers"))
 
 
 def scan_members(*, methods: Sequence[str] | None, rank_by: str | None,
@@ -165,12 +190,13 @@ def scan_members(*, methods: Sequence[str] | None, rank_by: str | None,
                           preset=preset)
     elif classes is not None:
         raise InvalidParameterError(
-            "classes= names the columns of pred_probs; give pred_probs too, or drop classes=")
+            "classes= names the columns of pred_probs; give pred_probs too, or drop classes=",
+            param=("classes", "pred_probs"))
     check_preset(preset, scorers)
     if preset is not None:
         scorers = preset_members(preset, model=model)
     if scorers is not None and not scorers:
-        raise InvalidParameterError("give at least one scorer")
+        raise InvalidParameterError("give at least one scorer", param="scorers")
     members = list(scorers) if scorers is not None else list(SCORERS.default)
     if pred_probs is None:
         check_weights(weights, member_keys(members))

@@ -24,7 +24,7 @@ _TUNING = ("epochs", "max_length", "batch_size", "learning_rate", "devices")
 _MODEL_OPTIONS = {"scorers": None, "preset": None, "model": None, "epochs": None,
                   "max_length": None, "batch_size": None, "learning_rate": None,
                   "devices": None, "sweep": 0, "long_texts": None, "pair_mode": None,
-                  "score": None, "n_seeds": 1, "weights": "auto"}
+                  "score": None, "n_seeds": 1, "weights": "auto", "keep": None}
 # The options only the in-memory scan has, and their values when not given.
 _IN_MEMORY = {"label_sep": None, "split": None, "score": None, "pred_probs": None,
               "annotations": None,
@@ -69,8 +69,9 @@ def plan_scan(data: str | Path | Sequence[str | Path], *, label: str = "label",
               model: Sequence[str] | None = None, epochs: int | None = None,
               max_length: int | None = None, batch_size: int | None = None,
               learning_rate: float | None = None, devices: Sequence[str] | None = None,
-              sweep: int = 0, long_texts: str | None = None, pair_mode: str | None = None,
-              cache_dir: str | Path | None = None, score: object = None,
+              sweep: int = 0, keep: int | None = None, long_texts: str | None = None,
+              pair_mode: str | None = None, cache_dir: str | Path | None = None,
+              score: object = None,
               pred_probs: object = None, classes: Sequence[str] | None = None,
               n_seeds: int = 1, weights: str | Sequence[float] = "auto",
               label_sep: str | None = None, split: str | None = None,
@@ -98,6 +99,9 @@ def plan_scan(data: str | Path | Sequence[str | Path], *, label: str = "label",
         The encoders of embed and finetune, one member per model.
     epochs, max_length, batch_size, learning_rate, devices : optional
         The fine-tuning options of the finetune member.
+    sweep, keep : int, optional
+        The configurations of the finetune member's sweep, and how many of them are kept
+        (None: not given, as ``keep`` matters only with a sweep).
     weights : str or sequence of float
         ``"auto"``, ``"equal"``, numbers, or a comma-separated text of numbers.
 
@@ -111,18 +115,20 @@ def plan_scan(data: str | Path | Sequence[str | Path], *, label: str = "label",
     Raises
     ------
     InvalidParameterError
-        An option given without the one it goes with, or with one it cannot go with.
+        An option given without the one it goes with, or with one it cannot go with
+        (each names its options, ``param``: a usage error on the command line).
 
     Examples
     --------
-    >>> plan_scan("data.csv", scorers=["tfidf"], epochs=3)
+    >>> plan_scan("data.csv", scorers=["tfidf"], epochs=3)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    labelaudit._errors.InvalidParameterError: epochs= sets the finetune scorer: add it to scorers=
+    labelaudit._errors.InvalidParameterError: epochs= sets the fine-tuning of the finetune ...
     >>> plan = plan_scan("data.csv", scorers=["tfidf", "tfidf-char"], weights="1,2")
     >>> plan.streams, plan.members, plan.weights
     (False, ['tfidf', 'tfidf-char'], [1.0, 2.0])
     """
     options = {"scorers": scorers, "preset": preset, "model": model, "sweep": sweep,
+               "keep": keep,
                "long_texts": long_texts, "pair_mode": pair_mode, "score": score,
                "n_seeds": n_seeds, "weights": weights, "label_sep": label_sep, "split": split,
                "pred_probs": pred_probs, "annotations": annotations, "methods": methods,
@@ -130,10 +136,14 @@ def plan_scan(data: str | Path | Sequence[str | Path], *, label: str = "label",
     tuning = {"epochs": epochs, "max_length": max_length, "batch_size": batch_size,
               "learning_rate": learning_rate, "devices": devices}
     _check_pred_probs(pred_probs, classes, {**options, **tuning})
+    if keep is not None and not sweep:
+        raise InvalidParameterError("keep= sets how many configurations of the sweep are "
+                                    "kept, and no sweep runs: give sweep=, or drop keep=",
+                                    param=("keep", "sweep"))
     if preset is not None:
         if scorers is not None:
             raise InvalidParameterError("preset= names the members: give preset= or "
-                                        "scorers=, not both")
+                                        "scorers=, not both", param=("preset", "scorers"))
         scorers, settings = preset_settings(
             preset, **{k: v for k, v in tuning.items() if k != "devices"})
         tuning.update(settings)
@@ -144,7 +154,9 @@ def plan_scan(data: str | Path | Sequence[str | Path], *, label: str = "label",
         check_member_options(
             list(scorers or (STREAMED_SCORERS if streams else SCORERS.default)), model=model,
             pair_mode=pair_mode, text_pair=text_pair,
-            embeds=datalab and datalab_features == "embed")
+            embeds=datalab and datalab_features == "embed", long_texts=long_texts,
+            tuning=[name for name, value in tuning.items() if value is not None],
+            sweep=sweep, cache_dir=cache_dir)
     if not streams and ("://" in str(out or "") or str(out or "").endswith("/")):
         raise InvalidParameterError(
             f"out={out!r}: only a streamed scan writes to a folder or a URI (engine='local' "
@@ -155,7 +167,8 @@ def plan_scan(data: str | Path | Sequence[str | Path], *, label: str = "label",
             weights = [float(w) for w in weights.split(",") if w.strip()]
         except ValueError:
             raise InvalidParameterError(
-                f"weights= must be auto, equal or numbers; got {weights!r}") from None
+                f"weights= must be auto, equal or numbers; got {weights!r}",
+                param="weights") from None
     members = None if streams or pred_probs is not None else _members(
         scorers, model=model, sweep=sweep, long_texts=long_texts, pair_mode=pair_mode,
         cache_dir=cache_dir, tuning={k: v for k, v in tuning.items() if v is not None})
@@ -191,13 +204,15 @@ def _check_pred_probs(pred_probs: object, classes: object, options: dict[str, An
     if pred_probs is None:
         if classes is not None:
             raise InvalidParameterError("classes= names the columns of pred_probs=; give "
-                                        "pred_probs= too, or drop classes=")
+                                        "pred_probs= too, or drop classes=",
+                                        param=("classes", "pred_probs"))
         return
     given = _given(options, _MODEL_OPTIONS)
     if given:
         raise InvalidParameterError(
             f"pred_probs= replaces labelaudit's models, so {_named(given)} cannot be given "
-            "with it; drop " + ("them" if len(given) > 1 else "it") + ", or drop pred_probs=")
+            "with it; drop " + ("them" if len(given) > 1 else "it") + ", or drop pred_probs=",
+            param=(*given, "pred_probs"))
 
 
 def memory_needs(options: dict[str, Any]) -> list[str]:
@@ -221,7 +236,8 @@ def _streams(data: str | Path | Sequence[str | Path], *, label: str, out: str | 
     given = memory_needs(options)
     if engine is None:
         if ray_address:
-            raise InvalidParameterError("ray_address= is for engine='ray': add it")
+            raise InvalidParameterError("ray_address= is for engine='ray': add it",
+                                        param=("ray_address", "engine"))
         if given or list(scorers or ()) != ["tfidf"] or not out or n_folds < 2:
             return False
         from labelaudit.engine import first_rows_hold_label_sets, is_streamable
@@ -240,9 +256,11 @@ def _streams(data: str | Path | Sequence[str | Path], *, label: str, out: str | 
             f"engine='local' streams the tfidf and embed members: {_named(given)} "
             f"need{'s' if len(given) == 1 else ''} every item in memory; drop "
             f"{'it' if len(given) == 1 else 'them'}, drop engine=, or use engine='ray' "
-            "(in memory, its folds as Ray tasks)")
+            "(in memory, its folds as Ray tasks)",
+            param=("engine", *dict.fromkeys(name.split("=")[0] for name in given)))
     if not out:
-        raise InvalidParameterError("engine= writes its output in chunks: give out=")
+        raise InvalidParameterError("engine= writes its output in chunks: give out=",
+                                    param=("engine", "out"))
     return True
 
 
@@ -256,15 +274,7 @@ def _members(scorers: Sequence[str] | None, *, model: Sequence[str] | None, swee
 
     if scorers is None and not (tuning or model or long_texts or sweep):
         return None
-    names = scorers or list(SCORERS.default)
-    if long_texts and "embed" not in names:
-        raise InvalidParameterError("long_texts= sets the embed scorer: add it to scorers=")
-    if tuning and "finetune" not in names:
-        raise InvalidParameterError(f"{_named(list(tuning))} "
-                                    f"{'sets' if len(tuning) == 1 else 'set'} the finetune "
-                                    "scorer: add it to scorers=")
-    if sweep and "finetune" not in names:
-        raise InvalidParameterError("sweep= tunes the finetune scorer: add it to scorers=")
+    names = scorers or list(SCORERS.default)  # checked by check_member_options
     models: list[str | None] = [*model] if model else [None]
     out: list[Any] = []
     for name in names:

@@ -48,9 +48,9 @@ def preset_settings(preset: str, **tuning: Any) -> tuple[list[str] | None, dict[
     if names is None or "finetune" not in names:
         if given:
             raise InvalidParameterError(
-                f"{', '.join(given)} set{'s' if len(given) == 1 else ''} the fine-tuned "
-                f"member, which preset {preset!r} does not have: use preset 'best' or name "
-                "the scorers")
+                f"{', '.join(f'{name}=' for name in given)} set{'s' if len(given) == 1 else ''} "
+                f"the fine-tuned member, which preset={preset!r} does not have: use "
+                "preset='best', or name the members with scorers=", param=(*given, "preset"))
         return (None if names is None else list(names)), {}
     _warn_without_gpu(preset)
     return list(names), {**PRESET_FINETUNE, **given}

@@ -107,8 +107,9 @@ def scan_stream(
         succeeds. A scan small enough for memory checkpoints its folds only when this is
         given (see :func:`labelaudit.scan`).
     overwrite : bool, default=False
-        Replace an existing local ``out`` file that labelaudit did not write. Without it,
-        only labelaudit's own earlier output is replaced; an input never is.
+        Replace labelaudit's own earlier ``out`` that was changed since it was written.
+        Without it, only an unchanged earlier output is replaced; a file labelaudit did
+        not write, or an input, never is.
 
     Returns
     -------

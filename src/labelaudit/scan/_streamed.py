@@ -183,7 +183,8 @@ def stream_chunks(source: str | Path | list[str | Path], *, text: str, label: st
                  screen=screen, n_folds=n_folds, seed=seed, top=top, threshold=threshold,
                  keep_columns=keep_columns, progress=shown, chunk_size=chunk_size,
                  checkpoint_dir=checkpoint_dir, resume=resume)
-    with _runner(engine, src, chunk_size=chunk_size, address=ray_address) as runner:
+    with _runner(engine, src, chunk_size=chunk_size, address=ray_address,
+                 text=[columns.id] if columns.id else []) as runner:
         limit = {"auto": hashing_threshold, "memory": np.inf, "hashing": -1}[tfidf]
         size = runner.at_most(columns, limit) if tfidf != "memory" else 0
         if size is not None:
@@ -305,11 +306,13 @@ def _checkpoint_dir(out: str | Path, given: str | Path | None) -> Path:
     return Path(f"{text}.parts")
 
 
-def _runner(engine: str, source: Source, *, chunk_size: int, address: str | None) -> Any:
+def _runner(engine: str, source: Source, *, chunk_size: int, address: str | None,
+            text: Sequence[str]) -> Any:
+    """The engine's runner; ``text``: the columns a CSV holds as text (the id column)."""
     if engine == "ray":
         from labelaudit.engine import RayRunner
 
-        return RayRunner(source, chunk_size=chunk_size, address=address)
+        return RayRunner(source, chunk_size=chunk_size, address=address, text=text)
     from labelaudit.engine import LocalRunner
 
-    return LocalRunner(source, chunk_size=chunk_size)
+    return LocalRunner(source, chunk_size=chunk_size, text=text)

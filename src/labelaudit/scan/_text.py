@@ -66,7 +66,7 @@ def scan(
     threshold: float | None = None, model: str | None = None,
     pair_mode: Literal["features", "joint"] | None = None,
     cache_dir: str | Path | None = None, progress: bool | None = None,
-    sweep: int = 0, keep: int = 3, screen: int = 2000, datalab: bool = False,
+    sweep: int = 0, keep: int | None = None, screen: int = 2000, datalab: bool = False,
     datalab_features: Literal["tfidf", "embed"] = "tfidf",
     engine: Literal["local", "ray"] = "local", ray_address: str | None = None,
     checkpoint_dir: str | Path | None = None, resume: bool = True,
@@ -105,12 +105,14 @@ def scan(
         Your own out-of-sample probabilities, shape (n_samples, n_classes), row ``i`` for
         item ``i`` of ``data``: an array, a ``.npy`` file, or a table (DataFrame or any
         file :func:`labelaudit.io.read_table` reads) with one column per class, named by
-        class. They replace the ensemble (member ``pred_probs``, weight 1, no temperature)
-        and every method, flag and suggestion is computed on them; they must be
-        out-of-sample (from cross-validation, or a model that never saw ``data``) or the
-        ranking means little. Each row must be non-negative, finite and sum to 1 within
-        1e-3 (softmax outputs, not logits). Not with ``scorers``, ``model``, ``sweep``,
-        ``score``, ``n_seeds``, ``weights`` or ``pair_mode``.
+        class; a table with the data's id column (``id``) has its rows matched to the
+        items by id instead of by position. They replace the ensemble (member
+        ``pred_probs``, weight 1, no temperature) and every method, flag and suggestion
+        is computed on them; they must be out-of-sample (from cross-validation, or a
+        model that never saw ``data``) or the ranking means little. Each row must be
+        non-negative, finite and sum to 1 within 1e-3 (softmax outputs, not logits). Not
+        with ``scorers``, ``model``, ``sweep``, ``score``, ``n_seeds``, ``weights`` or
+        ``pair_mode``.
     classes : sequence, optional
         The class of each column of ``pred_probs``, in order; every label value must be
         one of them, and a class that no item has is kept as a column. Default: a table's
@@ -170,7 +172,8 @@ def scan(
         With ``sweep`` > 0, every ``finetune`` member runs in ``sweep`` configurations
         (learning rate, epochs, seed) and the ``keep`` with the lowest out-of-sample log
         loss are averaged (the FME of Chong et al. 2022); the selection uses the same
-        out-of-sample predictions the ranking then uses.
+        out-of-sample predictions the ranking then uses. ``keep`` defaults to 3, or to
+        ``sweep`` when that is smaller.
     datalab : bool, default=False
         Also run cleanlab's Datalab on the final probabilities and item features: columns
         ``is_near_duplicate``, ``near_duplicate_id``, ``near_duplicate_label_conflict``
@@ -221,8 +224,9 @@ def scan(
     chunk_size : int, default=100_000
         Rows per chunk with ``out``; the result does not depend on it.
     overwrite : bool, default=False
-        With ``out``: replace an existing file that labelaudit did not write (its own
-        earlier output is replaced anyway; an input never is).
+        With ``out``: replace labelaudit's own earlier output even if it was changed
+        since (unchanged, it is replaced anyway; a file labelaudit did not write, or an
+        input, never is).
 
     Returns
     -------

@@ -63,7 +63,8 @@ def token_output_format(out: str | None, format: str | None = None) -> str:
     if format and format not in formats:
         raise InvalidParameterError(
             f"--format {format} does not match --out {out}: a {suffix} file gets "
-            f"--format {' or '.join(formats)}; change the suffix or leave out --format")
+            f"--format {' or '.join(formats)}; change the suffix or leave out --format",
+            param=("format", "out"))
     return format or formats[0]
 
 

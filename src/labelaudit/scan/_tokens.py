@@ -185,7 +185,8 @@ def scan_tokens(
     audited = score if score is not None else dataset
     if pred_probs is not None:
         if classes is None:
-            raise InvalidParameterError("pred_probs needs classes: the tag of each column")
+            raise InvalidParameterError("pred_probs needs classes: the tag of each column",
+                                        param=("classes", "pred_probs"))
         classes = tuple(classes)
         probs = _check_probs(pred_probs, audited, classes)
         name = "given pred_probs"

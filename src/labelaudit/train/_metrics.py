@@ -59,15 +59,20 @@ class TrainMetrics:
 
 def read_eval_table(data: pd.DataFrame | str | Path, *, label: str = "label",
                     where: str = "the evaluation table", label_sets: bool = False,
-                    training: str | Path | None = None, label_sep: str | None = None
-                    ) -> pd.DataFrame:
+                    training: str | Path | None = None, label_sep: str | None = None,
+                    text: str = "text", text_pair: str | None = None) -> pd.DataFrame:
     """A labelled evaluation table, read, with its label column there, of plain values and
     never missing (checked before any training by ``labelaudit train --eval``); with
     ``label_sets``, a column of label sets is taken as it is (a multi-label model's). With
-    ``training``, the training data's file, its labels and the table's must be of one kind:
-    label sets (also when ``label_sep`` is given) or one label per item."""
-    from labelaudit.io import check_label_values, holds_label_sets
+    ``training``, the training data's file: the table must be another file, with a
+    warning (:class:`~labelaudit.io.OverlapWarning`) when more than a tenth of its items
+    (their ``text`` and ``text_pair``) are training items, and its labels and the
+    training data's must be of one kind: label sets (also when ``label_sep`` is given) or
+    one label per item."""
+    from labelaudit.io import check_distinct_files, check_label_values, holds_label_sets
 
+    if training is not None:
+        check_distinct_files([("data", training), ("eval=", data)], why=_HELD_OUT_WHY)
     frame = _read(data)
     if label not in frame.columns:
         raise InvalidInputError(f"{where} has no label column {label!r}; its columns are "
@@ -88,7 +93,29 @@ def read_eval_table(data: pd.DataFrame | str | Path, *, label: str = "label",
                 f"{'label sets' if not sets else 'one label per item'} and the training "
                 f"data's {'label sets' if sets else 'one label per item'}: give both the same "
                 "kind of labels")
+        _warn_seen(_read(training), frame, text=text, text_pair=text_pair)
     return frame
+
+
+_HELD_OUT_WHY = ("the model is trained on data and measured on eval=, so eval= needs items of "
+                 "its own")
+
+
+def _warn_seen(training: pd.DataFrame, evaluation: pd.DataFrame, *, text: str,
+               text_pair: str | None) -> None:
+    """Warn when many evaluation items (the same text and text pair) are training items."""
+    from labelaudit.io import warn_overlap
+
+    columns = [text] if text_pair is None else [text, text_pair]
+    if not all(c in t.columns for c in columns for t in (training, evaluation)):
+        return  # training names the missing column
+
+    def keys(frame: pd.DataFrame) -> list[tuple[str, ...]]:
+        return list(zip(*(frame[c].astype(str) for c in columns), strict=True))
+
+    warn_overlap(("training", keys(training)), ("evaluation", keys(evaluation)),
+                 why="the model has seen them, so its accuracy on them flatters it; drop them "
+                 "from the evaluation set")
 
 
 def _evaluate_label_sets(model: TrainedModel, frame: pd.DataFrame, *, text: str | None,
