@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import pandas as pd
 import pytest
 from tests.conftest import make_topic_frame
 
@@ -83,7 +84,19 @@ def test_show_0_prints_the_summary_alone(data_file, capsys):
     assert out.out == "" and "Empty DataFrame" not in out.err and "items: 36" in out.err
 
 
-def test_a_label_column_of_texts_is_named_in_a_short_line(data_file, capsys):
-    assert main(["scan", str(data_file), "--label", "text", "--scorers", "tfidf"]) == 1
+def test_a_label_column_of_texts_is_named_in_a_short_line(data_file, tmp_path, capsys):
+    titled = tmp_path / "titled.csv"
+    pd.read_csv(data_file).assign(title=lambda f: f["text"]).to_csv(titled, index=False)
+    assert main(["scan", str(titled), "--label", "title", "--scorers", "tfidf"]) == 1
     line = _one_line_error(capsys)
     assert "and 31 more have a single item" in line and len(line) < 400
+
+
+@pytest.mark.parametrize(("flags", "says"), [
+    (["--text-pair", "text"], "--text and --text-pair both name column 'text'"),
+    (["--label", "text"], "--text and --label both name column 'text'"),
+    (["--text", "label"], "--text and --label both name column 'label'"),
+])
+def test_one_column_in_two_roles_is_a_usage_error(data_file, flags, says, capsys):
+    assert main(["scan", str(data_file), "--scorers", "tfidf", *flags]) == 2
+    assert says in _one_line_error(capsys)

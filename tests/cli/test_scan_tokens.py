@@ -278,3 +278,12 @@ def test_several_token_scorers_are_averaged(tmp_path, tiny_bert, capsys):
                  "--out", str(out)]) == 0
     assert len(out.read_text().splitlines()) == len(tokens)
     assert "scored by encoder+crf(" in capsys.readouterr().err
+
+
+def test_scoring_the_training_file_itself_is_refused(files, capsys):
+    data = files[0]
+    before = data.read_bytes()
+    assert main(["scan-tokens", str(data), "--score", str(data)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "data and --score are the same file" in err[0]
+    assert data.read_bytes() == before

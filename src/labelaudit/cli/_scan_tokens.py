@@ -57,6 +57,7 @@ def add_parser(subparsers, parents) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from labelaudit._errors import InvalidParameterError
+    from labelaudit.io import check_distinct_files
     from labelaudit.scan import (
         describe_token_scan,
         make_token_scorers,
@@ -72,7 +73,12 @@ def run(args: argparse.Namespace) -> int:
         args.parser.error(str(exc))
     started = time.perf_counter()
     # Warnings are held until the progress bars are gone, then shown one line each.
-    with cli.warnings_to_stderr(args):
+    with cli.warnings_to_stderr(args, flags=("score=score",)):
+        check_distinct_files(
+            [("data", args.data), ("score=", args.score)],
+            why="the scored sentences are tagged by models fitted on all of the data, so those "
+                "in both look right by construction; give a split of other sentences, or drop "
+                "score= to cross-fit the data")
         data = read_tokens(args.data, tag_column=args.tag_column, scheme=cli.tag_scheme(args))
         test = read_tokens(args.score, tag_column=args.tag_column,
                            scheme=cli.tag_scheme(args)) if args.score else None

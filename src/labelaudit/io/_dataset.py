@@ -185,6 +185,14 @@ def prepare_text_dataset(
     >>> data.labels.tolist(), data.classes.tolist()
     ([1, 0, 1], ['neg', 'pos'])
     """
+    roles = {"text": text, "text_pair": text_pair, "label": label}
+    given = [(name, column) for name, column in roles.items() if column]
+    for i, (first, column) in enumerate(given):
+        for second, other in given[i + 1:]:
+            if column == other:
+                raise InvalidParameterError(
+                    f"{first}= and {second}= both name column {column!r}: each names a "
+                    f"column of its own", param=(second, first))
     if len(frame) == 0:
         raise InvalidInputError("the table has no rows")
     columns = [text] + ([text_pair] if text_pair else []) + ([label] if label else [])
