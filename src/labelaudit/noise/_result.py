@@ -139,7 +139,7 @@ class NoiseResult(ResultFiles):
         --------
         >>> from labelaudit.noise import inject_noise
         >>> frame = pd.DataFrame({"text": list("abcd"), "label": ["x", "y", "x", "y"]})
-        >>> result = inject_noise(frame["label"], method="uniform", rate=0.5, random_state=1)
+        >>> result = inject_noise(frame["label"], method="uniform", rate=0.25, random_state=1)
         >>> result.apply_to(frame).columns.tolist()
         ['text', 'label', 'clean_label', 'is_noisy', 'noise_method']
         """
