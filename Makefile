@@ -57,9 +57,11 @@ bench: $(STAMP)
 bench-detection: $(STAMP)
 	$(BIN)/python -m benchmarks.detection
 
+# vermin: nothing in src needs a Python newer than requires-python's minimum (3.11)
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/mypy
+	$(BIN)/vermin --no-tips --violations --eval-annotations -t=3.11- src
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info

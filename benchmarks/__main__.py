@@ -203,7 +203,7 @@ def _environment(args) -> dict[str, Any]:
     import labelaudit
 
     return {
-        "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "date": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         "python": platform.python_version(), "platform": platform.platform(),
         "cpu_count": os.cpu_count(), "threads": args.threads,
         "labelaudit": labelaudit.__version__, "cleanlab": cleanlab.__version__,

@@ -13,9 +13,8 @@ def command_help() -> dict[str, dict[str, Any]]:
     """Every command's and step's description and examples, by its path (``"scan"``,
     ``"review init"``): ``description``, ``epilog`` and ``torch_note`` (the epilog ends
     with the threads note)."""
-    from importlib.resources import files
-
     import tomllib
+    from importlib.resources import files
 
     if not _HELP:
         _HELP.update(tomllib.loads(files("labelaudit.cli").joinpath("help.toml").read_text(
