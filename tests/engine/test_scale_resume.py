@@ -53,8 +53,9 @@ def test_a_rerun_fits_only_the_folds_not_finished(data, tmp_path, monkeypatch):
         _scan(data, out)
     assert fitted == [0, 1, 2] and not out.exists()
     parts = tmp_path / "issues.parquet.parts"
-    assert sorted(p.name for p in parts.iterdir()) == ["manifest.json", "tfidf_fold_0.npz",
-                                                       "tfidf_fold_1.npz", "tfidf_fold_2.npz"]
+    assert sorted(p.name for p in parts.iterdir()) == ["checkpoints.json", "manifest.json",
+                                                       "tfidf_fold_0.npz", "tfidf_fold_1.npz",
+                                                       "tfidf_fold_2.npz"]
     fitted = _counting(monkeypatch)
     result = _scan(data, out)
     assert fitted == [3, 4] and result.resumed_folds == 3
@@ -97,7 +98,7 @@ def test_a_folder_that_is_not_a_checkpoint_is_left_alone(data, tmp_path):
     parts = tmp_path / "issues.parquet.parts"
     parts.mkdir()
     (parts / "notes.txt").write_text("mine")
-    with pytest.raises(InvalidParameterError, match="not a labelaudit checkpoint folder"):
+    with pytest.raises(InvalidParameterError, match="not one of labelaudit's"):
         _scan(data, tmp_path / "issues.parquet")
     assert (parts / "notes.txt").read_text() == "mine"
 

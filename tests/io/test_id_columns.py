@@ -10,7 +10,7 @@ from tests.conftest import make_topic_frame
 
 from labelaudit.cli import main
 from labelaudit.engine import iter_frames, resolve_source
-from labelaudit.io import read_table
+from labelaudit.io import read_table, text_keys
 
 
 def padded(folder, *, ids=None):
@@ -118,3 +118,16 @@ def test_numeric_ids_without_leading_zeros_stay_comparable(tmp_path):
     assert main(["review", "apply", str(tmp_path / "data.csv"),
                  str(tmp_path / "verdicts.jsonl"), "--out", str(fixed), "-q"]) == 0
     assert read_table(fixed).set_index("id").loc[7, "label"] == "tech"
+
+
+@pytest.mark.parametrize(("values", "keys"), [
+    (pd.Series([7.0, 7.5, None]), ["7", "7.5", ""]),              # a CSV column with a blank
+    (pd.Series([7, None], dtype="Int64"), ["7", ""]),             # nullable integers
+    (pd.Series([2**64 - 1], dtype="uint64"), [str(2**64 - 1)]),   # past int64, exact
+    (pd.Series([1e20, -1e20]), ["100000000000000000000", "-100000000000000000000"]),
+    (pd.Series([True, None], dtype="boolean"), ["True", ""]),
+    (pd.Series([7.0, "7", "7.0", None], dtype=object), ["7", "7", "7.0", ""]),
+    (pd.Series([], dtype=object), []),
+])
+def test_text_keys_key_a_whole_number_as_its_integer_and_missing_as_blank(values, keys):
+    assert text_keys(values).tolist() == keys

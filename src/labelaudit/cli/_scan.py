@@ -113,8 +113,10 @@ def add_parser(subparsers, parents) -> None:
     big.add_argument("--checkpoint-dir", metavar="FOLDER",
                      help="save every finished fold here, and on a rerun of an interrupted "
                      "scan reuse them instead of fitting them again: any size, in memory or "
-                     "streamed (default: none in memory; <out>.parts when streaming); "
-                     "removed when the scan succeeds")
+                     "streamed (default: none in memory; <out>.parts when streaming); a new "
+                     "or empty folder, or one labelaudit made; when the scan succeeds, "
+                     "labelaudit's own files there go, and the folder too if labelaudit "
+                     "made it and it is then empty")
     cli.add_options(p, report_out={
         "type": cli.output_file((".html", ".htm")),
         "help": "also write the self-contained HTML audit report (labelaudit report)"})

@@ -3,7 +3,8 @@
 The scan output lists items with their score columns (lower = more suspect); the truth
 marks which labels are wrong, either directly (an ``is_error`` column, blank for items
 nobody verified) or through the correct label (a ``true_label`` column, compared with the
-given label). Ids are matched as text, so ``7``, ``7.0`` and ``"7"`` name the same item.
+given label). Ids are matched as text (:func:`labelaudit.io.text_keys`, white space around
+them dropped), so ``7``, ``7.0`` and ``"7"`` name the same item.
 """
 
 from __future__ import annotations
@@ -19,12 +20,13 @@ import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows
 from labelaudit.evaluate._label_sets import (
+    check_label_set_columns,
     class_metrics,
     is_label_set_output,
     label_set_key,
     label_set_truth,
 )
-from labelaudit.io import LABEL_SET_TYPES, holds_label_sets
+from labelaudit.io import LABEL_SET_TYPES, holds_label_sets, text_keys
 
 __all__ = ["ScoreDirectionWarning", "TruthJoin", "join_truth", "read_source"]
 
@@ -88,7 +90,7 @@ def plain(value: object) -> object:
 
 
 def _key(value: object) -> str:
-    """An id or a label as text, so that 7, 7.0 and "7" agree across file formats; a label
+    """A label as text, so that 7, 7.0 and "7" agree across file formats; a label
     set (a list) as its sorted labels joined by ``|``, so that the same set in another
     order is the same label."""
     if isinstance(value, LABEL_SET_TYPES):
@@ -117,12 +119,13 @@ class _Ids:
         self.spelled: dict[str, object] = {}
 
     def keys(self, frame: pd.DataFrame, column: str, name: str) -> list[str]:
-        """The normalised, unique ids of ``column``."""
+        """The normalised, unique ids of ``column``: as text, the way every table's ids
+        are matched (:func:`labelaudit.io.text_keys`), white space around them dropped."""
         values = frame[column].tolist()
         blank = [i for i, v in enumerate(values) if _is_missing(v)]
         if blank:
             raise InvalidInputError(f"{name}: column {column!r} is blank in {format_rows(blank)}")
-        keys = [_key(v) for v in values]
+        keys = text_keys(frame[column], strip=True).tolist()
         for k, v in zip(keys, values, strict=True):
             self.spelled.setdefault(k, plain(v))
         seen: set[str] = set()
@@ -398,6 +401,11 @@ def join_truth(issues: pd.DataFrame | str | Path, truth: pd.DataFrame | str | Pa
         errors = _flags(raw, t.ids, column, truth_name, t.spelled)
     else:
         sep = _label_sep(issues_frame, truth_frame, label, column, label_sep)
+        if sep is not None:
+            check_label_set_columns(issues_frame, (label, "missing", "extra"), id=id, sep=sep,
+                                    where=issues_name)
+            check_label_set_columns(truth_frame, (column, label), id=id, sep=sep,
+                                    where=truth_name)
         errors = _errors_from_labels(t, column, label, sep)
     classes = (class_metrics(issues_frame, truth_frame, id=id, label=label, true_label=column,
                              sep=sep or "|") if kind == "true_label" else None)

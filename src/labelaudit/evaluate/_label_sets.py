@@ -6,9 +6,16 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from labelaudit.io import LABEL_SET_TYPES, holds_label_sets, label_set_names
+from labelaudit.io import (
+    LABEL_SET_TYPES,
+    check_label_set_members,
+    holds_label_sets,
+    label_set_names,
+    text_keys,
+)
 
-__all__ = ["class_metrics", "is_label_set_output", "label_set_key", "label_set_truth"]
+__all__ = ["check_label_set_columns", "class_metrics", "is_label_set_output", "label_set_key",
+           "label_set_truth"]
 
 # The columns of a multi-label scan's output (LabelSetScanResult.to_frame) besides the id.
 _OUTPUT_SETS = ("label", "suggested_label", "missing", "extra")
@@ -42,6 +49,18 @@ def label_set_truth(values: pd.Series) -> bool:
     return holds_label_sets(values)
 
 
+def check_label_set_columns(frame: pd.DataFrame, columns: tuple[str, ...], *, id: str,  # noqa: A002
+                            sep: str, where: str) -> None:
+    """Refuse a label set in ``columns`` (those ``frame`` has) holding a null or blank
+    member, which would otherwise be compared as a class named ``"None"``: io's one rule
+    (:func:`labelaudit.io.check_label_set_members`), naming ``where`` and the items."""
+    ids = frame[id].to_numpy(dtype=object)
+    for column in dict.fromkeys(columns):
+        if column in frame.columns:
+            check_label_set_members(frame[column], column=column, ids=ids, sep=sep,
+                                    where=where)
+
+
 def _labels(value: object, sep: str) -> set[str]:
     return set(label_set_key(value, sep))
 
@@ -52,7 +71,10 @@ def class_metrics(issues: pd.DataFrame, truth: pd.DataFrame, *, id: str,  # noqa
     whose given and true sets differ on the class), ``named`` (items whose ``missing`` or
     ``extra`` names it), ``hits`` (both), ``precision`` and ``recall``; a last row ``all``
     counts every (item, class) pair. None when ``issues`` is not a multi-label scan output
-    (no ``missing`` and ``extra`` columns). Sets are lists, or text joined by ``sep``.
+    (no ``missing`` and ``extra`` columns). Sets are lists, or text joined by ``sep``; a
+    set holding a null or blank member is refused (:func:`check_label_set_columns`). Ids
+    are matched as text, as the item-level join matches them
+    (:func:`labelaudit.io.text_keys`: ``7`` and ``7.0`` are one item).
 
     Examples
     --------
@@ -66,15 +88,19 @@ def class_metrics(issues: pd.DataFrame, truth: pd.DataFrame, *, id: str,  # noqa
     """
     if not {"missing", "extra", label, id} <= set(issues.columns):
         return None
+    check_label_set_columns(issues, (label, "missing", "extra"), id=id, sep=sep,
+                            where="issues")
+    check_label_set_columns(truth, (true_label,), id=id, sep=sep, where="truth")
     lists = label_set_truth(truth[true_label])
-    true = {str(k): v for k, v in zip(truth[id], truth[true_label], strict=True)
+    true = {k: v for k, v in zip(text_keys(truth[id], strip=True), truth[true_label],
+                                 strict=True)
             if isinstance(v, LABEL_SET_TYPES) or not lists or not pd.isna(v)}
     counts: dict[str, list[int]] = {}
-    for key, given, missing, extra in zip(issues[id], issues[label], issues["missing"],
-                                          issues["extra"], strict=True):
-        if str(key) not in true:
+    for key, given, missing, extra in zip(text_keys(issues[id], strip=True), issues[label],
+                                          issues["missing"], issues["extra"], strict=True):
+        if key not in true:
             continue
-        given_set, true_set = _labels(given, sep), _labels(true[str(key)], sep)
+        given_set, true_set = _labels(given, sep), _labels(true[key], sep)
         named = _labels(missing, sep) | _labels(extra, sep)
         for name in given_set | true_set | named:
             row = counts.setdefault(name, [0, 0, 0])

@@ -27,6 +27,7 @@ from labelaudit.io._hf import CLASS_NAMES, hf_to_frame
 from labelaudit.io._label_sets import (
     LABEL_SET_TYPES,
     check_label_set_classes,
+    check_label_set_members,
     check_separator,
     format_label_set,
     holds_label_sets,
@@ -92,6 +93,7 @@ __all__ = [
     "check_distinct_files",
     "check_input_paths",
     "check_label_set_classes",
+    "check_label_set_members",
     "check_separator",
     "check_label_values",
     "check_not_in_input_folder",

@@ -10,9 +10,9 @@ import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows
 
-__all__ = ["LABEL_SET_TYPES", "check_label_set_classes", "check_separator", "format_label_set",
-           "holds_label_sets", "label_set_names", "read_label_sets",
-           "refuse_single_label_options"]
+__all__ = ["LABEL_SET_TYPES", "check_label_set_classes", "check_label_set_members",
+           "check_separator", "format_label_set", "holds_label_sets", "label_set_names",
+           "read_label_sets", "refuse_single_label_options"]
 
 # The values that hold a label set (a list of labels) rather than one label.
 LABEL_SET_TYPES = (list, tuple, set, frozenset, np.ndarray)
@@ -81,6 +81,35 @@ def _has_hole(value: object, sep: str | None) -> bool:
     return any(not part.strip() for part in str(value).split(sep))
 
 
+def check_label_set_members(values: pd.Series | np.ndarray, *, column: str,
+                            ids: Sequence[object] | np.ndarray, sep: str | None = None,
+                            where: str | None = None) -> None:
+    """Refuse a label set holding a member that names no class: a missing value (null,
+    NaN) or blank text in a list, or with ``sep`` blank text between separators
+    (``"a||b"``, ``"a|"``). One line naming the column, the items (``ids``, aligned with
+    ``values``) and, first, ``where`` (the file) when given. The one rule for every reader
+    of label sets: scan, train, evaluate, report.
+
+    Examples
+    --------
+    >>> check_label_set_members(pd.Series([["a"], ["b", None]]), column="topics",
+    ...                         ids=["x", "y"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    labelaudit._errors.InvalidInputError: column 'topics' has a label set with a missing or \
+empty label in row 'y' (e.g. ['b', None]); ...
+    """
+    raw = pd.Series(values).to_numpy(dtype=object)
+    holes = np.array([_has_hole(v, sep) for v in raw], dtype=bool)
+    if holes.any():
+        raise InvalidInputError(
+            f"{f'{where}: ' if where else ''}column {column!r} has a label set with a "
+            f"missing or empty label in {format_rows(np.asarray(ids, dtype=object)[holes])} "
+            f"(e.g. {raw[int(np.argmax(holes))]!r}); a label set lists class names only: "
+            "remove the null or empty entries (an empty set, [] or an empty cell, is how to "
+            "say that no class applies)")
+
+
 def _members(value: object, sep: str | None) -> list[str] | None:
     """The labels of one value as text, white space trimmed; None for a scalar in a
     column of lists."""
@@ -137,13 +166,7 @@ def read_label_sets(values: pd.Series | np.ndarray, *, column: str, ids: np.ndar
         raise InvalidInputError(
             f"column {column!r} has no label set in {format_rows(ids[missing])}; give an "
             "empty list where no class applies")
-    holes = np.array([_has_hole(v, sep) for v in raw])
-    if holes.any():
-        raise InvalidInputError(
-            f"column {column!r} has a label set with a missing or empty label in "
-            f"{format_rows(ids[holes])} (e.g. {raw[int(np.argmax(holes))]!r}); a label set "
-            "lists class names only: remove the null or empty entries (an empty set, [] or "
-            "an empty cell, is how to say that no class applies)")
+    check_label_set_members(raw, column=column, ids=ids, sep=sep)
     if sep is not None:
         holding = sorted({name for s, v in zip(sets, raw, strict=True)
                           if isinstance(v, LABEL_SET_TYPES) for name in s or () if sep in name})

@@ -76,21 +76,36 @@ def check_label_values(values: pd.Series | np.ndarray, *, column: str,
                                 + message.format(rows=format_rows(named)))
 
 
-def text_keys(values: pd.Series | np.ndarray) -> np.ndarray:
-    """Values as text, whole floats read back as integers (``3.0`` -> ``"3"``); missing
-    values become ``""``."""
+def text_keys(values: pd.Series | np.ndarray, *, strip: bool = False) -> np.ndarray:
+    """Values as text: the one way ids (and labels) are matched across tables and file
+    formats. A whole number keys as the integer it is, whatever its type: ``7``, ``7.0``
+    (as pandas reads a column of numbers that has a blank) and the text ``"7"`` all key as
+    ``"7"``, while the text ``"7.0"`` stays ``"7.0"`` (text is never parsed). Missing
+    values (None, NaN, NA) key as ``""``; ``strip`` drops white space around each key.
+
+    Examples
+    --------
+    >>> text_keys(pd.Series([7.0, 7.5, None])).tolist()
+    ['7', '7.5', '']
+    >>> text_keys(pd.Series([7, None], dtype="Int64")).tolist(), text_keys([" a "], strip=True)
+    (['7', ''], array(['a'], dtype=object))
+    """
     series = pd.Series(values)
-    if pd.api.types.is_bool_dtype(series.dtype):
-        return series.astype(str).to_numpy(dtype=object)
-    if pd.api.types.is_integer_dtype(series.dtype):
-        return series.astype(np.int64).astype(str).to_numpy(dtype=object)
-    if pd.api.types.is_float_dtype(series.dtype):
-        floats = series.to_numpy(dtype=float)
+    missing = series.isna().to_numpy(dtype=bool)
+    if pd.api.types.is_bool_dtype(series.dtype) or pd.api.types.is_integer_dtype(series.dtype):
+        out = series.astype(str).to_numpy(dtype=object, copy=True)  # exact: uint64, Int64 too
+    elif pd.api.types.is_float_dtype(series.dtype):
+        floats = series.to_numpy(dtype=float, na_value=np.nan)
         whole = np.isfinite(floats) & (floats == np.round(floats))
-        out = series.astype(str).to_numpy(dtype=object)
-        out[whole] = floats[whole].astype(np.int64).astype(str)
-        out[np.isnan(floats)] = ""
-        return out
-    out = series.astype(object).where(series.notna(), "").map(
-        lambda v: str(int(v)) if isinstance(v, float) and v.is_integer() else str(v))
-    return out.to_numpy(dtype=object)
+        small = whole & (np.abs(floats) < 2.0**63)  # in int64's range
+        out = series.astype(str).to_numpy(dtype=object, copy=True)
+        out[small] = floats[small].astype(np.int64).astype(str)
+        out[whole & ~small] = [str(int(f)) for f in floats[whole & ~small]]
+    else:
+        out = series.astype(object).map(
+            lambda v: str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
+        ).to_numpy(dtype=object, copy=True)  # a copy: pandas may hand back read-only data
+    out[missing] = ""
+    if strip:
+        out = np.array([key.strip() for key in out], dtype=object)
+    return out

@@ -19,7 +19,12 @@ import importlib
 from typing import TYPE_CHECKING
 
 from labelaudit.models._base import Scorer
-from labelaudit.models._checkpoint import FoldStore, claim_checkpoint_folder, fold_checkpoints
+from labelaudit.models._checkpoint import (
+    CheckpointWarning,
+    FoldStore,
+    claim_checkpoint_folder,
+    fold_checkpoints,
+)
 from labelaudit.models._crossfit import FoldWarning, check_fold_count, exact_folds
 from labelaudit.models._dynamics import DynamicsScorer, TrainingDynamics, training_dynamics
 from labelaudit.models._embed import EmbedScorer, encode_texts
@@ -49,6 +54,7 @@ from labelaudit.models._token_scorer import (
 __all__ = [
     "check_cache_dir",
     "CharTfidfScorer",
+    "CheckpointWarning",
     "ConvergenceWarning",
     "DynamicsScorer",
     "EmbedScorer",

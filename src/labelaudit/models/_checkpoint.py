@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
+import shutil
+import threading
+import warnings
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
@@ -15,13 +18,20 @@ from typing import Any
 
 import numpy as np
 
-from labelaudit._errors import InvalidParameterError
+from labelaudit._errors import InvalidParameterError, format_values
 
-__all__ = ["FoldStore", "active_fold_store", "claim_checkpoint_folder", "fold_checkpoints"]
+__all__ = ["CheckpointWarning", "FoldStore", "active_fold_store", "checkpoint_files",
+           "claim_checkpoint_folder", "drop_checkpoint_files", "fold_checkpoints",
+           "own_checkpoint_file", "release_checkpoint_folder"]
 
 _MARK = "labelaudit fold checkpoints"
 _MANIFEST = "checkpoints.json"
 _STORE: ContextVar[FoldStore | None] = ContextVar("labelaudit_fold_store", default=None)
+_LOCK = threading.Lock()  # one update of a manifest's list of files at a time
+
+
+class CheckpointWarning(UserWarning):
+    """A checkpoint folder labelaudit made is kept: something it did not write is in it."""
 
 
 def _digest_into(h: Any, value: Any) -> None:
@@ -76,8 +86,7 @@ class FoldStore:
         self.loaded = 0
         self.folder = claim_checkpoint_folder(folder)
         if not resume:
-            self.remove()
-            self.folder = claim_checkpoint_folder(folder)
+            drop_checkpoint_files(self.folder)
 
     def _path(self, key: str, fold: int) -> Path:
         return self.folder / f"{key}_fold_{int(fold)}.npz"
@@ -90,6 +99,10 @@ class FoldStore:
                 found = saved["rows"], saved["probs"]
         except (OSError, ValueError, KeyError):
             return None  # not there, or damaged: fitted again
+        try:
+            own_checkpoint_file(self.folder, path.name)  # one an older labelaudit did not list
+        except InvalidParameterError:
+            return None  # not labelaudit's: never read (and saving over it is refused)
         self.loaded += 1
         return found
 
@@ -99,30 +112,22 @@ class FoldStore:
             return
         from labelaudit.io import atomic_path
 
-        with atomic_path(self._path(key, fold), record=False) as tmp, open(tmp, "wb") as f:
+        path = own_checkpoint_file(self.folder, self._path(key, fold).name)
+        with atomic_path(path, record=False) as tmp, open(tmp, "wb") as f:
             np.savez(f, rows=np.asarray(rows), probs=probs)
 
     def remove(self) -> None:
-        """Delete the checkpoints, and the folder when labelaudit made it and nothing else
-        is in it (a folder the user gave, even empty, stays)."""
-        made = _made_folder(self.folder / _MANIFEST)
-        for path in self.folder.glob("*_fold_*.npz"):
-            path.unlink(missing_ok=True)
-        (self.folder / _MANIFEST).unlink(missing_ok=True)
-        if not made:
-            return
-        try:
-            self.folder.rmdir()
-        except OSError:
-            pass
+        """Delete the checkpoints (see :func:`release_checkpoint_folder`)."""
+        release_checkpoint_folder(self.folder)
 
 
 def claim_checkpoint_folder(folder: str | Path) -> Path:
     """A folder for labelaudit's checkpoints (scan's folds, consistency's fits), made with
     its manifest unless it is there already; a file, or a folder holding other things and
     no manifest of labelaudit's, is refused, so no checkpoint lands among a user's files.
-    The manifest says whether labelaudit made the folder: only then is it removed with the
-    checkpoints.
+    The manifest says whether labelaudit made the folder (and how many of its parents):
+    only then is it removed with the checkpoints, and only when it is empty; it lists the
+    files labelaudit writes there (:func:`own_checkpoint_file`), the only ones removed.
 
     Raises
     ------
@@ -139,27 +144,128 @@ def claim_checkpoint_folder(folder: str | Path) -> Path:
                 f"checkpoint folder {folder} exists and is not one of labelaudit's (no "
                 f"{_MANIFEST} of its own): choose a new or empty folder")
     made = not path.exists()
+    parents = 0
+    if made:
+        while not path.absolute().parents[parents].exists():
+            parents += 1
     path.mkdir(parents=True, exist_ok=True)
     if not manifest.exists():
-        manifest.write_text(json.dumps({"labelaudit": _MARK, "made_folder": made}),
-                            encoding="utf-8")
+        _write_note(path, {"labelaudit": _MARK, "made_folder": made, "made_parents": parents,
+                           "files": []})
     return path
 
 
+def own_checkpoint_file(folder: str | Path, name: str) -> Path:
+    """``folder / name``, listed in the manifest of ``folder`` (a claimed checkpoint folder)
+    as labelaudit's own before it is written, so that it is removed with the checkpoints:
+    only the files so listed ever are.
+
+    Raises
+    ------
+    InvalidParameterError
+        Something labelaudit did not write is there under that name.
+    """
+    path = Path(folder)
+    with _LOCK:
+        note = _read_note(path)
+        listed = "files" in note  # an older manifest lists nothing: its files are adopted
+        files = note.setdefault("files", [])
+        if name not in files:
+            taken = path / name
+            if listed and (taken.exists() or taken.is_symlink()):
+                raise InvalidParameterError(
+                    f"checkpoint folder {path} holds {name!r}, which labelaudit did not "
+                    "write: move it out, or choose a new or empty folder")
+            files.append(name)
+            _write_note(path, note)
+    return path / name
+
+
+def checkpoint_files(folder: str | Path) -> list[str]:
+    """The names labelaudit listed as its own in ``folder`` (:func:`own_checkpoint_file`)."""
+    return [n for n in _read_note(Path(folder)).get("files", []) if _plain_name(n)]
+
+
+def drop_checkpoint_files(folder: str | Path, names: Iterable[str] | None = None) -> None:
+    """Delete the files (and scratch folders) labelaudit listed as its own in ``folder``:
+    those of ``names`` among them, or all; anything else there stays."""
+    path = Path(folder)
+    with _LOCK:
+        note = _read_note(path)
+        files = note.get("files", [])
+        gone = {n for n in (files if names is None else names) if n in files and _plain_name(n)}
+        for name in gone:
+            _delete(path / name)
+        if gone:
+            note["files"] = [n for n in files if n not in gone]
+            _write_note(path, note)
+
+
+def release_checkpoint_folder(folder: str | Path) -> None:
+    """After a run: delete labelaudit's files in ``folder`` and its manifest, then the
+    folder and the parents labelaudit made for it, each only when it is empty. A folder
+    the user gave, even empty, stays; one labelaudit made that holds something it did not
+    write stays too, with a :class:`CheckpointWarning` naming what is kept."""
+    path = Path(folder)
+    drop_checkpoint_files(path)
+    note = _read_note(path)
+    _delete(path / _MANIFEST)
+    if note.get("made_folder") is not True:  # the user's (or an older manifest's): it stays
+        return
+    kept = sorted(p.name for p in path.iterdir()) if path.is_dir() else []
+    if kept:
+        warnings.warn(f"checkpoint folder {path} is kept: it holds what labelaudit did not "
+                      f"write there ({format_values(kept)}); labelaudit's checkpoints in it "
+                      "are removed", CheckpointWarning, stacklevel=3)
+        return
+    made = int(note.get("made_parents", 0) or 0)
+    for level in [path, *list(path.absolute().parents)[:made]]:
+        try:
+            level.rmdir()
+        except OSError:
+            return  # not empty (or gone): it and those above it stay
+
+
+def _read_note(folder: Path) -> dict[str, Any]:
+    """The manifest of ``folder`` (empty when there is none of labelaudit's)."""
+    try:
+        note = json.loads((folder / _MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return note if isinstance(note, dict) and note.get("labelaudit") == _MARK else {}
+
+
+def _write_note(folder: Path, note: dict[str, Any]) -> None:
+    from labelaudit.io import atomic_path
+
+    with atomic_path(folder / _MANIFEST, record=False) as tmp:
+        tmp.write_text(json.dumps(note), encoding="utf-8")
+
+
+def _delete(path: Path) -> None:
+    """Delete labelaudit's file or scratch folder ``path``, and what an interrupted atomic
+    write of it left beside it."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
+    for left in path.parent.glob(f".{_escaped(path.name)}.*.tmp"):
+        left.unlink(missing_ok=True)
+
+
+def _plain_name(name: object) -> bool:
+    """Whether ``name`` (from a manifest) names an entry of its folder, nothing outside."""
+    return (isinstance(name, str) and name not in ("", ".", "..", _MANIFEST)
+            and Path(name).name == name and "\\" not in name)
+
+
+def _escaped(name: str) -> str:
+    """``name`` with the characters glob reads as patterns escaped."""
+    return "".join(f"[{c}]" if c in "*?[" else c for c in name)
+
+
 def _is_ours(manifest: Path) -> bool:
-    try:
-        return json.loads(manifest.read_text(encoding="utf-8")).get("labelaudit") == _MARK
-    except (OSError, ValueError, AttributeError):
-        return False
-
-
-def _made_folder(manifest: Path) -> bool:
-    """Whether labelaudit made the folder of ``manifest`` (an older manifest, without the
-    note, counts as not: the folder stays)."""
-    try:
-        return json.loads(manifest.read_text(encoding="utf-8")).get("made_folder") is True
-    except (OSError, ValueError, AttributeError):
-        return False
+    return bool(_read_note(manifest.parent))
 
 
 def active_fold_store() -> FoldStore | None:

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from labelaudit.io import label_set_names
+from labelaudit.io import check_label_set_members, label_set_names
 from labelaudit.report._html import cell, details_text, esc, fmt_count, fmt_num, fmt_share, table
 from labelaudit.report._sections import fact
 
@@ -27,7 +27,8 @@ def _is_label_set_output(frame: pd.DataFrame) -> bool:
 def label_set_frame(source: object) -> pd.DataFrame | None:
     """A multi-label scan's output as a table with its sets as lists (a
     ``LabelSetScanResult``, its table, or a file of it; sets joined by ``|`` in CSV/TSV);
-    None for anything else."""
+    None for anything else. A set holding a null or blank member is refused
+    (:func:`labelaudit.io.check_label_set_members`), not shown as a class "None"."""
     # a LabelSetScanResult, recognised by its fields (importing scan would close a cycle)
     if hasattr(source, "label_sets") and hasattr(source, "to_frame"):
         frame = source.to_frame()  # type: ignore[union-attr]
@@ -44,7 +45,11 @@ def label_set_frame(source: object) -> pd.DataFrame | None:
     if not _is_label_set_output(frame):
         return None
     frame = frame.copy()
+    where = str(source) if isinstance(source, (str, Path)) else "the scan output"
+    ids = (frame["id"].to_numpy(dtype=object) if "id" in frame.columns
+           else np.arange(1, len(frame) + 1))
     for column in _SETS:
+        check_label_set_members(frame[column], column=column, ids=ids, sep="|", where=where)
         frame[column] = [label_set_names(v) for v in frame[column]]
     return frame.sort_values("rank", kind="stable").reset_index(drop=True)
 

@@ -24,7 +24,7 @@ from typing import Any, Literal
 import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
-from labelaudit.io import read_table
+from labelaudit.io import read_table, text_keys
 from labelaudit.review._export import QUESTION
 from labelaudit.review._queue import record_answer
 from labelaudit.review._store import ReviewStore, as_store
@@ -101,13 +101,18 @@ def _kind_of(value: Any) -> str:
             bool: "a boolean"}.get(type(value), "a number")
 
 
-def _expected(value: Any, expected: type, where: str, what: str) -> Any:
+# how each import format names the writer of the shape it expects, for messages
+_LABEL_STUDIO = "Label Studio's JSON export"
+_ARGILLA = "Argilla 2.x's Record.to_dict"
+
+
+def _expected(value: Any, expected: type, where: str, what: str,
+              writer: str = _LABEL_STUDIO) -> Any:
     """``value`` if it is an ``expected``, else one line: where, what was expected, what
-    was found."""
+    was found, and what writes the expected shape (``writer``)."""
     if not isinstance(value, expected):
         raise InvalidInputError(f"{where}: {what} is {_kind_of(value)}, expected "
-                                f"{_kind_of(expected())} (as Label Studio's JSON export "
-                                "writes it)")
+                                f"{_kind_of(expected())} (as {writer} writes it)")
     return value
 
 
@@ -164,43 +169,73 @@ def _label_studio_votes(tasks: list[Any], where: str) -> Iterator[_Vote]:
                         _number(task.get("lead_time")))
 
 
-def _argilla_votes(records: list[dict[str, Any]]) -> Iterator[_Vote]:
-    for record in records:
-        metadata = record.get("metadata") or {}
+def _argilla_votes(records: list[Any], where: str) -> Iterator[_Vote]:
+    """The votes in Argilla records: ``responses`` keyed by question (``Record.to_dict``)
+    or a list of responses naming their ``question_name``. A record or response of another
+    shape, or a submitted answer without its ``user_id``, is one line naming it (``where``:
+    the file)."""
+    for number, record in enumerate(records, start=1):
+        name = f"{where}: record #{number}"
+        record = _expected(record, dict, name, "the record", _ARGILLA)
+        if "id" in record:
+            name = f"{where}: record id {record['id']}"
+        metadata = _expected(record.get("metadata") or {}, dict, name, "its metadata", _ARGILLA)
         if "item_id" not in metadata:
             raise InvalidInputError(
-                "an Argilla record has no metadata.item_id: import records exported by "
+                f"{name} has no metadata.item_id: import records exported by "
                 "`labelaudit review export --to argilla`"
             )
+        name = f"{name} (item {metadata['item_id']})"
         kind = str(metadata.get("kind", "review"))
         responses = record.get("responses") or {}
-        if isinstance(responses, dict):
-            found = [(r, r.get("value")) for r in responses.get(QUESTION, [])]
+        if isinstance(responses, list):
+            found = [r for r in (_expected(r, dict, f"{name}, response #{position}",
+                                           "the response", _ARGILLA)
+                                 for position, r in enumerate(responses, start=1))
+                     if r.get("question_name") == QUESTION]
         else:
-            found = [(r, r.get("value")) for r in responses if r.get("question_name") == QUESTION]
-        for response, value in found:
+            responses = _expected(responses, dict, name, "its responses", _ARGILLA)
+            found = _expected(responses.get(QUESTION) or [], list, name,
+                              f"its {QUESTION!r} responses", _ARGILLA)
+        for position, response in enumerate(found, start=1):
+            at = f"{name}, {QUESTION!r} response #{position}"
+            response = _expected(response, dict, at, "the response", _ARGILLA)
+            value = response.get("value")
             if response.get("status", "submitted") != "submitted" or value is None:
                 continue
-            yield _Vote(kind, str(metadata["item_id"]), f"argilla:{_user(response.get('user_id'))}",
+            if response.get("user_id") is None:  # else every such answer is one reviewer's
+                raise InvalidInputError(f"{at} has no user_id: each answer needs the Argilla "
+                                        "user who gave it")
+            yield _Vote(kind, str(metadata["item_id"]), f"argilla:{_user(response['user_id'])}",
                         str(value), _timestamp(record.get("updated_at")), None)
 
 
-def _csv_votes(frame: pd.DataFrame) -> Iterator[_Vote]:
+def _csv_votes(frame: pd.DataFrame, where: str) -> Iterator[_Vote]:
+    """The votes of a long-format table (``where``: the file). Ids, reviewers, answers and
+    kinds are read as text (:func:`labelaudit.io.text_keys`: ``7.0``, as a column with a
+    blank reads, is ``"7"``); a row with a blank answer or reviewer is skipped, a blank
+    kind is a review item."""
     frame = frame.rename(columns={"annotator_id": "reviewer", "label": "answer"})
     missing = [c for c in ("item_id", "reviewer", "answer") if c not in frame.columns]
     if missing:
         raise InvalidInputError(
-            f"the answers table lacks {missing}; expected long format item_id, reviewer, answer"
+            f"{where}: the answers table lacks {missing}; expected long format item_id, "
+            "reviewer, answer"
         )
-    for row in frame.to_dict("records"):
-        if pd.isna(row["answer"]) or pd.isna(row["reviewer"]):
+    twice = sorted({str(c) for c in frame.columns[frame.columns.duplicated()]})
+    if twice:
+        raise InvalidInputError(
+            f"{where}: the answers table has {twice} twice (annotator_id is another name for "
+            "reviewer, label for answer); keep one column of each")
+    text = {c: text_keys(frame[c]) for c in ("item_id", "reviewer", "answer", "kind")
+            if c in frame.columns}
+    kinds = text.get("kind", [""] * len(frame))
+    for i, row in enumerate(frame.to_dict("records")):
+        if not text["answer"][i] or not text["reviewer"][i]:
             continue
-        item_id = row["item_id"]
-        if isinstance(item_id, float) and item_id.is_integer():
-            item_id = int(item_id)
-        yield _Vote(str(row.get("kind", "review") or "review"), str(item_id),
-                    f"csv:{row['reviewer']}", str(row["answer"]),
-                    _timestamp(row.get("answered_at")), _number(row.get("seconds")))
+        yield _Vote(kinds[i] or "review", text["item_id"][i], f"csv:{text['reviewer'][i]}",
+                    text["answer"][i], _timestamp(row.get("answered_at")),
+                    _number(row.get("seconds")))
 
 
 def import_answers(store: ReviewStore | str | Path, path: str | Path,
@@ -223,9 +258,9 @@ def import_answers(store: ReviewStore | str | Path, path: str | Path,
     if source == "label-studio":
         votes = list(_label_studio_votes(_load_json(path), str(path)))
     elif source == "argilla":
-        votes = list(_argilla_votes(_load_json(path)))
+        votes = list(_argilla_votes(_load_json(path), str(path)))
     elif source == "csv":
-        votes = list(_csv_votes(read_table(path)))
+        votes = list(_csv_votes(read_table(path), str(path)))
     else:
         raise InvalidParameterError(f"unknown import source {source!r}")
     if not votes:
