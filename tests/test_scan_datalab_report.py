@@ -44,7 +44,7 @@ def test_cli_datalab_and_report(frame, tmp_path, capsys):
     frame.to_csv(data, index=False)
     out, page = tmp_path / "issues.csv", tmp_path / "report.html"
     assert main(["scan", str(data), "--scorers", "tfidf", "--datalab", "--out", str(out),
-                 "--report", str(page)]) == 0
+                 "--report-out", str(page)]) == 0
     written = pd.read_csv(out)
     assert written.loc[written["id"] == "copy", "near_duplicate_label_conflict"].item()
     html = page.read_text(encoding="utf-8")
@@ -57,12 +57,12 @@ def test_cli_report_needs_an_html_name(frame, tmp_path):
     data = tmp_path / "data.csv"
     frame.to_csv(data, index=False)
     with pytest.raises(SystemExit) as stop:
-        main(["scan", str(data), "--scorers", "tfidf", "--report", str(tmp_path / "r.txt")])
+        main(["scan", str(data), "--scorers", "tfidf", "--report-out", str(tmp_path / "r.txt")])
     assert stop.value.code == 2 and not (tmp_path / "r.txt").exists()
 
 
-def test_cli_devices_sets_the_finetune_scorer(frame, tmp_path, capsys):
+def test_cli_device_list_sets_the_finetune_scorer(frame, tmp_path, capsys):
     data = tmp_path / "data.csv"
     frame.to_csv(data, index=False)
-    assert main(["scan", str(data), "--scorers", "tfidf", "--devices", "cuda:0,cuda:1"]) == 2
-    assert "--devices sets the fine-tuning of the finetune scorer" in capsys.readouterr().err
+    assert main(["scan", str(data), "--scorers", "tfidf", "--device", "cuda:0,cuda:1"]) == 2
+    assert "--device sets the fine-tuning of the finetune scorer" in capsys.readouterr().err

@@ -224,7 +224,7 @@ def test_review_and_evaluate_read_the_output(files, tmp_path):
                  str(tmp_path / "probs.npy"), "--out", str(out), "-q"]) == 0
     frame[["id", "is_error"]].to_csv(tmp_path / "truth.csv", index=False)
     metrics = tmp_path / "metrics.csv"
-    assert main(["evaluate", str(out), "--truth", str(tmp_path / "truth.csv"),
+    assert main(["evaluate", str(out), "--eval", str(tmp_path / "truth.csv"),
                  "--out", str(metrics), "-q"]) == 0
     table = pd.read_csv(metrics)
     assert "ensemble" in table.to_string() and "pred_probs" in table.to_string()

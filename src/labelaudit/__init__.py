@@ -13,6 +13,7 @@ from labelaudit._errors import (
     InvalidInputError,
     InvalidParameterError,
     LabelAuditError,
+    LabelAuditWarning,
     MissingExtraError,
 )
 from labelaudit._version import __version__
@@ -22,6 +23,7 @@ __all__ = [
     "InvalidInputError",
     "InvalidParameterError",
     "LabelAuditError",
+    "LabelAuditWarning",
     "MissingExtraError",
     "ScanResult",
     "consistency",

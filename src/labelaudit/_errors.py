@@ -4,6 +4,7 @@ Every error a user can cause is one of these. ``InvalidInputError`` is for bad
 data (a missing column, an empty text, duplicate ids), ``InvalidParameterError``
 for bad options. The CLI prints either as one line on stderr; it exits 2 (a usage error)
 for an ``InvalidParameterError`` that names its option (``param``), else 1.
+Every warning labelaudit gives is a ``LabelAuditWarning`` (a ``UserWarning``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Iterable, Sequence
 
 __all__ = [
     "LabelAuditError",
+    "LabelAuditWarning",
     "InvalidInputError",
     "InvalidParameterError",
     "MissingExtraError",
@@ -43,6 +45,11 @@ class InvalidInputError(LabelAuditError, ValueError):
 class InvalidParameterError(LabelAuditError, ValueError, TypeError):
     """An option has a value outside what the function accepts. With ``param``, the
     option at fault: the command line prints it as a usage error (exit 2)."""
+
+
+class LabelAuditWarning(UserWarning):
+    """Base class of every warning labelaudit gives on purpose, so that one filter
+    silences them all: ``warnings.simplefilter("ignore", LabelAuditWarning)``."""
 
 
 class MissingExtraError(LabelAuditError, ImportError):

@@ -26,7 +26,7 @@ def _votes(n_items: int = 10) -> pd.DataFrame:
                          "label": rng.choice(["x", "y"], 3 * n_items).astype(object)})
 
 
-def test_issue11_to_annotations_counts_dropped_empty_labels():
+def test_to_annotations_counts_dropped_empty_labels():
     df = _votes()
     df.loc[[0, 1, 2, 4], "label"] = [None, np.nan, "  ", ""]  # item 0 loses all three
     with pytest.warns(DroppedAnnotationsWarning) as caught:
@@ -38,20 +38,20 @@ def test_issue11_to_annotations_counts_dropped_empty_labels():
     assert ann.counts().sum() == 26 and "" not in ann.classes and "  " not in ann.classes
 
 
-def test_issue11_to_annotations_is_silent_when_nothing_is_dropped():
+def test_to_annotations_is_silent_when_nothing_is_dropped():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         to_annotations(_votes())
 
 
-def test_issue11_nothing_left_is_a_clear_error():
+def test_nothing_left_is_a_clear_error():
     df = _votes(2)
     df["label"] = ""
     with pytest.raises(InvalidInputError, match="all 6 annotations have an empty or missing"):
         to_annotations(df)
 
 
-def test_issue11_drop_single_counts_the_items_it_drops():
+def test_drop_single_counts_the_items_it_drops():
     df = _votes()
     df = df[~((df["item"] == 3) & (df["annotator"] != "a"))]
     with pytest.warns(DroppedAnnotationsWarning, match=r"dropped 1 of 10 items with fewer "
@@ -60,7 +60,7 @@ def test_issue11_drop_single_counts_the_items_it_drops():
     assert report.n_items == 9
 
 
-def test_issue11_nested_file_counts_empty_lists(tmp_path):
+def test_nested_file_counts_empty_lists(tmp_path):
     path = tmp_path / "crowd.jsonl"
     path.write_text("".join(
         f'{{"id": "q{i}", "annotator_labels": {["x", "y", "x"] if i % 3 else []}}}\n'.replace(
@@ -70,13 +70,13 @@ def test_issue11_nested_file_counts_empty_lists(tmp_path):
     assert data.nested_column == "annotator_labels" and data.long["item"].nunique() == 6
 
 
-def test_issue11_chance_difference_delta_larger_than_n_is_refused():
+def test_chance_difference_delta_larger_than_n_is_refused():
     with pytest.raises(InvalidParameterError, match=r"delta \(901\) cannot exceed n_items"):
         chance_difference(900, n_noise=125, delta=-901)
     assert chance_difference(900, n_noise=125, delta=900).delta == 900
 
 
-def test_issue11_counts_print_plainly_not_as_numpy_reprs():
+def test_counts_print_plainly_not_as_numpy_reprs():
     with pytest.raises(InvalidParameterError) as exc:
         noise_bound(np.float64(2.5), 1, 0.5)
     assert str(exc.value) == "n_items must be a whole number, got 2.5"

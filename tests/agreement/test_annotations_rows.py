@@ -1,5 +1,4 @@
-"""One crowd-label type: Annotations encoded against a dataset's rows, its views, and the
-deprecated Crowd encoding that it replaces."""
+"""One crowd-label type: Annotations encoded against a dataset's rows, and its views."""
 
 from __future__ import annotations
 
@@ -10,7 +9,6 @@ import pytest
 from labelaudit import InvalidInputError, InvalidParameterError
 from labelaudit.agreement import Annotations, to_annotations
 from labelaudit.detect import annotation_matrix
-from labelaudit.noise import crowd_from_annotations
 
 CLASSES = np.array(["a", "b", "c"])
 
@@ -81,15 +79,7 @@ def test_annotation_matrix_is_to_matrix():
     assert ann.to_matrix().shape == (3, 3)
 
 
-def test_crowd_from_annotations_is_deprecated_and_unchanged():
-    with pytest.warns(DeprecationWarning, match="to_annotations"):
-        crowd = crowd_from_annotations(_nested(), ids=np.arange(3), classes=CLASSES)
-    ann = to_annotations(_nested(), ids=np.arange(3), classes=CLASSES)
-    np.testing.assert_array_equal(crowd.items, ann.item_codes)
-    np.testing.assert_array_equal(crowd.workers, ann.annotator_codes)
-    np.testing.assert_array_equal(crowd.labels, ann.label_codes)
-    np.testing.assert_array_equal(crowd.counts, ann.counts())
-    assert crowd.n_workers == 3
-    with pytest.warns(DeprecationWarning):
-        empty = crowd_from_annotations([[], []], ids=np.arange(2), classes=CLASSES)
-    assert empty.counts.shape == (2, 3) and empty.n_workers == 0 and len(empty.items) == 0
+def test_no_deprecated_crowd_encoding():
+    import labelaudit.noise as noise
+
+    assert not hasattr(noise, "crowd_from_annotations")

@@ -198,7 +198,7 @@ def test_subprocess_entry_point_and_help(votes_csv, tmp_path):
 # --- field-test findings of issue #11 -----------------------------------------------------------
 
 
-def test_issue11_delta_larger_than_n_is_refused(capsys):
+def test_delta_larger_than_n_is_refused(capsys):
     for delta in ("950", "-950"):
         with pytest.raises(SystemExit) as exc:
             main(["agreement", "compare", "--n", "900", "--noise-rate", "0.139", "--delta", delta])
@@ -222,12 +222,12 @@ def test_issue11_delta_larger_than_n_is_refused(capsys):
     ["tolerate", "--n", "-5", "--p-chance", "0.5"],
     ["tolerate", "--n", "5", "--p-chance", "0.5", "--gamma", "2"],
     ["measure", "MISSING", "--bootstrap", "-1"],
-    ["measure", "MISSING", "--random-state", "-3"],
+    ["measure", "MISSING", "--seed", "-3"],
     ["measure", "MISSING", "--min-share", "0.5"],
     ["measure", "MISSING", "--confidence", "1"],
     ["measure", "MISSING", "--p-chance", "1.2"],
 ])
-def test_issue11_numeric_options_are_usage_errors_up_front(tmp_path, capsys, argv):
+def test_numeric_options_are_usage_errors_up_front(tmp_path, capsys, argv):
     argv = [str(tmp_path / "missing.csv") if a == "MISSING" else a for a in argv]
     with pytest.raises(SystemExit) as exc:
         main(["agreement", *argv])
@@ -246,7 +246,7 @@ def _warnings(err: str) -> list[str]:
     return [line for line in err.splitlines() if line.startswith("labelaudit: warning:")]
 
 
-def test_issue11_dropped_empty_labels_are_counted_on_stderr(tmp_path):
+def test_dropped_empty_labels_are_counted_on_stderr(tmp_path):
     rows = ["item,annotator,label"] + [
         f"{i},w{a},{'pos' if i == 0 and a < 2 else ''}" for i in range(100) for a in range(3)]
     (tmp_path / "votes.csv").write_text("\n".join(rows) + "\n")
@@ -266,7 +266,7 @@ def test_issue11_dropped_empty_labels_are_counted_on_stderr(tmp_path):
     assert quiet.returncode == 0 and quiet.stderr == ""
 
 
-def test_issue11_dropped_empty_annotation_lists_are_counted(tmp_path, capsys):
+def test_dropped_empty_annotation_lists_are_counted(tmp_path, capsys):
     path = tmp_path / "crowd.jsonl"
     with open(path, "w") as fh:
         for i in range(30):
@@ -280,7 +280,7 @@ def test_issue11_dropped_empty_annotation_lists_are_counted(tmp_path, capsys):
     assert json.loads(captured.out)["n_items"] == 1
 
 
-def test_issue11_dropped_blank_labels_inside_lists_and_by_drop_single(tmp_path, capsys):
+def test_dropped_blank_labels_inside_lists_and_by_drop_single(tmp_path, capsys):
     path = tmp_path / "crowd.jsonl"
     path.write_text('{"id": 1, "annotator_labels": ["a", ""]}\n'
                     '{"id": 2, "annotator_labels": ["a", "b", null]}\n'
@@ -304,7 +304,7 @@ def test_issue11_dropped_blank_labels_inside_lists_and_by_drop_single(tmp_path, 
     ("crowd.jsonl", '{"id": 1, "annotator_labels": []}\n{"id": 2, "annotator_labels": [""]}\n',
      "all 2 items have an empty 'annotator_labels' list"),
 ])
-def test_issue11_nothing_left_after_dropping_is_one_clear_error(tmp_path, capsys, name,
+def test_nothing_left_after_dropping_is_one_clear_error(tmp_path, capsys, name,
                                                                  content, message):
     (tmp_path / name).write_text(content)
     assert main(["agreement", str(tmp_path / name), "--format", "json"]) == 1

@@ -183,7 +183,7 @@ def test_inputs_are_not_modified(files):
 # --- field-test findings of issue #11 -----------------------------------------------------------
 
 
-def test_issue11_n_errors_larger_than_the_data_is_refused(files, capsys):
+def test_n_errors_larger_than_the_data_is_refused(files, capsys):
     folder, _, _ = files
     code = main(["evaluate", str(folder / "issues.csv"), "--eval", str(folder / "truth.csv"),
                  "--n-errors", "500"])
@@ -194,7 +194,7 @@ def test_issue11_n_errors_larger_than_the_data_is_refused(files, capsys):
                  "--n-errors", "40", "-q"]) == 0  # every item an error: allowed
 
 
-def test_issue11_at_k_larger_than_the_data_is_clipped_and_said(files):
+def test_at_k_larger_than_the_data_is_clipped_and_said(files):
     folder, is_error, _ = files
     done = run_cli("issues.csv", "--eval", "truth.csv", "--at-k", "5,100", "--format", "json",
                    cwd=folder)
@@ -219,7 +219,7 @@ def test_issue11_at_k_larger_than_the_data_is_clipped_and_said(files):
     ["--n-errors", "0"], ["--n-errors", "x"], ["--error-rate", "0"], ["--error-rate", "1.5"],
     ["--error-rate", "nan"], ["--at-k", "0"], ["--at-k", "5,-1"], ["--at-k", "ten"],
 ])
-def test_issue11_numeric_options_are_usage_errors_before_reading_data(tmp_path, capsys, argv):
+def test_numeric_options_are_usage_errors_before_reading_data(tmp_path, capsys, argv):
     # the files do not exist: a usage error (2) proves the option was checked before reading
     with pytest.raises(SystemExit) as exc:
         main(["evaluate", str(tmp_path / "missing.csv"), "--eval", str(tmp_path / "t.csv"),
@@ -246,7 +246,7 @@ def _typed_files(tmp_path, true_labels, given=None, ids=None):
     (["neg", "pos"] * 10, "'neg', 'pos'; str"),
     (["0.0", "1.0"] * 10, "'0.0', '1.0'; str"),
 ])
-def test_issue11_true_label_type_mismatch_is_named(tmp_path, capsys, true_labels, shown):
+def test_true_label_type_mismatch_is_named(tmp_path, capsys, true_labels, shown):
     args = _typed_files(tmp_path, true_labels)
     assert main(["evaluate", *args]) == 1
     err = capsys.readouterr().err
@@ -256,7 +256,7 @@ def test_issue11_true_label_type_mismatch_is_named(tmp_path, capsys, true_labels
     assert "same label values" in err
 
 
-def test_issue11_true_label_numbers_as_strings_still_match(tmp_path, capsys):
+def test_true_label_numbers_as_strings_still_match(tmp_path, capsys):
     true_labels = ["0", "1"] * 10
     true_labels[3] = "0"  # one error: item 63 was given 1
     args = _typed_files(tmp_path, true_labels)
@@ -265,7 +265,7 @@ def test_issue11_true_label_numbers_as_strings_still_match(tmp_path, capsys):
     assert row["n_items"] == 20 and row["n_errors"] == 1
 
 
-def test_issue11_ids_print_plainly_not_as_numpy_reprs(tmp_path, capsys):
+def test_ids_print_plainly_not_as_numpy_reprs(tmp_path, capsys):
     args = _typed_files(tmp_path, [0, 1] * 10)
     pd.read_json(tmp_path / "truth.jsonl", lines=True).head(5).to_json(
         tmp_path / "short.jsonl", orient="records", lines=True)

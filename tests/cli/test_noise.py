@@ -264,7 +264,7 @@ def test_split_and_sources(tmp_path):
     ("0.0125", "noised 1 of 40 items with uniform (requested rate 0.0125 -> 1 item; achieved "
      "rate 0.0250)", None),  # 0.5 items: halves round up
 ])
-def test_issue11_noise_rate_rounding_message_is_true(tmp_path, rate, claimed, warned):
+def test_noise_rate_rounding_message_is_true(tmp_path, rate, claimed, warned):
     source = tmp_path / "clean.csv"
     crowd_frame().drop(columns=["annotator_labels"]).to_csv(source, index=False)
     done = subprocess.run(
@@ -286,7 +286,7 @@ def test_issue11_noise_rate_rounding_message_is_true(tmp_path, rate, claimed, wa
     assert (noisy["gold"] != noisy["clean_label"]).sum() == n_claimed
 
 
-def test_issue11_noise_summary_json_has_the_requested_count(tmp_path):
+def test_noise_summary_json_has_the_requested_count(tmp_path):
     source = tmp_path / "clean.jsonl"
     write_jsonl(crowd_frame(), source)
     assert main(["noise", str(source), "--label", "gold", "--method", "uniform", "--rate",
@@ -298,7 +298,7 @@ def test_issue11_noise_summary_json_has_the_requested_count(tmp_path):
 
 
 @pytest.mark.parametrize("argv", [["--seed", "-1"], ["--seed", "x"], ["--rate", "abc"]])
-def test_issue11_numeric_options_are_usage_errors_before_reading_data(tmp_path, argv):
+def test_numeric_options_are_usage_errors_before_reading_data(tmp_path, argv):
     with pytest.raises(SystemExit) as exit_info:
         main(["noise", str(tmp_path / "missing.csv"), "--method", "uniform", "--rate", "0.1",
               *argv])
@@ -308,7 +308,7 @@ def test_issue11_numeric_options_are_usage_errors_before_reading_data(tmp_path, 
     assert exit_info.value.code == 2
 
 
-def test_issue11_noise_rate_out_of_range_is_checked_before_reading_data(tmp_path, capsys):
+def test_noise_rate_out_of_range_is_checked_before_reading_data(tmp_path, capsys):
     # a usage error (exit 2) with the rate message, not the missing file: the rate is
     # checked first
     with pytest.raises(SystemExit) as exit_info:

@@ -185,20 +185,16 @@ def test_help_names_every_step(capsys):
         assert f"    {step}" in out
 
 
-def test_seed_and_its_old_spelling(files, capsys):
+def test_the_same_seed_picks_the_same_items(files, capsys):
     folder, _, _ = files
     picked = []
-    for flag in ("--seed", "--random-state"):
-        db = folder / f"{flag.strip('-')}.sqlite"
+    for name in ("first", "second"):
+        db = folder / f"{name}.sqlite"
         assert main(["review", "init", str(folder / "issues.csv"), "--db", str(db), "--top", "3",
-                     "--select", "random", flag, "7", "--quiet"]) == 0
+                     "--select", "random", "--seed", "7", "--quiet"]) == 0
         picked.append(pd.read_csv(__import__("io").StringIO(_export_csv(db, folder)))["item_id"]
                       .tolist())
     assert picked[0] == picked[1]
-    assert "labelaudit: --random-state is deprecated, use --seed" in capsys.readouterr().err
-    with pytest.raises(SystemExit):
-        main(["review", "init", "--help"])
-    assert "--random-state" not in capsys.readouterr().out
 
 
 def _export_csv(db, folder):

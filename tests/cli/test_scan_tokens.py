@@ -126,7 +126,7 @@ def test_bad_numeric_options_are_usage_errors_before_any_model_loads(files, opti
     assert f"argument {option[0]}" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("option", [["--k", "0,5"], ["--k", "ten"], ["--k", ","],
+@pytest.mark.parametrize("option", [["--at-k", "0,5"], ["--at-k", "ten"], ["--at-k", ","],
                                     ["--tag-column", "0"]])
 def test_bad_numeric_options_of_evaluate_tokens_are_usage_errors(files, tmp_path, option,
                                                                  capsys):
@@ -230,25 +230,19 @@ def test_progress_warnings_print_after_the_bars(files, tiny_bert, tmp_path, monk
 
 # --- issue #12: one spelling per idea ------------------------------------------------------
 
-def test_scorers_and_at_k_with_their_old_spellings(files, tiny_bert, tmp_path, capsys):
+def test_scorers_and_at_k(files, tiny_bert, tmp_path, capsys):
     data, truth, planted, n = files
     out = tmp_path / "issues.jsonl"
     base = ["scan-tokens", str(data), "--model", str(tiny_bert), "--folds", "2", "--no-cache",
             "--quiet"]
     assert main(base + ["--scorers", "encoder", "--out", str(out)]) == 0
-    first = out.read_text()
-    assert main(base + ["--scorer", "encoder", "--out", str(out)]) == 0  # the old spelling
-    assert out.read_text() == first
     with pytest.raises(SystemExit) as exc:
         main(base + ["--scorers", "encoder,bogus"])
     assert exc.value.code == 2 and "argument --scorers" in capsys.readouterr().err
     capsys.readouterr()
     assert main(["evaluate-tokens", str(out), "--eval", str(truth), "--at-k", "3",
                  "--format", "csv"]) == 0
-    new = capsys.readouterr().out
-    assert main(["evaluate-tokens", str(out), "--eval", str(truth), "--k", "3",
-                 "--format", "csv"]) == 0
-    assert capsys.readouterr().out == new and "p@3" in new
+    assert "p@3" in capsys.readouterr().out
     help_text = subprocess.run([sys.executable, "-m", "labelaudit", "evaluate-tokens", "--help"],
                                capture_output=True, text=True, check=True).stdout
     assert "--at-k" in help_text and "--k " not in help_text

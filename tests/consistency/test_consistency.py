@@ -192,7 +192,7 @@ def test_cli_json_plot_and_table(tmp_path):
     make_task(300, 1).to_json(tmp_path / "train.jsonl", orient="records", lines=True)
     make_task(50, 3, shift=0.6).to_json(tmp_path / "batch.jsonl", orient="records", lines=True)
     done = run_cli("train.jsonl", "--suspect", "batch.jsonl", "--text", "text", "--repeats",
-                   "3", "--points", "4", "--out", "out.json", "--plot", "curves.png",
+                   "3", "--points", "4", "--out", "out.json", "--plot-out", "curves.png",
                    "--workers", "2", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     doc = json.loads((tmp_path / "out.json").read_text())

@@ -70,19 +70,6 @@ def test_hashed_model_ranks_as_the_plain_engine(local_ray, data, tmp_path):
     assert result.model == "tfidf-hash" and result.n_items == 300
 
 
-def test_embeddings_from_an_actor_pool_come_back_in_input_order(local_ray, data,
-                                                                 tiny_bert_dir):
-    from labelaudit.engine import embed_stream
-    from labelaudit.models import encode_texts
-
-    vectors = embed_stream(data / "parts", model=str(tiny_bert_dir), chunk_size=64,
-                           actors=1)
-    texts = pd.read_parquet(data / "parts")["text"].tolist()
-    expected = encode_texts(texts, model=str(tiny_bert_dir), cache_dir=False)
-    assert vectors.shape == expected.shape == (300, 32)
-    np.testing.assert_allclose(vectors, expected, atol=1e-2)
-
-
 def test_the_embed_member_on_ray_ranks_as_on_the_local_engine(local_ray, data, tmp_path,
                                                               tiny_bert_dir):
     from labelaudit.engine import EmbedOptions

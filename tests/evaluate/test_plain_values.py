@@ -18,7 +18,7 @@ from labelaudit.evaluate import precision_at_k, recall_at_k, verified_precision
      "n_errors must be a positive integer, got 3.5"),
     (lambda: verified_precision(np.float64(2.5), 3), "must be an integer, got 2.5"),
 ])
-def test_issue11_numpy_values_print_plainly_in_errors(call, message):
+def test_numpy_values_print_plainly_in_errors(call, message):
     with pytest.raises(InvalidParameterError) as exc:
         call()
     assert message in str(exc.value) and "np." not in str(exc.value)

@@ -66,7 +66,7 @@ def test_a_link_to_an_input_is_an_input(data, tmp_path, capsys):
 
 def test_no_output_inside_the_model_folder_being_written(data, tmp_path, capsys):
     code = main(["train", str(data), "--out", str(tmp_path / "m1"), "--eval", str(data),
-                 "--metrics", str(tmp_path / "m1" / "labelaudit-model.json"), "--quiet"])
+                 "--metrics-out", str(tmp_path / "m1" / "labelaudit-model.json"), "--quiet"])
     assert code == 1
     assert "inside the model folder" in capsys.readouterr().err
     assert not (tmp_path / "m1").exists()
@@ -81,7 +81,7 @@ def test_a_foreign_folder_is_never_replaced(data, tmp_path, capsys):
 
 
 def test_a_missing_input_and_a_bad_plot_fail_before_any_work(data, tmp_path, capsys):
-    code = main(["train", str(data), "--eval", str(tmp_path / "nope.jsonl"), "--metrics",
+    code = main(["train", str(data), "--eval", str(tmp_path / "nope.jsonl"), "--metrics-out",
                  str(tmp_path / "m.json"), "--quiet"])
     assert code == 1
     assert "--eval" in (err := capsys.readouterr().err) and "no such file" in err

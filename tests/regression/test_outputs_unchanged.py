@@ -200,7 +200,7 @@ def cli(*argv: str) -> None:
 
 def run_scan() -> None:
     # the default members (word and char TF-IDF, screened on a sample), in memory
-    cli("scan", "data.csv", "--out", "issues.csv", "--report", "report.html")
+    cli("scan", "data.csv", "--out", "issues.csv", "--report-out", "report.html")
 
 
 def run_scan_stream() -> None:
@@ -226,26 +226,26 @@ def run_scan_tokens() -> None:
 
 
 def run_evaluate_tokens() -> None:
-    cli("evaluate-tokens", "tokens.jsonl", "--truth", "tokens.fixed.conll", "--at-k", "5,10",
+    cli("evaluate-tokens", "tokens.jsonl", "--eval", "tokens.fixed.conll", "--at-k", "5,10",
         "--out", "token_metrics.json")
 
 
 def run_evaluate() -> None:
-    cli("evaluate", "issues.csv", "--truth", "truth.csv", "--at-k", "5,20",
-        "--out", "metrics.json", "--plot", "pr.png")
-    cli("evaluate", "issues.csv", "--truth", "truth.csv", "--true-label", "true_label",
+    cli("evaluate", "issues.csv", "--eval", "truth.csv", "--at-k", "5,20",
+        "--out", "metrics.json", "--plot-out", "pr.png")
+    cli("evaluate", "issues.csv", "--eval", "truth.csv", "--true-label", "true_label",
         "--scores", "score_loss_tfidf,score_margin", "--error-rate", "0.1",
         "--out", "metrics.csv")
 
 
 def run_noise() -> None:
     cli("noise", "data.csv", "--method", "class-dependent", "--rate", "0.1", "--seed", "3",
-        "--out", "noisy.csv", "--summary", "noisy.summary.json")
+        "--out", "noisy.csv", "--summary-out", "noisy.summary.json")
     cli("noise", "data.csv", "--id", "id", "--annotations-file", "votes.csv",
         "--recipe", "dissenting-worker:0.8,dissenting-label:0.2", "--rate", "0.08",
-        "--out", "crowd_noisy.jsonl", "--summary", "crowd_noisy.summary.json")
+        "--out", "crowd_noisy.jsonl", "--summary-out", "crowd_noisy.summary.json")
     cli("noise", "realism", "noisy.csv", "--scorers", "tfidf", "--folds", "3",
-        "--out", "realism.csv", "--plot", "realism.png")
+        "--out", "realism.csv", "--plot-out", "realism.png")
 
 
 def run_agreement() -> None:
@@ -255,7 +255,7 @@ def run_agreement() -> None:
         "annotators.csv")
     cli("agreement", "measure", "votes.csv", "--method", "dawid-skene", "--min-share", "0.75",
         "--bootstrap", "0", "--out", "agreement_ds.csv", "--items-out", "items_ds.jsonl")
-    cli("agreement", "compare", "--n", "900", "--noise", "0.139", "--delta", "35",
+    cli("agreement", "compare", "--n", "900", "--noise-rate", "0.139", "--delta", "35",
         "--out", "compare.json")
     cli("agreement", "noise", "--n", "1000", "--disagreements", "100", "--p-chance", "0.5",
         "--out", "noise_bound.json")
@@ -267,14 +267,14 @@ def run_train() -> None:
     # the head backbone over the frozen tiny sentence encoder, and two other methods' losses
     cli("train", "data.jsonl", "--model", "st", "--epochs", "10", "--hidden", "16",
         "--eval", "test.jsonl", "--cache-dir", "cache", "--out", "model",
-        "--metrics", "metrics.json")
+        "--metrics-out", "metrics.json")
     cli("train", "data.jsonl", "--model", "st", "--method", "co-teaching", "--noise-rate",
         "0.1", "--epochs", "5", "--hidden", "16", "--eval", "test.jsonl", "--cache-dir", "cache",
-        "--out", "co_teaching", "--metrics", "co_teaching.json")
+        "--out", "co_teaching", "--metrics-out", "co_teaching.json")
     # filter: a cross-fitted scan (tfidf and embed) first, then the same loop on a linear head
     cli("train", "data.jsonl", "--model", "st", "--method", "filter", "--filter", "relabel",
         "--epochs", "5", "--hidden", "0", "--eval", "test.jsonl", "--cache-dir", "cache",
-        "--out", "filter", "--metrics", "filter.json")
+        "--out", "filter", "--metrics-out", "filter.json")
 
 
 def run_predict() -> None:
@@ -284,31 +284,31 @@ def run_predict() -> None:
 def run_consistency() -> None:
     cli("consistency", "train.csv", "--suspect", "suspect.csv", "--corrected", "fixed.csv",
         "--text", "text", "--size", "20", "--repeats", "3", "--points", "4",
-        "--out", "consistency.json", "--plot", "curves.png")
+        "--out", "consistency.json", "--plot-out", "curves.png")
 
 
 def run_impact() -> None:
     cli("impact", "corrected.csv", "--train", "train.csv", "--text", "text",
-        "--models", "tfidf", "--out", "impact.json", "--plot", "impact.png")
+        "--scorers", "tfidf", "--out", "impact.json", "--plot-out", "impact.png")
     cli("impact", "tokens.fixed.conll", "--original", "tokens.conll",
         "--predictions", "given=tokens.conll", "--predictions", "fixed=tokens.fixed.conll",
         "--out", "impact_tokens.csv")
 
 
 def run_select() -> None:
-    cli("select", "select_train.jsonl", "--val", "select_val.jsonl", "--test",
+    cli("select", "select_train.jsonl", "--val", "select_val.jsonl", "--eval",
         "select_test.jsonl", "--noise", "uniform:0.2", "--sweep", "3", "--seeds", "2",
         "--out", "selection.json")
 
 
 def run_report() -> None:
-    cli("report", "issues.csv", "--truth", "truth.csv", "--annotations", "votes.csv",
+    cli("report", "issues.csv", "--eval", "truth.csv", "--annotations-file", "votes.csv",
         "--item", "item_id", "--annotator", "annotator_id", "--top", "40",
         "--title", "Regression", "--out", "report.html")
 
 
 def run_report_tokens() -> None:
-    cli("report", "tokens.jsonl", "--truth", "tokens.fixed.conll", "--top", "10",
+    cli("report", "tokens.jsonl", "--eval", "tokens.fixed.conll", "--top", "10",
         "--out", "tokens_report.html")
 
 

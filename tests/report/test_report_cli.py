@@ -57,11 +57,11 @@ def test_truth_options_as_evaluate(tmp_path, scan_csv, make_scan_frame):
     path = tmp_path / "truth.csv"
     truth.to_csv(path, index=False)
     out = tmp_path / "r.html"
-    assert main(["report", str(scan_csv), "--out", str(out), "--truth", str(path),
+    assert main(["report", str(scan_csv), "--out", str(out), "--eval", str(path),
                  "--id", "item", "--true-label", "gold", "--unknown", "exclude", "-q"]) == 1
     # the scan output's id column is "id": --id names both files' column, as in evaluate
     truth.rename(columns={"item": "id"}).to_csv(path, index=False)
-    assert main(["report", str(scan_csv), "--out", str(out), "--truth", str(path),
+    assert main(["report", str(scan_csv), "--out", str(out), "--eval", str(path),
                  "--true-label", "gold", "--unknown", "exclude", "-q"]) == 0
     html = out.read_text(encoding="utf-8")
     assert 'id="pr-curves"' in html and "(AP " in html
@@ -74,7 +74,7 @@ def test_truth_blanks_need_unknown(tmp_path, scan_csv, make_scan_frame, capsys):
     path = tmp_path / "truth.csv"
     truth.to_csv(path, index=False)
     assert main(["report", str(scan_csv), "--out", str(tmp_path / "r.html"),
-                 "--truth", str(path)]) == 1
+                 "--eval", str(path)]) == 1
     assert "--unknown exclude" in capsys.readouterr().err
     assert not (tmp_path / "r.html").exists()
 
@@ -87,7 +87,7 @@ def test_annotations_file(tmp_path, scan_csv, make_scan_frame):
     path = tmp_path / "crowd.jsonl"
     nested.to_json(path, orient="records", lines=True)
     out = tmp_path / "r.html"
-    assert main(["report", str(scan_csv), "--out", str(out), "--annotations", str(path),
+    assert main(["report", str(scan_csv), "--out", str(out), "--annotations-file", str(path),
                  "-q"]) == 0
     html = out.read_text(encoding="utf-8")
     assert 'id="agreement"' in html and "Krippendorff" in html and 'id="gold-gamma"' in html

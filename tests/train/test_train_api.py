@@ -148,7 +148,7 @@ def test_cli_train_predict(frames, tiny_st_dir, tmp_path):
         tmp_path / "train.jsonl", orient="records", lines=True)
     test.to_json(tmp_path / "test.jsonl", orient="records", lines=True)
     done = run_cli("train", "train.jsonl", "--model", str(tiny_st_dir), "--epochs", "5",
-                   "--eval", "test.jsonl", "--out", "model", "--metrics", "m.json",
+                   "--eval", "test.jsonl", "--out", "model", "--metrics-out", "m.json",
                    cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     metrics = json.loads((tmp_path / "m.json").read_text())
@@ -212,7 +212,7 @@ def test_cli_train_bench_table_json_and_plot(frames, tiny_st_dir, tmp_path):
     table = run_cli(*common, "--format", "csv", "--quiet", cwd=tmp_path)
     assert table.returncode == 0, table.stderr
     assert table.stdout.splitlines()[0] == "method,uniform 20%"
-    done = run_cli(*common, "--out", "bench.json", "--plot", "bench.png", cwd=tmp_path)
+    done = run_cli(*common, "--out", "bench.json", "--plot-out", "bench.png", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     doc = json.loads((tmp_path / "bench.json").read_text())
     assert {r["method"] for r in doc["runs"]} == {"base", "mixup"}

@@ -76,8 +76,8 @@ def add_parser(subparsers, parents) -> None:
         help="can a difference between two systems on a noisy gold standard be chance?")
     c.add_argument("--n", type=cli.at_least(1), required=True, help="L, items in the gold standard")
     noise = c.add_mutually_exclusive_group(required=True)
-    cli.option(noise, "--noise-rate", old="--noise", type=cli.fraction,
-               help="gamma, the noise rate (R = round(gamma*L))")
+    noise.add_argument("--noise-rate", type=cli.fraction,
+                       help="gamma, the noise rate (R = round(gamma*L))")
     noise.add_argument("--noise-items", type=cli.at_least(0),
                        help="R, the number of noise items (at most --n)")
     c.add_argument("--delta", type=int, help="observed difference in correct answers (its size "

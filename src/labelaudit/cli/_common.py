@@ -1,6 +1,6 @@
 """What the command modules share: the parsers of commands and steps, the option vocabulary
-(one flag, type and help per concept; an old spelling stays as a hidden alias that says it is
-deprecated), argparse types, and the helpers that write outputs and talk on stderr."""
+(one flag, type and help per concept), argparse types, and the helpers that write outputs and
+talk on stderr."""
 
 from __future__ import annotations
 
@@ -42,10 +42,14 @@ LABELAUDIT_THREADS=N to choose the number.
 class Parser(argparse.ArgumentParser):
     """The parser of ``labelaudit``, of each command and of each step. A command with steps
     (:func:`add_steps`) and a default step reads ``COMMAND FILE ...`` as
-    ``COMMAND STEP FILE ...``."""
+    ``COMMAND STEP FILE ...``. An option is spelled in full: a prefix (``--report`` for
+    ``--report-out``) is an unknown option."""
 
     steps: Any = None
     default_step: str | None = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **{"allow_abbrev": False, **kwargs})
 
     def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
         if self.default_step:
@@ -105,41 +109,11 @@ def add_steps(parser: Parser, *, dest: str, default: str | None = None, **kwargs
     return parser.steps
 
 
-class _OldSpelling(argparse.Action):
-    """An old, hidden spelling of an option: a one-line note on stderr, then exactly what
-    the new spelling does. Messages that name the option keep the user's spelling
-    (:func:`flag`)."""
-
-    def __init__(self, option_strings, dest, *, new: argparse.Action, **_: Any) -> None:
-        super().__init__(option_strings, new.dest, nargs=new.nargs,
-                         const=new.const, type=new.type,  # type: ignore[arg-type]
-                         choices=new.choices, metavar=new.metavar, default=argparse.SUPPRESS,
-                         help=argparse.SUPPRESS)
-        self.new = new
-
-    def __call__(self, parser, namespace, values, option=None) -> None:  # type: ignore[override]
-        print(f"labelaudit: {option} is deprecated, use {self.new.option_strings[0]}",
-              file=sys.stderr)
-        namespace.spelled = {**getattr(namespace, "spelled", {}), self.dest: option}
-        self.new(parser, namespace, values, option)
-
-
-def option(parser, *flags: str, old: str | None = None, **kwargs: Any) -> argparse.Action:
-    """``parser.add_argument(*flags, **kwargs)``, and ``old``, its deprecated spelling (a
-    flag), hidden; a required option is then required in either spelling."""
-    if old and kwargs.pop("required", False):
-        parser = parser.add_mutually_exclusive_group(required=True)
-    action = parser.add_argument(*flags, **kwargs)
-    if old:
-        parser.add_argument(old, action=_OldSpelling, new=action)
-    return action
-
-
 # ---------------------------------------------------------------- the option vocabulary
 
 _FILE = {"metavar": "FILE"}
 # One spelling, type and help per concept, whatever the command (add_options). Every other
-# output file than --out is --<what>-out; "old" is a spelling that still works, hidden.
+# output file than --out is --<what>-out.
 VOCABULARY: dict[str, dict[str, Any]] = {
     "text": {"default": "text", "help": "text column (default: text)"},
     "text_pair": {"metavar": "COLUMN", "help": "second text column, for sentence pairs (NLI)"},
@@ -164,11 +138,8 @@ VOCABULARY: dict[str, dict[str, Any]] = {
     "annotations_file": _FILE,
     "tag_column": {"type": tag_column, "default": -1},
     "scheme": {"choices": ["auto", "iob1", "iob2", "bioes", "plain"], "default": "auto"},
-    "plot_out": {**_FILE, "old": "--plot"},
-    "summary_out": {**_FILE, "old": "--summary"},
-    "metrics_out": {**_FILE, "old": "--metrics"},
-    "report_out": {"metavar": "FILE.html", "old": "--report"},
-    "label_config_out": {**_FILE, "old": "--label-config"},
+    "plot_out": _FILE, "summary_out": _FILE, "metrics_out": _FILE,
+    "report_out": {"metavar": "FILE.html"}, "label_config_out": _FILE,
     "gold_out": _FILE, "items_out": _FILE, "annotators_out": _FILE,
     "engine": {"choices": ["local", "ray"], "default": "local",
                "help": "where the fits run: here (default; --workers processes), or each as "
@@ -188,17 +159,17 @@ VOCABULARY: dict[str, dict[str, Any]] = {
 def add_options(parser, *names: str, **changes: Any) -> None:
     """The options ``names``, then those of ``changes``, as :data:`VOCABULARY` has them,
     flag ``--name-with-dashes``; a change is the option's help, or a dict of add_argument
-    arguments (``old``: a deprecated spelling) that update the vocabulary's."""
+    arguments that update the vocabulary's."""
     for name in (*names, *(n for n in changes if n not in names)):
         change = changes.get(name) or {}
         spec = {**VOCABULARY.get(name, {}), **({"help": change} if isinstance(change, str)
                                                else change)}
-        option(parser, f"--{name.replace('_', '-')}", **spec)
+        parser.add_argument(f"--{name.replace('_', '-')}", **spec)
 
 
 def add_seed(parser, *, type=int, help: str = "random seed (default: 0)") -> None:
-    """``--seed`` (default 0), and ``--random-state``, its deprecated spelling."""
-    option(parser, "--seed", old="--random-state", type=type, default=0, help=help)
+    """``--seed`` (default 0)."""
+    parser.add_argument("--seed", type=type, default=0, help=help)
 
 
 class _GivenFolds(argparse.Action):

@@ -14,7 +14,7 @@ def add_parser(subparsers, parents) -> None:
         subparsers, "evaluate", parents, handler=run,
         help="measure how well a scan's rankings find known label errors")
     p.add_argument("issues", help="the scan output (CSV, TSV, JSONL, JSON, Parquet)")
-    cli.add_options(p, eval={"required": True, "old": "--truth",
+    cli.add_options(p, eval={"required": True,
                              "help": "file with the known errors, keyed by id"},
                     id={"default": "id", "help": "id column in both files (default: id)"})
     cli.add_truth_options(p, what="--label")

@@ -14,11 +14,11 @@ def add_parser(subparsers, parents) -> None:
         subparsers, "evaluate-tokens", parents, handler=run,
         help="token, sentence and span metrics of a scan-tokens output against corrected data")
     p.add_argument("issues", help="JSONL written by `labelaudit scan-tokens`")
-    cli.add_options(p, eval={"required": True, "old": "--truth", "help": "corrected copy: "
+    cli.add_options(p, eval={"required": True, "help": "corrected copy: "
                              "CoNLL file or .jsonl with tokens/tags lists"})
     cli.add_tag_options(p, what="the --eval file")
-    cli.option(p, "--at-k", old="--k", type=cli.cut_offs, default=[10, 50, 100],
-               help="comma-separated cut-offs for P@k and R@k (default: 10,50,100)")
+    p.add_argument("--at-k", type=cli.cut_offs, default=[10, 50, 100],
+                   help="comma-separated cut-offs for P@k and R@k (default: 10,50,100)")
     cli.add_output_options(p, what="the metrics", json="a document", table="the table")
 
 

@@ -39,7 +39,7 @@ def add_parser(subparsers, parents) -> None:
         text={"default": None, "help": "text column of --train and the corrected table"},
         train_label={"metavar": "COLUMN", "default": "label",
                      "help": "label column of --train (default: label)"},
-        scorers={"type": _scorers, "old": "--models", "metavar": "ladder|KINDS",
+        scorers={"type": _scorers, "metavar": "ladder|KINDS",
                  "help": "models fitted with --train: ladder (default), or some of "
                  "tfidf,embed,finetune (token data: encoder,finetune)"})
     columns = p.add_argument_group("columns of the corrected table")
@@ -47,7 +47,7 @@ def add_parser(subparsers, parents) -> None:
     columns.add_argument("--label", help="original label (default: review_original_label "
                          "of a review apply output, else label)")
     cli.add_options(columns, corrected_label={
-        "old": "--corrected", "metavar": "COLUMN",
+        "metavar": "COLUMN",
         "help": "corrected label (default: label of a review apply output, else corrected)"})
     columns.add_argument("--flagged", metavar="COLUMN",
                          help="true for items flagged for review (default: flagged, else "

@@ -27,15 +27,13 @@ RENAMED = {"n_folds": "folds", "n_seeds": "seeds", "random_state": "seed",
            "n_reviewers": "reviewers", "n_sentinels": "sentinels",
            "n_qualification": "qualification"}
 # What argparse and the command line keep in the namespace that is no option of the command.
-_NOT_OPTIONS = {"handler", "parser", "command", "debug", "quiet", "spelled", "folds_given",
+_NOT_OPTIONS = {"handler", "parser", "command", "debug", "quiet", "folds_given",
                 "bound"}
 
 
 def flag(args: argparse.Namespace, dest: str) -> str:
-    """The flag of the option stored in ``dest``, as the user spelled it, else as --help
-    shows it (``--`` and ``dest`` with dashes when the command has no such option)."""
-    if dest in getattr(args, "spelled", {}):
-        return args.spelled[dest]
+    """The flag of the option stored in ``dest``, as --help shows it (``--`` and ``dest``
+    with dashes when the command has no such option)."""
     for action in getattr(getattr(args, "parser", None), "_actions", ()):
         if action.dest == dest and action.option_strings and action.help != argparse.SUPPRESS:
             return max(action.option_strings, key=len)

@@ -20,14 +20,14 @@ def add_parser(subparsers, parents) -> None:
                    help="items (sentences) in the table of top issues (default: 500)")
     p.add_argument("--title", help="title of the page (default: 'Label audit: ISSUES')")
     truth = p.add_argument_group("known errors (as `labelaudit evaluate`)")
-    cli.add_options(truth, eval={"old": "--truth", "help": "file with the known errors, keyed "
+    cli.add_options(truth, eval={"help": "file with the known errors, keyed "
                                  "by --id (a corrected CoNLL or JSONL file for a token scan): "
                                  "adds precision-recall curves"},
                     id={"default": "id", "help": "id column in both files (default: id)"})
     cli.add_truth_options(truth, what="the scan's label")
     crowd = p.add_argument_group("annotations (as `labelaudit agreement`)")
     cli.add_options(crowd, annotations_file={
-        "old": "--annotations", "help": "several annotators' labels, long (item, annotator, "
+        "help": "several annotators' labels, long (item, annotator, "
         "label) or nested (a list column per item): adds kappa, alpha and gamma"})
     crowd.add_argument("--item", help="item-id column of the annotations (default: item/"
                        "item_id/task, or id when nested)")

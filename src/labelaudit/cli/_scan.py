@@ -69,7 +69,7 @@ def add_parser(subparsers, parents) -> None:
     cli.add_options(
         tune, epochs="default: 2", max_length="tokens per text (default: 256)",
         batch_size="default: 16", lr="default: 5e-5",
-        device={"dest": "devices", "type": cli.comma_list, "metavar": "LIST", "old": "--devices",
+        device={"dest": "devices", "type": cli.comma_list, "metavar": "LIST",
                 "help": "fit folds at once on these devices, one process each (cuda:0,cuda:1; "
                 "default: every GPU when there are several)"},
         sweep={"default": 0, "help": "run N configurations and keep the best --keep (FME)"})

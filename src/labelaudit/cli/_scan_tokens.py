@@ -32,7 +32,7 @@ def add_parser(subparsers, parents) -> None:
     p.add_argument("--folds", type=cli.at_least(2), default=5,
                    help="cross-fitting folds (default: 5)")
     cli.add_options(
-        p, scorers={"type": cli.choice_list(TOKEN_SCORERS.names()), "old": "--scorer",
+        p, scorers={"type": cli.choice_list(TOKEN_SCORERS.names()),
                     "help": "comma-separated token scorers: encoder (frozen word vectors + a "
                     "head; the default, CPU-friendly), finetune (fine-tune --model; the default "
                     "when --model is given); several are averaged per token"},

@@ -31,7 +31,7 @@ def add_parser(subparsers, parents) -> None:
                    "Parquet)")
     p.add_argument("--val", required=True, help="validation table, clean labels")
     cli.add_options(p, "eval", "text", "text_pair", "label",
-                    eval={"required": True, "old": "--test", "help": "test table, clean labels"},
+                    eval={"required": True, "help": "test table, clean labels"},
                     label="clean-label column (default: label)")
     noise = p.add_mutually_exclusive_group()
     noise.add_argument("--noise", type=noise_spec, metavar="METHOD:RATE",

@@ -29,7 +29,7 @@ def add_parser(subparsers, parents) -> None:
                    "cleanlab's estimate)")
     cli.add_backbone_options(p)
     cli.add_options(p, batch_size={"default": 64, "help": "default: 64"},
-                    lr={"old": "--learning-rate", "help": "default: 1e-3 (head), 3e-5 (finetune)"},
+                    lr={"help": "default: 1e-3 (head), 3e-5 (finetune)"},
                     hidden={"type": int, "help": "hidden units of the head backbone and of "
                             "the filter methods' detector heads (0: linear; default: 256)"})
     cli.add_options(p, "device", "cache_dir")

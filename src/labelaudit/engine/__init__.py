@@ -11,7 +11,6 @@ Examples
 
 from labelaudit.engine._chunk_writer import ChunkWriter
 from labelaudit.engine._chunks import Collector, Columns
-from labelaudit.engine._embed import embed_stream
 from labelaudit.engine._fits import check_fits, keep_workers, run_fits
 from labelaudit.engine._hashing import (
     FoldCounts,
@@ -59,7 +58,6 @@ __all__ = [
     "check_engine",
     "check_fits",
     "check_output",
-    "embed_stream",
     "first_rows",
     "first_rows_hold_label_sets",
     "fold_ids",

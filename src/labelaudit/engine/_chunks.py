@@ -16,7 +16,6 @@ import numpy as np
 import pandas as pd
 
 from labelaudit._errors import InvalidInputError, format_rows
-from labelaudit._validation import shown
 from labelaudit.engine._hashing import FoldCounts, HashingOptions, bucket_ids, fold_ids, hash_texts
 from labelaudit.io import label_problem
 from labelaudit.models import check_fold_count
@@ -234,8 +233,3 @@ class Collector:
         folds = fold_ids(np.arange(self.n_rows), n_folds=self.n_folds,
                          random_state=self.random_state)
         return labels, classes, folds
-
-
-def describe_classes(classes: np.ndarray) -> str:
-    """Class names for a message."""
-    return ", ".join(shown(c) for c in classes[:10]) + (" ..." if len(classes) > 10 else "")

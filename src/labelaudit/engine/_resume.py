@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from labelaudit._errors import LabelAuditWarning
 from labelaudit.engine._hashing import FoldPrediction
 from labelaudit.io import atomic_path
 from labelaudit.models._checkpoint import (
@@ -41,7 +42,7 @@ MANIFEST = "manifest.json"
 _FOLD = re.compile(r"(.+)_fold_(\d+)\.npz")
 
 
-class ResumeWarning(UserWarning):
+class ResumeWarning(LabelAuditWarning):
     """Finished folds of an earlier run were found but do not match this run."""
 
 

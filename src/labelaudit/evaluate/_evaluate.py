@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from labelaudit._errors import InvalidInputError, InvalidParameterError
+from labelaudit._errors import InvalidInputError, InvalidParameterError, LabelAuditWarning
 from labelaudit._validation import check_int, check_number
 from labelaudit.evaluate._detection_report import DetectionReport, detection_report
 from labelaudit.evaluate._join import TruthFrom, join_truth
@@ -27,7 +27,7 @@ from labelaudit.io import ResultFiles
 __all__ = ["CutoffWarning", "EvaluationResult", "evaluate"]
 
 
-class CutoffWarning(UserWarning):
+class CutoffWarning(LabelAuditWarning):
     """An ``at_k`` cut-off beyond the items evaluated was clipped to them."""
 
 

@@ -18,7 +18,12 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows
+from labelaudit._errors import (
+    InvalidInputError,
+    InvalidParameterError,
+    LabelAuditWarning,
+    format_rows,
+)
 from labelaudit.evaluate._label_sets import (
     check_label_set_columns,
     class_metrics,
@@ -38,7 +43,7 @@ LOWER_IS_SUSPECT = frozenset({"rank", "given_prob", "score", "label_quality", "l
 HIGHER_IS_SUSPECT = frozenset({"loss"})
 
 
-class ScoreDirectionWarning(UserWarning):
+class ScoreDirectionWarning(LabelAuditWarning):
     """A score column that labelaudit does not write was read as lower = more suspect."""
 _TRUE = {"true", "t", "yes", "y", "1", "1.0"}
 _FALSE = {"false", "f", "no", "n", "0", "0.0"}

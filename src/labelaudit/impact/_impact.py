@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from labelaudit._errors import InvalidInputError, InvalidParameterError
+from labelaudit._errors import InvalidInputError, InvalidParameterError, LabelAuditWarning
 from labelaudit.impact._impact_result import ImpactCurve, ImpactResult, RankFlip
 from labelaudit.impact._impact_sets import (
     BENIGN,
@@ -38,7 +38,7 @@ __all__ = ["EmptyCorrectableWarning", "ItemScores", "accuracy_scores", "flip_poi
            "impact_curve", "measure_impact"]
 
 
-class EmptyCorrectableWarning(UserWarning):
+class EmptyCorrectableWarning(LabelAuditWarning):
     """No item is correctable: N = 0 and no ranking can flip."""
 
 

@@ -10,7 +10,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows, plain_value
+from labelaudit._errors import (
+    InvalidInputError,
+    InvalidParameterError,
+    LabelAuditWarning,
+    format_rows,
+    plain_value,
+)
 from labelaudit.io import check_label_values, read_table, require_columns, text_keys
 
 __all__ = ["ImpactSets", "PendingVerdictWarning", "align_predictions", "impact_sets"]
@@ -25,7 +31,7 @@ _PROB_PREFIXES = ("prob_", "proba_", "p_", "score_")
 _SUM_TOLERANCE = 1e-3
 
 
-class PendingVerdictWarning(UserWarning):
+class PendingVerdictWarning(LabelAuditWarning):
     """Flagged items still waiting for a verdict: counted as unknown (U)."""
 
 

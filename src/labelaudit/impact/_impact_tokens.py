@@ -16,7 +16,12 @@ from pathlib import Path
 
 import numpy as np
 
-from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows
+from labelaudit._errors import (
+    InvalidInputError,
+    InvalidParameterError,
+    LabelAuditWarning,
+    format_rows,
+)
 from labelaudit.impact._impact import ItemScores, _check_options, measure_impact
 from labelaudit.impact._impact_result import ImpactResult
 from labelaudit.impact._impact_sets import BENIGN, CORRECTABLE, UNKNOWN
@@ -30,7 +35,7 @@ TokenSource = TokenDataset | str | Path
 TagSource = TokenDataset | str | Path | Sequence[Sequence[str]]
 
 
-class RetokenisedWarning(UserWarning):
+class RetokenisedWarning(LabelAuditWarning):
     """Sentences whose tokens differ between the two copies: counted as unknown (U)."""
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from labelaudit._errors import InvalidInputError, format_rows
+from labelaudit._errors import InvalidInputError, LabelAuditWarning, format_rows
 from labelaudit.io._annotation_labels import (
     clean_label,
     format_items,
@@ -36,7 +36,7 @@ ANNOTATOR_ALIASES = ("annotator", "annotator_id", "worker", "worker_id", "rater"
 LABEL_ALIASES = ("label",)
 
 
-class DroppedAnnotationsWarning(UserWarning):
+class DroppedAnnotationsWarning(LabelAuditWarning):
     """Some annotations (or items) were left out: empty labels, empty annotation lists."""
 
 

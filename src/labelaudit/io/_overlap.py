@@ -7,7 +7,7 @@ import warnings
 from collections.abc import Hashable, Sequence
 from pathlib import Path
 
-from labelaudit._errors import InvalidParameterError
+from labelaudit._errors import InvalidParameterError, LabelAuditWarning
 from labelaudit.io._paths import same_file
 
 __all__ = ["OVERLAP_WARN_SHARE", "OverlapWarning", "check_distinct_files", "warn_overlap"]
@@ -16,7 +16,7 @@ __all__ = ["OVERLAP_WARN_SHARE", "OverlapWarning", "check_distinct_files", "warn
 OVERLAP_WARN_SHARE = 0.1
 
 
-class OverlapWarning(UserWarning):
+class OverlapWarning(LabelAuditWarning):
     """Many items of one set are also in the set it is compared with."""
 
 

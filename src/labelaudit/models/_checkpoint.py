@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from labelaudit._errors import InvalidParameterError, format_values
+from labelaudit._errors import InvalidParameterError, LabelAuditWarning, format_values
 
 __all__ = ["CheckpointWarning", "FoldStore", "active_fold_store", "checkpoint_files",
            "claim_checkpoint_folder", "drop_checkpoint_files", "fold_checkpoints",
@@ -30,7 +30,7 @@ _STORE: ContextVar[FoldStore | None] = ContextVar("labelaudit_fold_store", defau
 _LOCK = threading.Lock()  # one update of a manifest's list of files at a time
 
 
-class CheckpointWarning(UserWarning):
+class CheckpointWarning(LabelAuditWarning):
     """A checkpoint folder labelaudit made is kept: something it did not write is in it."""
 
 

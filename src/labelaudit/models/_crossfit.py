@@ -10,7 +10,12 @@ from typing import Any
 
 import numpy as np
 
-from labelaudit._errors import InvalidInputError, InvalidParameterError, format_values
+from labelaudit._errors import (
+    InvalidInputError,
+    InvalidParameterError,
+    LabelAuditWarning,
+    format_values,
+)
 from labelaudit._validation import shown
 from labelaudit.models._base import Scorer, take
 from labelaudit.models._checkpoint import active_fold_store, fold_key
@@ -22,7 +27,7 @@ __all__ = ["FoldWarning", "check_fold_count", "crossfit_pred_probs", "current_fo
 _EXACT_FOLDS: ContextVar[bool] = ContextVar("labelaudit_exact_folds", default=False)
 
 
-class FoldWarning(UserWarning):
+class FoldWarning(LabelAuditWarning):
     """Fewer folds were used than asked for, because a class is too small."""
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from labelaudit._errors import InvalidParameterError
+from labelaudit._errors import InvalidParameterError, LabelAuditWarning
 
 # Loading and naming models moved to _hub, _loading and _runtime; importable here as before.
 from labelaudit.models._hub import DEFAULT_MODEL, resolve_model_path
@@ -36,7 +36,7 @@ __all__ = [
 ]
 
 
-class MaxLengthWarning(UserWarning):
+class MaxLengthWarning(LabelAuditWarning):
     """The asked-for token length is beyond what the model takes; it was lowered."""
 
 

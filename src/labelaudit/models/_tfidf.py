@@ -9,13 +9,14 @@ from typing import Any
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning as SklearnConvergenceWarning
 
+from labelaudit._errors import LabelAuditWarning
 from labelaudit.io import TextDataset
 from labelaudit.models._base import Scorer, full_proba
 
 __all__ = ["CharTfidfScorer", "ConvergenceWarning", "TfidfScorer", "fit_converged"]
 
 
-class ConvergenceWarning(UserWarning):
+class ConvergenceWarning(LabelAuditWarning):
     """A member's model stopped before its solver converged."""
 
 

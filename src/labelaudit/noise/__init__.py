@@ -10,7 +10,6 @@ close a noising's losses are to the clean items' (Wasserstein distance).
 
 from labelaudit.noise._class_dependent import check_noise_matrix, random_noise_matrix
 from labelaudit.noise._common import NoiseRateWarning, allocate, check_rate, target_count
-from labelaudit.noise._crowd import crowd_from_annotations  # deprecated
 from labelaudit.noise._crowd_majority import crowd_majority_labels
 from labelaudit.noise._inject import NOISE_METHODS, NoiseMethod, inject_noise, parse_recipe
 from labelaudit.noise._instance_dependent import nearest_other_class
@@ -40,7 +39,6 @@ __all__ = [
     "allocate",
     "check_noise_matrix",
     "check_rate",
-    "crowd_from_annotations",
     "crowd_majority_labels",
     "inject_label_set_noise",
     "inject_noise",

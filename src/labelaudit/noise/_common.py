@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from labelaudit._errors import InvalidInputError
+from labelaudit._errors import InvalidInputError, LabelAuditWarning
 from labelaudit._validation import check_fraction
 from labelaudit.io import Annotations
 
@@ -26,7 +26,7 @@ __all__ = [
 ]
 
 
-class NoiseRateWarning(UserWarning):
+class NoiseRateWarning(LabelAuditWarning):
     """The rate, rounded to whole items, noises no item or every item; or the noise gives
     a class's items one wrong label at least as often as their own."""
 

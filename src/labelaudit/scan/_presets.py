@@ -16,7 +16,7 @@ import warnings
 from collections.abc import Mapping
 from typing import Any
 
-from labelaudit._errors import InvalidParameterError
+from labelaudit._errors import InvalidParameterError, LabelAuditWarning
 from labelaudit._validation import check_choice
 from labelaudit.registry import PRESETS
 
@@ -24,7 +24,7 @@ __all__ = ["PRESETS", "PRESET_FINETUNE", "SlowPresetWarning", "preset_members", 
            "preset_settings"]
 
 
-class SlowPresetWarning(UserWarning):
+class SlowPresetWarning(LabelAuditWarning):
     """A preset built for a GPU runs on a CPU."""
 
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from labelaudit._errors import LabelAuditWarning
 from labelaudit.io import ResultFiles
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -26,7 +27,7 @@ OUTPUT_COLUMNS = ("id", "text", "text_pair", "label", "suggested_label", "sugges
                   "given_prob", "loss", "rank", "consensus_label", "flagged")
 
 
-class ChanceLevelWarning(UserWarning):
+class ChanceLevelWarning(LabelAuditWarning):
     """The scorers predict no better than always guessing the most common class."""
 
 

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from labelaudit._errors import InvalidInputError, InvalidParameterError
+from labelaudit._errors import InvalidInputError, InvalidParameterError, LabelAuditWarning
 from labelaudit.models import Scorer
 from labelaudit.registry import FILTER_DETECTORS, LNL_METHODS
 
@@ -47,7 +47,7 @@ _RELABEL_METHODS = ("base", "seal")
 _HEAD_TRAINING: dict[str, Any] = {"epochs": 20, "batch_size": 64, "learning_rate": 1e-3}
 
 
-class FilterWarning(UserWarning):
+class FilterWarning(LabelAuditWarning):
     """``filter`` dropped (or relabelled) more items than the estimated share of wrong
     labels."""
 

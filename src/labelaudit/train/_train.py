@@ -13,7 +13,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from labelaudit._errors import InvalidInputError, InvalidParameterError
+from labelaudit._errors import InvalidInputError, InvalidParameterError, LabelAuditWarning
 from labelaudit._validation import check_choice, check_int, check_number
 from labelaudit.train._filter import NOISE_RATE_CAP, noise_share
 from labelaudit.train._model import TrainedModel
@@ -34,7 +34,7 @@ ESTIMATE_SOURCE = ("cleanlab's confident joint of cross-validated logistic regre
                    "the sentence embeddings")
 
 
-class NoiseEstimateWarning(UserWarning):
+class NoiseEstimateWarning(LabelAuditWarning):
     """The estimated share of wrong labels was above :data:`NOISE_RATE_CAP`: capped."""
 
 

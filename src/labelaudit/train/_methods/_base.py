@@ -1,4 +1,4 @@
-"""The hook object every learning-with-noisy-labels method implements, and option checks.
+"""The hook object every learning-with-noisy-labels method implements, and an option check.
 
 The training loop (:func:`labelaudit.models.train_networks`) owns the networks, the
 optimiser, the batches and the epochs; a :class:`~labelaudit.models.Method` only says how
@@ -15,17 +15,7 @@ import numpy as np
 from labelaudit._errors import InvalidParameterError
 from labelaudit.models import Method
 
-__all__ = ["Method", "check_fraction", "check_positive"]
-
-
-def check_fraction(name: str, value: float, *, upper_open: bool = True) -> float:
-    """``value`` as a float in [0, 1) (or [0, 1] when not ``upper_open``), else an error."""
-    number = float(value)
-    ok = 0.0 <= number < 1.0 if upper_open else 0.0 <= number <= 1.0
-    if not ok:
-        bound = "1)" if upper_open else "1]"
-        raise InvalidParameterError(f"{name} must be in [0, {bound}, got {value!r}")
-    return number
+__all__ = ["Method", "check_positive"]
 
 
 def check_positive(name: str, value: float, *, allow_zero: bool = False) -> float:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from labelaudit._errors import InvalidParameterError
-from labelaudit.train._methods._base import check_fraction
+from labelaudit._validation import check_fraction
 from labelaudit.train._methods.co_teaching import CoTeaching
 
 if TYPE_CHECKING:
@@ -75,7 +75,7 @@ class CNLCU(CoTeaching):
     def __init__(self, *, noise_rate: float | None = None, t_k: int = 8, tau_min: float = 0.3,
                  window: int = 5) -> None:
         super().__init__(noise_rate=noise_rate, t_k=t_k)
-        self.tau_min = check_fraction("tau_min", tau_min)
+        self.tau_min = check_fraction(tau_min, "tau_min", high_open=True)
         if not isinstance(window, (int, np.integer)) or window < 1:
             raise InvalidParameterError(f"window must be an integer >= 1, got {window!r}")
         self.window = int(window)

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from labelaudit._errors import InvalidParameterError
-from labelaudit.train._methods._base import Method, check_fraction
+from labelaudit._validation import check_fraction
+from labelaudit.train._methods._base import Method
 
 if TYPE_CHECKING:
     import torch
@@ -70,7 +71,7 @@ class CoTeaching(Method):
             raise InvalidParameterError(
                 f"{self.name} needs noise_rate, the estimated share of wrong labels "
                 "(for example cleanlab's estimate): pass noise_rate=0.2")
-        self.noise_rate = check_fraction("noise_rate", noise_rate)
+        self.noise_rate = check_fraction(noise_rate, "noise_rate", high_open=True)
         if not isinstance(t_k, (int, np.integer)) or t_k < 1:
             raise InvalidParameterError(f"t_k must be an integer >= 1, got {t_k!r}")
         self.t_k = int(t_k)

@@ -1,4 +1,4 @@
-"""Field test round 3 (issue #25), the shared model layer: a --model folder that is not a
+"""The shared model layer: a --model folder that is not a
 model, a --device the machine lacks, a hub model without network, the torch thread count,
 tapt's file modes and losses, a damaged model folder for predict, and a class of one item
 found before any text is encoded. Tiny models from conftest, no network."""

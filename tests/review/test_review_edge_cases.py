@@ -1,5 +1,6 @@
-"""Regression tests for the field-test findings of issue #11 on ``labelaudit review``, each
-through the real entry point (``labelaudit.cli.main``, or ``python -m labelaudit``)."""
+"""Edge cases of ``labelaudit review`` (default ids, ranking, one-line errors, export formats,
+invite links, file modes, sign-in links, blind exports), each through the real entry point
+(``labelaudit.cli.main``, or ``python -m labelaudit``)."""
 
 from __future__ import annotations
 
@@ -57,7 +58,7 @@ def project(tmp_path, scan):
 
 
 # -- 1. apply's default id is scan's: a column named id, else the row number -------------
-def test_finding_review_apply_default_id_is_scans_row_number_without_an_id_column(
+def test_review_apply_default_id_is_scans_row_number_without_an_id_column(
         tmp_path, capsys):
     data = pd.DataFrame({"text": ["t", "u", "v"], "label": ["x", "x", "x"]})
     data.to_csv(tmp_path / "data.csv", index=False)
@@ -70,7 +71,7 @@ def test_finding_review_apply_default_id_is_scans_row_number_without_an_id_colum
     assert "id" not in out.columns  # no id column is made up
 
 
-def test_finding_review_apply_default_id_uses_an_id_column(tmp_path, capsys):
+def test_review_apply_default_id_uses_an_id_column(tmp_path, capsys):
     data = pd.DataFrame({"id": ["p", "q", "r"], "text": ["t", "u", "v"], "label": ["x"] * 3})
     data.to_csv(tmp_path / "data.csv", index=False)
     pd.DataFrame({"id": ["q"], "verdict": ["Correctable"], "majority_label": ["y"]}).to_csv(
@@ -90,7 +91,7 @@ def test_finding_review_apply_default_id_uses_an_id_column(tmp_path, capsys):
 
 
 # -- 2. a plain dataset is refused without --rank-by; options are every label -------------
-def test_finding_review_init_refuses_a_plain_dataset_without_rank_by(plain, tmp_path, capsys):
+def test_review_init_refuses_a_plain_dataset_without_rank_by(plain, tmp_path, capsys):
     path, _ = plain
     db = tmp_path / "r.sqlite"
     assert main(["review", "init", str(path), "--db", str(db), "--top", "15"]) == 1
@@ -101,7 +102,7 @@ def test_finding_review_init_refuses_a_plain_dataset_without_rank_by(plain, tmp_
         init_review(pd.read_csv(path), db, top=15)
 
 
-def test_finding_review_init_rank_by_orders_ascending_and_offers_every_label(plain, tmp_path,
+def test_review_init_rank_by_orders_ascending_and_offers_every_label(plain, tmp_path,
                                                                             capsys):
     path, frame = plain
     db = tmp_path / "r.sqlite"
@@ -121,7 +122,7 @@ def test_finding_review_init_rank_by_orders_ascending_and_offers_every_label(pla
         assert message in one_error_line(capsys.readouterr().err)
 
 
-def test_finding_review_init_options_come_from_every_row_of_a_scan(tmp_path, scan_factory):
+def test_review_init_options_come_from_every_row_of_a_scan(tmp_path, scan_factory):
     scan = scan_factory(40)  # neg and pos; 'mixed' and 'other' only far down the ranking
     scan.loc[30, "label"] = "mixed"
     scan.loc[35, "suggested_label"] = "other"
@@ -129,7 +130,7 @@ def test_finding_review_init_options_come_from_every_row_of_a_scan(tmp_path, sca
     assert store.config.class_keys == ["mixed", "neg", "other", "pos"]
 
 
-def test_finding_review_init_rank_by_rows_then_apply_with_default_ids(plain, tmp_path):
+def test_review_init_rank_by_rows_then_apply_with_default_ids(plain, tmp_path):
     """The ids a --rank-by project gives the verdicts are the row numbers apply defaults to."""
     from labelaudit.review import next_item, record_answer
 
@@ -152,7 +153,7 @@ def test_finding_review_init_rank_by_rows_then_apply_with_default_ids(plain, tmp
 
 
 # -- 3. tracebacks become one line -------------------------------------------------------
-def test_finding_review_init_unwritable_db_is_one_line(tmp_path, scan, capsys):
+def test_review_init_unwritable_db_is_one_line(tmp_path, scan, capsys):
     scan.to_csv(tmp_path / "issues.csv", index=False)
     blocker = tmp_path / "file.txt"
     blocker.write_text("x")
@@ -172,7 +173,7 @@ def test_finding_review_init_unwritable_db_is_one_line(tmp_path, scan, capsys):
 
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0,
                     reason="root writes into a read-only folder anyway")
-def test_finding_review_init_unwritable_db_folder_is_one_line(tmp_path, scan, capsys):
+def test_review_init_unwritable_db_folder_is_one_line(tmp_path, scan, capsys):
     locked = tmp_path / "locked"
     locked.mkdir()
     locked.chmod(0o555)
@@ -187,7 +188,7 @@ def test_finding_review_init_unwritable_db_folder_is_one_line(tmp_path, scan, ca
         locked.chmod(0o755)
 
 
-def test_finding_review_init_overwrite_keeps_the_old_db_until_the_new_one_is_whole(
+def test_review_init_overwrite_keeps_the_old_db_until_the_new_one_is_whole(
         tmp_path, scan):
     db = tmp_path / "r.sqlite"
     init_review(scan, db, top=3)
@@ -197,7 +198,7 @@ def test_finding_review_init_overwrite_keeps_the_old_db_until_the_new_one_is_who
 
 
 @pytest.mark.parametrize("port", ["99999", "0", "-1", "http"])
-def test_finding_review_serve_port_out_of_range_is_a_usage_error(project, port, capsys):
+def test_review_serve_port_out_of_range_is_a_usage_error(project, port, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["review", "serve", "--db", str(project), "--port", port])
     assert exc.value.code == 2
@@ -212,7 +213,7 @@ def serve(db, *args, timeout=60):
                           check=False)
 
 
-def test_finding_review_serve_port_in_use_is_one_line(project):
+def test_review_serve_port_in_use_is_one_line(project):
     pytest.importorskip("uvicorn", reason="the review server needs the [review] extra")
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
@@ -228,7 +229,7 @@ def test_finding_review_serve_port_in_use_is_one_line(project):
     ("no-such-host.invalid", "unknown"),
     ("192.0.2.1", "not an address of this machine"),  # TEST-NET-1, never local
 ])
-def test_finding_review_serve_bad_host_is_one_line(project, host, message):
+def test_review_serve_bad_host_is_one_line(project, host, message):
     pytest.importorskip("uvicorn", reason="the review server needs the [review] extra")
     run = serve(project, "--host", host, "--port", str(free_port()))
     assert run.returncode == 1
@@ -240,7 +241,7 @@ def test_finding_review_serve_bad_host_is_one_line(project, host, message):
 @pytest.mark.parametrize(("to", "name"), [("csv", "items.csv"), ("csv", "items.txt"),
                                           ("label-studio", "tasks.json"),
                                           ("argilla", "records.json")])
-def test_finding_review_export_csv_writes_csv_and_every_format_what_it_says(project, tmp_path,
+def test_review_export_csv_writes_csv_and_every_format_what_it_says(project, tmp_path,
                                                                           to, name):
     out = tmp_path / name
     assert main(["review", "export", "--db", str(project), "--to", to, "--out", str(out),
@@ -262,7 +263,7 @@ def test_finding_review_export_csv_writes_csv_and_every_format_what_it_says(proj
 @pytest.mark.parametrize(("to", "name"), [("csv", "items.json"), ("csv", "items.parquet"),
                                           ("label-studio", "tasks.csv"),
                                           ("argilla", "records.jsonl")])
-def test_finding_review_export_refuses_a_name_of_another_format(project, tmp_path, capsys,
+def test_review_export_refuses_a_name_of_another_format(project, tmp_path, capsys,
                                                                to, name):
     assert main(["review", "export", "--db", str(project), "--to", to,
                  "--out", str(tmp_path / name)]) == 1
@@ -285,7 +286,7 @@ def wait_for(url, process, timeout=30.0):
     raise AssertionError("the server did not start")
 
 
-def test_finding_review_invite_link_uses_the_serve_port(project, capsys):
+def test_review_invite_link_uses_the_serve_port(project, capsys):
     pytest.importorskip("uvicorn", reason="the review server needs the [review] extra")
     port, other = free_port(), free_port()
     assert main(["review", "invite", "--db", str(project), "--name", "early"]) == 0
@@ -316,7 +317,7 @@ def test_finding_review_invite_link_uses_the_serve_port(project, capsys):
     assert all(f"--new-token --port {port}" in w for w in warnings)
 
 
-def test_finding_review_serve_without_port_runs_where_the_links_point(project, capsys):
+def test_review_serve_without_port_runs_where_the_links_point(project, capsys):
     pytest.importorskip("uvicorn", reason="the review server needs the [review] extra")
     port = free_port()
     assert main(["review", "invite", "--db", str(project), "--name", "alice", "--port",
@@ -333,7 +334,7 @@ def test_finding_review_serve_without_port_runs_where_the_links_point(project, c
     assert "warning" not in err and f"http://127.0.0.1:{port}" in err
 
 
-def test_finding_review_invite_base_url_is_checked(project, capsys):
+def test_review_invite_base_url_is_checked(project, capsys):
     assert main(["review", "invite", "--db", str(project), "--name", "a", "--base-url",
                  "https://review.example.org/"]) == 0
     assert capsys.readouterr().out.startswith("https://review.example.org/login?token=")
@@ -347,15 +348,15 @@ def test_finding_review_invite_base_url_is_checked(project, capsys):
 
 # -- 6. outputs follow the umask ---------------------------------------------------------
 @pytest.mark.parametrize(("umask", "mode"), [(0o002, 0o664), (0o027, 0o640)])
-def test_finding_review_outputs_follow_the_umask(project, tmp_path, scan, umask, mode):
+def test_review_outputs_follow_the_umask(project, tmp_path, scan, umask, mode):
     scan.to_csv(tmp_path / "data.csv", index=False)
     out = tmp_path / "out"
     commands = [
         ["export", "--db", str(project), "--to", "label-studio", "--out",
-         str(out / "tasks.json"), "--label-config", str(out / "config.xml")],
+         str(out / "tasks.json"), "--label-config-out", str(out / "config.xml")],
         ["export", "--db", str(project), "--to", "argilla", "--out", str(out / "records.json")],
         ["export", "--db", str(project), "--to", "csv", "--out", str(out / "items.csv")],
-        ["results", "--db", str(project), "--out", str(out / "verdicts.csv"), "--summary",
+        ["results", "--db", str(project), "--out", str(out / "verdicts.csv"), "--summary-out",
          str(out / "summary.json")],
         ["apply", str(tmp_path / "data.csv"), str(out / "verdicts.csv"), "--out",
          str(out / "fixed.csv")],
@@ -382,7 +383,7 @@ def landing_csrf(html):
     return re.search(r'id="login-form".*?name="csrf" value="([0-9a-f]+)"', html, re.S).group(1)
 
 
-def test_finding_review_login_link_needs_a_same_origin_post(app_store):
+def test_review_login_link_needs_a_same_origin_post(app_store):
     from fastapi.testclient import TestClient
 
     from labelaudit.review import create_app
@@ -415,7 +416,7 @@ def test_finding_review_login_link_needs_a_same_origin_post(app_store):
     assert victim.get("/").status_code == 200
 
 
-def test_finding_review_long_answer_is_echoed_as_a_short_prefix(app_store):
+def test_review_long_answer_is_echoed_as_a_short_prefix(app_store):
     from fastapi.testclient import TestClient
 
     from labelaudit.review import create_app
@@ -435,7 +436,7 @@ def test_finding_review_long_answer_is_echoed_as_a_short_prefix(app_store):
 
 
 # -- 8. a blind export has no predictions ---------------------------------------------------
-def test_finding_review_export_no_predictions_for_blind_review(project, tmp_path):
+def test_review_export_no_predictions_for_blind_review(project, tmp_path):
     for flag, name in (([], "full"), (["--no-predictions"], "blind")):
         for to, suffix in (("label-studio", "json"), ("argilla", "json"), ("csv", "csv")):
             assert main(["review", "export", "--db", str(project), "--to", to,

@@ -1,4 +1,4 @@
-"""Field-test findings of issue #11 in the tokens package: bad options, all-O data, line
+"""The tokens package on bad options, all-O data, line
 separators inside tokens, progress bars and load reports."""
 
 import json
@@ -33,7 +33,7 @@ def untagged():
     return make_token_dataset(tokens, [["O"] * len(t) for t in tags], documents=docs)
 
 
-# --- finding 1: numeric options are checked, by name, before any model loads ---------------
+# --- numeric options are checked, by name, before any model loads ---------------
 
 @pytest.mark.parametrize(("options", "name"), [
     ({"n_folds": 1}, "n_folds"),
@@ -97,7 +97,7 @@ def test_too_many_folds_for_the_documents_fail_before_encoding(tagged):
                               n_folds=9)
 
 
-# --- finding 2: data whose every tag is O -------------------------------------------------
+# --- data whose every tag is O -------------------------------------------------
 
 def test_all_o_training_data_says_there_are_no_entities(tagged, untagged):
     with pytest.raises(InvalidInputError,
@@ -132,7 +132,7 @@ def test_all_o_aside_different_tag_kinds_are_named_with_examples(tagged):
         scan_tokens(tagged, score=pos, scorer=EncoderTokenScorer(encode=_never))
 
 
-# --- finding 4: U+0085, U+2028 and U+2029 inside tokens -----------------------------------
+# --- U+0085, U+2028 and U+2029 inside tokens -----------------------------------
 
 @pytest.mark.parametrize("char", ["\u0085", "\u2028", "\u2029", "\u00a0"])
 @pytest.mark.parametrize("sep", [" ", "\t"])
@@ -166,7 +166,7 @@ def test_token_jsonl_with_nel_or_line_separator_stays_whole(tmp_path):
     assert ds.tokens == [r["tokens"] for r in rows] and ds.lines == [1, 2]
 
 
-# --- finding 5: progress bars say what they do; no load reports between them -------------
+# --- progress bars say what they do; no load reports between them -------------
 
 def test_progress_encoding_bar_is_named_for_the_sentences(tiny_ner_bert_dir, capfd):
     sentences = [["Paris", "visited"], ["Rome"], ["John", "Smith", "joined", "Acme"]]

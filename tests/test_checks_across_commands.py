@@ -1,4 +1,4 @@
-"""Regression tests for the third field test's findings (issue 25): label columns, ids,
+"""Checks shared across commands: label columns, ids,
 overlapping sets, folds, ignored options, token JSONL keys, probabilities in impact, and
 what filter and co-teaching say about the items they drop and the noise rate they use."""
 
@@ -226,8 +226,8 @@ def test_make_folds_exact_and_lowered():
     (["train", "train.jsonl", "--noise-rate", "0.2", "--out", "m"],
      "--noise-rate is the noise rate of --method co-teaching or cnlcu; --method base"),
     (["train", "train.jsonl", "--filter", "relabel", "--out", "m"], "add --method filter"),
-    (["train", "train.jsonl", "--eval", "test.jsonl", "--metrics", "m.csv"],
-     "--metrics m.csv: the metrics are written as JSON"),
+    (["train", "train.jsonl", "--eval", "test.jsonl", "--metrics-out", "m.csv"],
+     "--metrics-out m.csv: the metrics are written as JSON"),
 ])
 def test_ignored_options_are_usage_errors(files, capsys, monkeypatch, argv, message):
     np.save(files / "p.npy", np.full((60, 3), 1 / 3))
@@ -298,7 +298,7 @@ def test_train_cli_prints_and_records_the_drops_and_the_noise_rate(files, capsys
     _random_labels().to_json(files / "random.jsonl", orient="records", lines=True)
     common = ["--eval", str(files / "test.jsonl"), "--model", str(tiny_st_dir), "--epochs", "1"]
     assert main(["train", str(files / "random.jsonl"), "--method", "filter",
-                 "--metrics", str(files / "filter.json"), *common]) == 0
+                 "--metrics-out", str(files / "filter.json"), *common]) == 0
     err = capsys.readouterr().err
     assert re.search(r"filter: dropped \d+ of 60 items \(.*%\): those a cross-fitted scan "
                      r"\(tfidf, embed, out-of-sample accuracy .*\) flags as cleanlab's "
@@ -307,7 +307,7 @@ def test_train_cli_prints_and_records_the_drops_and_the_noise_rate(files, capsys
     assert facts["dropped"] == facts["n_train"] - facts["n_used"]
     assert {"filter_noise_share", "filter_accuracy", "filter_scorers"} <= set(facts)
     assert main(["train", str(files / "random.jsonl"), "--method", "co-teaching",
-                 "--metrics", str(files / "co.json"), *common]) == 0
+                 "--metrics-out", str(files / "co.json"), *common]) == 0
     err = capsys.readouterr().err
     assert "noise rate: 0.500 (cleanlab's confident joint" in err and "capped at 0.5" in err
     assert "give --noise-rate RATE" in err

@@ -1,4 +1,5 @@
-"""Regression tests for the field-test findings (issue 11) in reading, scan and its CLI."""
+"""Scan's input and output: JSON lines with Unicode line breaks, id columns, warnings that
+reach the user, refused ids and weights, one-line errors, file modes and score columns."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ def _topic_rows(n_per_class=8, n_errors=2):
 
 
 @pytest.mark.parametrize("char", ["\u0085", "\u2028", "\u2029"])
-def test_finding_jsonl_with_unicode_line_breaks_in_strings(tmp_path, char):
+def test_jsonl_with_unicode_line_breaks_in_strings(tmp_path, char):
     frame = _topic_rows()
     frame["text"] = frame["text"] + f" and{char}more"
     path = tmp_path / "reviews.jsonl"
@@ -50,7 +51,7 @@ def test_finding_jsonl_with_unicode_line_breaks_in_strings(tmp_path, char):
 # 2. an existing id column is used; generated ids never reuse an input's name
 
 
-def test_finding_scan_uses_an_id_column_when_present(tmp_path):
+def test_scan_uses_an_id_column_when_present(tmp_path):
     frame = _topic_rows()
     frame["id"] = [f"doc-{i}" for i in range(len(frame))][::-1]
     result = scan(frame, scorers=["tfidf"])
@@ -58,13 +59,13 @@ def test_finding_scan_uses_an_id_column_when_present(tmp_path):
     assert set(result.to_frame()["id"]) == set(frame["id"])
 
 
-def test_finding_scan_without_an_id_column_numbers_rows():
+def test_scan_without_an_id_column_numbers_rows():
     frame = _topic_rows().drop(columns=["id"])
     result = scan(frame, scorers=["tfidf"])
     assert result.ids.tolist() == list(range(len(frame)))
 
 
-def test_finding_scan_then_evaluate_joins_the_right_items(tmp_path):
+def test_scan_then_evaluate_joins_the_right_items(tmp_path):
     """The failure in the field: scan wrote row numbers as `id`, evaluate joined wrongly."""
     frame = make_topic_frame(10, n_errors=3)
     frame["id"] = np.arange(100, 100 + len(frame))[::-1]  # ids unlike row numbers
@@ -74,7 +75,7 @@ def test_finding_scan_then_evaluate_joins_the_right_items(tmp_path):
     frame[["id", "is_error"]].to_csv(truth, index=False)
     issues = tmp_path / "issues.csv"
     assert run_cli("scan", data, "--scorers", "tfidf", "--out", issues, "-q").returncode == 0
-    proc = run_cli("evaluate", issues, "--truth", truth, "--is-error", "is_error",
+    proc = run_cli("evaluate", issues, "--eval", truth, "--is-error", "is_error",
                    "--out", tmp_path / "m.json", "-q")
     assert proc.returncode == 0, proc.stderr
     joined = pd.read_csv(issues).merge(frame[["id", "text"]], on="id", suffixes=("", "_in"))
@@ -84,7 +85,7 @@ def test_finding_scan_then_evaluate_joins_the_right_items(tmp_path):
 # 3. cleanlab must not silence warnings; the chance-level warning reaches users
 
 
-def test_finding_warnings_still_shown_after_a_scan():
+def test_warnings_still_shown_after_a_scan():
     # a fresh interpreter: cleanlab's import-time filter is installed only once a process
     code = (
         "import warnings, numpy as np, pandas as pd\n"
@@ -103,7 +104,7 @@ def test_finding_warnings_still_shown_after_a_scan():
     assert "the user s own warning" in proc.stderr  # and so do the user's own afterwards
 
 
-def test_finding_chance_level_warning_before_the_summary(tmp_path):
+def test_chance_level_warning_before_the_summary(tmp_path):
     rng = np.random.default_rng(0)
     words = np.array(["match", "soup", "code", "goal", "bake", "chip", "team", "cook"])
     frame = pd.DataFrame({  # labels unrelated to the texts: nothing to learn
@@ -122,7 +123,7 @@ def test_finding_chance_level_warning_before_the_summary(tmp_path):
 # 4. mixed id types
 
 
-def test_finding_mixed_id_types_refused(tmp_path):
+def test_mixed_id_types_refused(tmp_path):
     path = tmp_path / "mixed.jsonl"
     rows = _topic_rows().to_dict("records")
     for i, row in enumerate(rows):
@@ -139,7 +140,7 @@ def test_finding_mixed_id_types_refused(tmp_path):
 
 
 @pytest.mark.parametrize("weights", ["equal", "1"])
-def test_finding_weights_with_one_scorer_refused(tmp_path, weights):
+def test_weights_with_one_scorer_refused(tmp_path, weights):
     path = tmp_path / "d.csv"
     _topic_rows().to_csv(path, index=False)
     proc = run_cli("scan", path, "--scorers", "tfidf", "--weights", weights, "-q")
@@ -147,7 +148,7 @@ def test_finding_weights_with_one_scorer_refused(tmp_path, weights):
     assert "at least two scorers" in proc.stderr and "Traceback" not in proc.stderr
 
 
-def test_finding_weights_count_must_match_scorers():
+def test_weights_count_must_match_scorers():
     with pytest.raises(InvalidParameterError, match="one weight per scorer"):
         scan(_topic_rows(), scorers=["tfidf", "embed"], weights=[1.0])
 
@@ -155,7 +156,7 @@ def test_finding_weights_count_must_match_scorers():
 # tracebacks and misleading messages
 
 
-def test_finding_json_array_of_numbers_is_one_line_error(tmp_path):
+def test_json_array_of_numbers_is_one_line_error(tmp_path):
     path = tmp_path / "numbers.json"
     path.write_text("[1, 2, 3]")
     with pytest.raises(InvalidInputError, match="element 0 of the JSON array is a int"):
@@ -165,7 +166,7 @@ def test_finding_json_array_of_numbers_is_one_line_error(tmp_path):
     assert len(proc.stderr.strip().splitlines()) == 1
 
 
-def test_finding_output_under_a_file_refused_before_work(tmp_path):
+def test_output_under_a_file_refused_before_work(tmp_path):
     (tmp_path / "news.csv").write_text("x\n")
     # the data file does not exist: if the scan ran first, the error would be about it
     proc = run_cli("scan", tmp_path / "missing.csv", "--out", tmp_path / "news.csv" / "x.csv")
@@ -173,7 +174,7 @@ def test_finding_output_under_a_file_refused_before_work(tmp_path):
     assert "is a file, not a folder" in proc.stderr and "missing.csv" not in proc.stderr
 
 
-def test_finding_ids_printed_plainly(tmp_path):
+def test_ids_printed_plainly(tmp_path):
     path = tmp_path / "dup.jsonl"
     rows = _topic_rows().to_dict("records")
     for i, row in enumerate(rows):
@@ -184,7 +185,7 @@ def test_finding_ids_printed_plainly(tmp_path):
     assert "duplicate ids 68 " in proc.stderr and "np.int64" not in proc.stderr
 
 
-def test_finding_classlabel_columns_use_names(tmp_path):
+def test_classlabel_columns_use_names(tmp_path):
     datasets = pytest.importorskip("datasets")
     frame = _topic_rows()
     names = sorted(frame["label"].unique())
@@ -201,7 +202,7 @@ def test_finding_classlabel_columns_use_names(tmp_path):
     assert set(result.to_frame()["label"]) <= set(names)
 
 
-def test_finding_output_files_follow_the_umask(tmp_path):
+def test_output_files_follow_the_umask(tmp_path):
     old = os.umask(0o022)
     try:
         out = write_table(pd.DataFrame({"a": [1]}), tmp_path / "x.csv")
@@ -216,7 +217,7 @@ def test_finding_output_files_follow_the_umask(tmp_path):
 # output a user can act on
 
 
-def test_finding_score_columns_say_what_they_are():
+def test_score_columns_say_what_they_are():
     frame = scan(_topic_rows(), scorers=["tfidf"]).to_frame()
     assert "score_loss_tfidf" in frame.columns and "score_loss" not in frame.columns
     assert "score_self_confidence" not in frame.columns  # same ranking as score_ensemble
@@ -228,7 +229,7 @@ def test_finding_score_columns_say_what_they_are():
         np.argsort(asked.scores["ensemble"], kind="stable"))
 
 
-def test_finding_scan_progress_follows_the_terminal(monkeypatch):
+def test_scan_progress_follows_the_terminal(monkeypatch):
     from labelaudit.models._progress import default_progress
 
     assert default_progress() is False  # pytest captures stderr
@@ -236,7 +237,7 @@ def test_finding_scan_progress_follows_the_terminal(monkeypatch):
     assert default_progress() is True
 
 
-def test_finding_encoding_bar_is_named(tiny_st_dir, tmp_path, capsys):
+def test_encoding_bar_is_named(tiny_st_dir, tmp_path, capsys):
     from labelaudit.models import encode_texts
 
     encode_texts(["a match", "the soup", "code"], model=str(tiny_st_dir), cache_dir=False,
