@@ -9,29 +9,16 @@ import warnings
 
 import numpy as np
 import pytest
-from tests.conftest import make_topic_frame
+from tests.engine.conftest import OPTIONS, REAL_FIT, Killed
 
 from labelaudit._errors import InvalidParameterError
 from labelaudit.cli import main
-from labelaudit.engine import Checkpoint, HashingOptions, ResumeWarning, _hashing
+from labelaudit.engine import Checkpoint, ResumeWarning, _hashing
 from labelaudit.engine._hashing import FoldPrediction
-from labelaudit.models._checkpoint import CheckpointWarning
+from labelaudit.models import CheckpointWarning
 from labelaudit.scan import _streamed, scan_stream
 
-OPTIONS = HashingOptions(n_features=2**10, n_buckets=4, epochs=2)
-REAL_FIT = _hashing.fit_fold
 MINE = b"my notes\x00\xff"
-
-
-class Killed(Exception):
-    """Stands for the process being killed in the middle of a fold."""
-
-
-@pytest.fixture
-def data(tmp_path):
-    path = tmp_path / "data.parquet"
-    make_topic_frame(40, n_errors=6).to_parquet(path, index=False)
-    return path
 
 
 def _fail_at(monkeypatch, fold):

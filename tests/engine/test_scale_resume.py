@@ -7,24 +7,11 @@ import os
 import pandas as pd
 import pytest
 from tests.conftest import make_topic_frame
+from tests.engine.conftest import OPTIONS, REAL_FIT, Killed
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
-from labelaudit.engine import HashingOptions, ResumeWarning, _hashing
+from labelaudit.engine import ResumeWarning, _hashing
 from labelaudit.scan import scan_stream
-
-OPTIONS = HashingOptions(n_features=2**10, n_buckets=4, epochs=2)
-REAL_FIT = _hashing.fit_fold
-
-
-class Killed(Exception):
-    """Stands for the process being killed in the middle of a fold."""
-
-
-@pytest.fixture
-def data(tmp_path):
-    path = tmp_path / "data.parquet"
-    make_topic_frame(40, n_errors=6).to_parquet(path, index=False)
-    return path
 
 
 def _counting(monkeypatch, *, fail_at=None):
