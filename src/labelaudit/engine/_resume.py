@@ -26,7 +26,7 @@ import numpy as np
 from labelaudit._errors import LabelAuditWarning
 from labelaudit.engine._hashing import FoldPrediction
 from labelaudit.io import atomic_path
-from labelaudit.models._checkpoint import (
+from labelaudit.models import (
     checkpoint_files,
     claim_checkpoint_folder,
     drop_checkpoint_files,

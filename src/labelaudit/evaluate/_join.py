@@ -31,7 +31,7 @@ from labelaudit.evaluate._label_sets import (
     label_set_key,
     label_set_truth,
 )
-from labelaudit.io import LABEL_SET_TYPES, holds_label_sets, text_keys
+from labelaudit.io import LABEL_SET_TYPES, check_separator, holds_label_sets, text_keys
 
 __all__ = ["ScoreDirectionWarning", "TruthJoin", "join_truth", "read_source"]
 
@@ -45,6 +45,8 @@ HIGHER_IS_SUSPECT = frozenset({"loss"})
 
 class ScoreDirectionWarning(LabelAuditWarning):
     """A score column that labelaudit does not write was read as lower = more suspect."""
+
+
 _TRUE = {"true", "t", "yes", "y", "1", "1.0"}
 _FALSE = {"false", "f", "no", "n", "0", "0.0"}
 
@@ -256,11 +258,7 @@ def _label_sep(issues: pd.DataFrame, truth: pd.DataFrame, label: str, column: st
     (``label_sep`` given, a multi-label scan's output, or a column of lists): ``label_sep``,
     else ``|`` as the scan writes them; None for single labels."""
     if label_sep is not None:
-        if not isinstance(label_sep, str) or not label_sep:
-            raise InvalidParameterError(
-                f"label_sep must be a non-empty text such as '|'; got {label_sep!r}",
-                param="label_sep")
-        return label_sep
+        return check_separator(label_sep)
     sets = (is_label_set_output(issues) or holds_label_sets(issues[label])
             or holds_label_sets(truth[column]))
     return "|" if sets else None

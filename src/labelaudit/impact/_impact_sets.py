@@ -17,7 +17,13 @@ from labelaudit._errors import (
     format_rows,
     plain_value,
 )
-from labelaudit.io import check_label_values, read_table, require_columns, text_keys
+from labelaudit.io import (
+    PROBABILITY_SUM_TOLERANCE,
+    check_label_values,
+    read_table,
+    require_columns,
+    text_keys,
+)
 
 __all__ = ["ImpactSets", "PendingVerdictWarning", "align_predictions", "impact_sets"]
 
@@ -27,8 +33,6 @@ _TRUE = {"true", "1", "yes", "y", "t", "1.0"}
 _FALSE = {"false", "0", "no", "n", "f", "0.0", "", "nan", "none"}
 _LABEL_COLUMNS = ("predicted_label", "prediction", "pred", "predicted", "label")
 _PROB_PREFIXES = ("prob_", "proba_", "p_", "score_")
-# How far a row of probabilities may sum from 1: the tolerance of pred_probs everywhere.
-_SUM_TOLERANCE = 1e-3
 
 
 class PendingVerdictWarning(LabelAuditWarning):
@@ -144,7 +148,7 @@ def impact_sets(frame: pd.DataFrame, *, id: str = "id",  # noqa: A002 - mirrors 
 def _check_probabilities(frame: pd.DataFrame, columns: list, id: str,  # noqa: A002
                          name: str) -> np.ndarray:
     """The probability columns as numbers; NaN, infinite, negative or above-1 values,
-    and rows that do not sum to 1 (within :data:`_SUM_TOLERANCE`), are refused, naming
+    and rows that do not sum to 1 (within :data:`PROBABILITY_SUM_TOLERANCE`), are refused, naming
     the first bad row."""
     try:
         probs = frame[columns].to_numpy(dtype=float)
@@ -155,7 +159,7 @@ def _check_probabilities(frame: pd.DataFrame, columns: list, id: str,  # noqa: A
     sums = np.where(finite, probs, 0.0).sum(axis=1)
     bad = ~finite.all(axis=1) | (np.where(finite, probs, 0.0) < 0).any(axis=1) \
         | (np.where(finite, probs, 0.0) > 1 + 1e-6).any(axis=1) \
-        | (np.abs(sums - 1.0) > _SUM_TOLERANCE)
+        | (np.abs(sums - 1.0) > PROBABILITY_SUM_TOLERANCE)
     if bad.any():
         rows = np.flatnonzero(bad)
         first = int(rows[0])
@@ -163,7 +167,7 @@ def _check_probabilities(frame: pd.DataFrame, columns: list, id: str,  # noqa: A
                 else "a negative probability" if (probs[first] < 0).any()
                 else "a probability above 1" if (probs[first] > 1 + 1e-6).any()
                 else f"probabilities summing to {sums[first]:.4g}, not 1 (within "
-                f"{_SUM_TOLERANCE:g})")
+                f"{PROBABILITY_SUM_TOLERANCE:g})")
         values = ", ".join(f"{c}={v:g}" for c, v in zip(columns, probs[first], strict=True))
         more = f" ({len(rows) - 1} more rows too)" if len(rows) > 1 else ""
         key = plain_value(frame[id].iloc[first])

@@ -92,7 +92,7 @@ def _datasets(frames: list[pd.DataFrame], *, text: str, label: str, text_pair: s
 def _warn_overlap(data: list[TextDataset]) -> None:
     """Warn when many validation or test items are training items (or test items are
     validation items): selection and accuracy on seen items flatter every model."""
-    keys = [list(zip(d.texts, d.text_pairs or [""] * len(d), strict=True)) for d in data]
+    keys = [d.item_keys() for d in data]
     why = "the models have seen them, so {} accuracy flatters the models that memorise; " \
         "drop them from the {} set"
     warn_overlap(("training", keys[0]), ("validation", keys[1]),

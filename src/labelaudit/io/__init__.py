@@ -15,6 +15,7 @@ from labelaudit.io._annotation_table import ITEM_ALIASES, Annotations, DroppedAn
 from labelaudit.io._annotations import to_annotations
 from labelaudit.io._command_paths import SIDECARS, check_command_paths
 from labelaudit.io._dataset import (
+    PROBABILITY_SUM_TOLERANCE,
     TextDataset,
     align_pred_probs,
     encode_labels,
@@ -26,6 +27,7 @@ from labelaudit.io._folders import check_output_folder, write_manifest, written_
 from labelaudit.io._hf import CLASS_NAMES, hf_to_frame
 from labelaudit.io._label_sets import (
     LABEL_SET_TYPES,
+    SET_THRESHOLD,
     check_label_set_classes,
     check_label_set_members,
     check_separator,
@@ -83,7 +85,9 @@ __all__ = [
     "METRIC_NAMES",
     "OUTPUT_SUFFIXES",
     "OverlapWarning",
+    "PROBABILITY_SUM_TOLERANCE",
     "ResultFiles",
+    "SET_THRESHOLD",
     "SIDECARS",
     "SUFFIX_FORMAT",
     "TextDataset",

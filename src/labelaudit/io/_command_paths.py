@@ -7,6 +7,14 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from labelaudit._errors import InvalidParameterError
+from labelaudit.io._folders import check_output_folder
+from labelaudit.io._paths import (
+    check_input_paths,
+    check_not_in_input_folder,
+    check_output_paths,
+    input_folders,
+    sidecar_path,
+)
 from labelaudit.io._write import figure_path, format_of
 
 __all__ = ["SIDECARS", "check_command_paths"]
@@ -80,15 +88,6 @@ def check_command_paths(options: Mapping[str, object], *, flag: Callable[[str], 
     Traceback (most recent call last):
     labelaudit._errors.InvalidParameterError: /tmp/a.csv (the output) is an input file; ...
     """
-    from labelaudit.io._folders import check_output_folder
-    from labelaudit.io._paths import (
-        check_input_paths,
-        check_not_in_input_folder,
-        check_output_paths,
-        input_folders,
-        sidecar_path,
-    )
-
     written = list(writes)
     in_names = [name for name in _INPUTS if name not in written]
     out_names = [name for name in options if name not in _FOLDER_OUTPUTS and

@@ -18,8 +18,11 @@ from labelaudit._errors import (
 from labelaudit._validation import shown
 from labelaudit.io._labels import check_label_values, text_keys
 
-__all__ = ["TextDataset", "align_pred_probs", "encode_labels", "pred_probs_by_id",
-           "prepare_text_dataset", "require_columns"]
+__all__ = ["PROBABILITY_SUM_TOLERANCE", "TextDataset", "align_pred_probs", "encode_labels",
+           "pred_probs_by_id", "prepare_text_dataset", "require_columns"]
+
+# How far a row of the user's probabilities may sum from 1 (pred_probs, impact's predictions).
+PROBABILITY_SUM_TOLERANCE = 1e-3
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,11 @@ class TextDataset:
 
     def __len__(self) -> int:
         return len(self.texts)
+
+    def item_keys(self) -> list[tuple[str, str]]:
+        """Each item's text and text pair (``""`` for single texts): equal keys are the
+        same item, as :func:`labelaudit.io.warn_overlap` compares two sets."""
+        return list(zip(self.texts, self.text_pairs or [""] * len(self), strict=True))
 
 
 def require_columns(frame: pd.DataFrame, columns: list[str]) -> None:
@@ -437,10 +445,11 @@ def _check_probabilities(values: np.ndarray) -> None:
             f"pred_probs has negative values in {format_rows(np.flatnonzero(negative))} "
             "(0-based); pass probabilities (softmax outputs), not logits or scores")
     sums = values.sum(axis=1)
-    off = np.abs(sums - 1.0) > 1e-3
+    off = np.abs(sums - 1.0) > PROBABILITY_SUM_TOLERANCE
     if off.any():
         rows = np.flatnonzero(off)
         shown_sums = ", ".join(f"{s:.4g}" for s in sums[rows[:5]])
         raise InvalidInputError(
-            f"pred_probs rows must sum to 1 (within 1e-3): {format_rows(rows)} (0-based) sum "
+            f"pred_probs rows must sum to 1 (within {PROBABILITY_SUM_TOLERANCE:g}): "
+            f"{format_rows(rows)} (0-based) sum "
             f"to {shown_sums}; pass probabilities (softmax outputs), not logits or scores")

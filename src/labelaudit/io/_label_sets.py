@@ -10,12 +10,15 @@ import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows
 
-__all__ = ["LABEL_SET_TYPES", "check_label_set_classes", "check_label_set_members",
+__all__ = ["LABEL_SET_TYPES", "SET_THRESHOLD", "check_label_set_classes", "check_label_set_members",
            "check_separator", "format_label_set", "holds_label_sets", "label_set_names",
            "read_label_sets", "refuse_single_label_options"]
 
 # The values that hold a label set (a list of labels) rather than one label.
 LABEL_SET_TYPES = (list, tuple, set, frozenset, np.ndarray)
+# A class belongs in a predicted label set (a multi-label scan's suggestion, a multi-label
+# model's prediction) when its probability is at least this.
+SET_THRESHOLD = 0.5
 
 
 def holds_label_sets(values: pd.Series | np.ndarray) -> bool:

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from labelaudit._errors import InvalidParameterError
+from labelaudit.io._ledger import output_record
 
 __all__ = ["FOLDER_MARKERS", "check_input_paths", "check_not_in_input_folder",
            "check_not_in_model_folder", "check_output_paths", "check_replaceable",
@@ -129,8 +130,6 @@ def check_replaceable(out: str | Path, *, name: str = "out", overwrite: bool = F
     Traceback (most recent call last):
     labelaudit._errors.InvalidParameterError: --out ... exists and labelaudit did not write it: ...
     """
-    from labelaudit.io._ledger import output_record
-
     target = Path(out)
     if not target.is_file():
         return

@@ -22,8 +22,12 @@ from labelaudit.models._base import Scorer
 from labelaudit.models._checkpoint import (
     CheckpointWarning,
     FoldStore,
+    checkpoint_files,
     claim_checkpoint_folder,
+    drop_checkpoint_files,
     fold_checkpoints,
+    own_checkpoint_file,
+    release_checkpoint_folder,
 )
 from labelaudit.models._crossfit import FoldWarning, check_fold_count, exact_folds
 from labelaudit.models._dynamics import DynamicsScorer, TrainingDynamics, training_dynamics
@@ -85,7 +89,11 @@ __all__ = [
     "encode_texts",
     "exact_folds",
     "finetune_factory",
+    "checkpoint_files",
     "claim_checkpoint_folder",
+    "drop_checkpoint_files",
+    "own_checkpoint_file",
+    "release_checkpoint_folder",
     "fold_checkpoints",
     "head_factory",
     "make_scorer",

@@ -5,6 +5,7 @@ folds it had not finished (``scan(checkpoint_dir=...)``, ``labelaudit scan
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import json
 import shutil
@@ -249,7 +250,7 @@ def _delete(path: Path) -> None:
         shutil.rmtree(path, ignore_errors=True)
     else:
         path.unlink(missing_ok=True)
-    for left in path.parent.glob(f".{_escaped(path.name)}.*.tmp"):
+    for left in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
         left.unlink(missing_ok=True)
 
 
@@ -257,11 +258,6 @@ def _plain_name(name: object) -> bool:
     """Whether ``name`` (from a manifest) names an entry of its folder, nothing outside."""
     return (isinstance(name, str) and name not in ("", ".", "..", _MANIFEST)
             and Path(name).name == name and "\\" not in name)
-
-
-def _escaped(name: str) -> str:
-    """``name`` with the characters glob reads as patterns escaped."""
-    return "".join(f"[{c}]" if c in "*?[" else c for c in name)
 
 
 def _is_ours(manifest: Path) -> bool:

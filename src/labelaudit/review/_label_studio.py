@@ -25,7 +25,7 @@ from typing import Any
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.review._export import QUESTION, label_studio_config, label_studio_tasks
-from labelaudit.review._import import ImportReport, import_label_studio_tasks
+from labelaudit.review._import import ImportReport, _kind_of, import_label_studio_tasks
 from labelaudit.review._store import ReviewStore, as_store
 
 __all__ = ["LabelStudio", "PushReport", "TOKEN_ENV", "pull_answers", "push_items"]
@@ -98,11 +98,6 @@ def _check_url(url: str) -> str:
     return url.rstrip("/")
 
 
-def _kind(value: Any) -> str:
-    return {dict: "an object", list: "a list", str: "a string", type(None): "null",
-            bool: "a boolean"}.get(type(value), "a number")
-
-
 class LabelStudio:
     """A Label Studio server at ``url`` with an API ``token``: a legacy token
     (``Authorization: Token ...``) or a personal access token (a JWT, exchanged for an
@@ -129,9 +124,8 @@ class LabelStudio:
             answer = self._call("POST", path, {"refresh": token}, auth=False)
             access = answer.get("access") if isinstance(answer, dict) else None
             if not isinstance(access, str) or not access.strip() or _flaw(access.strip()):
-                raise InvalidInputError(
-                    f"Label Studio at {self.url}: POST {path} answered {_kind(access)} where "
-                    f"an access token was expected: is {self.url} {_ROOT_HINT}?")
+                raise self._bad_answer("POST", path, f"answered {_kind_of(access)} where an "
+                                       "access token was expected")
             self._secrets.append(access.strip())
             self._header = f"Bearer {access.strip()}"
 
@@ -194,7 +188,7 @@ class LabelStudio:
 
     def _expect(self, value: Any, method: str, path: str, expected: type, what: str) -> Any:
         if not isinstance(value, expected):
-            raise self._bad_answer(method, path, f"answered {_kind(value)} where {what} was "
+            raise self._bad_answer(method, path, f"answered {_kind_of(value)} where {what} was "
                                    "expected")
         return value
 

@@ -6,7 +6,7 @@ dataset (NER, POS); both are orchestration only.
 """
 
 from labelaudit._command import make_callable
-from labelaudit.scan._label_set_result import SET_THRESHOLD, LabelSetScanResult, output_frame
+from labelaudit.scan._label_set_result import LabelSetScanResult, output_frame
 from labelaudit.scan._label_sets import label_set_scores, scan_label_sets
 from labelaudit.scan._plan import ScanPlan, plan_scan
 from labelaudit.scan._presets import (
@@ -37,7 +37,6 @@ __all__ = [
     "LabelSetScanResult",
     "PRESETS",
     "PRESET_FINETUNE",
-    "SET_THRESHOLD",
     "ScanFacts",
     "ScanPlan",
     "ScanResult",

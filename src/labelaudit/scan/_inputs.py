@@ -37,11 +37,6 @@ SCORE_SPLIT_WHY = ("the scored items are ranked by models fitted on all of the d
                    "or drop score= to cross-fit the data")
 
 
-def _keys(data: TextDataset) -> list[tuple[str, str]]:
-    """An item's text and text pair: equal keys are the same item."""
-    pairs = data.text_pairs or [""] * len(data.texts)
-    return list(zip(data.texts, pairs, strict=True))
-
 def extra_columns(frame: pd.DataFrame, used: list[str | None]) -> pd.DataFrame | None:
     """The input's columns scan does not read, aligned with its items (None if none)."""
     rest = frame.drop(columns=[c for c in dict.fromkeys(used) if c is not None])
@@ -75,7 +70,7 @@ def read_inputs(
         target = prepare_text_dataset(scored_frame, text=text, label=label,
                                       text_pair=text_pair, id=id_column(scored_frame, id),
                                       classes=train.classes, min_classes=1)
-        warn_overlap(("training", _keys(train)), ("scored", _keys(target)),
+        warn_overlap(("training", train.item_keys()), ("scored", target.item_keys()),
                      why=SCORE_SPLIT_WHY)
     if pred_probs is not None:
         path = isinstance(pred_probs, (str, Path))

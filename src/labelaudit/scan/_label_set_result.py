@@ -10,13 +10,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from labelaudit.io import SET_THRESHOLD
 from labelaudit.scan._text_result import ScannedTexts
 
-__all__ = ["LabelSetScanResult", "SET_THRESHOLD", "output_frame"]
+__all__ = ["LabelSetScanResult", "output_frame"]
 
-# A class belongs in the suggested label set when its out-of-sample probability is at
-# least this.
-SET_THRESHOLD = 0.5
 
 
 @dataclass(frozen=True)

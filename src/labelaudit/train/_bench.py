@@ -192,11 +192,6 @@ def _noised_eval(test: pd.DataFrame, *, label: str, method: str, rate: float,
     return test.assign(**{label: np.asarray(classes)[noisy]})
 
 
-def _keys(data: Any) -> list[tuple[str, str]]:
-    """Each item's text and text pair: equal keys are the same item."""
-    return list(zip(data.texts, data.text_pairs or [""] * len(data), strict=True))
-
-
 def _bench_run(shared: tuple[pd.DataFrame, pd.DataFrame, dict[str, Any], dict[str, Any]],
                _slot: Any, name: str, cell: dict[str, Any], labels: np.ndarray,
                noisy_test: pd.DataFrame | None) -> dict[str, Any]:
@@ -293,7 +288,7 @@ def train_bench(
     test = eval if isinstance(eval, pd.DataFrame) else read_table(eval)
     clean = prepare_text_dataset(frame, text=text, label=label, text_pair=text_pair)
     held = prepare_text_dataset(test, text=text, label=None, text_pair=text_pair)
-    warn_overlap(("training", _keys(clean)), ("evaluation", _keys(held)),
+    warn_overlap(("training", clean.item_keys()), ("evaluation", held.item_keys()),
                  why="the models have seen them, so accuracy on them flatters the methods "
                  "that memorise; drop them from the evaluation set")
     if label in test.columns:  # checked before the runs; evaluate_model names a missing one

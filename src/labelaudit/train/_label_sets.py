@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
+from labelaudit.io import SET_THRESHOLD
 from labelaudit.train._methods._base import Method
 
 if TYPE_CHECKING:
@@ -129,8 +130,6 @@ def label_set_metrics(truth: np.ndarray, probs: np.ndarray) -> dict[str, float]:
     {'subset_accuracy': 0.5, 'micro_f1': 0.8, 'macro_f1': 0.5, 'hamming_loss': 0.25}
     """
     from sklearn.metrics import f1_score
-
-    from labelaudit.train._model import SET_THRESHOLD
 
     predicted = (probs >= SET_THRESHOLD).astype(int)
     return {"subset_accuracy": float((predicted == truth).all(axis=1).mean()),

@@ -13,17 +13,16 @@ import numpy as np
 import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
-from labelaudit.scan import SET_THRESHOLD
+from labelaudit.io import SET_THRESHOLD
 from labelaudit.train._weights import DAMAGED as _DAMAGED
 from labelaudit.train._weights import META as _META
 from labelaudit.train._weights import load_weights
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "SET_THRESHOLD", "TrainedModel", "is_model_folder",
+__all__ = ["FORMAT", "FORMAT_VERSION", "TrainedModel", "is_model_folder",
            "load_model", "load_weights"]
 
 FORMAT = "labelaudit-model"
 FORMAT_VERSION = 1
-# A multi-label model's predicted set: the classes at SET_THRESHOLD or more, as a scan's.
 _WEIGHTS = "head.pt"
 
 
