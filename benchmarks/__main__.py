@@ -72,7 +72,7 @@ def _ratio(ours: float | None, peer: float | None) -> float | None:
 
 
 def _rows(data, name: str, run, *, shared: bool = False) -> list[dict[str, Any]]:
-    from labelaudit.evaluate import detection_report
+    from labelaudit.evaluation import detection_report
 
     rows = []
     n = len(data.frame)

@@ -24,7 +24,7 @@ from benchmarks.datasets import SPECS, load
 
 
 def _ap(is_error: np.ndarray, suspicion: np.ndarray) -> float:
-    from labelaudit.evaluate import average_precision_score
+    from labelaudit.evaluation import average_precision_score
 
     return float(average_precision_score(is_error, -suspicion))
 

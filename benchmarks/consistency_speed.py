@@ -40,9 +40,9 @@ def _part(data: Any, fraction: float) -> Any:
 
 def run_once(args: argparse.Namespace, fraction: float) -> dict[str, Any]:
     """One scan-tokens run and one consistency run on ``fraction`` of the sentences."""
-    from labelaudit.consistency import consistency
+    from labelaudit.consistency_check import consistency
     from labelaudit.models import make_token_scorer
-    from labelaudit.scan import scan_tokens
+    from labelaudit.scanning import scan_tokens
     from labelaudit.tokens import read_tokens
 
     cache = tempfile.mkdtemp(prefix="labelaudit-bench-") if args.cold else None

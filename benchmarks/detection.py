@@ -70,7 +70,7 @@ def _old_tfidf() -> list[Any]:
 
 def _finetune_alone() -> list[Any]:
     from labelaudit.models import FinetuneScorer
-    from labelaudit.scan import PRESET_FINETUNE
+    from labelaudit.scanning import PRESET_FINETUNE
 
     return [FinetuneScorer(**PRESET_FINETUNE)]
 
@@ -228,7 +228,7 @@ def _run_one(spec: DevSet, root: str, name: str, seed: int) -> dict[str, Any]:
     import warnings
 
     from labelaudit.models._crossfit import make_folds
-    from labelaudit.scan import scan
+    from labelaudit.scanning import scan
 
     warnings.simplefilter("ignore")
     # a cold embedding cache of its own: the time is what a first scan of the data costs

@@ -122,7 +122,7 @@ def run_ours(data: Dataset, *, n_folds: int = 5, random_state: int = 0) -> Run:
         import sentence_transformers  # noqa: F401
 
         import labelaudit.models  # noqa: F401
-        import labelaudit.scan  # noqa: F401
+        import labelaudit.scanning  # noqa: F401
 
     def call() -> tuple[dict, dict, dict]:
         import labelaudit
@@ -163,7 +163,7 @@ def run_ours(data: Dataset, *, n_folds: int = 5, random_state: int = 0) -> Run:
 def _cleanlab_ranking(labels: np.ndarray, pred_probs: np.ndarray) -> tuple[np.ndarray, int]:
     from cleanlab.filter import find_label_issues
 
-    from labelaudit.evaluate import rank_from_ids
+    from labelaudit.evaluation import rank_from_ids
 
     ranked = find_label_issues(labels, pred_probs, return_indices_ranked_by="self_confidence")
     return rank_from_ids(np.asarray(ranked).tolist(), range(len(labels))), len(ranked)

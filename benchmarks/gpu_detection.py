@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     from labelaudit.models import FinetuneScorer
-    from labelaudit.scan import scan
+    from labelaudit.scanning import scan
 
     print(f"torch {torch.__version__}, device "
           f"{torch.cuda.get_device_name(0) if torch.cuda.is_available() else 'cpu'}",

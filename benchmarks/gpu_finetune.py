@@ -176,7 +176,7 @@ def run_one(data: Any, model: str, *, epochs: int, max_length: int, batch_size: 
             device: str | None, tfidf: tuple[Any, float]) -> dict[str, Any]:
     import torch
 
-    from labelaudit.evaluate import average_precision_score
+    from labelaudit.evaluation import average_precision_score
 
     CLOCK.reset()
     if torch.cuda.is_available() and device != "cpu":

@@ -39,7 +39,7 @@ def _scorer(name: str):
 
 
 def _ap(is_error: np.ndarray, probs: np.ndarray, labels: np.ndarray) -> float:
-    from labelaudit.evaluate import average_precision_score
+    from labelaudit.evaluation import average_precision_score
 
     given = probs[np.arange(len(labels)), labels]
     return float(average_precision_score(is_error, given))
@@ -47,7 +47,7 @@ def _ap(is_error: np.ndarray, probs: np.ndarray, labels: np.ndarray) -> float:
 
 def _boot(is_error, a, b, labels, rng, n=1000) -> tuple[float, float, float, float]:
     """AP of ``a``, its 95 % interval, and the paired 95 % interval of AP(a) - AP(b)."""
-    from labelaudit.evaluate import average_precision_score
+    from labelaudit.evaluation import average_precision_score
 
     score_a = a[np.arange(len(labels)), labels]
     score_b = None if b is None else b[np.arange(len(labels)), labels]
@@ -127,7 +127,7 @@ def run_dataset(name: str, members: list[str], data_root: Path, screen_timing: b
                 timings[label] = (time.perf_counter() - started, result)
         for label, (secs, result) in timings.items():
             given = result.pred_probs[np.arange(len(labels)), result.labels]
-            from labelaudit.evaluate import average_precision_score
+            from labelaudit.evaluation import average_precision_score
 
             print(f"scan {label}: {secs:.1f} s, members {list(result.weights)}, skipped "
                   f"{result.screened or 'none'}, AP {average_precision_score(is_error, given):.3f}")

@@ -90,7 +90,7 @@ def _rows(name: str, result, errors: np.ndarray) -> list[dict]:
 
 def token_set_probs(frame: pd.DataFrame) -> tuple[np.ndarray, list[str]]:
     """P(type in sentence) from scan-tokens' cross-fitted per-token probabilities."""
-    from labelaudit.scan import scan_tokens
+    from labelaudit.scanning import scan_tokens
     from labelaudit.tokens import make_token_dataset
 
     result = scan_tokens(make_token_dataset(frame["tokens"].tolist(), frame["tags"].tolist()))

@@ -34,7 +34,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
     import labelaudit
-    from labelaudit.train import evaluate_model
+    from labelaudit.training import evaluate_model
 
     dev = dev_sets(args.data_dir)
     held = dev[["id", "text"]].assign(label=dev["true_label"])

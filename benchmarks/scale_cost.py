@@ -2,7 +2,7 @@
 
 Three parts, each printed as a table (run from the project root):
 
-``--sizes``: the cost curve of ``labelaudit.scan.scan_stream`` on the seeded datasets of
+``--sizes``: the cost curve of ``labelaudit.scanning.scan_stream`` on the seeded datasets of
 :mod:`benchmarks.make_big` (built into ``/tmp/labelaudit_big`` when missing): wall time,
 peak memory and the average precision (AP) of the ranking against the planted errors, for
 the out-of-core hashed model (``tfidf="hashing"``, every size) and for today's in-memory
@@ -146,7 +146,7 @@ def run_ours(spec: dict[str, Any]) -> dict[str, Any]:
     import warnings
 
     from labelaudit.engine import EmbedOptions, HashingOptions
-    from labelaudit.scan import scan_stream
+    from labelaudit.scanning import scan_stream
 
     warnings.simplefilter("ignore")
     options = dict(spec.get("options", {}))

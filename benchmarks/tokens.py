@@ -44,7 +44,7 @@ def _subsample(dataset, size: int, seed: int):
 
 
 def _report_row(detector: str, is_error: np.ndarray, scores: np.ndarray, **extra) -> dict:
-    from labelaudit.evaluate import detection_report
+    from labelaudit.evaluation import detection_report
 
     report = detection_report(is_error, scores)
     return {
@@ -62,9 +62,9 @@ def compute(data_root: Path, *, quick: bool = False, seed: int = 0, head: str = 
     from cleanlab.token_classification.rank import get_label_quality_scores
 
     from benchmarks.detectors import measure
-    from labelaudit.evaluate import evaluate_tokens
+    from labelaudit.evaluation import evaluate_tokens
     from labelaudit.models import EncoderTokenScorer
-    from labelaudit.scan import scan_tokens
+    from labelaudit.scanning import scan_tokens
     from labelaudit.tokens import read_conll
     from labelaudit.tokens._spans import encode_tags, token_classes
 

@@ -44,7 +44,7 @@ AUTO_SLACK = 0.5   # points of top-1 auto's pick may be below the best of the ta
 
 def _bench(train: pd.DataFrame, test: pd.DataFrame, noise, methods, seeds: int,
            backbone: str, model: str | None, **options) -> pd.DataFrame:
-    from labelaudit.train import train_bench
+    from labelaudit.training import train_bench
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -72,7 +72,7 @@ def _auto_picks(train: pd.DataFrame, table: pd.DataFrame, noise, seeds: int,
     train_bench noises them), and the clean top-1 of its pick against the table's best."""
     from labelaudit.io import prepare_text_dataset
     from labelaudit.noise import noisy_labels
-    from labelaudit.train import choose_method, parse_noise_grid
+    from labelaudit.training import choose_method, parse_noise_grid
 
     classes = prepare_text_dataset(train, text="text", label="label").classes
     rows = []
@@ -240,7 +240,7 @@ def main() -> None:
         return
 
     from labelaudit.io import read_table
-    from labelaudit.train import BenchResult
+    from labelaudit.training import BenchResult
 
     started = time.perf_counter()
     wikihow = args.data_dir / "noisywikihow"

@@ -23,7 +23,7 @@ from labelaudit.cli import main  # noqa: E402
 from labelaudit.io import OverlapWarning, check_label_values, warn_overlap  # noqa: E402
 from labelaudit.models import exact_folds, make_folds  # noqa: E402
 from labelaudit.tokens import read_tokens  # noqa: E402
-from labelaudit.train import NOISE_RATE_CAP, FilterWarning, NoiseEstimateWarning  # noqa: E402
+from labelaudit.training import NOISE_RATE_CAP, FilterWarning, NoiseEstimateWarning  # noqa: E402
 
 MULTI = "column 'label' holds label sets (multi-label)"
 
@@ -70,7 +70,7 @@ def _usage_error(capsys, argv) -> str:
 
 
 # 1. A label column holding lists (multi-label) is refused by every command of one label
-# per item (scan, noise and train read it: tests/test_scan_label_sets.py,
+# per item (scan, noise and train read it: tests/scanning/test_scan_label_sets.py,
 # tests/noise/test_noise_label_sets.py, tests/train/test_train_label_sets.py)
 
 
@@ -88,7 +88,7 @@ def test_multi_label_columns_are_refused_in_one_line(files, capsys, argv):
 
 
 def test_multi_label_is_refused_by_the_streamed_scan_and_impact(files, tmp_path):
-    from labelaudit.scan import scan_stream
+    from labelaudit.scanning import scan_stream
 
     with pytest.raises(InvalidInputError, match=r"holds label sets .* rows 't0', 't1'"):
         scan_stream(files / "multi_train.jsonl", out=tmp_path / "o.csv", scorers=["tfidf"],

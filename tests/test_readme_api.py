@@ -23,8 +23,8 @@ def test_scan_then_evaluate_as_in_the_readme():
 
 @pytest.mark.parametrize("path", [
     "labelaudit.noise.inject_noise_table", "labelaudit.noise.measure_noise_realism",
-    "labelaudit.agreement.read_annotation_file", "labelaudit.scan.scan_tokens",
-    "labelaudit.evaluate.evaluate_tokens", "labelaudit.review.init_review",
+    "labelaudit.agreement.read_annotation_file", "labelaudit.scanning.scan_tokens",
+    "labelaudit.evaluation.evaluate_tokens", "labelaudit.review.init_review",
     "labelaudit.review.invite_reviewer", "labelaudit.review.serve",
     "labelaudit.review.review_status", "labelaudit.review.review_results",
     "labelaudit.review.apply_verdicts_file", "labelaudit.review.export_items",

@@ -7,8 +7,6 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from labelaudit._errors import (
     InvalidInputError,
     InvalidParameterError,
@@ -35,22 +33,7 @@ __all__ = [
     "__version__",
 ]
 
-if TYPE_CHECKING:  # pragma: no cover
-    from labelaudit.consistency import consistency
-    from labelaudit.evaluate import evaluate
-    from labelaudit.scan import ChanceLevelWarning, ScanResult, scan
-    from labelaudit.train import load_model, train, train_bench
-
-# name -> the command package that defines it; imported on first use so that the CLI starts
-# fast (scan pulls in scikit-learn and cleanlab, train torch)
-_LAZY = {"scan": "scan", "ScanResult": "scan", "ChanceLevelWarning": "scan",
-         "consistency": "consistency", "evaluate": "evaluate",
-         "train": "train", "train_bench": "train", "load_model": "train"}
-
-
-def __getattr__(name: str) -> object:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(f"labelaudit.{_LAZY[name]}"), name)
-    raise AttributeError(f"module 'labelaudit' has no attribute {name!r}")
+from labelaudit.consistency_check import consistency
+from labelaudit.evaluation import evaluate
+from labelaudit.scanning import ChanceLevelWarning, ScanResult, scan
+from labelaudit.training import load_model, train, train_bench

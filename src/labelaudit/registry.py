@@ -97,7 +97,7 @@ SCORERS = Registry("scorer", {
     "dynamics": "labelaudit.models._dynamics:DynamicsScorer",
 }, default=("tfidf", "tfidf-char"))
 
-# Named sets of scan members (labelaudit.scan._presets): None is the default above.
+# Named sets of scan members (labelaudit.scanning._presets): None is the default above.
 PRESETS: Mapping[str, tuple[str, ...] | None] = {
     "fast": ("tfidf",),
     "default": None,
@@ -167,17 +167,17 @@ FORMATS = Registry("output format", {
 
 # Training methods of `labelaudit train` (learning with noisy labels): the hook class of
 # each published method, and `filter`, ours, which is a step of `train` itself, with its
-# detect-then-train forms (the plan each name stands for; labelaudit.train._filter).
+# detect-then-train forms (the plan each name stands for; labelaudit.training._filter).
 LNL_METHODS = Registry("training method", {
-    "base": "labelaudit.train._methods.base:Base",
-    "mixup": "labelaudit.train._methods.mixup:Mixup",
-    "data-parameters": "labelaudit.train._methods.data_parameters:DataParameters",
-    "sr": "labelaudit.train._methods.sr:SparseRegularization",
-    "co-teaching": "labelaudit.train._methods.co_teaching:CoTeaching",
-    "cnlcu": "labelaudit.train._methods.cnlcu:CNLCU",
-    "seal": "labelaudit.train._methods.seal:SEAL",
-    "filter": "labelaudit.train._train:train",
-    **{name: "labelaudit.train._filter:FilterPlan" for name in (
+    "base": "labelaudit.training._methods.base:Base",
+    "mixup": "labelaudit.training._methods.mixup:Mixup",
+    "data-parameters": "labelaudit.training._methods.data_parameters:DataParameters",
+    "sr": "labelaudit.training._methods.sr:SparseRegularization",
+    "co-teaching": "labelaudit.training._methods.co_teaching:CoTeaching",
+    "cnlcu": "labelaudit.training._methods.cnlcu:CNLCU",
+    "seal": "labelaudit.training._methods.seal:SEAL",
+    "filter": "labelaudit.training._train:train",
+    **{name: "labelaudit.training._filter:FilterPlan" for name in (
         "filter-relabel", "filter-iterate", "filter+seal", "filter+co-teaching",
         "filter+mixup", "filter-relabel+seal", "filter-relabel-iterate+seal")},
 }, default=("base",))

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from labelaudit.cli import main
-from labelaudit.evaluate import aupr_score, detection_report
+from labelaudit.evaluation import aupr_score, detection_report
 
 
 @pytest.fixture()

@@ -106,7 +106,7 @@ def test_cli_names_match_the_library():
     from labelaudit.models import SCORERS
     from labelaudit.registry import RANKING_METHODS
     from labelaudit.registry import SCORERS as REGISTERED
-    from labelaudit.scan._text import METHODS
+    from labelaudit.scanning._text import METHODS
 
     assert METHODS == RANKING_METHODS.names() and SCORERS == REGISTERED.names()
     args = build_parser().parse_args(["scan", "x.csv", "--scorers", ",".join(SCORERS),

@@ -14,7 +14,7 @@ from labelaudit._errors import InvalidParameterError
 from labelaudit.cli import main
 from labelaudit.io import OverlapWarning
 from labelaudit.models._encoder import EmbeddingCache, TokenVectorCache
-from labelaudit.train import read_eval_table
+from labelaudit.training import read_eval_table
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from labelaudit.cli import main
 from labelaudit.engine import Checkpoint, ResumeWarning, _hashing
 from labelaudit.engine._hashing import FoldPrediction
 from labelaudit.models import CheckpointWarning
-from labelaudit.scan import _streamed, scan_stream
+from labelaudit.scanning import _streamed, scan_stream
 
 MINE = b"my notes\x00\xff"
 

@@ -13,7 +13,7 @@ from labelaudit.engine import _local as local_module
 from labelaudit.engine._heads import MemmapChunks, fit_head_fold, head_features
 from labelaudit.models import EmbedScorer
 from labelaudit.models import _encoder as encoder_module
-from labelaudit.scan import scan_stream
+from labelaudit.scanning import scan_stream
 
 SMALL = HashingOptions(n_features=2**12, n_buckets=4)
 

@@ -9,7 +9,7 @@ from tests.conftest import make_topic_frame
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.engine import HashingOptions
-from labelaudit.scan import scan_stream
+from labelaudit.scanning import scan_stream
 
 OPTIONS = HashingOptions(n_features=2**10, n_buckets=4, epochs=1)
 

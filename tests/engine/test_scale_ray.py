@@ -9,7 +9,7 @@ from scipy.stats import spearmanr
 from tests.conftest import make_topic_frame
 
 from labelaudit.engine import HashingOptions
-from labelaudit.scan import scan_stream
+from labelaudit.scanning import scan_stream
 
 ray = pytest.importorskip("ray", reason="the Ray engine needs the scale extra (pip install ray)")
 
@@ -161,7 +161,7 @@ def test_the_default_members_on_ray_are_screened_as_scan_screens_them(local_ray,
 def test_scan_tokens_with_folds_as_ray_tasks_gives_the_local_result(local_ray, tiny_bert_dir,
                                                                    monkeypatch):
     from labelaudit.models import _crossfit
-    from labelaudit.scan import scan_tokens
+    from labelaudit.scanning import scan_tokens
     from labelaudit.tokens import make_token_dataset
 
     on_tasks: list[int] = []

@@ -11,7 +11,7 @@ from tests.engine.conftest import OPTIONS, REAL_FIT, Killed
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.engine import ResumeWarning, _hashing
-from labelaudit.scan import scan_stream
+from labelaudit.scanning import scan_stream
 
 
 def _counting(monkeypatch, *, fail_at=None):

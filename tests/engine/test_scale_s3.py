@@ -11,7 +11,7 @@ from tests.conftest import make_topic_frame
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.engine import HashingOptions
-from labelaudit.scan import scan_stream
+from labelaudit.scanning import scan_stream
 
 moto_server = pytest.importorskip(
     "moto.server", reason="the S3 tests need a local S3 server: pip install 'moto[server]'")

@@ -10,7 +10,7 @@ from tests.conftest import make_topic_frame
 import labelaudit
 from labelaudit.engine import HashingOptions
 from labelaudit.io import read_table
-from labelaudit.scan import StreamScanResult, scan_stream
+from labelaudit.scanning import StreamScanResult, scan_stream
 
 SMALL = HashingOptions(n_features=2**12, n_buckets=8)
 

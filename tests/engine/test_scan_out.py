@@ -10,7 +10,7 @@ from tests.conftest import make_topic_frame
 
 import labelaudit
 from labelaudit import InvalidParameterError
-from labelaudit.scan import StreamScanResult, scan_stream
+from labelaudit.scanning import StreamScanResult, scan_stream
 
 
 @pytest.fixture(scope="module")

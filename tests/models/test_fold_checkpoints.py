@@ -12,7 +12,7 @@ from tests.conftest import make_topic_frame
 from labelaudit._errors import InvalidParameterError
 from labelaudit.cli import main
 from labelaudit.models import TfidfScorer, fold_checkpoints
-from labelaudit.scan import scan
+from labelaudit.scanning import scan
 
 
 class Interrupted(Exception):

@@ -22,7 +22,7 @@ from labelaudit.models import FinetuneScorer
 from labelaudit.models import _hub as hub
 from labelaudit.models import _runtime as runtime
 from labelaudit.models._tapt import tapt
-from labelaudit.train import load_model
+from labelaudit.training import load_model
 
 
 def _one_line_error(capsys, command: str) -> str:

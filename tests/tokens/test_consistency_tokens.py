@@ -96,8 +96,8 @@ def test_warm_started_curves_keep_the_verdicts_with_the_same_points():
 def test_warm_chains_share_their_common_points_and_parents_come_first():
     import numpy as np
 
-    from labelaudit.consistency import curve_grid, draw_schemes
-    from labelaudit.consistency._fits import curve_trees
+    from labelaudit.consistency_check import curve_grid, draw_schemes
+    from labelaudit.consistency_check._fits import curve_trees
 
     rng = np.random.default_rng(0)
     draws = [draw_schemes(60, 20, size=12, rng=rng, mistakes=np.arange(4)) for _ in range(2)]
@@ -121,7 +121,7 @@ def test_warm_chains_share_their_common_points_and_parents_come_first():
 
 
 def test_a_killed_warm_run_resumes_without_refitting_finished_points(tmp_path, monkeypatch):
-    import labelaudit.consistency._fits as module
+    import labelaudit.consistency_check._fits as module
 
     train, suspect = corpus(40, 0), corpus(8, 1)
     real, calls = module.fit_point, []
@@ -169,7 +169,7 @@ def test_warm_curves_in_worker_processes_read_the_vectors_from_one_mapped_file(m
 def test_the_default_token_scorer_is_the_encoder_on_each_words_own_vector():
     from types import SimpleNamespace
 
-    from labelaudit.consistency._run import _scorer
+    from labelaudit.consistency_check._run import _scorer
 
     model, name = _scorer(SimpleNamespace(kind="tokens"), None)
     assert name == "encoder" and model.window == 0 and model.head == "crf"
@@ -178,7 +178,7 @@ def test_the_default_token_scorer_is_the_encoder_on_each_words_own_vector():
 
 
 def test_checkpoints_of_another_scorer_setting_are_not_reused(tmp_path, monkeypatch):
-    import labelaudit.consistency._fits as module
+    import labelaudit.consistency_check._fits as module
 
     train, suspect = corpus(40, 0), corpus(8, 1)
     options = {"repeats": 2, "n_points": 2, "adaptive": False,

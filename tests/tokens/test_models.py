@@ -6,7 +6,7 @@ import pytest
 from labelaudit.models import EncoderTokenScorer, make_token_scorer
 from labelaudit.models._encoder import TokenVectorCache
 from labelaudit.models._word_vectors import encode_word_vectors
-from labelaudit.scan import scan_tokens
+from labelaudit.scanning import scan_tokens
 from labelaudit.tokens import make_token_dataset
 
 

@@ -9,10 +9,10 @@ from ner_fixtures import fake_encode, make_corpus
 
 from labelaudit import InvalidInputError, InvalidParameterError
 from labelaudit.detect import sentence_scores
-from labelaudit.evaluate import evaluate_tokens
+from labelaudit.evaluation import evaluate_tokens
 from labelaudit.models import EncoderTokenScorer, cross_val_token_probs, make_token_scorer
 from labelaudit.models._word_vectors import encode_word_vectors
-from labelaudit.scan import scan_tokens
+from labelaudit.scanning import scan_tokens
 from labelaudit.tokens import make_token_dataset, read_conll, read_tokens, write_conll
 from labelaudit.tokens._spans import token_classes
 

@@ -1,4 +1,4 @@
-"""Writing a token scan (labelaudit.scan.write_token_scan and its helpers)."""
+"""Writing a token scan (labelaudit.scanning.write_token_scan and its helpers)."""
 
 import json
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from labelaudit import InvalidParameterError
-from labelaudit.scan import (
+from labelaudit.scanning import (
     describe_token_scan,
     make_token_scorers,
     scan_tokens,

@@ -6,7 +6,7 @@ from labelaudit import InvalidInputError, InvalidParameterError
 from labelaudit.detect import sentence_scores
 from labelaudit.models import EncoderTokenScorer, cross_val_token_probs
 from labelaudit.models._crossfit import group_folds as document_folds
-from labelaudit.scan import scan_tokens
+from labelaudit.scanning import scan_tokens
 from labelaudit.tokens import make_token_dataset, read_conll
 from labelaudit.tokens._spans import token_classes
 
@@ -209,7 +209,7 @@ def test_moved_token_names_still_import_with_a_deprecation_warning():
         assert labelaudit.tokens.EncoderTokenScorer is EncoderTokenScorer
     with pytest.warns(DeprecationWarning, match="group_folds"):
         assert labelaudit.tokens.document_folds is document_folds
-    assert labelaudit.scan.scan_tokens is scan_tokens
+    assert labelaudit.scanning.scan_tokens is scan_tokens
     assert "EncoderTokenScorer" in labelaudit.models.__all__
     assert "cross_val_token_probs" not in labelaudit.tokens.__all__
     with pytest.raises(AttributeError):

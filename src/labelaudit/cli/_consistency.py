@@ -64,7 +64,7 @@ def add_parser(subparsers, parents) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from labelaudit.consistency import consistency
+    from labelaudit.consistency_check import consistency
 
     with cli.warnings_to_stderr(args):
         if args.text is None and args.metric is not None:

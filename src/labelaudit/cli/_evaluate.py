@@ -51,7 +51,7 @@ def add_parser(subparsers, parents) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from labelaudit.evaluate import evaluate
+    from labelaudit.evaluation import evaluate
     from labelaudit.io import emit
 
     with cli.warnings_to_stderr(args):

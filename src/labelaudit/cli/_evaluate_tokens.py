@@ -24,7 +24,7 @@ def add_parser(subparsers, parents) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from labelaudit.io import emit_report, render_table
-    from labelaudit.scan import evaluate_token_scan
+    from labelaudit.scanning import evaluate_token_scan
 
     with cli.warnings_to_stderr(args, flags=("ks=at_k",)):
         evaluation = cli.call(evaluate_token_scan, args, truth=args.eval, ks=args.at_k)

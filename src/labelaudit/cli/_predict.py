@@ -23,7 +23,7 @@ def add_parser(subparsers, parents) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from labelaudit.train import load_model
+    from labelaudit.training import load_model
 
     model = load_model(args.model)
     with cli.warnings_to_stderr(args):

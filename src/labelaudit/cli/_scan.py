@@ -150,7 +150,7 @@ def _check_usage(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from labelaudit.scan import output_frame, plan_scan, scan
+    from labelaudit.scanning import output_frame, plan_scan, scan
 
     _check_usage(args)
     with cli.warnings_to_stderr(args, bare=("scorers", "out")):

@@ -58,7 +58,7 @@ def add_parser(subparsers, parents) -> None:
 def run(args: argparse.Namespace) -> int:
     from labelaudit._errors import InvalidParameterError
     from labelaudit.io import check_distinct_files
-    from labelaudit.scan import (
+    from labelaudit.scanning import (
         describe_token_scan,
         make_token_scorers,
         scan_tokens,

@@ -68,7 +68,7 @@ def _check_usage(args: argparse.Namespace) -> None:
 def _has_head(args: argparse.Namespace) -> bool:
     """Whether the method trains head networks whatever the backbone: a filter method's
     detector (all but the scan), or auto's candidates, which include such methods."""
-    from labelaudit.train import FilterPlan
+    from labelaudit.training import FilterPlan
 
     if args.method == "auto":
         return True
@@ -79,7 +79,7 @@ def _has_head(args: argparse.Namespace) -> bool:
 def run(args: argparse.Namespace) -> int:
     from labelaudit._errors import InvalidParameterError
     from labelaudit.io import write_json
-    from labelaudit.train import (
+    from labelaudit.training import (
         evaluate_model,
         read_eval_table,
         train,

@@ -37,7 +37,7 @@ def add_parser(subparsers, parents) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from labelaudit.train import parse_noise_grid, train_bench
+    from labelaudit.training import parse_noise_grid, train_bench
 
     noise = args.noise or ["uniform:0.1,0.2,0.4"]
     with cli.warnings_to_stderr(args, flags=("noise",)):  # parse_noise_grid runs first

@@ -31,7 +31,7 @@ HEAD_MEMORY_MB = 1024  # training features above this (float32) are fitted out o
 
 @dataclass(frozen=True)
 class EmbedOptions:
-    """How the embed member of :func:`labelaudit.scan.scan_stream` encodes and fits.
+    """How the embed member of :func:`labelaudit.scanning.scan_stream` encodes and fits.
 
     Attributes
     ----------

@@ -64,7 +64,7 @@ class RealismResult(ResultFiles):
         """One row per method: ``method, n_noisy, n_clean, wasserstein_distance,
         noisy_loss_mean, noisy_loss_median, clean_loss_mean, clean_loss_median``, most
         distinct (least realistic) first."""
-        from labelaudit.evaluate import loss_wasserstein_distance
+        from labelaudit.evaluation import loss_wasserstein_distance
 
         clean = self.is_clean
         rows = []

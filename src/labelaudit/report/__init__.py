@@ -1,7 +1,7 @@
 """The audit report: one self-contained HTML page of a scan.
 
-:func:`write_report` turns a scan (a :class:`~labelaudit.scan.ScanResult`, a
-:class:`~labelaudit.scan.TokenScanResult`, or a scan output table or file) into a page
+:func:`write_report` turns a scan (a :class:`~labelaudit.scanning.ScanResult`, a
+:class:`~labelaudit.scanning.TokenScanResult`, or a scan output table or file) into a page
 that opens in any browser without a network: a summary with the estimated number of
 errors, per-class counts and the given-versus-suggested confusion heat map, the
 distribution of the given label's probability, a sortable and filterable table of the

@@ -44,7 +44,7 @@ def agreement_report_of(annotations: Any, *, options: dict[str, Any]) -> tuple[A
 
 
 def _key(value: object) -> str:
-    from labelaudit.evaluate import plain
+    from labelaudit.evaluation import plain
 
     return str(plain(value)).strip()
 

@@ -14,7 +14,7 @@ from labelaudit.report._html import esc, fmt_count
 
 if TYPE_CHECKING:  # pragma: no cover
     from labelaudit.agreement import AgreementReport
-    from labelaudit.scan import ScanResult, TokenScanResult
+    from labelaudit.scanning import ScanResult, TokenScanResult
 
 __all__ = ["AuditReport", "render_report", "write_report"]
 
@@ -85,7 +85,7 @@ def render_report(
     top: int = 500,
     title: str | None = None,
     data_name: str | None = None,
-    id: str = "id",  # noqa: A002 - mirrors labelaudit.evaluate.evaluate
+    id: str = "id",  # noqa: A002 - mirrors labelaudit.evaluation.evaluate
     is_error: str | None = None,
     true_label: str | None = None,
     unknown: Literal["exclude", "clean"] | None = None,
@@ -267,7 +267,7 @@ def write_report(
     **options
         The keyword options of :func:`render_report`, which are:
     truth : DataFrame or path, optional
-        Known errors, joined by ``id`` as :func:`labelaudit.evaluate.evaluate` does (a
+        Known errors, joined by ``id`` as :func:`labelaudit.evaluation.evaluate` does (a
         corrected CoNLL or JSONL file for a token scan): adds precision-recall curves.
     annotations : AgreementReport, DataFrame or path, optional
         Several annotators' labels, long (``item, annotator, label``) or nested (a list
@@ -280,7 +280,7 @@ def write_report(
     data_name : str, optional
         The data's name in the page (default: the file name, or ``in-memory``).
     id, is_error, true_label, unknown
-        How ``truth`` is joined and read (see :func:`labelaudit.evaluate.evaluate`).
+        How ``truth`` is joined and read (see :func:`labelaudit.evaluation.evaluate`).
     item, annotator, annotation_label, annotation_list : str, optional
         Columns of ``annotations``: item id, annotator, label (long files) or the per-item
         list (nested files); found among the usual names when not given.

@@ -29,7 +29,7 @@ def id_keys(ids: pd.Series) -> list[str | None]:
 
 
 def _key(value: object) -> str | None:
-    from labelaudit.evaluate import plain
+    from labelaudit.evaluation import plain
 
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None

@@ -105,7 +105,7 @@ def _classes(counts: pd.DataFrame) -> str:
 
 
 def _truth(frame: pd.DataFrame, truth: Any, options: dict[str, Any]) -> tuple[str, dict]:
-    from labelaudit.evaluate import evaluate
+    from labelaudit.evaluation import evaluate
 
     result = evaluate(frame, truth, **options)
     ap = {m: float(r.average_precision) for m, r in result.reports.items()}

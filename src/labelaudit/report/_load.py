@@ -1,7 +1,7 @@
 """What a report is made from: a scan result, a token scan result, a table or a file of one.
 
 Every source becomes a :class:`TextAudit` (one row per item, most suspect first, with
-what the scan knew about its models when it is a :class:`~labelaudit.scan.ScanResult`)
+what the scan knew about its models when it is a :class:`~labelaudit.scanning.ScanResult`)
 or a :class:`TokenAudit` (sentence records, or only the table of span issues).
 """
 
@@ -18,7 +18,7 @@ from labelaudit._errors import InvalidInputError
 from labelaudit.report._checks import check_scan_table
 
 if TYPE_CHECKING:  # pragma: no cover
-    from labelaudit.scan import ScanResult, TokenScanResult
+    from labelaudit.scanning import ScanResult, TokenScanResult
 
 __all__ = ["REQUIRED_COLUMNS", "Member", "TextAudit", "TokenAudit", "load_source",
            "model_prefers_given"]
@@ -83,7 +83,7 @@ class TokenAudit:
 
 
 def _plain(value: object) -> object:
-    from labelaudit.evaluate import plain
+    from labelaudit.evaluation import plain
 
     return plain(value)
 
@@ -172,7 +172,7 @@ def text_audit_from_frame(frame: pd.DataFrame, where: str) -> TextAudit:
 
 
 def text_audit_from_result(result: ScanResult, where: str) -> TextAudit:
-    """A :class:`~labelaudit.scan.ScanResult` as a :class:`TextAudit`, with its members."""
+    """A :class:`~labelaudit.scanning.ScanResult` as a :class:`TextAudit`, with its members."""
     frame = result.to_frame()
     frame["model_agrees"] = (result.pred_probs.argmax(axis=1) == result.labels)[result.order]
     runs: dict[str, list[np.ndarray]] = {}

@@ -177,7 +177,7 @@ def pr_curves(curves: Mapping[str, Any], average_precision: Mapping[str, float],
     with _style():
         figure = _figure(6.6, 4.6)
         axes = figure.add_subplot(1, 1, 1)
-        from labelaudit.evaluate import draw_precision_recall
+        from labelaudit.evaluation import draw_precision_recall
 
         order = sorted(curves, key=lambda m: -np.nan_to_num(average_precision.get(m, 0.0)))
         lines = []

@@ -46,7 +46,7 @@ def fact(key: str, value: str, sub: str = "") -> str:
 
 def label_text(value: object) -> str:
     """A label or id as the user wrote it (``3``, not ``3.0`` or ``np.int64(3)``)."""
-    from labelaudit.evaluate import plain
+    from labelaudit.evaluation import plain
 
     return str(plain(value))
 

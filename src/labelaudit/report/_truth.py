@@ -1,5 +1,5 @@
-"""The section that measures the scan against known errors: :func:`labelaudit.evaluate.evaluate`
-for text scans (precision-recall curves per method), :func:`labelaudit.evaluate.evaluate_tokens`
+"""The section that measures the scan against known errors: :func:`labelaudit.evaluation.evaluate`
+for text scans (precision-recall curves per method), :func:`labelaudit.evaluation.evaluate_tokens`
 for token scans."""
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def text_truth_section(audit: TextAudit, truth: pd.DataFrame | str | Path, *,
                        options: TruthOptions) -> tuple[str, dict[str, float]]:
     """The precision-recall curves and metrics of every score column against ``truth``;
     also returns each method's average precision."""
-    from labelaudit.evaluate import evaluate, plain
+    from labelaudit.evaluation import evaluate, plain
 
     issues = audit.frame.drop(columns=["model_agrees"], errors="ignore")
     result = evaluate(issues, truth, **options)
@@ -50,7 +50,7 @@ def text_truth_section(audit: TextAudit, truth: pd.DataFrame | str | Path, *,
         '<p class="note">Each score column is one ranking (lower = more suspect). AP is '
         "average precision; P@Err and R@Err are precision and recall in the top k items, "
         "k the number of known errors; the dotted line is the error rate, what a random "
-        "ranking reaches. Curves from <code>labelaudit.evaluate.evaluate</code>.</p>"]
+        "ranking reaches. Curves from <code>labelaudit.evaluation.evaluate</code>.</p>"]
     known = dict(zip((str(plain(i)) for i in result.ids), result.is_error, strict=True))
     flags = [known.get(str(plain(i)), np.nan) for i, f in
              zip(audit.frame["id"], audit.frame["flagged"], strict=True) if f]
@@ -67,7 +67,7 @@ def text_truth_section(audit: TextAudit, truth: pd.DataFrame | str | Path, *,
 
 def token_truth_section(audit: TokenAudit, truth: str | Path) -> str:
     """Token, sentence and span metrics of a token scan against a corrected copy."""
-    from labelaudit.evaluate import evaluate_tokens
+    from labelaudit.evaluation import evaluate_tokens
     from labelaudit.tokens import read_tokens
 
     if audit.records is None:
@@ -86,7 +86,7 @@ def token_truth_section(audit: TokenAudit, truth: str | Path) -> str:
     return (f"<p>{fmt_count(result.n_sentences)} sentences, {fmt_count(result.n_tokens)} "
             f"tokens compared with {esc(_name(truth))}.</p>"
             + table(headers, rows, numeric=numeric)
-            + '<p class="note">From <code>labelaudit.evaluate.evaluate_tokens</code>: AUPR and '
+            + '<p class="note">From <code>labelaudit.evaluation.evaluate_tokens</code>: AUPR and '
             "average precision of the token and sentence rankings, and the precision of the "
             "top issues (p@k: the correction changes a tag in the issue's region; fix@k: the "
             "correction equals the suggestion).</p>")

@@ -239,7 +239,7 @@ def _reviewer_stats(answers: pd.DataFrame, reviewers: pd.DataFrame,
 
 def _precision_curve(items: pd.DataFrame, confirmed: pd.Series, confidence: float,
                      ) -> pd.DataFrame:
-    from labelaudit.evaluate import verified_precision
+    from labelaudit.evaluation import verified_precision
 
     decided = (items["verdict"] != PENDING).to_numpy()
     n_verified = np.cumsum(decided)
@@ -277,7 +277,7 @@ def review_results(
     -------
     ReviewResults
     """
-    from labelaudit.evaluate import verified_precision
+    from labelaudit.evaluation import verified_precision
 
     store = as_store(store)
     config = store.config

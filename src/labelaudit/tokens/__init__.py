@@ -5,7 +5,7 @@ schemes and spans, span issue types and their display, and evaluation against a 
 copy. Read data with :func:`read_tokens`, audit it with :func:`scan_tokens` (from
 :mod:`labelaudit.scan`: out-of-sample token probabilities from a token scorer of
 :mod:`labelaudit.models`, scored by :mod:`labelaudit.detect`) and measure the ranking
-against a corrected copy with :func:`labelaudit.evaluate.evaluate_tokens`.
+against a corrected copy with :func:`labelaudit.evaluation.evaluate_tokens`.
 """
 
 from __future__ import annotations

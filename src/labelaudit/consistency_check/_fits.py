@@ -1,0 +1,256 @@
+"""The fits of the learning curves: one model per curve point, fitted afresh or started
+from the point before (warm-started chains, as trees of shared points), each fit once, run
+through the shared executor, and kept per fit in a checkpoint folder when asked."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from labelaudit.consistency_check._data import Pool
+from labelaudit.engine import run_fits
+
+__all__ = ["FitStore", "curve_fits", "curve_trees", "fit_all", "fit_all_trees", "fit_point",
+           "fit_score", "fit_tree", "settings_key"]
+
+
+def settings_key(scorer: Any) -> str:
+    """The scorer's settings that change its fits, as text for a checkpoint's key: the
+    fields of a dataclass scorer that hold plain values (not functions or objects)."""
+    import dataclasses
+
+    plain = (str, int, float, bool, type(None))
+
+    def is_plain(value: Any) -> bool:
+        if isinstance(value, (list, tuple)):
+            return all(is_plain(v) for v in value)
+        if isinstance(value, dict):
+            return all(isinstance(k, str) and is_plain(v) for k, v in value.items())
+        return isinstance(value, plain)
+
+    if not dataclasses.is_dataclass(scorer):
+        return type(scorer).__name__
+    return repr(sorted((f.name, getattr(scorer, f.name)) for f in dataclasses.fields(scorer)
+                       if f.name not in ("progress", "cache_dir")
+                       and is_plain(getattr(scorer, f.name))))
+
+
+def fit_point(pool: Pool, scorer: Any, features: Any, metric: str, train: np.ndarray,
+              test: np.ndarray, init: Any = None) -> tuple[float, Any]:
+    """One point of a curve: a fresh copy of the scorer fitted on the prefix ``train``
+    (starting from ``init``, the fit of the curve's previous point, when given), scored on
+    the new test set; the score and the fitted model."""
+    from labelaudit.models._base import take
+
+    labels = take(pool.labels, train)
+    seen = np.unique(labels) if pool.kind == "text" else None
+    if seen is not None and len(seen) < 2:
+        predicted = np.full(len(test), seen[0])  # one class seen: it is the prediction
+        model = None
+    else:
+        model = scorer.clone().fit(take(features, train), labels, n_classes=len(pool.classes),
+                                   **({"init": init} if init is not None else {}))
+        probs = model.predict_proba(take(features, test))
+        if pool.kind == "tokens":
+            return _span_f1(pool, probs, test), model
+        predicted = np.asarray(probs).argmax(axis=1)
+    truth = np.asarray(pool.labels)[test]
+    if metric == "macro_f1":
+        from sklearn.metrics import f1_score
+
+        return float(f1_score(truth, predicted, average="macro")), model
+    return float(np.mean(predicted == truth)), model
+
+
+def fit_score(shared: tuple[Pool, Any, Any, str], _slot: Any, train: np.ndarray,
+              test: np.ndarray) -> float:
+    """One point of a curve, a fresh fit (a task of :func:`run_tasks`)."""
+    pool, scorer, features, metric = shared
+    return fit_point(pool, scorer, features, metric, train, test)[0]
+
+
+def fit_tree(shared: tuple[Pool, Any, Any, str], _slot: Any, test: np.ndarray,
+             nodes: list[tuple[str, np.ndarray, int]], store: FitStore | None) -> list[float]:
+    """The points of one tree of warm-started curves (a task of :func:`run_tasks`):
+    ``nodes`` are ``(key, prefix, parent)``, a parent (its position, -1 for the root) before
+    its children; each point starts from its parent's fit. With ``store``, each point's
+    score and fit are kept as it finishes, and those kept are read instead of fitted."""
+    pool, scorer, features, metric = shared
+    parents = {parent for _, _, parent in nodes}
+    models: dict[int, Any] = {}
+    scores = []
+    for i, (key, train, parent) in enumerate(nodes):
+        saved = store.load_node(key, model=i in parents) if store else None
+        if saved is None:
+            saved = fit_point(pool, scorer, features, metric, train, test,
+                              init=models.get(parent))
+            if store is not None:
+                store.save_node(key, saved[0], saved[1] if i in parents else None)
+        scores.append(saved[0])
+        if i in parents:
+            models[i] = saved[1]
+    return scores
+
+
+def _span_f1(pool: Pool, probs: list[np.ndarray], test: np.ndarray) -> float:
+    from labelaudit.tokens._spans import decode_tags, span_f1_counts
+
+    tags = [decode_tags(np.asarray(p), pool.classes, spans=not pool.plain) for p in probs]
+    gold = [pool.data.iob2_tags[i] for i in test]
+    num, den = span_f1_counts(tags, gold, plain=pool.plain)
+    return float(num.sum() / den.sum()) if den.sum() > 0 else float("nan")
+
+
+class FitStore:
+    """One small file per finished fit in ``folder``, named by a hash of the data, the
+    scorer and its settings, the metric and the fit's items: a JSON score for a fresh fit
+    (:meth:`load`, :meth:`save`), a pickled score and fit for a warm-started point
+    (:meth:`load_node`, :meth:`save_node`). A rerun of an interrupted run reads them
+    instead of fitting again."""
+
+    def __init__(self, folder: str | Path, pool: Pool, scorer: str, metric: str,
+                 variant: str = "") -> None:
+        import pickle
+
+        from labelaudit.models import claim_checkpoint_folder
+
+        self.folder = claim_checkpoint_folder(folder)
+        labels = [np.asarray(y).tobytes() for y in pool.labels] if pool.kind == "tokens" \
+            else np.asarray(pool.labels).tobytes()
+        items = getattr(pool.data, "texts", None) or getattr(pool.data, "tokens", None)
+        self.run = hashlib.sha1(pickle.dumps((pool.kind, scorer, metric, labels, items, variant)),
+                                usedforsecurity=False).hexdigest()
+
+    def _path(self, train: np.ndarray, test: np.ndarray) -> Path:
+        key = hashlib.sha1(self.run.encode() + test.tobytes() + b"|" + train.tobytes(),
+                           usedforsecurity=False).hexdigest()
+        return self.folder / f"consistency-fit-{key}.json"
+
+    def load(self, train: np.ndarray, test: np.ndarray) -> float | None:
+        path = self._path(train, test)
+        if not path.is_file():
+            return None
+        try:
+            return float(json.loads(path.read_text())["score"])
+        except (ValueError, KeyError, OSError):
+            return None  # a half-written file of an interrupted run: fit again
+
+    def save(self, train: np.ndarray, test: np.ndarray, score: float) -> None:
+        path = self._path(train, test)
+        partial = path.with_suffix(".part")
+        partial.write_text(json.dumps({"score": score}))
+        partial.replace(path)
+
+    def _node_path(self, key: str) -> Path:
+        digest = hashlib.sha1(f"{self.run}|{key}".encode(), usedforsecurity=False).hexdigest()
+        return self.folder / f"consistency-point-{digest}.pkl"
+
+    def load_node(self, key: str, *, model: bool) -> tuple[float, Any] | None:
+        """A warm-started point's score, and its fit when ``model`` (else None): None when
+        it is not kept, or kept without the fit that is asked for."""
+        import pickle
+
+        try:
+            saved = pickle.loads(self._node_path(key).read_bytes())  # noqa: S301 - our own file
+        except (OSError, EOFError, pickle.UnpicklingError, ValueError, KeyError):
+            return None
+        if model and saved["model"] is None:
+            return None
+        return float(saved["score"]), saved["model"]
+
+    def save_node(self, key: str, score: float, model: Any) -> None:
+        import pickle
+
+        path = self._node_path(key)
+        partial = path.with_suffix(".part")
+        partial.write_bytes(pickle.dumps({"score": score, "model": model}))
+        partial.replace(path)
+
+
+def fit_all(tasks: list[tuple[np.ndarray, np.ndarray]], store: FitStore | None, *,
+             shared: tuple, workers: int, engine: str, ray_address: str | None,
+             bar: Any) -> list[float]:
+    """Every fit's score: from the checkpoint where a finished run saved it, else fitted
+    (and saved as it finishes)."""
+    scores: list[float | None] = [store.load(*t) if store else None for t in tasks]
+    todo = [i for i, s in enumerate(scores) if s is None]
+    bar.update(len(tasks) - len(todo))
+
+    def finished(index: int, score: float) -> None:
+        scores[todo[index]] = score
+        if store is not None:
+            store.save(*tasks[todo[index]], score)
+        bar.update(1)
+
+    run_fits(fit_score, [tasks[i] for i in todo], shared=shared, workers=workers,
+             engine=engine, ray_address=ray_address, on_result=finished)
+    return [float(s) for s in scores]  # type: ignore[arg-type]
+
+
+def curve_fits(draws: list, names: list[str], grids: dict[str, np.ndarray],
+                ) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict[tuple[str, int, int], int]]:
+    """The fits the curves need, each once (a prefix two schemes share is one fit), and
+    which fit gives each point: ``(scheme, repeat, point) -> task``."""
+    tasks: list[tuple[np.ndarray, np.ndarray]] = []
+    first: dict[bytes, int] = {}
+    where = {}
+    for r, draw in enumerate(draws):
+        for name in names:
+            order = draw.order(name)
+            for k, n in enumerate(grids[name]):
+                key = hashlib.sha1(draw.test.tobytes() + b"|" + order[:n].tobytes()).digest()
+                if key not in first:
+                    first[key] = len(tasks)
+                    tasks.append((order[:n], draw.test))
+                where[name, r, k] = first[key]
+    return tasks, where
+
+
+def curve_trees(draws: list, names: list[str], grids: dict[str, np.ndarray],
+                ) -> tuple[list[tuple[np.ndarray, list]], dict[tuple[str, int, int], int]]:
+    """The warm-started fits the curves need: every curve a chain of fits, each point
+    starting from the one before; chains that begin with the same points share them (a
+    point is its prefix after the same earlier points), so the chains of a repeat form
+    trees, one task each, the largest first. Also which fit gives each point:
+    ``(scheme, repeat, point) -> position`` in the tasks' points, in task order."""
+    trees: list[tuple[np.ndarray, list]] = []
+    found: dict[bytes, tuple[int, int]] = {}
+    place: dict[tuple[str, int, int], tuple[int, int]] = {}
+    for r, draw in enumerate(draws):
+        for name in names:
+            order, key, parent = draw.order(name), b"", (-1, -1)
+            for k, n in enumerate(grids[name]):
+                key = hashlib.sha1(key + b"|" + draw.test.tobytes() + b"|"
+                                   + order[:n].tobytes()).digest()
+                if key not in found:
+                    if parent[0] < 0:
+                        trees.append((draw.test, []))
+                    tree = parent[0] if parent[0] >= 0 else len(trees) - 1
+                    trees[tree][1].append((key.hex(), order[:n], parent[1]))
+                    found[key] = (tree, len(trees[tree][1]) - 1)
+                place[name, r, k] = parent = found[key]
+    ranked = sorted(range(len(trees)), key=lambda t: -sum(len(p) for _, p, _ in trees[t][1]))
+    start, offset = 0, {}
+    for t in ranked:
+        offset[t] = start
+        start += len(trees[t][1])
+    where = {point: offset[t] + i for point, (t, i) in place.items()}
+    return [trees[t] for t in ranked], where
+
+
+def fit_all_trees(trees: list[tuple[np.ndarray, list]], store: FitStore | None, *,
+                  shared: tuple, workers: int, engine: str, ray_address: str | None,
+                  bar: Any) -> list[float]:
+    """Every warm-started point's score, tree after tree in the order given (see
+    :func:`fit_tree`)."""
+    def finished(index: int, scores: list[float]) -> None:
+        bar.update(len(scores))
+
+    done = run_fits(fit_tree, [(test, nodes, store) for test, nodes in trees], shared=shared,
+                    workers=workers, engine=engine, ray_address=ray_address,
+                    on_result=finished)
+    return [score for scores in done for score in scores]

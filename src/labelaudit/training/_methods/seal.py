@@ -1,0 +1,150 @@
+"""SEAL: retrain on the average of the previous network's predictions over epochs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from labelaudit._errors import InvalidParameterError
+from labelaudit.training._methods._base import Method
+
+if TYPE_CHECKING:
+    import torch
+
+    from labelaudit.models import Inputs, LoopConfig, Network, Step
+
+__all__ = ["SEAL"]
+
+
+class SEAL(Method):
+    r"""Self-evolution average of labels (SEAL).
+
+    Round 0 trains a network with cross-entropy on the given labels. At the end of every
+    epoch :math:`t = 1..T` of a round, the network's softmax prediction
+    :math:`S^{t}_i` on every training item is recorded (eval mode, no gradient); the
+    round's soft label is their average:
+
+    .. math:: \bar S_i = \frac{1}{T} \sum_{t=1}^{T} S^{t}_i .
+
+    The next round trains a freshly initialised network against those soft labels,
+
+    .. math:: \mathcal{L} = -\frac{1}{b}\sum_i \sum_k \bar S_{ik} \log p_k(x_i),
+
+    and so on: wrongly labelled items, which the network fits only late, get soft labels
+    that spread mass onto the class the features suggest. The networks of the last round
+    are returned.
+
+    Parameters
+    ----------
+    n_rounds : int, default=4
+        Training rounds in all: the first on the given labels, then ``n_rounds - 1``
+        self-evolution rounds (NoisywikiHow's "number of iterations = 4", Tables 9 and 11).
+    soft_targets : ndarray of shape (n_samples, n_classes), optional
+        What round 0 trains against instead of the given labels (one row per training
+        item, rows summing to 1): ``filter-relabel`` gives the items it flags the
+        detector's out-of-sample probabilities here. With ``n_rounds=1`` this is plain
+        training on soft labels.
+    record_predictions : bool, default=False
+        Also keep every epoch's predictions in ``TrainingLog.info["epoch_predictions"]``
+        (a list per round of ``(n_samples, n_classes)`` arrays; memory grows with epochs).
+
+    Records ``soft_labels``: one ``(n_samples, n_classes)`` array per round, the average of
+    that round's epoch predictions; round ``r + 1`` trains on ``soft_labels[r]``.
+
+    References
+    ----------
+    .. [1] P. Chen, J. Ye, G. Chen, J. Zhao and P.-A. Heng, "Beyond Class-Conditional
+       Assumption: A Primary Attempt to Combat Instance-Dependent Label Noise", AAAI 2021.
+
+    Examples
+    --------
+    >>> SEAL(n_rounds=2).rounds()
+    2
+    """
+
+    name = "seal"
+
+    def __init__(self, *, n_rounds: int = 4, soft_targets: np.ndarray | None = None,
+                 record_predictions: bool = False) -> None:
+        if not isinstance(n_rounds, (int, np.integer)) or n_rounds < 1:
+            raise InvalidParameterError(f"n_rounds must be an integer >= 1, got {n_rounds!r}")
+        self.n_rounds = int(n_rounds)
+        self.soft_targets = None
+        if soft_targets is not None:
+            targets = np.asarray(soft_targets, dtype=np.float64)
+            if targets.ndim != 2 or not np.all(np.isfinite(targets)) or (targets < 0).any() \
+                    or not np.allclose(targets.sum(axis=1), 1.0, atol=1e-4):
+                raise InvalidParameterError("soft_targets must be a 2-d array of rows of "
+                                            "non-negative numbers that sum to 1")
+            self.soft_targets = targets
+        self.record_predictions = bool(record_predictions)
+        self.soft_labels: list[np.ndarray] = []
+        self.epoch_predictions: list[list[np.ndarray]] = []
+        self._sum: np.ndarray | None = None
+        self._count = 0
+        self._target: torch.Tensor | None = None
+
+    def rounds(self) -> int:
+        return self.n_rounds
+
+    def start(self, labels: np.ndarray, n_classes: int, config: LoopConfig,
+              round_index: int) -> None:
+        import torch
+
+        from labelaudit.models import resolve_device
+
+        if round_index == 0:
+            self.soft_labels, self.epoch_predictions = [], []
+        self._sum = np.zeros((len(labels), n_classes), dtype=np.float64)
+        self._count = 0
+        if self.record_predictions:
+            self.epoch_predictions.append([])
+        self._target = None
+        if round_index == 0 and self.soft_targets is not None:
+            if self.soft_targets.shape != (len(labels), n_classes):
+                raise InvalidParameterError(
+                    f"soft_targets has shape {self.soft_targets.shape}; the training items "
+                    f"need ({len(labels)}, {n_classes})")
+            self._target = torch.as_tensor(self.soft_targets, dtype=torch.float32,
+                                           device=resolve_device(config.device))
+        elif round_index > 0:
+            self._target = torch.as_tensor(self.soft_labels[round_index - 1],
+                                           dtype=torch.float32,
+                                           device=resolve_device(config.device))
+
+    def loss(self, step: Step) -> torch.Tensor:
+        import torch
+        import torch.nn.functional as F
+
+        logits = step.logits(0).float()
+        if self._target is None:
+            return F.cross_entropy(logits, step.targets)
+        soft = self._target[torch.as_tensor(step.index, device=self._target.device)]
+        return -(soft.to(logits.device) * F.log_softmax(logits, dim=1)).sum(dim=1).mean()
+
+    def end_epoch(self, epoch: int, networks: Sequence[Network], inputs: Inputs,
+                  labels: np.ndarray) -> None:
+        from labelaudit.models import predict_proba
+
+        assert self._sum is not None
+        probs = predict_proba(networks[0], inputs)
+        self._sum += probs
+        self._count += 1
+        if self.record_predictions:
+            self.epoch_predictions[-1].append(probs)
+
+    def end_round(self, networks: Sequence[Network], inputs: Inputs,
+                  labels: np.ndarray) -> None:
+        assert self._sum is not None
+        self.soft_labels.append(self._sum / max(self._count, 1))
+
+    def records(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"soft_labels": list(self.soft_labels)}
+        if self.record_predictions:
+            out["epoch_predictions"] = [list(r) for r in self.epoch_predictions]
+        return out
+
+    def __repr__(self) -> str:
+        return f"SEAL(n_rounds={self.n_rounds})"

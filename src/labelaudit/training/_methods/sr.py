@@ -1,0 +1,114 @@
+"""Sparse regularisation: temperature-scaled cross-entropy plus an lp-norm penalty."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from labelaudit.training._methods._base import Method, check_positive
+
+if TYPE_CHECKING:
+    import torch
+
+    from labelaudit.models import Inputs, LoopConfig, Network, Step
+
+__all__ = ["SparseRegularization"]
+
+
+class SparseRegularization(Method):
+    r"""Sparse regularisation (SR): sharpen the output and push it towards one-hot.
+
+    The paper's loss on the temperature-scaled softmax
+    :math:`p = \mathrm{softmax}(z / \tau)`:
+
+    .. math:: \mathcal{L}_t = \mathrm{CE}(p, \tilde y) + \lambda_t \, \lVert p \rVert_p^p,
+              \qquad \lVert p \rVert_p^p = \sum_k p_k^{\,p}, \qquad
+              \lambda_t = \lambda_0 \, \rho^{\,t},
+
+    with :math:`t` the epoch (from 0). The :math:`\ell_p` term (:math:`0 < p < 1`) is
+    smallest for one-hot outputs; restricting the output to (near) one-hot vectors makes
+    any loss robust to symmetric noise (the paper's main result). As in the authors' code,
+    :math:`p_k` is clipped to :math:`[10^{-7}, 1]` inside the norm.
+
+    NoisywikiHow tunes :math:`\tau = 0.5` and :math:`\lambda_0 = 0` for synthetic noise
+    (Table 11). With :math:`\lambda_0 = 0` the penalty vanishes at every epoch and SR is
+    plain cross-entropy at temperature :math:`\tau`; that setting is available
+    (``lambda0=0``) but is not the default. The default ``lambda0=0.5, rho=1.02`` grows
+    the penalty by 2% an epoch (the paper grows it with a factor above 1; 1.02 is a
+    choice made here). The penalty's size depends on
+    the number of classes :math:`K` (the uniform output pays :math:`K^{1-p}`, 95 for 158
+    classes, a one-hot output 1), so :math:`\lambda_0` was chosen here on synthetic
+    embedding data with 40% symmetric noise: with 158 classes, 0.5 raised clean test
+    accuracy over cross-entropy (0.58 against 0.49) while 2 and 4 collapsed training to a
+    few classes; with 6 classes larger values (2 to 4) help more still.
+
+    Parameters
+    ----------
+    tau : float, default=0.5
+        Logit temperature.
+    p : float, default=0.1
+        Exponent of the norm, in (0, 1].
+    lambda0 : float, default=0.5
+        Penalty weight at epoch 0.
+    rho : float, default=1.02
+        Factor by which the weight grows each epoch.
+
+    Records ``lambda`` (the weight used in each epoch) in ``TrainingLog.info``.
+
+    References
+    ----------
+    .. [1] X. Zhou, X. Liu, C. Wang, D. Zhai, J. Jiang and X. Ji, "Learning with Noisy
+       Labels via Sparse Regularization", ICCV 2021.
+
+    Examples
+    --------
+    >>> SparseRegularization().weight(10) > SparseRegularization().weight(0)
+    True
+    """
+
+    name = "sr"
+
+    def __init__(self, *, tau: float = 0.5, p: float = 0.1, lambda0: float = 0.5,
+                 rho: float = 1.02) -> None:
+        self.tau = check_positive("tau", tau)
+        self.p = check_positive("p", p)
+        if self.p > 1:
+            from labelaudit._errors import InvalidParameterError
+
+            raise InvalidParameterError(f"p must be in (0, 1], got {p!r}")
+        self.lambda0 = check_positive("lambda0", lambda0, allow_zero=True)
+        self.rho = check_positive("rho", rho)
+        self._lambdas: list[float] = []
+
+    def weight(self, epoch: int) -> float:
+        """:math:`\\lambda_t = \\lambda_0 \\rho^t`."""
+        return self.lambda0 * self.rho**epoch
+
+    def start(self, labels: np.ndarray, n_classes: int, config: LoopConfig,
+              round_index: int) -> None:
+        self._lambdas = []
+
+    def loss(self, step: Step) -> torch.Tensor:
+        import torch
+        import torch.nn.functional as F
+
+        logits = step.logits(0).float() / self.tau
+        loss = F.cross_entropy(logits, step.targets)
+        lam = self.weight(step.epoch)
+        if lam > 0:
+            probs = torch.softmax(logits, dim=1).clamp(1e-7, 1.0)
+            loss = loss + lam * probs.pow(self.p).sum(dim=1).mean()
+        return loss
+
+    def end_epoch(self, epoch: int, networks: Sequence[Network], inputs: Inputs,
+                  labels: np.ndarray) -> None:
+        self._lambdas.append(self.weight(epoch))
+
+    def records(self) -> dict[str, Any]:
+        return {"lambda": list(self._lambdas)}
+
+    def __repr__(self) -> str:
+        return (f"SparseRegularization(tau={self.tau}, p={self.p}, lambda0={self.lambda0}, "
+                f"rho={self.rho})")
