@@ -9,7 +9,7 @@ import pytest
 from labelaudit.agreement import noise_bound, tolerance
 from labelaudit.io import ResultFiles
 
-PACKAGES = ("scan", "evaluate", "noise", "agreement", "train", "consistency", "impact",
+PACKAGES = ("scanning", "evaluation", "noise", "agreement", "training", "consistency_check", "impact",
             "review")
 
 

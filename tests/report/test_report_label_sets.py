@@ -6,18 +6,14 @@ from __future__ import annotations
 
 import re
 import shutil
-import sys
-from pathlib import Path
 
 import pandas as pd
 import pytest
+from tests.scanning.test_scan_label_sets import make_sets
 
 import labelaudit
 from labelaudit.cli import main
 from labelaudit.report import render_report, write_report
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from test_scan_label_sets import make_sets  # noqa: E402
 
 
 @pytest.fixture(scope="module")

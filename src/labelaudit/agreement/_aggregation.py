@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["Aggregation"]
 
@@ -54,6 +57,7 @@ class Aggregation:
 
     def to_frame(self) -> pd.DataFrame:
         """One row per item: ``item, label, support, n_annotations, tied, prob_<class>...``."""
+        import pandas as pd
         frame = pd.DataFrame(
             {
                 "item": self.items,
@@ -69,6 +73,7 @@ class Aggregation:
 
     def annotators_frame(self) -> pd.DataFrame:
         """One row per annotator: ``annotator, quality`` (empty without annotator ids)."""
+        import pandas as pd
         if self.annotators is None or self.annotator_quality is None:
             return pd.DataFrame({"annotator": [], "quality": []})
         return pd.DataFrame({"annotator": self.annotators, "quality": self.annotator_quality})
@@ -84,6 +89,7 @@ class Aggregation:
 
     def as_series(self) -> pd.Series:
         """The aggregated labels as a Series indexed by item id."""
+        import pandas as pd
         return pd.Series(self.labels, index=pd.Index(self.items, name="item"), name="label")
 
 

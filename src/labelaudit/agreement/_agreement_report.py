@@ -6,10 +6,9 @@ import math
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit._validation import check_fraction, check_int
@@ -29,6 +28,9 @@ from labelaudit.io import (
     label_kind,
     to_annotations,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["AgreementReport", "Estimate", "agreement_report", "bootstrap_ci"]
 
@@ -88,6 +90,7 @@ class AgreementReport(ResultFiles):
 
     def to_frame(self) -> pd.DataFrame:
         """The statistics: ``statistic, value, ci_low, ci_high``."""
+        import pandas as pd
         return pd.DataFrame(
             [(e.name, e.value, e.ci_low, e.ci_high) for e in self.statistics],
             columns=["statistic", "value", "ci_low", "ci_high"],
@@ -95,6 +98,7 @@ class AgreementReport(ResultFiles):
 
     def items_frame(self) -> pd.DataFrame:
         """One row per item: the aggregation, its agreement and whether it is in the gold set."""
+        import pandas as pd
         frame = self.aggregation.to_frame()
         frame.insert(3, "agreement", self.item_agreement)
         in_gold = pd.Index(self.gold.items)
@@ -133,6 +137,7 @@ class AgreementReport(ResultFiles):
         ``source`` names the annotations in the first line; ``method`` the aggregation
         (default: its name, e.g. ``majority_vote``).
         """
+        import pandas as pd
         per = self.annotations_per_item
         who = (f"{self.n_annotators} annotators" if self.n_annotators is not None
                else "annotators unknown")
@@ -153,6 +158,7 @@ class AgreementReport(ResultFiles):
         return "\n".join(lines) + "\n"
 
     def _gold_lines(self) -> list[str]:
+        import pandas as pd
         lines = self.gold.summary().split("\n")
         if self.gold_labels is None or not len(self.gold.items):
             return lines
@@ -285,6 +291,7 @@ def agreement_report(
 
 def _drop_single(ann: Annotations, drop_single: bool) -> Annotations:
     """The annotations without items of fewer than 2 annotations (refused unless asked)."""
+    import pandas as pd
     n_ann = ann.counts().sum(axis=1)
     few = np.flatnonzero(n_ann < 2)
     if not len(few):
@@ -313,6 +320,7 @@ def _statistics(ann: Annotations, counts: np.ndarray,
                 level: Level, values: list[float] | None) -> list[Estimate]:
     """Observed and chance agreement, Fleiss' kappa, Krippendorff's alpha, Cohen's kappa
     (exactly two annotators) and the unanimous share, each bootstrapped over items."""
+    import pandas as pd
     n_ann = counts.sum(axis=1)
     pa_i = per_item_agreement(counts)
 

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidInputError
 from labelaudit.agreement._aggregation import Aggregation
 from labelaudit.io import Annotations, clean_label, is_missing, label_kind
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["annotator_table", "gold_array"]
 
@@ -17,6 +20,7 @@ __all__ = ["annotator_table", "gold_array"]
 def gold_array(gold: Mapping | pd.Series, ann: Annotations) -> np.ndarray:
     """The reference label of each annotated item (None where it has none), checked to be
     of the annotations' label type."""
+    import pandas as pd
     series = gold if isinstance(gold, pd.Series) else pd.Series(dict(gold), dtype=object)
     lookup = {k: v for k, v in series.items() if not is_missing(v)}
     out = np.array([clean_label(lookup[i]) if i in lookup else None for i in ann.items],
@@ -59,6 +63,7 @@ def annotator_table(ann: Annotations, counts: np.ndarray, agg: Aggregation,
                     gold: np.ndarray | None) -> pd.DataFrame:
     """One row per annotator: ``annotator, n_labels, agreement_with_majority, quality`` and,
     with gold, ``gold_accuracy, n_gold``; empty without annotator ids."""
+    import pandas as pd
     if ann.annotators is None:
         return pd.DataFrame()
     n_annot = len(ann.annotators)

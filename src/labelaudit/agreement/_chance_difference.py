@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
-import pandas as pd
 from scipy import stats
 
 from labelaudit._errors import InvalidParameterError
@@ -17,6 +17,9 @@ from labelaudit._validation import check_fraction, check_int
 from labelaudit.agreement._noise_model import checked
 from labelaudit.agreement._text import key_value_text, percent
 from labelaudit.io import ResultFiles
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["ChanceDifference", "chance_difference"]
 
@@ -89,6 +92,7 @@ class ChanceDifference(ResultFiles):
 
     def to_frame(self) -> pd.DataFrame:
         """One row with every field."""
+        import pandas as pd
         return pd.DataFrame([self.to_dict()])
 
     def summary(self) -> str:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from labelaudit.io import Annotations, to_annotations
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["annotation_counts"]
 
@@ -37,6 +40,7 @@ def annotation_counts(
     >>> counts.columns.tolist(), counts.index.tolist(), counts.to_numpy().tolist()
     (['a', 'b'], [1, 2], [[2, 1], [0, 3]])
     """
+    import pandas as pd
     ann = to_annotations(annotations, item=item, annotator=annotator, label=label)
     frame = pd.DataFrame(ann.counts(), columns=list(ann.classes))
     frame.index = pd.Index(ann.items, name="item")

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidInputError
 from labelaudit._validation import check_choice, check_number
 from labelaudit.agreement._aggregation import _records
 from labelaudit.agreement._noise_model import NoiseBound, noise_bound
 from labelaudit.io import Annotations, ResultFiles, format_items, to_annotations
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["GoldStandard", "agreed_items", "chance_agreement", "gold_standard"]
 
@@ -191,6 +193,7 @@ class GoldStandard(ResultFiles):
 
     def to_frame(self) -> pd.DataFrame:
         """One row per agreed item: ``item, label, support, n_annotations``."""
+        import pandas as pd
         return pd.DataFrame(
             {
                 "item": self.items,

@@ -9,7 +9,6 @@ two label vectors.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 from numpy.typing import ArrayLike
 
 from labelaudit._errors import InvalidInputError, format_rows
@@ -173,6 +172,7 @@ def cohen_kappa(labels_a: ArrayLike, labels_b: ArrayLike) -> float:
     >>> round(cohen_kappa(["y", "y", "n", "n"], ["y", "n", "n", "n"]), 6)
     0.5
     """
+    import pandas as pd
     a = np.asarray(labels_a, dtype=object)
     b = np.asarray(labels_b, dtype=object)
     if a.ndim != 1 or a.shape != b.shape:

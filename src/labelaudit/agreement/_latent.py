@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidInputError, MissingExtraError
 from labelaudit._validation import check_choice
 from labelaudit.agreement._aggregation import Aggregation
 from labelaudit.io import Annotations, to_annotations
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["aggregate", "dawid_skene", "glad", "mace"]
 
@@ -21,6 +23,7 @@ METHODS = ("majority_vote", "dawid_skene", "glad", "mace")
 
 
 def _crowdkit_frame(ann: Annotations) -> pd.DataFrame:
+    import pandas as pd
     if ann.annotators is None:
         raise InvalidInputError(
             "Dawid-Skene, GLAD and MACE model each annotator, so they need annotator ids; "
@@ -188,6 +191,7 @@ def mace(annotations: pd.DataFrame | Annotations, *, item: str | None = None,
     >>> mace(crowd, n_restarts=1).labels.tolist()
     ['p', 'n']
     """
+    import pandas as pd
     ann, model, frame = _fit(
         annotations, (item, annotator, label),
         lambda agg: agg.MACE(n_restarts=n_restarts, n_iter=n_iter, random_state=random_state))

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidInputError
 from labelaudit._validation import check_choice
 from labelaudit.agreement._aggregation import Aggregation
 from labelaudit.io import Annotations, format_items, to_annotations
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["majority_vote"]
 

@@ -12,16 +12,18 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
-import pandas as pd
 from scipy import special
 
 from labelaudit._errors import InvalidParameterError
 from labelaudit._validation import check_fraction, check_int
 from labelaudit.agreement._text import key_value_text, percent
 from labelaudit.io import ResultFiles
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["NoiseBound", "noise_bound", "tolerable_disagreements"]
 
@@ -71,6 +73,7 @@ class NoiseBound(ResultFiles):
 
     def to_frame(self) -> pd.DataFrame:
         """One row with every field."""
+        import pandas as pd
         return pd.DataFrame([self.to_dict()])
 
     def summary(self) -> str:

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidInputError
 from labelaudit.io import (
@@ -23,6 +22,8 @@ from labelaudit.io import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
     from labelaudit.agreement._agreement_report import AgreementReport
 
 __all__ = ["AnnotationFile", "NESTED_GUESSES", "read_annotation_file"]
@@ -148,6 +149,8 @@ def read_annotation_file(
     out, with a :class:`DroppedAnnotationsWarning` that counts them; when nothing is left the
     error says so.
     """
+    import pandas as pd
+
     from labelaudit.io import read_table
 
     frame = read_table(path)
@@ -185,6 +188,7 @@ def read_annotation_file(
 
 def _read_nested(frame: pd.DataFrame, path: str | Path, item: str | None, nested_col: str,
                  gold: str | None) -> AnnotationFile:
+    import pandas as pd
     item_col = item or next((c for c in ("id", *ITEM_ALIASES) if c in frame.columns), None)
     if item_col is None:
         raise InvalidInputError(

@@ -4,12 +4,14 @@ its inputs, as a result with the same three faces as the other agreement results
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from labelaudit.agreement._noise_model import tolerable_disagreements
 from labelaudit.agreement._text import key_value_text, percent
 from labelaudit.io import ResultFiles
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["Tolerance", "tolerance"]
 
@@ -30,6 +32,7 @@ class Tolerance(ResultFiles):
 
     def to_frame(self) -> pd.DataFrame:
         """One row with the fields."""
+        import pandas as pd
         return pd.DataFrame([self.to_dict()])
 
     def summary(self) -> str:

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["Pool", "text_pool", "token_pool"]
 
@@ -96,6 +98,8 @@ def token_pool(train: Any, suspect: Any, corrected: Any = None, *, scheme: Any =
 
 
 def _frame(source: pd.DataFrame | str | Path) -> pd.DataFrame:
+    import pandas as pd
+
     from labelaudit.io import read_table
 
     frame = source if isinstance(source, pd.DataFrame) else read_table(source)
@@ -108,6 +112,7 @@ def _frame(source: pd.DataFrame | str | Path) -> pd.DataFrame:
 def _aligned(suspect: pd.DataFrame, fixed: pd.DataFrame, text: str,
              id: str | None) -> pd.DataFrame:  # noqa: A002 - mirrors the CLI flag
     """The corrected table in the suspect table's row order, by id or by row."""
+    import pandas as pd
     if id is not None and id in suspect.columns and id in fixed.columns:
         from labelaudit.io import text_keys
 
@@ -148,6 +153,8 @@ def text_pool(train: Any, suspect: Any, corrected: Any = None, *, text: str,
               label: str = "label", text_pair: str | None = None,
               id: str | None = "id") -> Pool:  # noqa: A002 - mirrors the CLI flag
     """The pool of text (or text-pair) items with one label each."""
+    import pandas as pd
+
     from labelaudit.io import TextDataset, check_label_values, prepare_text_dataset, text_keys
 
     frames = [_frame(train), _frame(suspect)]

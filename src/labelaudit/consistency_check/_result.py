@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from labelaudit.io import METRIC_NAMES, ResultFiles, json_number
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["ConsistencyResult", "SchemeCurve", "SchemeVerdict", "t_half_width"]
 
@@ -101,6 +103,7 @@ class ConsistencyResult(ResultFiles):
 
     def to_frame(self) -> pd.DataFrame:
         """One row per scheme and prefix size: mean score and band."""
+        import pandas as pd
         rows = [{"scheme": c.name, "n_fed": int(n), "mean": m, "low": lo, "high": hi}
                 for c in self.curves.values()
                 for n, m, lo, hi in zip(c.sizes, c.mean, c.low, c.high, strict=True)]
@@ -112,6 +115,7 @@ class ConsistencyResult(ResultFiles):
 
     def verdict_frame(self) -> pd.DataFrame:
         """One row per compared scheme: reference, gap, interval, verdict."""
+        import pandas as pd
         return pd.DataFrame([{"scheme": v.scheme, "reference": v.reference, "gap": v.gap,
                               "ci_low": v.ci_low, "ci_high": v.ci_high,
                               "verdict": v.verdict} for v in self.verdicts.values()])

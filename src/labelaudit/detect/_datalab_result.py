@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["DatalabIssues"]
 
@@ -104,6 +106,7 @@ class DatalabIssues:
         outlier_score`` (outlier), and ``non_iid_p_value`` (non_iid: a dataset-level
         finding, the same in every row, so a written scan output still carries it).
         """
+        import pandas as pd
         columns: dict[str, Any] = {}
         if "near_duplicate" in self.issue_types:
             columns["is_near_duplicate"] = self.is_near_duplicate

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidInputError, format_rows
 from labelaudit.detect._cleanlab import import_cleanlab
 from labelaudit.detect._scores import check_pred_probs
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["CrowdLab", "crowdlab", "annotation_matrix"]
 
@@ -96,6 +99,7 @@ def crowdlab(labels: np.ndarray, pred_probs: np.ndarray,
     >>> int(np.argmin(result.scores))
     2
     """
+    import pandas as pd
     get_label_quality_multiannotator = import_cleanlab(
         "cleanlab.multiannotator").get_label_quality_multiannotator
 

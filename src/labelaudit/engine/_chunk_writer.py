@@ -6,14 +6,15 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
-from typing import IO, Any
-
-import pandas as pd
+from typing import IO, TYPE_CHECKING, Any
 
 from labelaudit._errors import InvalidParameterError
 from labelaudit.engine._target import is_local, out_filesystem, to_arrow
 from labelaudit.engine._uri import one_line, split_query, storage_hint
 from labelaudit.io import SUFFIX_FORMAT
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["ChunkWriter"]
 
@@ -138,6 +139,7 @@ class ChunkWriter:
                 f"out {where}: cannot write ({one_line(exc)}){storage_hint(where)}") from None
 
     def _close(self, *, failed: bool) -> None:
+        import pandas as pd
         if self._handle is not None:
             if self.format == "json":
                 self._handle.write("\n]\n")

@@ -10,15 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidInputError, format_rows
 from labelaudit.engine._hashing import FoldCounts, HashingOptions, bucket_ids, fold_ids, hash_texts
 from labelaudit.io import label_problem
 from labelaudit.models import check_fold_count
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["Collector", "Columns", "HashedChunk", "hash_chunk", "label_values"]
 
@@ -81,6 +83,7 @@ def _texts(values: pd.Series) -> tuple[list[str], np.ndarray]:
 def hash_chunk(frame: pd.DataFrame, columns: Columns, options: HashingOptions) -> HashedChunk:
     """Check one chunk and hash its texts; problems are reported, not raised, so that the
     collector can name rows by their position in the whole input."""
+    import pandas as pd
     problems: list[str] = []
     rows: list[np.ndarray] = []
     ids_shown: list[list[Any]] = []
@@ -152,6 +155,7 @@ class Collector:
     def add(self, chunk: HashedChunk) -> None:
         """Take the next chunk: check it, encode its labels, count its document
         frequencies per fold and store its rows by bucket."""
+        import pandas as pd
         start = self.n_rows
         for message, local, ids in zip(chunk.problems, chunk.problem_rows, chunk.problem_ids,
                                        strict=True):

@@ -6,13 +6,14 @@ import shutil
 import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from labelaudit._errors import InvalidParameterError
 from labelaudit.engine._target import is_local, out_filesystem, out_info, path_key, to_arrow
 from labelaudit.engine._uri import one_line, split_query, storage_hint
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["FolderWriter"]
 

@@ -14,15 +14,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidParameterError
 from labelaudit._validation import check_int, check_number
 from labelaudit.engine._chunks import Columns
 from labelaudit.engine._hashing import FoldPrediction
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["EmbedOptions", "encode_frame", "fit_head_fold", "head_features"]
 

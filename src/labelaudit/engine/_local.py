@@ -5,10 +5,9 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from labelaudit.engine import _hashing
 from labelaudit.engine._chunks import Columns, HashedChunk, hash_chunk
@@ -17,6 +16,9 @@ from labelaudit.engine._heads import EmbedOptions, MemmapChunks, encode_frame, f
 from labelaudit.engine._source import Source
 from labelaudit.engine._spill import FolderStore
 from labelaudit.engine._stream import iter_frames
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["LocalRunner"]
 

@@ -12,10 +12,9 @@ from __future__ import annotations
 import pickle
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from labelaudit.engine._chunks import Columns, HashedChunk, hash_chunk
 from labelaudit.engine._hashing import FoldCounts, FoldPrediction, HashingOptions
@@ -29,11 +28,15 @@ from labelaudit.engine._ray_folds import (
 )
 from labelaudit.engine._source import Source
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 __all__ = ["RayRunner", "check_engine", "connect", "encoder_pool", "folds_on"]
 
 
 def _hash_batch(batch: pd.DataFrame, columns: Columns, options: HashingOptions) -> pd.DataFrame:
     """``map_batches`` body: one chunk in, one row holding its pickled HashedChunk out."""
+    import pandas as pd
     return pd.DataFrame({"chunk": [pickle.dumps(hash_chunk(batch, columns, options))]})
 
 

@@ -16,14 +16,15 @@ import json
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.engine._source import Source, is_streamable, resolve_source
 from labelaudit.engine._uri import one_line, open_binary, split_query
 from labelaudit.io import zero_padded_columns
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["Source", "check_chunk_size", "check_columns", "first_rows",
            "first_rows_hold_label_sets", "is_streamable", "iter_frames", "resolve_source",
@@ -159,6 +160,7 @@ def _parquet_frames(path: str, columns: Sequence[str] | None,
 @contextmanager
 def _csv_errors(path: str, sep: str) -> Iterator[None]:
     """pandas' parsing and decoding errors as one-line :class:`InvalidInputError`."""
+    import pandas as pd
     try:
         yield
     except pd.errors.ParserError as exc:
@@ -174,6 +176,7 @@ def _text_columns(path: str, columns: Sequence[str] | None, chunk_size: int, sep
                   text: Sequence[str]) -> list[str]:
     """The columns every chunk reads as text: ``text``, and those that the first chunk
     holds as numbers written with a leading zero (:func:`labelaudit.io.zero_padded_columns`)."""
+    import pandas as pd
     with _csv_errors(path, sep), open_binary(path) as raw:
         first = pd.read_csv(raw, sep=sep, keep_default_na=True, dtype=str, nrows=chunk_size,
                             usecols=list(columns) if columns else None, encoding="utf-8-sig")
@@ -182,6 +185,7 @@ def _text_columns(path: str, columns: Sequence[str] | None, chunk_size: int, sep
 
 def _csv_frames(path: str, columns: Sequence[str] | None, chunk_size: int, sep: str,
                 text: Sequence[str]) -> Iterator[pd.DataFrame]:
+    import pandas as pd
     with _csv_errors(path, sep):
         reader = pd.read_csv(open_binary(path), sep=sep, keep_default_na=True,
                              chunksize=chunk_size, usecols=list(columns) if columns else None,
@@ -214,6 +218,7 @@ def _jsonl_frames(path: str, columns: Sequence[str] | None,
 
 
 def _records_frame(records: list[dict[str, Any]], columns: Sequence[str] | None) -> pd.DataFrame:
+    import pandas as pd
     frame = pd.DataFrame.from_records(records)
     if columns:
         for name in columns:

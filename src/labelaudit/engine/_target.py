@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from labelaudit._errors import InvalidParameterError, LabelAuditError
 from labelaudit.engine._uri import one_line, open_binary, split_query, storage_hint
 from labelaudit.io import SUFFIX_FORMAT, parquet_refusal
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["SIGNATURE", "is_folder_output", "is_local", "is_scan_output", "out_filesystem",
            "out_info", "path_key", "to_arrow"]

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 from numpy.typing import ArrayLike
 
 from labelaudit.evaluation._ranking import (
@@ -16,6 +15,9 @@ from labelaudit.evaluation._ranking import (
     roc_auc_score,
 )
 from labelaudit.evaluation._truth import Unknown, check_both_classes, check_truth
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["DetectionReport", "HeadlineMetrics", "detection_report"]
 
@@ -79,6 +81,7 @@ class DetectionReport(HeadlineMetrics):
 
     def to_frame(self) -> pd.DataFrame:
         """The fields as a one-row DataFrame."""
+        import pandas as pd
         return pd.DataFrame([self.to_dict()])
 
 

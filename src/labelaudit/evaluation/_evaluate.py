@@ -7,9 +7,9 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError, LabelAuditWarning
 from labelaudit._validation import check_int, check_number
@@ -23,6 +23,9 @@ from labelaudit.evaluation._ranking import (
 )
 from labelaudit.evaluation._truth import Unknown, check_k, check_unknown
 from labelaudit.io import ResultFiles
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["CutoffWarning", "EvaluationResult", "evaluate"]
 
@@ -90,6 +93,7 @@ class EvaluationResult(ResultFiles):
     def to_frame(self) -> pd.DataFrame:
         """One row per ranking: ``method``, the :class:`DetectionReport` fields, then
         ``precision_at_<k>, recall_at_<k>`` for each cut-off."""
+        import pandas as pd
         rows = []
         for method, report in self.reports.items():
             row: dict[str, object] = {"method": method, **report.to_dict()}
@@ -284,6 +288,7 @@ def evaluate(
     >>> result.summary()
     'evaluated 4 items: 2 known errors; 1 method'
     """
+    import pandas as pd
     unknown = check_unknown(unknown)
     joined = join_truth(issues, truth, id=id, is_error=is_error, true_label=true_label,
                         label=label, scores=scores, higher_is_suspect=higher_is_suspect,

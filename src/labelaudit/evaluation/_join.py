@@ -13,10 +13,9 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import (
     InvalidInputError,
@@ -32,6 +31,9 @@ from labelaudit.evaluation._label_sets import (
     label_set_truth,
 )
 from labelaudit.io import LABEL_SET_TYPES, check_separator, holds_label_sets, text_keys
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["ScoreDirectionWarning", "TruthJoin", "join_truth", "read_source"]
 
@@ -80,6 +82,7 @@ class TruthJoin:
 
 def read_source(data: pd.DataFrame | str | Path, what: str) -> tuple[pd.DataFrame, str]:
     """A table and the name messages give it: the path as given, or ``what`` for a frame."""
+    import pandas as pd
     if isinstance(data, pd.DataFrame):
         return data, what
     from labelaudit.io import read_table
@@ -106,6 +109,7 @@ def _key(value: object) -> str:
 
 
 def _is_missing(value: object) -> bool:
+    import pandas as pd
     if isinstance(value, LABEL_SET_TYPES):
         return False  # a label set, perhaps the empty one
     return value is None or (not isinstance(value, str) and bool(pd.isna(value)))

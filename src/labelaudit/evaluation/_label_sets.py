@@ -3,8 +3,9 @@ membership the correction changed the scan named as missing or extra."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 
 from labelaudit.io import (
     LABEL_SET_TYPES,
@@ -13,6 +14,9 @@ from labelaudit.io import (
     label_set_names,
     text_keys,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["check_label_set_columns", "class_metrics", "is_label_set_output", "label_set_key",
            "label_set_truth"]
@@ -86,6 +90,7 @@ def class_metrics(issues: pd.DataFrame, truth: pd.DataFrame, *, id: str,  # noqa
     {'class': ['a', 'b', 'all'], 'changed': [1, 2, 3], 'named': [0, 1, 1], 'hits': [0, 1, 1],
      'precision': [nan, 1.0, 1.0], 'recall': [0.0, 0.5, 0.3333333333333333]}
     """
+    import pandas as pd
     if not {"missing", "extra", label, id} <= set(issues.columns):
         return None
     check_label_set_columns(issues, (label, "missing", "extra"), id=id, sep=sep,

@@ -21,9 +21,9 @@ Conventions shared by every function here:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 from numpy.typing import ArrayLike
 
 from labelaudit._errors import InvalidInputError
@@ -35,6 +35,9 @@ from labelaudit.evaluation._truth import (
     check_n_errors,
     check_truth,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "PrecisionRecallCurve",
@@ -81,6 +84,7 @@ class PrecisionRecallCurve:
 
     def to_frame(self) -> pd.DataFrame:
         """One row per point: ``threshold, n_flagged, precision, recall``."""
+        import pandas as pd
         return pd.DataFrame({
             "threshold": self.thresholds,
             "n_flagged": self.n_flagged,

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit._validation import check_int
@@ -16,6 +16,9 @@ from labelaudit.evaluation._evaluate import warn_clipped
 from labelaudit.evaluation._ranking import precision_at_k, recall_at_k
 from labelaudit.io import ResultFiles, json_lines
 from labelaudit.tokens import TokenDataset, TokenIssue, convert_tags
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["LevelMetrics", "SpanPrecision", "TokenEvaluation", "evaluate_tokens",
            "read_token_issues"]
@@ -99,6 +102,7 @@ class TokenEvaluation(ResultFiles):
     def to_frame(self) -> pd.DataFrame:
         """One row per ranking: ``level, method, n_items, n_errors, aupr, average_precision,
         p@err, r@2err, p@k..., r@k...``, then one row per issue source with span precision."""
+        import pandas as pd
         rows = []
         for x in self.levels:
             row = {"level": x.level, "method": x.method, "n_items": x.n_items,

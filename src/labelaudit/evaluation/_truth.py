@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-import pandas as pd
 from numpy.typing import ArrayLike
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows
@@ -49,6 +48,7 @@ class Truth:
 
 def _truth_as_float(is_error: ArrayLike) -> np.ndarray:
     """Return ``is_error`` as floats 0/1/NaN, or raise naming the offending rows."""
+    import pandas as pd
     if isinstance(is_error, (str, bytes)) or np.ndim(is_error) != 1:
         raise InvalidInputError(
             f"is_error must be a 1-d array of booleans, got {type(is_error).__name__} "

@@ -18,9 +18,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError, LabelAuditWarning
 from labelaudit.impact._impact_result import ImpactCurve, ImpactResult, RankFlip
@@ -33,6 +33,9 @@ from labelaudit.impact._impact_sets import (
     impact_sets,
 )
 from labelaudit.io import read_table
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["EmptyCorrectableWarning", "ItemScores", "accuracy_scores", "flip_point", "impact",
            "impact_curve", "measure_impact"]
@@ -266,6 +269,7 @@ def impact(
     >>> float(result.acc_original[0]), float(result.acc_corrected[0]), result.flips
     (0.6666666666666666, 1.0, ())
     """
+    import pandas as pd
     _check_options(confidence_level, n_points)
     frame = corrected if isinstance(corrected, pd.DataFrame) else read_table(corrected)
     sets, n_pending = impact_sets(frame, id=id, label=label, corrected_label=corrected_label,

@@ -6,12 +6,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidParameterError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["LadderMember", "ladder_predictions", "model_ladder"]
 
@@ -107,6 +109,8 @@ def ladder_predictions(
     >>> preds["tfidf-C100"]["predicted_label"].tolist()
     ['pos', 'neg']
     """
+    import pandas as pd
+
     from labelaudit.io import prepare_text_dataset, read_table
     from labelaudit.models import make_scorer
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from labelaudit.io import METRIC_NAMES, ResultFiles, figure_path, json_number, save_figure
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["ImpactCurve", "ImpactResult", "RankFlip"]
 
@@ -96,6 +98,7 @@ class ImpactResult(ResultFiles):
 
     def to_frame(self) -> pd.DataFrame:
         """One row per model: accuracies on P, on C and on B, and both ranks."""
+        import pandas as pd
         return pd.DataFrame({
             "model": list(self.models),
             "acc_original": self.acc_original, "acc_corrected": self.acc_corrected,

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import (
     InvalidInputError,
@@ -24,6 +24,9 @@ from labelaudit.io import (
     require_columns,
     text_keys,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["ImpactSets", "PendingVerdictWarning", "align_predictions", "impact_sets"]
 
@@ -56,6 +59,7 @@ class ImpactSets:
 
 def _flags(values: pd.Series, column: str) -> np.ndarray:
     """A flagged column (booleans, 0/1, true/false, yes/no; blank is false) as booleans."""
+    import pandas as pd
     if pd.api.types.is_bool_dtype(values.dtype):
         return values.to_numpy(dtype=bool)
     words = pd.Series(text_keys(values)).str.strip().str.lower()
@@ -98,6 +102,7 @@ def impact_sets(frame: pd.DataFrame, *, id: str = "id",  # noqa: A002 - mirrors 
                 ) -> tuple[ImpactSets, int]:
     """Split a corrected table into B, C and U; returns the sets and the number of
     Pending (or flagged but unreviewed) items, which are counted in U."""
+    import pandas as pd
     if len(frame) == 0:
         raise InvalidInputError("the corrected table has no rows")
     label, corrected_label, flagged, verdict = _resolve_columns(
@@ -220,6 +225,7 @@ def align_predictions(
 
     Returns ``(names, predicted)`` with ``predicted`` of shape (n_models, n_samples), text.
     """
+    import pandas as pd
     if not predictions:
         raise InvalidParameterError("predictions is empty: give at least one model")
     index = pd.Index(sets.ids)

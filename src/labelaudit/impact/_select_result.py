@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from labelaudit.impact._select_sweep import ModelConfig
 from labelaudit.io import ResultFiles
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["SPLITS", "VERSIONS", "SelectionResult"]
 
@@ -66,6 +68,7 @@ class SelectionResult(ResultFiles):
         """One row per repeat and validation version: ``seed, validation, config,
         val_accuracy, true_accuracy, measurable_accuracy, rank`` (rank 1 = the sweep's
         best true accuracy; ties share the better rank)."""
+        import pandas as pd
         rows = []
         for v, version in enumerate(VERSIONS):
             chosen = self.selected(version)
@@ -83,6 +86,7 @@ class SelectionResult(ResultFiles):
     def summary_frame(self) -> pd.DataFrame:
         """Mean and standard deviation over repeats of the true and measurable accuracy
         and the rank of the selected model, one row per validation version."""
+        import pandas as pd
         frame = self.to_frame()
         grouped = frame.groupby("validation", sort=False)[
             ["true_accuracy", "measurable_accuracy", "rank"]]

@@ -7,7 +7,6 @@ import numbers
 from collections.abc import Sequence
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import format_rows
 
@@ -26,6 +25,7 @@ def format_items(items: Sequence[object], *, limit: int = 5) -> str:
 
 
 def is_missing(value: object) -> bool:
+    import pandas as pd
     if value is None or value is pd.NA or value is pd.NaT:
         return True
     return isinstance(value, float) and math.isnan(value)

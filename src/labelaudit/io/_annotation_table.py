@@ -9,9 +9,9 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidInputError, LabelAuditWarning, format_rows
 from labelaudit.io._annotation_labels import (
@@ -21,6 +21,9 @@ from labelaudit.io._annotation_labels import (
     is_missing,
     label_kind,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "ANNOTATOR_ALIASES",
@@ -108,6 +111,7 @@ class Annotations:
         -------
         ndarray of float, shape (n_items, n_annotators)
         """
+        import pandas as pd
         if self.annotators is not None:
             columns, n_columns = self.annotator_codes, len(self.annotators)
         else:  # the k-th label of each item is annotator k
@@ -119,6 +123,7 @@ class Annotations:
 
     def to_frame(self) -> pd.DataFrame:
         """The long table with columns ``item, annotator, label``."""
+        import pandas as pd
         annot = (
             self.annotators[self.annotator_codes]
             if self.annotators is not None
@@ -153,6 +158,7 @@ def encode_long(annotations: pd.DataFrame, *, item: str | None = None,
     Called by :func:`labelaudit.io.to_annotations`, which documents the parameters; the
     warning for dropped annotations names the caller of ``to_annotations``.
     """
+    import pandas as pd
     cols = list(annotations.columns)
     item_col = _pick(cols, item, ITEM_ALIASES, "item")
     label_col = _pick(cols, label, LABEL_ALIASES, "label")
@@ -221,6 +227,7 @@ def _label_codes(labels: np.ndarray, positions: np.ndarray, column: str
 def _annotator_codes(values: np.ndarray | None, column: str | None, item_codes: np.ndarray,
                      positions: np.ndarray) -> tuple[np.ndarray | None, np.ndarray]:
     """The annotators and each annotation's code (-1 and None without annotator ids)."""
+    import pandas as pd
     known = (np.zeros(len(item_codes), dtype=bool) if values is None
              else np.array([not is_missing(v) for v in values], dtype=bool))
     if not known.any():

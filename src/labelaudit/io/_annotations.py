@@ -24,14 +24,17 @@ against its rows and label set (per-row lists of labels are accepted then too).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows
 from labelaudit.io._annotation_labels import clean_label
 from labelaudit.io._annotation_table import Annotations, encode_long
 from labelaudit.io._nested import nested_to_long
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["encode_rows", "to_annotations"]
 
@@ -81,6 +84,7 @@ def to_annotations(
     >>> ann.classes, ann.counts().tolist()
     (('x', 'y'), [[1, 1], [1, 0]])
     """
+    import pandas as pd
     if isinstance(annotations, Annotations):
         return annotations
     if ids is not None or classes is not None:
@@ -114,6 +118,7 @@ def encode_rows(
     >>> ann.counts().tolist(), ann.n_annotators
     ([[1, 1], [0, 1]], 0)
     """
+    import pandas as pd
     id_values = np.asarray(ids).tolist()
     class_values = np.asarray(classes).tolist()
     n = len(id_values)
@@ -154,6 +159,7 @@ def encode_rows(
 
 def _nested_rows(annotations: pd.Series | Sequence[object], n: int) -> pd.DataFrame:
     """One list of annotations per row, as a long table whose items are row numbers."""
+    import pandas as pd
     values = list(annotations)
     if len(values) != n:
         raise InvalidInputError(

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import (
     InvalidInputError,
@@ -17,6 +17,9 @@ from labelaudit._errors import (
 )
 from labelaudit._validation import shown
 from labelaudit.io._labels import check_label_values, text_keys
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["PROBABILITY_SUM_TOLERANCE", "TextDataset", "align_pred_probs", "encode_labels",
            "pred_probs_by_id", "prepare_text_dataset", "require_columns"]
@@ -96,6 +99,7 @@ def encode_labels(
     >>> labels.tolist(), classes.tolist()
     ([1, 0, 1], ['a', 'b'])
     """
+    import pandas as pd
     series = pd.Series(values)
     check_label_values(series, column=column, ids=ids)
     missing = series.isna().to_numpy()
@@ -140,6 +144,7 @@ def _value_kind(value: object) -> str:
 
 
 def _ids(frame: pd.DataFrame, id_column: str | None) -> np.ndarray:
+    import pandas as pd
     if id_column is None:
         return np.arange(len(frame))
     ids = frame[id_column]
@@ -305,6 +310,7 @@ def pred_probs_by_id(pred_probs: pd.DataFrame, ids: np.ndarray,
     >>> pred_probs_by_id(table, np.array(["a", "b"]), "id")["pos"].tolist()
     [0.9, 0.2]
     """
+    import pandas as pd
     column = pred_probs[id]
     blank = column.isna().to_numpy()
     if blank.any():
@@ -332,6 +338,7 @@ def pred_probs_by_id(pred_probs: pd.DataFrame, ids: np.ndarray,
 
 def _probability_values(pred_probs: object) -> tuple[np.ndarray, list[object] | None]:
     """The numbers of pred_probs and, for a table, its column names."""
+    import pandas as pd
     if isinstance(pred_probs, pd.DataFrame):
         bad = [c for c in pred_probs.columns
                if not pd.api.types.is_numeric_dtype(pred_probs[c])
@@ -405,6 +412,7 @@ def align_pred_probs(
     >>> ordered.classes.tolist(), ordered.labels.tolist()
     (['pos', 'neg'], [0, 1, 0])
     """
+    import pandas as pd
     if data.labels is None:
         raise InvalidInputError("pred_probs needs labelled data")
     if id is not None and isinstance(pred_probs, pd.DataFrame) and id in pred_probs.columns:

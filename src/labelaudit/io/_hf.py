@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows, plain_value
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["CLASS_NAMES", "hf_to_frame"]
 
@@ -53,6 +55,7 @@ def hf_to_frame(dataset: Any, *, split: str | None = None, name: str = "the data
     (['neg', 'pos'], {'label': ['neg', 'pos']})
     """
     import datasets
+    import pandas as pd
 
     if isinstance(dataset, datasets.DatasetDict):
         names = list(dataset.keys())
@@ -93,6 +96,7 @@ def _class_name_sets(column_values: pd.Series, names: list[str], column: str,
                      name: str) -> list[list[str]]:
     """A ``Sequence(ClassLabel)`` column as label sets of class names: every id of every
     row checked and named in one pass (a bad id is named by its item's row)."""
+    import pandas as pd
     lists = [list(ids) for ids in column_values]
     lengths = np.array([len(ids) for ids in lists], dtype=np.int64)
     flat = pd.Series([i for ids in lists for i in ids], dtype=object)
@@ -108,6 +112,7 @@ def _class_names(values: pd.Series, names: list[str], column: str, name: str, *,
                  rows: np.ndarray | None = None) -> pd.Series:
     """ClassLabel ids as their names; -1 and None (no label) as missing values. A bad id
     is named by its position, or by ``rows[position]`` when given."""
+    import pandas as pd
     ids = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
     bad = ~np.isnan(ids) & ((ids < -1) | (ids >= len(names)) | (ids != np.round(ids)))
     if bad.any():

@@ -4,11 +4,14 @@ article, the entity types of a sentence), given as lists or as text with a separ
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["LABEL_SET_TYPES", "SET_THRESHOLD", "check_label_set_classes", "check_label_set_members",
            "check_separator", "format_label_set", "holds_label_sets", "label_set_names",
@@ -29,6 +32,7 @@ def holds_label_sets(values: pd.Series | np.ndarray) -> bool:
     >>> holds_label_sets(pd.Series([["a", "b"], []])), holds_label_sets(pd.Series(["a"]))
     (True, False)
     """
+    import pandas as pd
     return any(isinstance(v, LABEL_SET_TYPES) for v in pd.Series(values).to_numpy(dtype=object))
 
 
@@ -76,6 +80,7 @@ def label_set_names(value: object, sep: str = "|") -> list[str]:
 def _has_hole(value: object, sep: str | None) -> bool:
     """Whether a label set holds a member that names no class: a missing value (null,
     NaN) or blank text in a list, or blank text between separators (``"a||b"``, ``"a|"``)."""
+    import pandas as pd
     if isinstance(value, LABEL_SET_TYPES):
         return any((pd.api.types.is_scalar(v) and pd.isna(v))
                    or (isinstance(v, str) and not v.strip()) for v in value)
@@ -102,6 +107,7 @@ def check_label_set_members(values: pd.Series | np.ndarray, *, column: str,
     labelaudit._errors.InvalidInputError: column 'topics' has a label set with a missing or \
 empty label in row 'y' (e.g. ['b', None]); ...
     """
+    import pandas as pd
     raw = pd.Series(values).to_numpy(dtype=object)
     holes = np.array([_has_hole(v, sep) for v in raw], dtype=bool)
     if holes.any():
@@ -152,6 +158,7 @@ def read_label_sets(values: pd.Series | np.ndarray, *, column: str, ids: np.ndar
     >>> Y.tolist(), classes.tolist()
     ([[1, 1], [0, 0], [1, 0]], ['a', 'b'])
     """
+    import pandas as pd
     check_separator(sep)
     raw = pd.Series(values).to_numpy(dtype=object)
     sets = [_members(v, sep) for v in raw]

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidInputError, format_rows, plain_value
 from labelaudit.io._label_sets import LABEL_SET_TYPES
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["check_label_values", "label_problem", "text_keys"]
 
@@ -18,6 +21,7 @@ def label_problem(values: pd.Series | np.ndarray, *, column: str) -> tuple[np.nd
     """The positions of values that are no single label (lists of labels, or objects such
     as ``{"a": 1}``) and a message about them with ``{rows}`` where the rows go; no
     positions and ``""`` when every value is one label."""
+    import pandas as pd
     series = pd.Series(values) if not isinstance(values, pd.Series) else values
     raw = series.to_numpy(dtype=object)
     lists = np.fromiter((isinstance(v, LABEL_SET_TYPES) for v in raw), dtype=bool, count=len(raw))
@@ -90,6 +94,7 @@ def text_keys(values: pd.Series | np.ndarray, *, strip: bool = False) -> np.ndar
     >>> text_keys(pd.Series([7, None], dtype="Int64")).tolist(), text_keys([" a "], strip=True)
     (['7', ''], array(['a'], dtype=object))
     """
+    import pandas as pd
     series = pd.Series(values)
     missing = series.isna().to_numpy(dtype=bool)
     if pd.api.types.is_bool_dtype(series.dtype) or pd.api.types.is_integer_dtype(series.dtype):

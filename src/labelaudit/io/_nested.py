@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidInputError
 from labelaudit.io._annotation_labels import is_missing
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["nested_to_long"]
 
@@ -76,6 +79,7 @@ def nested_to_long(frame: pd.DataFrame, *, item: str, annotations: str) -> pd.Da
     >>> nested_to_long(df, item="id", annotations="votes").values.tolist()
     [[1, None, 'a'], [1, None, 'b'], [2, 'w1', 'a']]
     """
+    import pandas as pd
     for col in (item, annotations):
         if col not in frame.columns:
             raise InvalidInputError(

@@ -10,14 +10,16 @@ import io as _stdio
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.io._hf import CLASS_NAMES, hf_to_frame, load_hub, read_hf_folder
 from labelaudit.io._text import json_lines, read_jsonl, read_text, split_lines
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["CLASS_NAMES", "TABLE_SUFFIXES", "could_be_hub_name", "hf_to_frame", "json_lines",
            "read_data", "read_pred_probs", "read_table", "read_text", "split_lines",
@@ -107,6 +109,7 @@ def read_data(data: Any, *, split: str | None = None, what: str = "data") -> pd.
     Traceback (most recent call last):
     labelaudit._errors.InvalidInputError: no-such-dataset-xyz/none: neither a file nor ...
     """
+    import pandas as pd
     if isinstance(data, pd.DataFrame):
         if split is not None:
             raise InvalidParameterError(
@@ -187,6 +190,7 @@ def read_table(path: str | Path, *, split: str | None = None) -> pd.DataFrame:
     >>> read_table(folder / "b.csv")["id"].tolist()
     ['068', '100']
     """
+    import pandas as pd
     text_path = str(path)
     candidate = Path(text_path)
     if not candidate.exists() and ":" in text_path:

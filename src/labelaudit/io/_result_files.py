@@ -7,12 +7,13 @@ import json
 import math
 import sys
 from pathlib import Path
-from typing import IO, Any
-
-import pandas as pd
+from typing import IO, TYPE_CHECKING, Any
 
 from labelaudit._errors import InvalidParameterError
 from labelaudit.io._write import atomic_path, emit, format_of, write_json, write_table
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["METRIC_NAMES", "ResultFiles", "emit_report", "json_number"]
 

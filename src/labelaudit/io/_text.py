@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from labelaudit._errors import InvalidInputError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["json_lines", "read_text", "split_lines"]
 
@@ -77,6 +78,7 @@ def json_lines(path: str | Path, text: str | None = None) -> Iterator[tuple[int,
 
 def read_jsonl(path: Path, text: str) -> pd.DataFrame:
     """The JSON-lines ``text`` of ``path`` as a table, one row per object."""
+    import pandas as pd
     records = []
     for number, record in json_lines(path, text):
         if not isinstance(record, dict):

@@ -8,14 +8,16 @@ import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.io._ledger import record_output
 from labelaudit.registry import FORMATS as _FORMATS
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["FORMATS", "OUTPUT_SUFFIXES", "SUFFIX_FORMAT", "atomic_path", "current_umask", "emit",
            "flat_cells", "format_of", "render_table", "replace_folder", "write_json",
@@ -64,6 +66,7 @@ def current_umask() -> int:
 
 
 def _json_default(value: object) -> object:
+    import pandas as pd
     if isinstance(value, np.generic):
         return value.item()
     if isinstance(value, np.ndarray):
@@ -124,6 +127,7 @@ def flat_cells(frame: pd.DataFrame) -> pd.DataFrame:
 def render_table(frame: pd.DataFrame, *, max_rows: int | None = None,
                  max_colwidth: int = 60) -> str:
     """A DataFrame as an aligned text table for a person."""
+    import pandas as pd
     with pd.option_context("display.max_rows", max_rows, "display.max_columns", None,
                            "display.width", 200, "display.max_colwidth", max_colwidth):
         return frame.to_string(index=False)

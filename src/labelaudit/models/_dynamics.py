@@ -6,15 +6,17 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidInputError
 from labelaudit._validation import check_choice, check_int, check_number
 from labelaudit.io import TextDataset
 from labelaudit.models._base import Scorer
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["DynamicsRecorder", "DynamicsScorer", "TrainingDynamics", "mean_epoch_probs",
            "recording", "training_dynamics"]
@@ -74,6 +76,7 @@ class TrainingDynamics:
 
     def to_frame(self) -> pd.DataFrame:
         """One row per item, in item order: ``aum, confidence, variability``."""
+        import pandas as pd
         return pd.DataFrame({"aum": self.aum, "confidence": self.confidence,
                              "variability": self.variability})
 

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning as SklearnConvergenceWarning
 
 from labelaudit._errors import LabelAuditWarning
 from labelaudit.io import TextDataset
@@ -24,6 +23,8 @@ def fit_converged(model: Any, features: Any, labels: np.ndarray, *, member: str)
     """``model.fit(features, labels)`` (a scikit-learn estimator, or a pipeline ending in
     one, with ``max_iter``), saying in a :class:`ConvergenceWarning` when its solver ran
     out of steps: every member's fit converges, or the scan says it did not."""
+    from sklearn.exceptions import ConvergenceWarning as SklearnConvergenceWarning
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", category=SklearnConvergenceWarning)
         model.fit(features, labels)

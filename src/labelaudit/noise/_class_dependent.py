@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidParameterError
 from labelaudit.io import clean_label
 from labelaudit.noise._common import Flips, NoiseData, Shortfall, allocate
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["check_noise_matrix", "class_dependent_flips", "random_noise_matrix"]
 
@@ -64,6 +68,7 @@ def check_noise_matrix(matrix: np.ndarray | pd.DataFrame, classes: np.ndarray) -
     >>> check_noise_matrix(frame, np.array(["a", "b"])).tolist()
     [[1.0, 0.0], [0.1, 0.9]]
     """
+    import pandas as pd
     n_classes = len(classes)
     if isinstance(matrix, pd.DataFrame):
         wanted = [_key(c) for c in np.asarray(classes).tolist()]

@@ -5,10 +5,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.io import encode_labels, to_annotations
@@ -26,6 +25,9 @@ from labelaudit.noise._common import (
 from labelaudit.noise._recipe import Recipe, parse_recipe
 from labelaudit.noise._result import NoiseResult
 from labelaudit.registry import NOISE_METHODS as _REGISTRY
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["NOISE_METHODS", "NoiseMethod", "inject_noise", "parse_recipe"]
 
@@ -52,6 +54,7 @@ def _text_key(text: object) -> str:
 def _strata(n: int, split: np.ndarray | None, sources: np.ndarray | None
             ) -> tuple[np.ndarray, list[str]]:
     """Code each item by (split, source) and describe each code for error messages."""
+    import pandas as pd
     parts = []
     if split is not None:
         parts.append(("split", split))
@@ -141,6 +144,7 @@ def _plan(method: str | None, recipe: Recipe | None, rate: object, noise_matrix:
 def _encode(labels: object, ids: object, classes: object
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Row ids, the labels as class indices, and the label set."""
+    import pandas as pd
     values = pd.Series(list(labels) if not isinstance(labels, pd.Series)  # type: ignore[call-overload]
                        else labels.tolist(), dtype=object)
     n = len(values)
@@ -165,6 +169,7 @@ def _encode(labels: object, ids: object, classes: object
 def _per_item(values: np.ndarray | Sequence[object] | pd.Series, what: str, n: int
               ) -> np.ndarray:
     """One value per item (a split), none missing."""
+    import pandas as pd
     out = np.asarray(list(values), dtype=object)
     if len(out) != n:
         raise InvalidInputError(f"{what} has {len(out)} entries but there are {n} labels")

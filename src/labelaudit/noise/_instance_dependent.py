@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidInputError
 from labelaudit.noise._common import Flips, NoiseData, Shortfall
@@ -47,6 +46,7 @@ def nearest_other_class(
     >>> neighbours.tolist(), sims.round(3).tolist()
     ([1, 0, 3, 2], [0.994, 0.994, 0.995, 0.995])
     """
+    import pandas as pd
     vectors = np.asarray(embeddings, dtype=np.float64)
     labels = np.asarray(labels)
     if vectors.ndim != 2 or len(vectors) != len(labels):

@@ -4,13 +4,15 @@ that lacks it, or removed from one that has it) at an exact rate per class."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidParameterError
 from labelaudit.io import ResultFiles
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["LABEL_SET_NOISE", "LabelSetNoiseResult", "inject_label_set_noise"]
 

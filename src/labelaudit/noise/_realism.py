@@ -5,18 +5,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidInputError
 from labelaudit.io import ResultFiles
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["RealismResult", "measure_noise_realism", "noise_realism", "plot_loss_histograms"]
 
 
 def _method_names(noise_method: object, n: int) -> np.ndarray:
     """Normalise per-item method names: None for clean items (None, NaN, "", False)."""
+    import pandas as pd
     raw = np.asarray(noise_method, dtype=object)
     if raw.shape != (n,):
         raise InvalidInputError(
@@ -53,6 +57,7 @@ class RealismResult(ResultFiles):
     @property
     def methods(self) -> list[str]:
         """The noise methods present, in order of first appearance."""
+        import pandas as pd
         return [m for m in pd.unique(pd.Series(self.noise_method, dtype=object)).tolist()
                 if m is not None]
 
@@ -64,6 +69,8 @@ class RealismResult(ResultFiles):
         """One row per method: ``method, n_noisy, n_clean, wasserstein_distance,
         noisy_loss_mean, noisy_loss_median, clean_loss_mean, clean_loss_median``, most
         distinct (least realistic) first."""
+        import pandas as pd
+
         from labelaudit.evaluation import loss_wasserstein_distance
 
         clean = self.is_clean

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidInputError
 from labelaudit.io import ResultFiles
 from labelaudit.noise._common import target_count
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["NoiseResult"]
 
@@ -111,6 +114,7 @@ class NoiseResult(ResultFiles):
     def to_frame(self) -> pd.DataFrame:
         """One row per item: ``id, label, clean_label, is_noisy, noise_method`` and, when
         present, ``noise_source``, ``split`` and ``text_from`` (id of the swapped-in text)."""
+        import pandas as pd
         frame = pd.DataFrame({
             "id": self.ids,
             "label": self.labels,
@@ -191,6 +195,8 @@ class NoiseResult(ResultFiles):
         """What was noised, for a person: the count, the rate asked for and what it rounds
         to, the rate achieved, the rates table and the achieved noise matrix (up to 20
         classes; a larger one is named, not printed)."""
+        import pandas as pd
+
         from labelaudit.io import render_table
 
         what = (self.recipe[0][0] if len(self.recipe) == 1
@@ -226,6 +232,7 @@ class NoiseResult(ResultFiles):
         ``value``, ``n_items``, ``n_noisy`` and ``rate`` (``n_noisy / n_items``). A method's
         ``n_items`` is the whole dataset, so its rates add up to the overall rate.
         """
+        import pandas as pd
         n = len(self.labels)
         rows: list[tuple[str, object, int, int]] = [("overall", "all", n, self.n_noisy)]
         for value in self.classes.tolist():

@@ -3,13 +3,15 @@ and ``train-bench`` share."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidParameterError
 from labelaudit.io import encode_labels
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["noisy_labels", "parse_noise"]
 
@@ -48,6 +50,8 @@ def noisy_labels(frame: pd.DataFrame, *, label: str, method: str, rate: float,
                  classes: np.ndarray, text: str, text_pair: str | None,
                  random_state: int, options: dict[str, Any] | None = None) -> np.ndarray:
     """The ``label`` column noised at ``rate`` by ``method``, as indices into ``classes``."""
+    import pandas as pd
+
     from labelaudit.noise._result import NoiseResult
     from labelaudit.noise._table import inject_noise_table
 

@@ -5,16 +5,18 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.noise._inject import NoiseMethod, inject_noise
 from labelaudit.noise._label_sets import LabelSetNoiseResult, inject_label_set_noise
 from labelaudit.noise._recipe import Recipe, parse_recipe
 from labelaudit.noise._result import NoiseResult
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["ADDED_COLUMNS", "inject_noise_table", "read_noise_matrix", "read_noise_sources"]
 
@@ -44,6 +46,7 @@ def read_noise_matrix(path: str | Path) -> pd.DataFrame:
     >>> read_noise_matrix(file).to_numpy().tolist()
     [[0.9, 0.1], [0.0, 1.0]]
     """
+    import pandas as pd
     file = Path(path)
     if not file.is_file():
         raise InvalidInputError(f"{file}: no such noise-matrix file")

@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from labelaudit.report._html import cell, esc, fmt_count, fmt_num, fmt_share, table
 from labelaudit.report._plots import share_histogram
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["AGREEMENT_BOOTSTRAP", "agreement_section", "agreement_report_of"]
 
@@ -26,6 +28,8 @@ _NAMES = {"observed_agreement": "observed agreement", "chance_agreement": "chanc
 def agreement_report_of(annotations: Any, *, options: dict[str, Any]) -> tuple[Any, str]:
     """The :class:`~labelaudit.agreement.AgreementReport` of ``annotations`` (an
     AgreementReport, a long or nested DataFrame, or a file) and the name to show."""
+    import pandas as pd
+
     from labelaudit.agreement import AgreementReport, agreement_report, read_annotation_file
 
     if isinstance(annotations, AgreementReport):

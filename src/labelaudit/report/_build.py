@@ -6,13 +6,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-import pandas as pd
-
 from labelaudit._errors import InvalidParameterError
 from labelaudit._validation import check_int
 from labelaudit.report._html import esc, fmt_count
 
 if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
     from labelaudit.agreement import AgreementReport
     from labelaudit.scanning import ScanResult, TokenScanResult
 
@@ -208,6 +208,8 @@ def _text_sections(audit: Any, *, truth: Any, annotations: Any, top: int,
 
 def _token_sections(audit: Any, *, truth: Any, annotations: Any, top: int
                     ) -> tuple[list[tuple[str, str, str]], dict[str, Any]]:
+    import pandas as pd
+
     from labelaudit.report._tokens import (
         token_issue_section,
         token_sentences_section,

@@ -3,11 +3,15 @@ data map of Swayamdipta et al. (2020), from the ``dynamics_*`` columns of a scan
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 
 from labelaudit.report._html import cell, fmt_count, fmt_num, table
 from labelaudit.report._plots import data_map
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["MAX_POINTS", "cartography_section", "has_dynamics"]
 
@@ -34,6 +38,7 @@ def _drawn(flagged: np.ndarray, usable: np.ndarray) -> np.ndarray:
 def cartography_section(frame: pd.DataFrame) -> str:
     """The data map (variability against confidence, flagged items in red) and the median
     statistics of flagged and other items."""
+    import pandas as pd
     confidence = pd.to_numeric(frame["dynamics_confidence"], errors="coerce").to_numpy(float)
     variability = pd.to_numeric(frame["dynamics_variability"], errors="coerce").to_numpy(float)
     flagged = frame["flagged"].to_numpy(dtype=bool)

@@ -8,10 +8,14 @@ report refuses it with one line naming the column, the first offending row (coun
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidInputError, plain_value
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["check_scan_table"]
 
@@ -92,6 +96,7 @@ def _check_labels(frame: pd.DataFrame, column: str, where: str) -> None:
 
 
 def _probabilities(frame: pd.DataFrame, column: str, where: str) -> np.ndarray:
+    import pandas as pd
     raw = frame[column]
     values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
     blank = np.isnan(values)
@@ -108,6 +113,7 @@ def _probabilities(frame: pd.DataFrame, column: str, where: str) -> np.ndarray:
 
 
 def _ranks(frame: pd.DataFrame, where: str) -> np.ndarray:
+    import pandas as pd
     n = len(frame)
     raw = frame["rank"]
     values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
@@ -134,6 +140,7 @@ def _ranks(frame: pd.DataFrame, where: str) -> np.ndarray:
 def _check_rank_order(frame: pd.DataFrame, where: str) -> None:
     """Ranks follow the scan's ranking: some ``score_*`` column (lower = more suspect)
     never decreases from rank 1 on. Tables without score columns are not checked."""
+    import pandas as pd
     columns = [c for c in frame.columns if str(c).startswith("score_")]
     order = np.argsort(frame["rank"].to_numpy(), kind="stable")
     worst: tuple[int, str, int] | None = None

@@ -4,11 +4,14 @@ and the dataset-level non-IID finding, from the issue columns a scan output may 
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from labelaudit.report._html import cell, details_text, esc, fmt_count, fmt_num, fmt_share, table
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["conflicting_duplicates", "datalab_section", "has_datalab"]
 
@@ -23,6 +26,7 @@ def has_datalab(frame: pd.DataFrame) -> bool:
 
 def id_keys(ids: pd.Series) -> list[str | None]:
     """Ids as text keys (``7``, ``7.0`` and ``"7"`` agree), None for a blank one."""
+    import pandas as pd
     if pd.api.types.is_integer_dtype(ids.dtype) and not ids.isna().any():
         return ids.astype(str).tolist()
     return [_key(v) for v in ids]
@@ -50,6 +54,7 @@ def conflicting_duplicates(frame: pd.DataFrame) -> pd.DataFrame:
        id  other_id label other_label
     0   1         2     x           y
     """
+    import pandas as pd
     columns = ["id", "label", "text", "other_id", "other_label", "other_text"]
     if "near_duplicate_id" not in frame.columns:
         return pd.DataFrame(columns=columns)
@@ -139,6 +144,7 @@ def _pairs(frame: pd.DataFrame) -> str:
 
 
 def _outliers(frame: pd.DataFrame) -> str:
+    import pandas as pd
     out = frame.loc[frame["is_outlier"].to_numpy(dtype=bool)]
     if not len(out):
         return ""

@@ -5,14 +5,16 @@ items with their given and suggested sets."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from labelaudit.io import check_label_set_members, label_set_names
 from labelaudit.report._html import cell, details_text, esc, fmt_count, fmt_num, fmt_share, table
 from labelaudit.report._sections import fact
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["label_set_frame", "label_set_sections"]
 
@@ -30,6 +32,7 @@ def label_set_frame(source: object) -> pd.DataFrame | None:
     None for anything else. A set holding a null or blank member is refused
     (:func:`labelaudit.io.check_label_set_members`), not shown as a class "None"."""
     # a LabelSetScanResult, recognised by its fields (importing scan would close a cycle)
+    import pandas as pd
     if hasattr(source, "label_sets") and hasattr(source, "to_frame"):
         frame = source.to_frame()  # type: ignore[union-attr]
     elif isinstance(source, pd.DataFrame):
@@ -64,6 +67,7 @@ def _head_is_label_set_output(path: Path) -> bool:
 
 
 def _counts(frame: pd.DataFrame) -> pd.DataFrame:
+    import pandas as pd
     names = sorted({c for column in _SETS for row in frame[column] for c in row})
     flagged = frame["flagged"].astype(bool).to_numpy()
 
@@ -129,6 +133,7 @@ def _truth(frame: pd.DataFrame, truth: Any, options: dict[str, Any]) -> tuple[st
 def _rank_score(frame: pd.DataFrame) -> str | None:
     """The score column the items are ranked by: the first whose values rise with ``rank``
     (the frame is in rank order)."""
+    import pandas as pd
     scores = [c for c in frame.columns if c.startswith("score_")]
     for column in scores:
         values = pd.to_numeric(frame[column], errors="coerce").to_numpy()

@@ -12,12 +12,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidInputError
 from labelaudit.report._checks import check_scan_table
 
 if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
     from labelaudit.scanning import ScanResult, TokenScanResult
 
 __all__ = ["REQUIRED_COLUMNS", "Member", "TextAudit", "TokenAudit", "load_source",
@@ -103,6 +104,7 @@ def model_prefers_given(frame: pd.DataFrame, classes: list[Any]) -> np.ndarray:
     >>> model_prefers_given(frame, ["a", "b"]).tolist()
     [True, False, False]
     """
+    import pandas as pd
     given = frame["given_prob"].to_numpy(dtype=float)
     other = frame["suggested_prob"].to_numpy(dtype=float)
     tie = given == other
@@ -116,6 +118,7 @@ def model_prefers_given(frame: pd.DataFrame, classes: list[Any]) -> np.ndarray:
 
 
 def _sorted_classes(values: pd.Series) -> list[Any]:
+    import pandas as pd
     unique = pd.unique(values.dropna())
     try:
         return sorted(unique.tolist())
@@ -141,6 +144,7 @@ def _majority(labels: pd.Series) -> float:
 
 def text_audit_from_frame(frame: pd.DataFrame, where: str) -> TextAudit:
     """A scan output table (``labelaudit scan --out``) as a :class:`TextAudit`."""
+    import pandas as pd
     if {"missing", "extra", "suggested_label"} <= set(frame.columns):
         raise InvalidInputError(
             f"{where} is the output of a multi-label scan (label sets), whose report "
@@ -253,6 +257,7 @@ def load_source(source: object, *, name: str | None = None) -> TextAudit | Token
     A scan's result is recognised by its fields, not by ``isinstance``: the report sits above
     :mod:`labelaudit.scan`, and ``ScanResult.report`` calls down here, so importing the
     scan package at run time would close an import cycle."""
+    import pandas as pd
     if _is_result(source, ("member_probs", "weights", "scores", "rank_by")):
         return text_audit_from_result(source, name or "in-memory")  # type: ignore[arg-type]
     if _is_result(source, ("token_scores", "sentence_scores", "suggested_tags")):
@@ -278,6 +283,8 @@ def load_source(source: object, *, name: str | None = None) -> TextAudit | Token
 
 def _read_jsonl_frame(path: Path) -> pd.DataFrame:
     """A JSON-lines file as a frame; list cells (token records) stay lists."""
+    import pandas as pd
+
     from labelaudit.io import json_lines
 
     rows = [record for _, record in json_lines(path)]

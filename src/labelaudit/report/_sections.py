@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 import re
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from labelaudit.report._html import (
     Html,
@@ -27,6 +27,9 @@ from labelaudit.report._stats import (
     probability_histogram,
     top_confused,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["classes_section", "issues_section", "probability_section", "summary_section"]
 
@@ -259,6 +262,7 @@ def _extra_columns(frame: pd.DataFrame) -> list[str]:
 
 def issues_section(audit: TextAudit, *, top: int) -> str:
     """The ``top`` most suspect items, sortable and filterable by given label and text."""
+    import pandas as pd
     frame = audit.frame.head(top)
     has = {"dup": "is_near_duplicate" in frame.columns, "out": "is_outlier" in frame.columns}
     datalab = has["dup"] or has["out"]

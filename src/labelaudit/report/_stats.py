@@ -7,9 +7,10 @@ import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
     from labelaudit.detect import IssueCount
 
 __all__ = ["class_table", "confusion_matrix", "issue_count", "probability_histogram",
@@ -30,6 +31,8 @@ def issue_count(frame: pd.DataFrame, classes: list[Any]) -> IssueCount:
     >>> issue_count(frame, ["a", "b"]).n_issues
     1
     """
+    import pandas as pd
+
     from labelaudit.detect import count_label_issues
 
     labels = pd.Categorical(frame["label"], categories=classes).codes
@@ -54,6 +57,7 @@ def confusion_matrix(frame: pd.DataFrame, classes: list[Any]) -> pd.DataFrame:
     >>> confusion_matrix(frame, ["a", "b"]).to_numpy().tolist()
     [[0, 2], [1, 0]]
     """
+    import pandas as pd
     off = frame.loc[~frame["model_agrees"].to_numpy(dtype=bool)]
     matrix = pd.crosstab(off["label"], off["suggested_label"])
     matrix = matrix.reindex(index=classes, columns=classes, fill_value=0).fillna(0).astype(int)
@@ -107,6 +111,7 @@ def class_table(frame: pd.DataFrame, classes: list[Any]) -> pd.DataFrame:
     0     a  2        1           0.5
     1     b  1        0           1.0
     """
+    import pandas as pd
     rows = []
     grouped = {key: part for key, part in frame.groupby("label", sort=False)}
     total = max(len(frame), 1)

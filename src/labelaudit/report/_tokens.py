@@ -6,12 +6,14 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Sequence
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from labelaudit.report._html import Html, cell, esc, fmt_count, fmt_num, fmt_share, table
 from labelaudit.report._load import TokenAudit
 from labelaudit.report._plots import bar_chart
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["mark_spans", "token_issue_section", "token_sentences_section",
            "token_summary_section"]

@@ -5,15 +5,17 @@ for token scans."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidInputError
 from labelaudit.report._html import cell, esc, fmt_count, fmt_num, fmt_share, table
 from labelaudit.report._load import TextAudit, TokenAudit
 from labelaudit.report._plots import pr_curves
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["TruthOptions", "text_truth_section", "token_truth_section"]
 
@@ -23,6 +25,7 @@ _METRICS = [("aupr", "AUPR"), ("average_precision", "AP"), ("precision_at_err", 
 
 
 def _name(truth: object) -> str:
+    import pandas as pd
     return "in-memory truth" if isinstance(truth, pd.DataFrame) else Path(str(truth)).name
 
 

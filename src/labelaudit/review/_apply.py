@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows
 from labelaudit._validation import check_choice
@@ -20,6 +19,9 @@ from labelaudit.review._protocol import (
     VERDICTS,
 )
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 __all__ = ["AppliedVerdicts", "apply_verdicts", "apply_verdicts_file"]
 
 PROVENANCE_COLUMNS = ["review_original_label", "review_verdict", "review_votes", "review_action"]
@@ -27,6 +29,7 @@ PROVENANCE_COLUMNS = ["review_original_label", "review_verdict", "review_votes",
 
 def _coerce(value: Any, column: pd.Series) -> Any:
     """Give a majority label the type of the dataset's label column."""
+    import pandas as pd
     if pd.api.types.is_integer_dtype(column.dtype) or pd.api.types.is_float_dtype(column.dtype):
         try:
             number = float(value)
@@ -43,6 +46,7 @@ def _coerce(value: Any, column: pd.Series) -> Any:
 def _key(values: pd.Series) -> pd.Series:
     """Ids compared by their text (:func:`labelaudit.io.text_keys`: ``3.0`` -> ``"3"``),
     so that an id 68 of one file is the id ``"68"`` of another, and ``"068"`` stays itself."""
+    import pandas as pd
     return pd.Series(text_keys(values), index=values.index)
 
 
@@ -96,6 +100,7 @@ def apply_verdicts(
     {'id': [1, 2], 'label': ['b', 'a'], 'review_original_label': ['a', 'a'],
      'review_action': ['relabelled', 'confirmed']}
     """
+    import pandas as pd
     check_choice(non_agreement, "non_agreement", ("flag", "drop", "keep"))
     id = _id_column(data, verdicts, label=label, id=id, row_numbers=row_numbers)  # noqa: A001
     data_keys, by_key = _keyed(data, verdicts, id)
@@ -129,6 +134,7 @@ def apply_verdicts(
 def _action(verdict: str, majority: Any, non_agreement: str) -> str:
     """What ``apply`` does with an item: relabelled, flagged, dropped, kept, pending or
     confirmed."""
+    import pandas as pd
     if verdict == CORRECTABLE and not pd.isna(majority) and str(majority) != NONE_OF_THESE:
         return "relabelled"
     if verdict in (NON_AGREEMENT, CORRECTABLE):
@@ -173,6 +179,7 @@ def _id_column(data: pd.DataFrame, verdicts: pd.DataFrame, *, label: str, id: st
 def _keyed(data: pd.DataFrame, verdicts: pd.DataFrame, id: str | None,  # noqa: A002
            ) -> tuple[pd.Series, pd.DataFrame]:
     """The dataset's ids as text, and the verdicts indexed by the same text."""
+    import pandas as pd
     data_keys = _key(data[id]) if id is not None else pd.Series(
         [str(i) for i in range(len(data))], index=data.index)
     if data_keys.duplicated().any():

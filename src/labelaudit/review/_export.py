@@ -17,15 +17,16 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from xml.sax.saxutils import quoteattr
-
-import pandas as pd
 
 from labelaudit._errors import InvalidParameterError
 from labelaudit._validation import check_choice
 from labelaudit.io import atomic_path, write_json
 from labelaudit.review._store import ReviewStore, as_store
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["QUESTION", "export_items", "label_studio_config", "label_studio_tasks"]
 
@@ -191,6 +192,7 @@ def _argilla_record(item: dict[str, Any], predictions: bool) -> dict[str, Any]:
 
 
 def _csv_frame(items: list[dict[str, Any]], predictions: bool) -> pd.DataFrame:
+    import pandas as pd
     columns = ["kind", "item_id", "text", "text_pair", "given_label", "suggested_label",
                "suggested_prob", "score", "rank"]
     frame = pd.DataFrame(items, columns=columns)

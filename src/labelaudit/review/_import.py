@@ -19,15 +19,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Literal
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.io import read_table, text_keys
 from labelaudit.review._export import QUESTION
 from labelaudit.review._queue import record_answer
 from labelaudit.review._store import ReviewStore, as_store
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["ImportReport", "import_answers", "import_label_studio_tasks"]
 

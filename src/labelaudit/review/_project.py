@@ -21,10 +21,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows
 from labelaudit._validation import check_int
@@ -32,10 +31,14 @@ from labelaudit.io import encode_labels, read_table
 from labelaudit.review._protocol import ProjectConfig, check_majority
 from labelaudit.review._store import ReviewStore
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 __all__ = ["init_review"]
 
 
 def _table(value: pd.DataFrame | str | Path) -> pd.DataFrame:
+    import pandas as pd
     return value if isinstance(value, pd.DataFrame) else read_table(value)
 
 
@@ -59,6 +62,7 @@ def _check_texts(frame: pd.DataFrame, columns: Sequence[str], what: str) -> None
 
 
 def _ranked(scan: pd.DataFrame, rank_by: str | None, score_column: str | None) -> pd.DataFrame:
+    import pandas as pd
     _require(scan, ["text", "label"], "scan file")
     if rank_by is not None and rank_by not in scan.columns:
         raise InvalidInputError(
@@ -109,6 +113,7 @@ def _ranked(scan: pd.DataFrame, rank_by: str | None, score_column: str | None) -
 
 
 def _score_column(frame: pd.DataFrame, score_column: str | None) -> str | None:
+    import pandas as pd
     if score_column is not None:
         _require(frame, [score_column], "scan file")
         return score_column
@@ -212,6 +217,7 @@ def init_review(
     >>> store.items_frame().groupby("kind").size().to_dict()
     {'qualification': 1, 'review': 3, 'sentinel': 2}
     """
+    import pandas as pd
     if not isinstance(scan, pd.DataFrame):
         source = source or str(scan)
     n_reviewers = check_int(n_reviewers, "n_reviewers", minimum=1)
@@ -344,6 +350,7 @@ def _label_set(frame: pd.DataFrame, known: pd.DataFrame, labels: Sequence[Any] |
                ) -> list[Any]:
     """The answer options, in the user's values: every label of the file, not only the
     reviewed ones. Labels given as text (``"0"``) take the type of integer labels."""
+    import pandas as pd
     label_values = [frame["label"].dropna(), known["label"]]
     if "suggested_label" in frame.columns:
         label_values.append(frame["suggested_label"].dropna())
@@ -366,6 +373,7 @@ def _label_set(frame: pd.DataFrame, known: pd.DataFrame, labels: Sequence[Any] |
 def _items_table(review: pd.DataFrame, known: pd.DataFrame, n_qualification: int,
                  has_pair: bool, score: str | None) -> pd.DataFrame:
     """The rows of the project's ``items`` table: review items, qualification, sentinels."""
+    import pandas as pd
     items = pd.DataFrame({
         "item_id": review["id"].astype(str).to_numpy(),
         "kind": "review",

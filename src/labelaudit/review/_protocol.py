@@ -28,11 +28,12 @@ import numbers
 from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "CORRECTABLE",
@@ -204,6 +205,7 @@ def _votes_text(counts: tuple[tuple[Hashable, int], ...], n_unsure: int) -> str:
 def _check_annotations(annotations: pd.DataFrame,
                        given_labels: Mapping[Hashable, Hashable] | pd.Series) -> pd.Series:
     """The given labels as a Series, after checking the votes against them."""
+    import pandas as pd
     missing = [c for c in ("item_id", "annotator_id", "label") if c not in annotations.columns]
     if missing:
         raise InvalidInputError(
@@ -268,6 +270,7 @@ def verdicts_from_annotations(
     [{'item_id': 1, 'verdict': 'Non-Error', 'majority_label': 'x', 'votes': 'x:2; y:1'},
      {'item_id': 2, 'verdict': 'Correctable', 'majority_label': 'y', 'votes': 'y:3'}]
     """
+    import pandas as pd
     check_majority(n_reviewers, majority)
     given = _check_annotations(annotations, given_labels)
     grouped = annotations.groupby("item_id", sort=False)["label"].apply(list).to_dict()

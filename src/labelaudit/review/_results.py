@@ -13,10 +13,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from labelaudit.io import ResultFiles
 from labelaudit.review._protocol import (
@@ -29,6 +28,9 @@ from labelaudit.review._protocol import (
 )
 from labelaudit.review._queue import Progress, progress
 from labelaudit.review._store import ReviewStore, as_store
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["ReviewResults", "ReviewStatus", "review_results", "review_status"]
 
@@ -190,6 +192,8 @@ def review_status(db: ReviewStore | str | Path) -> ReviewStatus:
 
 
 def _kappa(votes: pd.DataFrame, categories: list[str]) -> tuple[float, int]:
+    import pandas as pd
+
     from labelaudit.agreement import fleiss_kappa
 
     counted = votes[votes["answer"] != UNSURE]
@@ -205,6 +209,7 @@ def _kappa(votes: pd.DataFrame, categories: list[str]) -> tuple[float, int]:
 
 def _reviewer_stats(answers: pd.DataFrame, reviewers: pd.DataFrame,
                     items: pd.DataFrame, majority: dict[int, str]) -> pd.DataFrame:
+    import pandas as pd
     rows = []
     known = dict(zip(items["item_pk"], items["known_label"], strict=True))
     for reviewer in reviewers.itertuples():
@@ -239,6 +244,8 @@ def _reviewer_stats(answers: pd.DataFrame, reviewers: pd.DataFrame,
 
 def _precision_curve(items: pd.DataFrame, confirmed: pd.Series, confidence: float,
                      ) -> pd.DataFrame:
+    import pandas as pd
+
     from labelaudit.evaluation import verified_precision
 
     decided = (items["verdict"] != PENDING).to_numpy()
@@ -277,6 +284,8 @@ def review_results(
     -------
     ReviewResults
     """
+    import pandas as pd
+
     from labelaudit.evaluation import verified_precision
 
     store = as_store(store)

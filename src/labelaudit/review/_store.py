@@ -19,13 +19,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Literal
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Literal
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.review._protocol import ProjectConfig
 from labelaudit.review._security import hash_token
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["Reviewer", "ReviewStore", "as_store"]
 
@@ -150,6 +151,7 @@ class ReviewStore:
     @staticmethod
     def _write_new(tmp: Path, config: ProjectConfig, items: pd.DataFrame) -> None:
         """Write a whole project to the file ``tmp`` (not yet in its place)."""
+        import pandas as pd
         conn = sqlite3.connect(tmp, isolation_level=None)
         try:
             conn.executescript(_SCHEMA)
@@ -385,6 +387,7 @@ class ReviewStore:
         )
 
     def _frame(self, sql: str) -> pd.DataFrame:
+        import pandas as pd
         conn = self.connect()
         try:
             cursor = conn.execute(sql)

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TypeAlias
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidInputError
 from labelaudit.io import (
@@ -25,6 +24,7 @@ from labelaudit.scanning._options import id_column
 
 if TYPE_CHECKING:  # pragma: no cover
     import datasets
+    import pandas as pd
 
     Data: TypeAlias = pd.DataFrame | str | Path | datasets.Dataset | datasets.DatasetDict
     Probs: TypeAlias = np.ndarray | pd.DataFrame | str | Path

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from labelaudit.io import SET_THRESHOLD
 from labelaudit.scanning._text_result import ScannedTexts
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["LabelSetScanResult", "output_frame"]
 
@@ -72,6 +74,7 @@ class LabelSetScanResult(ScannedTexts):
     def class_counts(self) -> pd.DataFrame:
         """Per class: items given it, items suggested it, and the flagged items where it
         looks missing or wrong."""
+        import pandas as pd
         flagged = self.flagged[:, None]
         return pd.DataFrame({
             "class": [str(c) for c in self.classes],
@@ -86,6 +89,8 @@ class LabelSetScanResult(ScannedTexts):
         ``suggested_label`` set, the ``missing`` and ``extra`` classes, every method's
         ``score_*``, ``rank`` and ``flagged``. Sets are lists, or text joined by ``sep``
         (for CSV and TSV)."""
+        import pandas as pd
+
         from labelaudit.io import format_label_set
 
         order = self.order()

@@ -8,16 +8,18 @@ import time
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit._validation import check_choice, check_int
 from labelaudit.registry import LABEL_SET_METHODS, LABEL_SET_SCORERS
 from labelaudit.scanning._label_set_result import LabelSetScanResult
 from labelaudit.scanning._options import check_flagging
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["MULTI_LABEL_SCAN_TAKES", "label_set_scores", "scan_label_sets"]
 
@@ -102,6 +104,8 @@ def _given_probs(pred_probs: Any, classes: np.ndarray, ids: np.ndarray,
     """The user's per-class probabilities in [0, 1]: an array or a ``.npy`` file with the
     columns in ``classes`` order, or a table (a file) with one column per class (its rows
     matched to the items ``ids`` when it has the data's id column ``id_name``)."""
+    import pandas as pd
+
     from labelaudit.io import pred_probs_by_id, read_pred_probs
 
     given = read_pred_probs(pred_probs) if isinstance(pred_probs, (str, Path)) else pred_probs

@@ -4,15 +4,17 @@ options that cannot go with the user's own probabilities, all checked before any
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidParameterError
 from labelaudit._validation import check_choice, check_fraction, check_int
 from labelaudit.models import check_cache_dir
 from labelaudit.registry import RANKING_METHODS
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["DEFAULT_METHOD", "DEFAULT_METHODS", "METHODS", "MODEL_MEMBERS", "Method",
            "check_flagging", "check_given_probs", "check_member_options", "check_options",

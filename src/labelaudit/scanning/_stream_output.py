@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from labelaudit.engine import Columns
 from labelaudit.scanning._text_result import input_names
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["MEMBER", "METHODS", "Scores", "output_frame",
            "score_probs"]
@@ -121,6 +123,8 @@ def output_frame(frame: pd.DataFrame, rows: np.ndarray, *, columns: Columns,
                  extras: dict[str, str] | None) -> pd.DataFrame:
     """The output rows of one input chunk (``rows``: their positions in the input), in
     input order; ``extras`` maps the kept input columns to their output names."""
+    import pandas as pd
+
     from labelaudit.detect import per_item_loss, suggest_labels
 
     probs = scores.pred_probs[rows]

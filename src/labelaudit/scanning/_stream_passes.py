@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidInputError
 from labelaudit.engine import (
@@ -29,6 +28,8 @@ from labelaudit.scanning._stream_output import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
     from labelaudit.scanning._streamed import _Plan
 
 __all__ = ["hashed_scan", "small_scan"]
@@ -67,6 +68,8 @@ def _screened(scorers: list[Any], data: Any, plan: _Plan, *, size: int | None,
 def small_scan(runner: Any, plan: _Plan, *, out: Path | str) -> tuple[Stats, dict[str, float]]:
     """All rows in memory: :func:`labelaudit.scan` (its folds as Ray tasks on the Ray
     engine), written in chunks."""
+    import pandas as pd
+
     from labelaudit.scanning._text_result import ScanResult
 
     frames = list(runner.frames())

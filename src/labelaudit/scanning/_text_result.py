@@ -8,12 +8,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import LabelAuditWarning
 from labelaudit.io import ResultFiles
 
 if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
     from labelaudit.models import TrainingDynamics
 
 __all__ = ["GIVEN_PROBS", "OUTPUT_COLUMNS", "ChanceLevelWarning", "ScanResult", "ScannedTexts",
@@ -165,6 +166,8 @@ class ScanResult(ScannedTexts, ResultFiles):
         labelaudit column (:data:`OUTPUT_COLUMNS`) or starting with ``score_`` (which
         ``evaluate`` and ``review`` read as scores) is renamed ``input_<name>``.
         """
+        import pandas as pd
+
         from labelaudit.detect import per_item_loss, suggest_labels
 
         suggested, suggested_prob = suggest_labels(self.labels, self.pred_probs)
@@ -249,6 +252,7 @@ def input_names(columns: Sequence[object], taken: Iterable[object]) -> list[obje
 
 def _renamed(extra: pd.DataFrame, taken: pd.Index) -> pd.DataFrame:
     """The kept input columns, renamed ``input_<name>`` where they would clash."""
+    import pandas as pd
     out = extra.reset_index(drop=True)
     out.columns = pd.Index(input_names(list(extra.columns), taken))
     return out

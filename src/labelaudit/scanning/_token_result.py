@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from labelaudit.tokens import TokenDataset, TokenIssue
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["TokenScanResult"]
 
@@ -81,6 +84,7 @@ class TokenScanResult:
     def to_frame(self) -> pd.DataFrame:
         """One row per sentence, most suspect first: ``id, doc, rank, text, score,
         score_softmin, n_issues, issues`` (the issue kinds, comma-separated)."""
+        import pandas as pd
         ds = self.dataset
         return pd.DataFrame([{
             "id": ds.ids[i],
@@ -111,6 +115,7 @@ class TokenScanResult:
 
     def token_frame(self) -> pd.DataFrame:
         """One row per token: ``id, position, token, tag, suggested_tag, loss, score``."""
+        import pandas as pd
         ds = self.dataset
         rows = []
         for i in range(len(ds)):

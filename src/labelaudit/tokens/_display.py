@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
+
 
 __all__ = ["format_issue_table", "issues_to_frame", "mark_sentence"]
 
@@ -87,6 +90,7 @@ def format_issue_table(records: Sequence[dict], *, top: int | None = 20) -> str:
 def issues_to_frame(records: Sequence[dict]) -> pd.DataFrame:
     """One row per issue: ``id, rank, sentence_score, kind, source, start, end, text, given,
     suggested, score, detail``, most suspect issue first."""
+    import pandas as pd
     rows = []
     for r in records:
         for i in r.get("issues", []):

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from labelaudit._errors import InvalidParameterError
 from labelaudit.tokens._dataset import TokenDataset
@@ -19,6 +18,9 @@ from labelaudit.tokens._schemes import (
     spans_from_tags,
     split_tag,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "TagConsistency",
@@ -82,6 +84,7 @@ class TagConsistency:
 
         Columns: ``text, n, majority, majority_share, counts``.
         """
+        import pandas as pd
         rows = []
         for surface, c in self.counts.items():
             n = sum(c.values())

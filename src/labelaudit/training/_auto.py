@@ -9,16 +9,18 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit._validation import check_int, check_number
 from labelaudit.io import ResultFiles
 from labelaudit.training import _metrics as metrics
 from labelaudit.training import _train as training
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["AUTO_CANDIDATES", "SCREEN_ROUNDS", "SCREEN_SHARE", "Screen", "choose_method",
            "train", "train_auto"]
@@ -67,6 +69,7 @@ class Screen(ResultFiles):
     @classmethod
     def from_dict(cls, doc: dict[str, Any]) -> Screen:
         """A screen as :meth:`to_dict` wrote it (a model's log)."""
+        import pandas as pd
         return cls(pd.DataFrame(doc["table"]), doc["winner"], doc["reason"],
                    int(doc["n_screen_train"]), int(doc["n_screen_eval"]),
                    int(doc.get("rounds", 1)))
@@ -144,6 +147,8 @@ def choose_method(data: pd.DataFrame | str | Path, *, text: str = "text",
     options
         More options of :func:`labelaudit.train` (backbone, epochs...).
     """
+    import pandas as pd
+
     from labelaudit.io import holds_label_sets, prepare_text_dataset, read_table
     from labelaudit.training._label_sets import check_label_set_method
 
@@ -199,6 +204,8 @@ def train_auto(data: pd.DataFrame | str | Path, *, text: str = "text", label: st
                **options: Any) -> Any:
     """:func:`choose_method`, then the winner trained on every item; the model's log holds
     the screen (``auto``)."""
+    import pandas as pd
+
     from labelaudit.io import read_table
 
     frame = data if isinstance(data, pd.DataFrame) else read_table(data)

@@ -8,12 +8,14 @@ finetune_factory`)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidParameterError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["BACKBONES", "encode_inputs", "load_finetuned", "make_inputs", "network_factory",
            "rebuild_network"]

@@ -7,15 +7,17 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidParameterError
 from labelaudit._validation import check_int
 from labelaudit.engine import check_fits, run_fits
 from labelaudit.io import ResultFiles
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["BenchResult", "parse_noise_grid", "train_bench"]
 
@@ -64,6 +66,7 @@ class BenchResult(ResultFiles):
         accuracy on the noised evaluation labels) beside the best on clean labels, the
         clean accuracy it gives up, and the Spearman correlation of the two measures over
         the methods (how far noisy accuracy can stand in for clean accuracy)."""
+        import pandas as pd
         from scipy.stats import spearmanr
 
         frame = self.to_frame()
@@ -262,6 +265,8 @@ def train_bench(
     -------
     BenchResult
     """
+    import pandas as pd
+
     from labelaudit.io import (
         check_distinct_files,
         check_label_values,

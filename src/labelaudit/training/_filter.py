@@ -22,14 +22,16 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError, LabelAuditWarning
 from labelaudit.models import Scorer
 from labelaudit.registry import FILTER_DETECTORS, LNL_METHODS
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["FILTER_METHODS", "NOISE_RATE_CAP", "NO_SIGNAL_RATE", "FilterPlan",
            "FilterWarning", "HeadScorer", "clean_labels", "detect", "noise_share", "run_filter",

@@ -8,13 +8,13 @@ import time
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.io import SET_THRESHOLD
 from labelaudit.training._methods._base import Method
 
 if TYPE_CHECKING:
+    import pandas as pd
     import torch
 
     from labelaudit.models import Step

@@ -6,18 +6,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows
 from labelaudit.training._model import TrainedModel
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["TrainMetrics", "evaluate_model", "read_eval_table"]
 
 
 def _read(data: pd.DataFrame | str | Path) -> pd.DataFrame:
+    import pandas as pd
+
     from labelaudit.io import read_table
 
     return data if isinstance(data, pd.DataFrame) else read_table(data)
@@ -146,6 +150,7 @@ def evaluate_model(model: TrainedModel, data: pd.DataFrame | str | Path, *,
     the model's probabilities of its rows, when already predicted); for a multi-label
     model, subset accuracy (as ``top1``), macro-F1, micro-F1 and the Hamming loss on the
     true label sets (lists, or text joined by ``label_sep``)."""
+    import pandas as pd
     from sklearn.metrics import f1_score
 
     from labelaudit.io import text_keys

@@ -7,16 +7,18 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.io import SET_THRESHOLD
 from labelaudit.training._weights import DAMAGED as _DAMAGED
 from labelaudit.training._weights import META as _META
 from labelaudit.training._weights import load_weights
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "TrainedModel", "is_model_folder",
            "load_model", "load_weights"]
@@ -58,6 +60,8 @@ class TrainedModel:
 
     def _inputs(self, data: pd.DataFrame | str | Path | list[str], text: str | None,
                 text_pair: str | None) -> Any:
+        import pandas as pd
+
         from labelaudit.io import read_table
         from labelaudit.training._backbones import encode_inputs
 
@@ -131,6 +135,8 @@ class TrainedModel:
         InvalidInputError
             ``id`` names no column of ``data``.
         """
+        import pandas as pd
+
         from labelaudit._validation import check_int
         from labelaudit.io import format_label_set, read_table
 

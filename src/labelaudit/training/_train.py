@@ -8,15 +8,17 @@ import warnings
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import pandas as pd
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError, LabelAuditWarning
 from labelaudit._validation import check_choice, check_int, check_number
 from labelaudit.training._filter import NOISE_RATE_CAP, noise_share
 from labelaudit.training._model import TrainedModel
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["FILTER_MODES", "NoiseEstimateWarning", "estimate_noise_rate", "method_names", "train"]
 
@@ -46,6 +48,8 @@ def method_names() -> tuple[str, ...]:
 
 
 def _read(data: pd.DataFrame | str | Path) -> pd.DataFrame:
+    import pandas as pd
+
     from labelaudit.io import read_table
 
     return data if isinstance(data, pd.DataFrame) else read_table(data)
