@@ -38,7 +38,8 @@ def main(argv: list[str] | None = None) -> int:
 
     torch.set_num_threads(1)
     from benchmarks.datasets import read_raw
-    from labelaudit.agreement import aggregate, gold_standard, nested_to_long
+    from labelaudit.agreement import aggregate, gold_standard
+    from labelaudit.io import nested_to_long
 
     frame = read_raw("snow2008_rte", args.data_root)
     if frame is None:
@@ -47,8 +48,8 @@ def main(argv: list[str] | None = None) -> int:
     expert = dict(zip(frame["id"], frame["true_label"], strict=True))
 
     rows = []
-    methods = [("majority_vote", "random"), ("majority_vote", "first"),
-               ("majority_vote", "abstain"), ("dawid_skene", None)]
+    methods = [("majority", "random"), ("majority", "first"), ("majority", "abstain"),
+               ("dawid-skene", None)]
     if not args.skip_slow:
         methods += [("glad", None), ("mace", None)]
     for method, ties in methods:
@@ -58,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
         correct = np.array([lab == expert[i] for i, lab in zip(agg.items, agg.labels,
                                                                   strict=True)])
         rows.append({
-            "method": method + (f" (ties: {ties})" if ties else ""),
+            "method": agg.method + (f" (ties: {ties})" if ties else ""),
             "labelled": int(decided.sum()),
             "accuracy_on_labelled": float(correct[decided].mean()),
             "seconds": round(time.perf_counter() - start, 2),

@@ -3,7 +3,7 @@ out-of-sample loss at finding the injected label errors, per data set and noise.
 
 Candidates: the scan's members (``tfidf``, ``embed``: logistic regression on TF-IDF or on
 the MiniLM embeddings) and heads over the embeddings trained with ``base`` or ``seal``
-(:class:`labelaudit.training._filter.HeadScorer`), all cross-fitted over the same 5 stratified
+(:class:`labelaudit.training.HeadScorer`), all cross-fitted over the same 5 stratified
 folds of the noisy labels; one seed per cell.
 
     python -m benchmarks.filter_detectors [--data-dir ../shared/data]
@@ -33,7 +33,7 @@ def _probs(name: str, dataset, labels: np.ndarray, folds: np.ndarray, n_classes:
            vectors: np.ndarray) -> np.ndarray:
     from labelaudit.models import make_scorer
     from labelaudit.models._crossfit import crossfit_pred_probs
-    from labelaudit.training._filter import HeadScorer
+    from labelaudit.training import HeadScorer
 
     if name.startswith("head-"):
         scorer = HeadScorer(name.split("-", 1)[1])
@@ -57,8 +57,7 @@ def main() -> None:
     from labelaudit.io import prepare_text_dataset, read_table
     from labelaudit.models._crossfit import make_folds
     from labelaudit.noise import noisy_labels
-    from labelaudit.training import noise_share, parse_noise_grid
-    from labelaudit.training._backbones import embed
+    from labelaudit.training import embed, noise_share, parse_noise_grid
 
     wikihow = read_table(args.data_dir / "noisywikihow" / "train.jsonl")
     news, _ = _twenty_news(args.data_dir / "labelerrors_20news")

@@ -2,7 +2,7 @@
 
 Three parts, each printed as a table (run from the project root):
 
-``--sizes``: the cost curve of ``labelaudit.scanning.scan_stream`` on the seeded datasets of
+``--sizes``: the cost curve of ``labelaudit.scan(..., out=...)`` on the seeded datasets of
 :mod:`benchmarks.make_big` (built into ``/tmp/labelaudit_big`` when missing): wall time,
 peak memory and the average precision (AP) of the ranking against the planted errors, for
 the out-of-core hashed model (``tfidf="hashing"``, every size) and for today's in-memory
@@ -142,18 +142,18 @@ def _average_precision(out: Path, truth: Path) -> tuple[float, Any]:
 
 # --------------------------------------------------------------------------- one run each
 def run_ours(spec: dict[str, Any]) -> dict[str, Any]:
-    """One scan_stream run (in this process); spec: data, truth, out, scorer, engine, options."""
+    """One streamed scan (in this process); spec: data, truth, out, scorer, engine, options."""
     import warnings
 
     from labelaudit.engine import EmbedOptions, HashingOptions
-    from labelaudit.scanning import scan_stream
+    from labelaudit.scanning import scan
 
     warnings.simplefilter("ignore")
     options = dict(spec.get("options", {}))
     if "ngram_range" in options:
         options["ngram_range"] = tuple(options["ngram_range"])
     started = time.perf_counter()
-    result = scan_stream(spec["data"], out=spec["out"],
+    result = scan(spec["data"], out=spec["out"],
                          tfidf="memory" if spec["scorer"] == "tfidf" else spec["scorer"],
                          scorers=spec.get("scorers", ["tfidf"]),
                          embed=EmbedOptions(**spec.get("embed", {})),

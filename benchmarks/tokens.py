@@ -65,8 +65,7 @@ def compute(data_root: Path, *, quick: bool = False, seed: int = 0, head: str = 
     from labelaudit.evaluation import evaluate_tokens
     from labelaudit.models import EncoderTokenScorer
     from labelaudit.scanning import scan_tokens
-    from labelaudit.tokens import read_conll
-    from labelaudit.tokens._spans import encode_tags, token_classes
+    from labelaudit.tokens import encode_tags, read_conll, token_classes
 
     folder = Path(data_root) / DATASET
     train = read_conll(folder / "train.orig.conll")

@@ -29,8 +29,7 @@ def main() -> None:
     import pandas as pd
 
     from labelaudit.io import read_table
-    from labelaudit.training import train_bench
-    from labelaudit.training._backbones import embed
+    from labelaudit.training import embed, train_bench
 
     train = read_table(args.data / "train.jsonl")
     test = read_table(args.data / "test.jsonl")

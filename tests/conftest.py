@@ -12,7 +12,7 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-# The record of written outputs (labelaudit.io._ledger) goes to a folder of this run's own.
+# The record of written outputs (labelaudit.io._write) goes to a folder of this run's own.
 os.environ.setdefault("LABELAUDIT_STATE_DIR", tempfile.mkdtemp(prefix="labelaudit-state-"))
 
 WORDS = {

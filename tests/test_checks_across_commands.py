@@ -21,7 +21,7 @@ import labelaudit  # noqa: E402
 from labelaudit._errors import InvalidInputError, InvalidParameterError  # noqa: E402
 from labelaudit.cli import main  # noqa: E402
 from labelaudit.io import OverlapWarning, check_label_values, warn_overlap  # noqa: E402
-from labelaudit.models import exact_folds, make_folds  # noqa: E402
+from labelaudit.models import make_folds  # noqa: E402
 from labelaudit.tokens import read_tokens  # noqa: E402
 from labelaudit.training import NOISE_RATE_CAP, FilterWarning, NoiseEstimateWarning  # noqa: E402
 
@@ -88,15 +88,14 @@ def test_multi_label_columns_are_refused_in_one_line(files, capsys, argv):
 
 
 def test_multi_label_is_refused_by_the_streamed_scan_and_impact(files, tmp_path):
-    from labelaudit.scanning import scan_stream
-
-    with pytest.raises(InvalidInputError, match=r"holds label sets .* rows 't0', 't1'"):
-        scan_stream(files / "multi_train.jsonl", out=tmp_path / "o.csv", scorers=["tfidf"],
+    with pytest.raises(InvalidParameterError, match=r"column 'label' holds label sets"):
+        labelaudit.scan(files / "multi_train.jsonl", out=tmp_path / "o.csv", scorers=["tfidf"],
                     tfidf="hashing")
     table = pd.DataFrame({"id": [1, 2], "label": [["a"], ["b"]], "corrected": ["a", "b"],
                           "flagged": [True, False]})
     with pytest.raises(InvalidInputError, match=re.escape(MULTI)):
-        labelaudit.impact.impact(table, {"m": pd.DataFrame({"id": [1, 2], "pred": ["a", "b"]})})
+        labelaudit.impact.measure_impact(
+            table, {"m": pd.DataFrame({"id": [1, 2], "pred": ["a", "b"]})})
 
 
 def test_check_label_values_names_rows_and_reads_parquet_arrays(tmp_path):
@@ -207,12 +206,11 @@ def test_scan_tokens_folds_above_the_documents(tmp_path, capsys):
 
 def test_make_folds_exact_and_lowered():
     labels = np.array([0] * 8 + [1] * 3)
-    with pytest.warns(UserWarning, match="using 3 folds"):
-        assert make_folds(labels, n_folds=5).max() == 2
-    with exact_folds(), pytest.raises(InvalidParameterError, match="smallest class, 1, has 3"):
-        make_folds(labels, n_folds=5)
-    with exact_folds(), exact_folds(False), pytest.warns(UserWarning, match="using 3 folds"):
-        make_folds(labels, n_folds=5)
+    with pytest.warns(UserWarning, match="using 3 folds"):  # the default, 5, is lowered
+        assert make_folds(labels).max() == 2
+    with pytest.raises(InvalidParameterError, match="smallest class, 1, has 3"):
+        make_folds(labels, n_folds=5)  # a number given is taken as asked
+    assert make_folds(labels, n_folds=3).max() == 2
 
 
 # 6. options that would be silently ignored are usage errors
@@ -222,7 +220,7 @@ def test_make_folds_exact_and_lowered():
     (["scan", "train.jsonl", "--datalab-features", "embed"],
      "--datalab-features sets the features of --datalab: add --datalab"),
     (["scan", "train.jsonl", "--engine", "ray", "--pred-probs", "p.npy", "--out", "o.csv"],
-     "with --pred-probs no model runs"),
+     "--pred-probs replaces labelaudit's models, so --engine cannot be given"),
     (["train", "train.jsonl", "--noise-rate", "0.2", "--out", "m"],
      "--noise-rate is the noise rate of --method co-teaching or cnlcu; --method base"),
     (["train", "train.jsonl", "--filter", "relabel", "--out", "m"], "add --method filter"),

@@ -21,7 +21,7 @@ def test_a_command_is_a_function_beside_its_package(name, package):
 
 
 def test_calling_the_function_after_its_modules_are_imported(topic_frame):
-    importlib.import_module("labelaudit.scanning._text")
+    importlib.import_module("labelaudit.scanning._pipeline")
     result = labelaudit.scan(topic_frame, id="id", scorers=["tfidf"])
     assert result.rank_by == "ensemble"
     from labelaudit import scan

@@ -51,7 +51,7 @@ def test_base_is_exported():
 
 
 def test_one_filter_silences_them():
-    from labelaudit.io._overlap import OverlapWarning
+    from labelaudit.io import OverlapWarning
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

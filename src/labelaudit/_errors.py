@@ -11,16 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-__all__ = [
-    "LabelAuditError",
-    "LabelAuditWarning",
-    "InvalidInputError",
-    "InvalidParameterError",
-    "MissingExtraError",
-    "format_rows",
-    "plain_value",
-]
-
 
 class LabelAuditError(Exception):
     """Base class of every error labelaudit raises on purpose.
@@ -49,7 +39,14 @@ class InvalidParameterError(LabelAuditError, ValueError, TypeError):
 
 class LabelAuditWarning(UserWarning):
     """Base class of every warning labelaudit gives on purpose, so that one filter
-    silences them all: ``warnings.simplefilter("ignore", LabelAuditWarning)``."""
+    silences them all: ``warnings.simplefilter("ignore", LabelAuditWarning)``. A warning
+    about options names them as an error does (``param``), when it is given as an instance:
+    ``warnings.warn(FoldWarning("...", param="n_folds"), stacklevel=2)``."""
+
+    def __init__(self, *args: object, param: str | Sequence[str] | None = None) -> None:
+        super().__init__(*args)
+        self.params: tuple[str, ...] = ((param,) if isinstance(param, str)
+                                        else tuple(param or ()))
 
 
 class MissingExtraError(LabelAuditError, ImportError):
@@ -63,12 +60,19 @@ class MissingExtraError(LabelAuditError, ImportError):
 
 
 def plain_value(value: object) -> object:
-    """A numpy scalar as the Python value it holds (so messages print ``68``, not
-    ``np.int64(68)``); anything else unchanged."""
-    item = getattr(value, "item", None)
-    if callable(item) and hasattr(value, "dtype") and getattr(value, "ndim", 1) == 0:
-        return item()
-    return value
+    """A numpy value as the Python value it holds: a scalar as a Python number (messages
+    print ``68``, not ``np.int64(68)``), an array as a list; anything else unchanged. The
+    one conversion of numpy values, for messages and JSON documents alike (public as
+    ``labelaudit.io.plain_value``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> plain_value(np.int64(68)), plain_value(np.array([1, 2])), plain_value("a")
+    (68, [1, 2], 'a')
+    """
+    tolist = getattr(value, "tolist", None)
+    return tolist() if callable(tolist) and hasattr(value, "dtype") else value
 
 
 def format_rows(rows: Iterable[object], *, limit: int = 5) -> str:

@@ -23,8 +23,6 @@ from collections.abc import Iterable
 
 from labelaudit._errors import InvalidParameterError, plain_value
 
-__all__ = ["check_choice", "check_fraction", "check_int", "check_number", "shown"]
-
 
 def shown(value: object) -> str:
     """A value as a message shows it: numpy scalars as the Python value they hold.

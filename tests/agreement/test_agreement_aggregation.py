@@ -108,6 +108,6 @@ def test_latent_models_need_annotator_ids():
 def test_aggregate_dispatch():
     df = _hand_table()
     assert aggregate(df, ties="abstain").method == "majority_vote"
-    assert aggregate(df, method="dawid_skene").labels[0] == "pos"
+    assert aggregate(df, method="dawid-skene").labels[0] == "pos"
     with pytest.raises(InvalidParameterError, match="method"):
         aggregate(df, method="vote")

@@ -10,13 +10,12 @@ import pytest
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.agreement import (
-    DroppedAnnotationsWarning,
     agreement_report,
     chance_difference,
     noise_bound,
-    to_annotations,
+    read_annotation_file,
 )
-from labelaudit.agreement._read import read_annotation_file
+from labelaudit.io import DroppedAnnotationsWarning, to_annotations
 
 
 def _votes(n_items: int = 10) -> pd.DataFrame:

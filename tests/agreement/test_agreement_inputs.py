@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 from labelaudit import InvalidInputError, InvalidParameterError
-from labelaudit.agreement import annotation_counts, nested_to_long, to_annotations
+from labelaudit.agreement import annotation_counts
+from labelaudit.io import nested_to_long, to_annotations
 
 
 def test_long_format_aliases_and_counts():

@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 from labelaudit import InvalidInputError, InvalidParameterError
-from labelaudit.agreement import Annotations, to_annotations
 from labelaudit.detect import annotation_matrix
+from labelaudit.io import Annotations, to_annotations
 
 CLASSES = np.array(["a", "b", "c"])
 

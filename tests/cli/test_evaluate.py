@@ -107,7 +107,7 @@ def test_error_rate_sets_the_estimated_error_count(files, capsys):
     assert row["k_err"] == 10
     assert row["aupr"] == pytest.approx(aupr_score(is_error, good) * 8 / 10)
     assert main(["evaluate", str(folder / "issues.csv"), "--eval", str(folder / "truth.csv"),
-                 "--error-rate", "0.05"]) == 1
+                 "--error-rate", "0.05"]) == 2  # a bad option value: a usage error
     assert "smaller than the 8 errors" in capsys.readouterr().err
 
 

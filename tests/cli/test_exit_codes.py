@@ -74,7 +74,7 @@ def test_a_data_error_that_names_an_option_spells_its_flag_and_exits_1(tmp_path,
 
 
 def test_error_text_spells_every_option_the_error_names(tmp_path):
-    args = build_parser().parse_args(["scan", str(tmp_path / "x.csv"), "--sweep", "2",
+    args = build_parser("scan").parse_args(["scan", str(tmp_path / "x.csv"), "--sweep", "2",
                                       "--keep", "5", "--folds", "3"])
     keep = InvalidParameterError("keep must be between 1 and sweep=2; got 5",
                                  param=("keep", "sweep"))

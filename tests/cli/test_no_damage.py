@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from labelaudit.cli import build_parser, main
+from labelaudit.cli import COMMANDS, build_parser, main
 
 # Files the shared folder holds: the inputs each command reads, and unrelated files of
 # every suffix an output option accepts.
@@ -78,7 +78,7 @@ def _commands() -> dict[str, argparse.ArgumentParser]:
         for name, sub in subs[0].choices.items():
             walk(sub, f"{prefix} {name}")
 
-    walk(build_parser(), "")
+    walk(build_parser(*COMMANDS), "")
     return found
 
 

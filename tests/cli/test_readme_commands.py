@@ -54,7 +54,7 @@ def _is_synopsis(line: str) -> bool:
 def _command_parser(words: list[str]):
     """The parser of the command (and step) that ``words`` (after ``labelaudit``) run: its
     default step when the words name none (``noise DATA`` is ``noise inject DATA``)."""
-    parser = build_parser()
+    parser = build_parser(*words[:1])
     for word in words:
         steps = getattr(parser, "steps", None) or (parser._subparsers._group_actions[0]
                                                    if parser._subparsers else None)

@@ -5,6 +5,7 @@ when scoring a separate split, streaming label sets; and keeps its messages shor
 from __future__ import annotations
 
 import json
+import re
 
 import pandas as pd
 import pytest
@@ -31,8 +32,8 @@ def test_scoring_the_training_file_itself_is_refused(data_file, capsys):
     before = data_file.read_bytes()
     assert main(["scan", str(data_file), "--score", str(data_file), "--scorers", "tfidf"]) != 0
     line = _one_line_error(capsys)
-    assert "data and --score are the same file" in line and "look right by construction" in line
-    assert data_file.read_bytes() == before
+    assert re.search("data and (--score|score=) are the same file", line)
+    assert "look right by construction" in line and data_file.read_bytes() == before
 
 
 def test_scoring_items_of_the_training_file_warns(data_file, tmp_path, capsys):
@@ -59,10 +60,9 @@ def test_folds_with_a_separate_split_to_score_are_a_usage_error(data_file, tmp_p
     other = tmp_path / "other.csv"
     make_topic_frame(4, seed=3).drop(columns=["true_label", "is_error"]).to_csv(other,
                                                                                  index=False)
-    with pytest.raises(SystemExit) as stop:
-        main(["scan", str(data_file), "--score", str(other), "--folds", "3"])
-    assert stop.value.code == 2
-    assert "error: --folds sets the cross-fitting of DATA; with --score" in capsys.readouterr().err
+    assert main(["scan", str(data_file), "--score", str(other), "--folds", "3"]) == 2
+    assert "error: --folds sets the cross-fitting of the data; with --score" in \
+        capsys.readouterr().err
 
 
 def test_streaming_label_sets_is_refused_before_any_work(tmp_path, capsys):

@@ -205,7 +205,7 @@ def test_line_separators_in_tokens_survive_scan_and_evaluate(tiny_bert, tmp_path
 def test_progress_warnings_print_after_the_bars(files, tiny_bert, tmp_path, monkeypatch, capsys):
     import warnings
 
-    from labelaudit.cli import _library
+    from labelaudit.cli import _common
     from labelaudit.models import EncoderTokenScorer, FoldWarning
 
     data, *_ = files
@@ -215,7 +215,7 @@ def test_progress_warnings_print_after_the_bars(files, tiny_bert, tmp_path, monk
         warnings.warn("a warning raised while the bars run", FoldWarning, stacklevel=2)
         return fit(self, *args, **kwargs)
 
-    monkeypatch.setattr(_library, "show_progress", lambda args: True)
+    monkeypatch.setattr(_common, "show_progress", lambda args: True)
     monkeypatch.setattr(EncoderTokenScorer, "fit", fit_and_warn)
     assert main(["scan-tokens", str(data), "--model", str(tiny_bert), "--scorers", "encoder",
                  "--folds", "3", "--no-cache", "--out", str(tmp_path / "o.jsonl")]) == 0

@@ -8,12 +8,12 @@ import argparse
 import pandas as pd
 import pytest
 
-from labelaudit.cli import build_parser, main
+from labelaudit.cli import COMMANDS, build_parser, main
 
 
 def _commands() -> dict[str, argparse.ArgumentParser]:
     """Every command and step, by its words (``review init``), and its parser."""
-    found, todo = {}, [("", build_parser())]
+    found, todo = {}, [("", build_parser(*COMMANDS))]
     while todo:
         words, parser = todo.pop()
         subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
@@ -42,7 +42,7 @@ def _commands() -> dict[str, argparse.ArgumentParser]:
 ])
 def test_an_old_spelling_is_an_unknown_option(argv, old, capsys):
     with pytest.raises(SystemExit) as stop:
-        build_parser().parse_args(argv)
+        build_parser(argv[0]).parse_args(argv)
     assert stop.value.code == 2
     assert f"unrecognized arguments: {old}" in capsys.readouterr().err.strip().splitlines()[-1]
 
@@ -50,7 +50,7 @@ def test_an_old_spelling_is_an_unknown_option(argv, old, capsys):
 def test_a_required_option_is_required(capsys):
     for argv in (["evaluate", "i.csv"], ["select", "t.csv", "--val", "v.csv"]):
         with pytest.raises(SystemExit) as stop:
-            build_parser().parse_args(argv)
+            build_parser(argv[0]).parse_args(argv)
         assert stop.value.code == 2 and "required: --eval" in capsys.readouterr().err
 
 
@@ -90,6 +90,6 @@ def test_an_option_of_another_step_says_which_step_has_it(capsys):
              "--gamma: used by `agreement tolerate` only"),
             (["scan", "d.csv", "--nope"], "unrecognized arguments: --nope")):
         with pytest.raises(SystemExit) as stop:
-            build_parser().parse_args(argv)
+            build_parser(argv[0]).parse_args(argv)
         assert stop.value.code == 2
         assert capsys.readouterr().err.strip().splitlines()[-1].endswith(message)

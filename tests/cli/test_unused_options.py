@@ -10,7 +10,7 @@ import warnings
 import pandas as pd
 import pytest
 
-from labelaudit._errors import InvalidParameterError
+from labelaudit._errors import InvalidInputError
 from labelaudit.cli import main
 from labelaudit.io import OverlapWarning
 from labelaudit.models._encoder import EmbeddingCache, TokenVectorCache
@@ -61,7 +61,7 @@ def _files(folder):
      "--scorers, or drop --cache-dir"),
     (["--keep", "3"], "--keep sets how many configurations of the sweep are kept, and no "
      "sweep runs: give --sweep, or drop --keep"),
-    (["--ray-address", "auto"], "--ray-address is for --engine ray: add it"),
+    (["--ray-address", "auto"], "--ray-address connects to a Ray cluster: give --engine ray too"),
     (["--engine", "local"], "--engine writes its output in chunks: give --out"),
     (["--preset", "fast", "--epochs", "2"], "--epochs sets the fine-tuned member, which "
      "--preset fast does not have"),
@@ -97,9 +97,9 @@ def test_a_cache_dir_that_is_a_file_is_refused_before_any_work(reviews, capsys, 
 
 @pytest.mark.parametrize("cache", [EmbeddingCache, TokenVectorCache])
 def test_the_embedding_caches_refuse_a_file_as_their_folder(reviews, cache):
-    with pytest.raises(InvalidParameterError, match="is a file, not a folder") as caught:
+    with pytest.raises(InvalidInputError, match="is a file, not a folder") as caught:
         cache(reviews, "model")
-    assert not caught.value.params  # a refused path, not a usage error
+    assert caught.value.params == ("cache_dir",)  # a refused path (exit 1) that names its flag
 
 
 @pytest.mark.parametrize(("recipe", "says"), [

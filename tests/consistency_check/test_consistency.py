@@ -152,9 +152,7 @@ def test_fits_in_worker_processes_give_the_same_result():
 
 
 def test_the_default_is_one_worker_per_free_core(monkeypatch):
-    import labelaudit.models
-
-    monkeypatch.setattr(labelaudit.models, "default_threads", lambda: 2, raising=False)
+    monkeypatch.setattr("labelaudit.consistency_check._run.default_threads", lambda: 2)
     said = []
     labelaudit.consistency(make_task(300, 1), make_task(50, 4), text="text", repeats=2,
                            n_points=2, on_plan=said.append)

@@ -3,7 +3,8 @@ import pytest
 
 from labelaudit import InvalidInputError, InvalidParameterError
 from labelaudit._errors import LabelAuditError
-from labelaudit.detect._datalab import datalab_features, datalab_issues
+from labelaudit.detect import datalab_issues
+from labelaudit.models import datalab_features
 
 
 def _blob(n=60, d=20, seed=0):

@@ -16,7 +16,7 @@ from labelaudit.cli import main
 from labelaudit.engine import Checkpoint, ResumeWarning, _hashing
 from labelaudit.engine._hashing import FoldPrediction
 from labelaudit.models import CheckpointWarning
-from labelaudit.scanning import _streamed, scan_stream
+from labelaudit.scanning import _streaming, scan
 
 MINE = b"my notes\x00\xff"
 
@@ -31,7 +31,7 @@ def _fail_at(monkeypatch, fold):
 
 
 def _scan(data, out, **options):
-    return scan_stream(data, scorers=["tfidf"], out=out, tfidf="hashing", hashing=OPTIONS,
+    return scan(data, scorers=["tfidf"], out=out, tfidf="hashing", hashing=OPTIONS,
                        **options)
 
 
@@ -160,7 +160,7 @@ def test_a_users_file_under_a_checkpoints_name_is_never_read_nor_replaced(data, 
 
 def test_the_cli_takes_an_empty_folder_and_names_a_kept_file(data, tmp_path, monkeypatch,
                                                              capsys):
-    monkeypatch.setattr(_streamed, "HASHING_THRESHOLD", 10)  # the hashed model, streamed
+    monkeypatch.setattr(_streaming, "HASHING_THRESHOLD", 10)  # the hashed model, streamed
     folder = tmp_path / "ck"
     folder.mkdir()
     argv = ["scan", str(data), "--scorers", "tfidf", "--out", str(tmp_path / "a.parquet")]

@@ -12,8 +12,7 @@ from labelaudit.engine import EmbedOptions, HashingOptions
 from labelaudit.engine import _local as local_module
 from labelaudit.engine._heads import MemmapChunks, fit_head_fold, head_features
 from labelaudit.models import EmbedScorer
-from labelaudit.models import _encoder as encoder_module
-from labelaudit.scanning import scan_stream
+from labelaudit.scanning import scan
 
 SMALL = HashingOptions(n_features=2**12, n_buckets=4)
 
@@ -88,7 +87,7 @@ def _embed(tmp_path, model, **options):
 
 def test_a_streamed_scan_averages_hashed_tfidf_and_embedding_heads(data, tmp_path,
                                                                    tiny_bert_dir):
-    result = scan_stream(data, out=tmp_path / "out.parquet", scorers=["tfidf", "embed"],
+    result = scan(data, out=tmp_path / "out.parquet", scorers=["tfidf", "embed"],
                          tfidf="hashing", hashing=SMALL, chunk_size=32,
                          embed=_embed(tmp_path, tiny_bert_dir))
     assert set(result.weights) == {"tfidf", "embed"}
@@ -97,7 +96,7 @@ def test_a_streamed_scan_averages_hashed_tfidf_and_embedding_heads(data, tmp_pat
     out = pd.read_parquet(tmp_path / "out.parquet")
     assert len(out) == 150 and "score_loss_tfidf" in out.columns
     assert out["rank"].tolist() == list(range(1, 151))
-    alone = scan_stream(data, out=tmp_path / "embed.parquet", scorers=["embed"],
+    alone = scan(data, out=tmp_path / "embed.parquet", scorers=["embed"],
                         tfidf="hashing", hashing=SMALL, chunk_size=32,
                         embed=_embed(tmp_path, tiny_bert_dir))
     assert list(alone.weights) == ["embed"]
@@ -105,7 +104,7 @@ def test_a_streamed_scan_averages_hashed_tfidf_and_embedding_heads(data, tmp_pat
 
 
 def test_the_default_members_are_screened_on_a_sample(data, tmp_path, tiny_bert_dir):
-    result = scan_stream(data, out=tmp_path / "out.parquet", tfidf="hashing", hashing=SMALL,
+    result = scan(data, out=tmp_path / "out.parquet", tfidf="hashing", hashing=SMALL,
                          screen=60, embed=_embed(tmp_path, tiny_bert_dir))
     assert "tfidf" in result.weights
     assert set(result.weights) | set(result.screened) == {"tfidf", "embed"}
@@ -114,7 +113,7 @@ def test_the_default_members_are_screened_on_a_sample(data, tmp_path, tiny_bert_
 def test_a_killed_embed_fold_resumes_without_refitting_or_reencoding(data, tmp_path,
                                                                       tiny_bert_dir,
                                                                       monkeypatch):
-    real_fit, real_load = local_module.fit_head_fold, encoder_module.load_sentence_encoder
+    real_fit, real_load = local_module.fit_head_fold, local_module.load_sentence_encoder
     fitted: list[int] = []
     encoded: list[int] = []
 
@@ -130,21 +129,21 @@ def test_a_killed_embed_fold_resumes_without_refitting_or_reencoding(data, tmp_p
         model.encode = lambda inputs, **kw: (encoded.append(len(inputs)), encode(inputs, **kw))[1]
         return model
 
-    monkeypatch.setattr(encoder_module, "load_sentence_encoder", load)
+    monkeypatch.setattr(local_module, "load_sentence_encoder", load)
     monkeypatch.setattr(local_module, "fit_head_fold",
                         lambda fold, *a, **k: fit(fold, *a, fail_at=2, **k))
     options = {"scorers": ["tfidf", "embed"], "tfidf": "hashing", "hashing": SMALL,
                "embed": _embed(tmp_path, tiny_bert_dir)}
     out = tmp_path / "out.parquet"
     with pytest.raises(Killed):
-        scan_stream(data, out=out, **options)
+        scan(data, out=out, **options)
     assert fitted == [0, 1] and sum(encoded) == 150 and not out.exists()
     fitted.clear()
     encoded.clear()
     monkeypatch.setattr(local_module, "fit_head_fold", fit)
-    result = scan_stream(data, out=out, **options)
+    result = scan(data, out=out, **options)
     assert fitted == [2, 3, 4] and sum(encoded) == 0
     assert result.resumed_folds == 5 + 2  # every tfidf fold, two embed folds
-    again = scan_stream(data, out=tmp_path / "fresh.parquet", resume=False, **options)
+    again = scan(data, out=tmp_path / "fresh.parquet", resume=False, **options)
     assert again.resumed_folds == 0
     pd.testing.assert_frame_equal(pd.read_parquet(out), pd.read_parquet(tmp_path / "fresh.parquet"))

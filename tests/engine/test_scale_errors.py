@@ -1,4 +1,4 @@
-"""Bad input to scan_stream: one clear error, raised before or during the first pass."""
+"""Bad input to the streamed scan: one clear error, raised before or during the first pass."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from tests.conftest import make_topic_frame
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.engine import HashingOptions
-from labelaudit.scanning import scan_stream
+from labelaudit.scanning import scan
 
 OPTIONS = HashingOptions(n_features=2**10, n_buckets=4, epochs=1)
 
@@ -20,14 +20,14 @@ def frame():
 
 
 def _hashed(source, out, **options):
-    return scan_stream(source, scorers=["tfidf"],
+    return scan(source, scorers=["tfidf"],
                        out=out, tfidf="hashing", hashing=OPTIONS, chunk_size=16,
                        **options)
 
 
 def test_a_glob_that_matches_nothing(tmp_path):
     with pytest.raises(InvalidInputError, match="no file matches"):
-        scan_stream(tmp_path / "part-*.parquet", scorers=["tfidf"], out=tmp_path / "out.parquet")
+        scan(tmp_path / "part-*.parquet", scorers=["tfidf"], out=tmp_path / "out.parquet")
 
 
 def test_a_file_in_the_middle_with_another_schema_is_named(tmp_path, frame):
@@ -35,7 +35,7 @@ def test_a_file_in_the_middle_with_another_schema_is_named(tmp_path, frame):
     frame.iloc[20:40].rename(columns={"text": "body"}).to_parquet(tmp_path / "part-1.parquet")
     frame.iloc[40:].to_parquet(tmp_path / "part-2.parquet")
     with pytest.raises(InvalidInputError, match=r"part-1\.parquet: its columns differ"):
-        scan_stream(tmp_path, scorers=["tfidf"], out=tmp_path / "out.parquet")
+        scan(tmp_path, scorers=["tfidf"], out=tmp_path / "out.parquet")
     assert not (tmp_path / "out.parquet").exists()
 
 
@@ -44,26 +44,26 @@ def test_an_output_that_is_not_ours_is_not_overwritten(tmp_path, frame):
     precious = tmp_path / "precious.csv"
     precious.write_text("name,value\nx,1\n")
     with pytest.raises(InvalidParameterError, match="labelaudit did not write it"):
-        scan_stream(tmp_path / "data.parquet", scorers=["tfidf"], out=precious)
+        scan(tmp_path / "data.parquet", scorers=["tfidf"], out=precious)
     assert precious.read_text() == "name,value\nx,1\n"
     with pytest.raises(InvalidParameterError, match="never overwrites an input"):
-        scan_stream(tmp_path / "data.parquet", scorers=["tfidf"], out=tmp_path / "data.parquet")
+        scan(tmp_path / "data.parquet", scorers=["tfidf"], out=tmp_path / "data.parquet")
     with pytest.raises(InvalidParameterError, match="cannot write .xlsx"):
-        scan_stream(tmp_path / "data.parquet", scorers=["tfidf"], out=tmp_path / "out.xlsx")
+        scan(tmp_path / "data.parquet", scorers=["tfidf"], out=tmp_path / "out.xlsx")
 
 
 def test_bad_options(tmp_path, frame):
     frame.to_parquet(tmp_path / "data.parquet")
     out = tmp_path / "out.parquet"
     with pytest.raises(InvalidParameterError, match="engine='ray'"):
-        scan_stream(tmp_path / "data.parquet", scorers=["tfidf"], out=out, ray_address="auto")
+        scan(tmp_path / "data.parquet", scorers=["tfidf"], out=out, ray_address="auto")
     with pytest.raises(InvalidParameterError, match="engine"):
-        scan_stream(tmp_path / "data.parquet", scorers=["tfidf"],
+        scan(tmp_path / "data.parquet", scorers=["tfidf"],
                     out=out, engine="spark")  # type: ignore[arg-type]
     with pytest.raises(InvalidParameterError, match="chunk_size"):
-        scan_stream(tmp_path / "data.parquet", scorers=["tfidf"], out=out, chunk_size=0)
+        scan(tmp_path / "data.parquet", scorers=["tfidf"], out=out, chunk_size=0)
     with pytest.raises(InvalidParameterError, match="at most one of top and threshold"):
-        scan_stream(tmp_path / "data.parquet", scorers=["tfidf"], out=out, top=3, threshold=0.5)
+        scan(tmp_path / "data.parquet", scorers=["tfidf"], out=out, top=3, threshold=0.5)
 
 
 def test_missing_column_and_empty_text_name_the_rows(tmp_path, frame):
@@ -111,7 +111,7 @@ def test_an_unreachable_ray_address_is_one_error(tmp_path, frame):
         port = probe.getsockname()[1]
     with pytest.raises(InvalidParameterError, match=f"cannot reach the Ray cluster at "
                                                     f"127.0.0.1:{port}"):
-        scan_stream(tmp_path / "data.parquet", scorers=["tfidf"],
+        scan(tmp_path / "data.parquet", scorers=["tfidf"],
                     out=tmp_path / "out.parquet", engine="ray",
                     ray_address=f"127.0.0.1:{port}")
 

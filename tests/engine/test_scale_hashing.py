@@ -8,8 +8,7 @@ import scipy.sparse as sp
 
 from labelaudit._errors import InvalidParameterError
 from labelaudit.engine import FoldCounts, HashingOptions, fold_ids, hash_texts, tfidf_rows
-from labelaudit.engine._hashing import FoldPrediction, bucket_ids, fit_fold
-from labelaudit.engine._spill import FolderStore
+from labelaudit.engine._hashing import FolderStore, FoldPrediction, bucket_ids, fit_fold
 
 TEXTS = ["the match was a goal", "pasta sauce and a cook", "a goal for the team",
          "cook the pasta", "team team goal"]

@@ -9,7 +9,7 @@ from scipy.stats import spearmanr
 from tests.conftest import make_topic_frame
 
 from labelaudit.engine import HashingOptions
-from labelaudit.scanning import scan_stream
+from labelaudit.scanning import scan
 
 ray = pytest.importorskip("ray", reason="the Ray engine needs the scale extra (pip install ray)")
 
@@ -18,7 +18,7 @@ SMALL = HashingOptions(n_features=2**12, n_buckets=8)
 
 @pytest.fixture(scope="module")
 def local_ray():
-    """One 2-CPU Ray for the module; scan_stream joins it and leaves it running."""
+    """One 2-CPU Ray for the module; the streamed scan joins it and leaves it running."""
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
              configure_logging=True, logging_level="ERROR")
     yield
@@ -43,9 +43,9 @@ def _same_ranking(a: pd.DataFrame, b: pd.DataFrame) -> float:
 
 
 def test_in_memory_model_ranks_as_the_plain_engine(local_ray, data, tmp_path):
-    plain = scan_stream(data / "parts", scorers=["tfidf"],
+    plain = scan(data / "parts", scorers=["tfidf"],
                         out=tmp_path / "plain.parquet", chunk_size=64)
-    on_ray = scan_stream(data / "parts", scorers=["tfidf"],
+    on_ray = scan(data / "parts", scorers=["tfidf"],
                          out=tmp_path / "ray.parquet", chunk_size=64,
                          engine="ray")
     a, b = pd.read_parquet(tmp_path / "plain.parquet"), pd.read_parquet(tmp_path / "ray.parquet")
@@ -59,9 +59,9 @@ def test_in_memory_model_ranks_as_the_plain_engine(local_ray, data, tmp_path):
 
 
 def test_hashed_model_ranks_as_the_plain_engine(local_ray, data, tmp_path):
-    scan_stream(data / "parts", scorers=["tfidf"], out=tmp_path / "plain.parquet", chunk_size=37,
+    scan(data / "parts", scorers=["tfidf"], out=tmp_path / "plain.parquet", chunk_size=37,
                 tfidf="hashing", hashing=SMALL)
-    result = scan_stream(data / "data.jsonl", scorers=["tfidf"],
+    result = scan(data / "data.jsonl", scorers=["tfidf"],
                          out=tmp_path / "ray.parquet", chunk_size=50,
                          tfidf="hashing", hashing=SMALL, engine="ray")
     a, b = pd.read_parquet(tmp_path / "plain.parquet"), pd.read_parquet(tmp_path / "ray.parquet")
@@ -77,8 +77,8 @@ def test_the_embed_member_on_ray_ranks_as_on_the_local_engine(local_ray, data, t
     options = {"scorers": ["tfidf", "embed"], "tfidf": "hashing", "hashing": SMALL,
                "chunk_size": 64, "embed": EmbedOptions(model=str(tiny_bert_dir),
                                                        cache_dir=False)}
-    plain = scan_stream(data / "parts", out=tmp_path / "plain.parquet", **options)
-    on_ray = scan_stream(data / "parts", out=tmp_path / "ray.parquet", engine="ray",
+    plain = scan(data / "parts", out=tmp_path / "plain.parquet", **options)
+    on_ray = scan(data / "parts", out=tmp_path / "ray.parquet", engine="ray",
                          **options)
     a, b = pd.read_parquet(tmp_path / "plain.parquet"), pd.read_parquet(tmp_path / "ray.parquet")
     assert _same_ranking(a, b) >= 0.999
@@ -131,7 +131,7 @@ def test_a_small_scan_on_ray_encodes_on_the_actor_pool_not_in_the_driver(
 
     monkeypatch.setattr(_embed.EmbeddingCache, "get_or_compute", counting)
     cache = tmp_path / "cache"
-    result = scan_stream(data / "parts", out=tmp_path / "ray.parquet", engine="ray",
+    result = scan(data / "parts", out=tmp_path / "ray.parquet", engine="ray",
                          scorers=["tfidf", "embed"],
                          embed=EmbedOptions(model=str(tiny_bert_dir), cache_dir=cache))
     assert driver == [] and set(result.weights) == {"tfidf", "embed"}
@@ -145,17 +145,16 @@ def test_the_default_members_on_ray_are_screened_as_scan_screens_them(local_ray,
                                                                      tmp_path, tiny_bert_dir):
     from labelaudit import scan
     from labelaudit.engine import EmbedOptions
-    from labelaudit.registry import SCORERS
+    from labelaudit.models import DEFAULT_SCORERS
 
     cache = tmp_path / "cache"
-    result = scan_stream(data / "parts", out=tmp_path / "ray.parquet", engine="ray",
+    result = scan(data / "parts", out=tmp_path / "ray.parquet", engine="ray",
                          screen=60, embed=EmbedOptions(model=str(tiny_bert_dir),
                                                        cache_dir=cache))
-    plain = scan(pd.read_parquet(data / "parts"), model=str(tiny_bert_dir), cache_dir=cache,
-                 screen=60)
+    plain = scan(pd.read_parquet(data / "parts"), screen=60)
     assert set(result.weights) == set(plain.weights)
     assert set(result.screened) == set(plain.screened)
-    assert set(result.weights) | set(result.screened) == set(SCORERS.default)
+    assert set(result.weights) | set(result.screened) == set(DEFAULT_SCORERS)
 
 
 def test_scan_tokens_with_folds_as_ray_tasks_gives_the_local_result(local_ray, tiny_bert_dir,

@@ -11,7 +11,7 @@ from tests.engine.conftest import OPTIONS, REAL_FIT, Killed
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.engine import ResumeWarning, _hashing
-from labelaudit.scanning import scan_stream
+from labelaudit.scanning import scan
 
 
 def _counting(monkeypatch, *, fail_at=None):
@@ -29,7 +29,7 @@ def _counting(monkeypatch, *, fail_at=None):
 
 
 def _scan(data, out, **options):
-    return scan_stream(data, scorers=["tfidf"],
+    return scan(data, scorers=["tfidf"],
                        out=out, tfidf="hashing", hashing=OPTIONS, **options)
 
 

@@ -1,4 +1,4 @@
-"""scan_stream against S3 for real: a local moto server on 127.0.0.1, reached by pyarrow
+"""the streamed scan against S3 for real: a local moto server on 127.0.0.1, reached by pyarrow
 through ``AWS_ENDPOINT_URL`` (or ``?endpoint_override=...&scheme=http`` in the URI)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from tests.conftest import make_topic_frame
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.engine import HashingOptions
-from labelaudit.scanning import scan_stream
+from labelaudit.scanning import scan
 
 moto_server = pytest.importorskip(
     "moto.server", reason="the S3 tests need a local S3 server: pip install 'moto[server]'")
@@ -96,9 +96,9 @@ def local(frame, tmp_path):
 
 def test_hashed_scan_reads_and_writes_an_s3_folder(s3, frame, local, tmp_path):
     _put_parts(s3, frame)
-    expected = scan_stream(local, scorers=["tfidf"], out=tmp_path / "local.parquet",
+    expected = scan(local, scorers=["tfidf"], out=tmp_path / "local.parquet",
                            tfidf="hashing", hashing=SMALL, chunk_size=120)
-    result = scan_stream(f"s3://{BUCKET}/data/", scorers=["tfidf"],
+    result = scan(f"s3://{BUCKET}/data/", scorers=["tfidf"],
                          out=f"s3://{BUCKET}/issues/", tfidf="hashing", hashing=SMALL,
                          chunk_size=120, progress=False)
     assert result.out == f"s3://{BUCKET}/issues/"
@@ -114,15 +114,15 @@ def test_hashed_scan_reads_and_writes_an_s3_folder(s3, frame, local, tmp_path):
 
 def test_in_memory_scan_writes_one_s3_file(s3, frame, local, tmp_path):
     _put_parts(s3, frame)
-    scan_stream(local, scorers=["tfidf"], out=tmp_path / "local.parquet", top=12)
-    result = scan_stream(f"s3://{BUCKET}/data", scorers=["tfidf"],
+    scan(local, scorers=["tfidf"], out=tmp_path / "local.parquet", top=12)
+    result = scan(f"s3://{BUCKET}/data", scorers=["tfidf"],
                          out=f"s3://{BUCKET}/issues.parquet", top=12, chunk_size=70)
     assert result.model == "tfidf" and str(result.out) == f"s3://{BUCKET}/issues.parquet"
     assert _keys(s3, "issues") == ["issues.parquet"]  # no temporary file left beside it
     pd.testing.assert_frame_equal(_read_s3(s3, "issues.parquet"),
                                   pd.read_parquet(tmp_path / "local.parquet"))
     # an earlier scan output is replaced
-    scan_stream(f"s3://{BUCKET}/data", scorers=["tfidf"], out=f"s3://{BUCKET}/issues.parquet",
+    scan(f"s3://{BUCKET}/data", scorers=["tfidf"], out=f"s3://{BUCKET}/issues.parquet",
                 top=5)
     assert _read_s3(s3, "issues.parquet")["flagged"].sum() == 5
 
@@ -133,15 +133,15 @@ def test_a_csv_source_and_a_glob(s3, frame, local, tmp_path):
                       Body=frame.iloc[start:start + 100].to_csv(index=False).encode())
     _put_parts(s3, frame)
     _put_parquet(s3, "data/other.parquet", frame.iloc[:10])  # not matched by the glob
-    scan_stream(local, scorers=["tfidf"], out=tmp_path / "local.parquet", tfidf="hashing",
+    scan(local, scorers=["tfidf"], out=tmp_path / "local.parquet", tfidf="hashing",
                 hashing=SMALL)
     expected = pd.read_parquet(tmp_path / "local.parquet")
-    by_glob = scan_stream(f"s3://{BUCKET}/data/part-*.parquet", scorers=["tfidf"],
+    by_glob = scan(f"s3://{BUCKET}/data/part-*.parquet", scorers=["tfidf"],
                           out=tmp_path / "glob.parquet", tfidf="hashing", hashing=SMALL,
                           chunk_size=64)
     assert by_glob.n_items == 300
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "glob.parquet"), expected)
-    scan_stream(f"s3://{BUCKET}/csv/", scorers=["tfidf"], out=f"s3://{BUCKET}/from-csv.csv",
+    scan(f"s3://{BUCKET}/csv/", scorers=["tfidf"], out=f"s3://{BUCKET}/from-csv.csv",
                 tfidf="hashing", hashing=SMALL, chunk_size=64)
     body = s3.get_object(Bucket=BUCKET, Key="from-csv.csv")["Body"].read()
     got = pd.read_csv(io.BytesIO(body))
@@ -153,14 +153,14 @@ def test_the_endpoint_can_be_given_in_the_uri(s3, frame, local, tmp_path, monkey
     _put_parts(s3, frame)
     monkeypatch.delenv("AWS_ENDPOINT_URL")
     query = f"?endpoint_override={endpoint.split('://')[1]}&scheme=http"
-    scan_stream(local, scorers=["tfidf"], out=tmp_path / "local.parquet", tfidf="hashing",
+    scan(local, scorers=["tfidf"], out=tmp_path / "local.parquet", tfidf="hashing",
                 hashing=SMALL)
-    result = scan_stream(f"s3://{BUCKET}/data/{query}", scorers=["tfidf"],
+    result = scan(f"s3://{BUCKET}/data/{query}", scorers=["tfidf"],
                          out=f"s3://{BUCKET}/issues/{query}", tfidf="hashing", hashing=SMALL)
     assert result.n_items == 300
     pd.testing.assert_frame_equal(_read_s3(s3, "issues/"),
                                   pd.read_parquet(tmp_path / "local.parquet"))
-    scan_stream(f"s3://{BUCKET}/data/part-*.parquet{query}", scorers=["tfidf"],
+    scan(f"s3://{BUCKET}/data/part-*.parquet{query}", scorers=["tfidf"],
                 out=f"s3://{BUCKET}/one.parquet{query}")
     assert _keys(s3, "one") == ["one.parquet"]
 
@@ -170,7 +170,7 @@ def test_the_endpoint_can_be_given_in_the_uri(s3, frame, local, tmp_path, monkey
 def test_a_missing_bucket_or_prefix_is_one_clear_line(s3, frame, uri, tmp_path):
     _put_parts(s3, frame)
     with pytest.raises(InvalidInputError) as caught:
-        scan_stream(uri, scorers=["tfidf"], out=tmp_path / "issues.parquet")
+        scan(uri, scorers=["tfidf"], out=tmp_path / "issues.parquet")
     message = str(caught.value)
     assert "\n" not in message and uri.split("*")[0] in message
     assert caught.value.__cause__ is None  # no botocore or pyarrow error chained
@@ -192,16 +192,16 @@ def test_an_s3_output_that_is_not_ours_is_refused(s3, frame):
     _put_parts(s3, frame)
     s3.put_object(Bucket=BUCKET, Key="issues/notes.txt", Body=b"mine")
     with pytest.raises(InvalidParameterError, match="not a labelaudit output folder"):
-        scan_stream(f"s3://{BUCKET}/data/", scorers=["tfidf"], out=f"s3://{BUCKET}/issues/")
+        scan(f"s3://{BUCKET}/data/", scorers=["tfidf"], out=f"s3://{BUCKET}/issues/")
     _put_parquet(s3, "other.parquet", frame.iloc[:5])
     with pytest.raises(InvalidParameterError, match="not a labelaudit scan output"):
-        scan_stream(f"s3://{BUCKET}/data/", scorers=["tfidf"],
+        scan(f"s3://{BUCKET}/data/", scorers=["tfidf"],
                     out=f"s3://{BUCKET}/other.parquet")
     s3.put_object(Bucket=BUCKET, Key="notes.csv", Body=b"a,b\n1,2\n")
     with pytest.raises(InvalidParameterError, match="not a labelaudit scan output"):
-        scan_stream(f"s3://{BUCKET}/data/", scorers=["tfidf"], out=f"s3://{BUCKET}/notes.csv")
+        scan(f"s3://{BUCKET}/data/", scorers=["tfidf"], out=f"s3://{BUCKET}/notes.csv")
     with pytest.raises(InvalidParameterError, match="is an input file"):
-        scan_stream(f"s3://{BUCKET}/data/part-0.parquet", scorers=["tfidf"],
+        scan(f"s3://{BUCKET}/data/part-0.parquet", scorers=["tfidf"],
                     out=f"s3://{BUCKET}/data/part-0.parquet")
     assert _keys(s3, "issues/") == ["issues/notes.txt"]  # untouched
     assert len(_read_s3(s3, "other.parquet")) == 5
@@ -210,10 +210,10 @@ def test_an_s3_output_that_is_not_ours_is_refused(s3, frame):
 def test_a_shorter_rerun_replaces_every_part(s3, frame):
     _put_parts(s3, frame)
     target = f"s3://{BUCKET}/issues/"
-    scan_stream(f"s3://{BUCKET}/data/", scorers=["tfidf"], out=target, tfidf="hashing",
+    scan(f"s3://{BUCKET}/data/", scorers=["tfidf"], out=target, tfidf="hashing",
                 hashing=SMALL, chunk_size=50)
     assert len(_keys(s3, "issues/")) == 7
-    scan_stream(f"s3://{BUCKET}/data/part-0.parquet", scorers=["tfidf"], out=target,
+    scan(f"s3://{BUCKET}/data/part-0.parquet", scorers=["tfidf"], out=target,
                 tfidf="hashing", hashing=SMALL, chunk_size=100)
     assert _keys(s3, "issues/") == ["issues/_SUCCESS", "issues/part-00000.parquet"]
     assert len(_read_s3(s3, "issues/")) == 100
@@ -225,12 +225,12 @@ def test_a_shorter_rerun_replaces_every_part(s3, frame):
 def test_the_ray_engine_reads_s3(s3, frame, local, tmp_path):
     ray = pytest.importorskip("ray", reason="the Ray engine needs the scale extra")
     _put_parts(s3, frame)
-    scan_stream(local, scorers=["tfidf"], out=tmp_path / "local.parquet", tfidf="hashing",
+    scan(local, scorers=["tfidf"], out=tmp_path / "local.parquet", tfidf="hashing",
                 hashing=SMALL, chunk_size=64)
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
              configure_logging=True, logging_level="ERROR")
     try:
-        result = scan_stream(f"s3://{BUCKET}/data/", scorers=["tfidf"],
+        result = scan(f"s3://{BUCKET}/data/", scorers=["tfidf"],
                              out=f"s3://{BUCKET}/issues/", tfidf="hashing", hashing=SMALL,
                              chunk_size=64, engine="ray")
     finally:

@@ -1,4 +1,4 @@
-"""scan_stream end to end on small data: the same output as scan, chunking does not matter."""
+"""the streamed scan end to end on small data: the same output as scan, chunking does not matter."""
 
 from __future__ import annotations
 
@@ -7,10 +7,9 @@ import pandas as pd
 import pytest
 from tests.conftest import make_topic_frame
 
-import labelaudit
 from labelaudit.engine import HashingOptions
 from labelaudit.io import read_table
-from labelaudit.scanning import StreamScanResult, scan_stream
+from labelaudit.scanning import StreamScanResult, scan
 
 SMALL = HashingOptions(n_features=2**12, n_buckets=8)
 
@@ -28,10 +27,10 @@ def topics(tmp_path_factory):
 
 def test_small_data_gives_exactly_scans_output(topics, tmp_path):
     folder, frame = topics
-    result = scan_stream(folder / "data.parquet", scorers=["tfidf"],
+    result = scan(folder / "data.parquet", scorers=["tfidf"],
                          out=tmp_path / "issues.parquet",
                          chunk_size=37)
-    expected = labelaudit.scan(frame, scorers=["tfidf"]).to_frame()
+    expected = scan(frame, scorers=["tfidf"]).to_frame()
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "issues.parquet"), expected,
                                   check_dtype=False)
     assert isinstance(result, StreamScanResult)
@@ -43,9 +42,9 @@ def test_small_data_gives_exactly_scans_output(topics, tmp_path):
 
 def test_csv_in_csv_out_matches_too(topics, tmp_path):
     folder, frame = topics
-    scan_stream(folder / "data.csv", scorers=["tfidf"],
+    scan(folder / "data.csv", scorers=["tfidf"],
                 out=tmp_path / "issues.csv", chunk_size=37, top=10)
-    expected = labelaudit.scan(frame, scorers=["tfidf"], top=10).to_frame()
+    expected = scan(frame, scorers=["tfidf"], top=10).to_frame()
     got = read_table(tmp_path / "issues.csv")
     pd.testing.assert_frame_equal(got, expected, check_dtype=False)
     assert got["flagged"].sum() == 10
@@ -53,22 +52,22 @@ def test_csv_in_csv_out_matches_too(topics, tmp_path):
 
 def test_hashed_output_does_not_depend_on_chunks_or_format(topics, tmp_path):
     folder, _ = topics
-    small = scan_stream(folder / "data.parquet", scorers=["tfidf"],
+    small = scan(folder / "data.parquet", scorers=["tfidf"],
                         out=tmp_path / "a.parquet", chunk_size=37,
                         tfidf="hashing", hashing=SMALL)
-    scan_stream(folder / "data.jsonl", scorers=["tfidf"], out=tmp_path / "b.jsonl", chunk_size=1000,
+    scan(folder / "data.jsonl", scorers=["tfidf"], out=tmp_path / "b.jsonl", chunk_size=1000,
                 tfidf="hashing", hashing=SMALL)
     a, b = pd.read_parquet(tmp_path / "a.parquet"), read_table(tmp_path / "b.jsonl")
     pd.testing.assert_frame_equal(a, b, check_dtype=False, rtol=1e-5)
     assert small.model == "tfidf-hash"
-    columns = labelaudit.scan(topics[1], scorers=["tfidf"]).to_frame().columns
+    columns = scan(topics[1], scorers=["tfidf"]).to_frame().columns
     assert list(a.columns) == list(columns)
     assert a["rank"].tolist() == list(range(1, 301))
 
 
 def test_hashed_model_ranks_planted_flips_first(topics, tmp_path):
     folder, frame = topics
-    scan_stream(folder / "data.parquet", scorers=["tfidf"],
+    scan(folder / "data.parquet", scorers=["tfidf"],
                 out=tmp_path / "a.parquet", tfidf="hashing",
                 hashing=SMALL)
     out = pd.read_parquet(tmp_path / "a.parquet")
@@ -79,9 +78,9 @@ def test_hashed_model_ranks_planted_flips_first(topics, tmp_path):
 
 def test_auto_switches_to_hashing_above_the_threshold(topics, tmp_path):
     folder, _ = topics
-    below = scan_stream(folder / "data.parquet", scorers=["tfidf"], out=tmp_path / "a.parquet",
+    below = scan(folder / "data.parquet", scorers=["tfidf"], out=tmp_path / "a.parquet",
                         hashing_threshold=300, hashing=SMALL, chunk_size=50)
-    above = scan_stream(folder / "data.parquet", scorers=["tfidf"], out=tmp_path / "b.parquet",
+    above = scan(folder / "data.parquet", scorers=["tfidf"], out=tmp_path / "b.parquet",
                         hashing_threshold=299, hashing=SMALL, chunk_size=50)
     assert (below.model, above.model) == ("tfidf", "tfidf-hash")
 
@@ -93,7 +92,7 @@ def test_pairs_threshold_and_kept_columns(tmp_path):
             for i, c in enumerate(["yes", "no"] * 60)]
     frame = pd.DataFrame(rows, columns=["premise", "hypothesis", "label", "rank"])
     frame.to_parquet(tmp_path / "pairs.parquet", index=False)
-    result = scan_stream(tmp_path / "pairs.parquet", scorers=["tfidf"],
+    result = scan(tmp_path / "pairs.parquet", scorers=["tfidf"],
                          text="premise", text_pair="hypothesis",
                          out=tmp_path / "out.parquet", tfidf="hashing", hashing=SMALL,
                          threshold=0.3, chunk_size=25)
@@ -107,7 +106,7 @@ def test_pairs_threshold_and_kept_columns(tmp_path):
 
 def test_string_ids_are_carried(topics, tmp_path):
     folder, frame = topics
-    scan_stream(folder / "data.parquet", scorers=["tfidf"], out=tmp_path / "a.csv", tfidf="hashing",
+    scan(folder / "data.parquet", scorers=["tfidf"], out=tmp_path / "a.csv", tfidf="hashing",
                 hashing=SMALL, keep_columns=False)
     out = read_table(tmp_path / "a.csv")
     assert sorted(out["id"]) == sorted(frame["id"])
@@ -117,8 +116,8 @@ def test_string_ids_are_carried(topics, tmp_path):
 def test_an_earlier_scan_output_is_replaced(topics, tmp_path):
     folder, _ = topics
     target = tmp_path / "issues.parquet"
-    scan_stream(folder / "data.parquet", scorers=["tfidf"], out=target, top=3)
-    scan_stream(folder / "data.parquet", scorers=["tfidf"], out=target, top=5)
+    scan(folder / "data.parquet", scorers=["tfidf"], out=target, top=3)
+    scan(folder / "data.parquet", scorers=["tfidf"], out=target, top=5)
     assert pd.read_parquet(target)["flagged"].sum() == 5
 
 
@@ -137,10 +136,10 @@ def test_confident_learning_without_a_pool_matches_the_library():
 
 def test_a_folder_output_holds_parts_in_rank_order(topics, tmp_path):
     folder, _ = topics
-    scan_stream(folder / "data.parquet", scorers=["tfidf"],
+    scan(folder / "data.parquet", scorers=["tfidf"],
                 out=tmp_path / "one.parquet", tfidf="hashing",
                 hashing=SMALL)
-    result = scan_stream(folder / "data.parquet", scorers=["tfidf"], out=f"{tmp_path / 'issues'}/",
+    result = scan(folder / "data.parquet", scorers=["tfidf"], out=f"{tmp_path / 'issues'}/",
                          tfidf="hashing", hashing=SMALL, chunk_size=100)
     parts = sorted(p.name for p in (tmp_path / "issues").iterdir())
     assert parts == ["part-00000.parquet", "part-00001.parquet", "part-00002.parquet"]
@@ -151,7 +150,7 @@ def test_a_folder_output_holds_parts_in_rank_order(topics, tmp_path):
     from labelaudit._errors import InvalidParameterError
 
     with pytest.raises(InvalidParameterError, match="not a labelaudit output folder"):
-        scan_stream(folder / "data.parquet", scorers=["tfidf"], out=f"{tmp_path / 'issues'}/")
+        scan(folder / "data.parquet", scorers=["tfidf"], out=f"{tmp_path / 'issues'}/")
 
 
 def test_uris_are_listed_read_and_written_through_pyarrow(topics, tmp_path):
@@ -160,10 +159,10 @@ def test_uris_are_listed_read_and_written_through_pyarrow(topics, tmp_path):
     frame = pd.read_parquet(folder / "data.parquet")
     frame.iloc[:100].to_parquet(tmp_path / "in" / "part-0.parquet", index=False)
     frame.iloc[100:].to_parquet(tmp_path / "in" / "part-1.parquet", index=False)
-    local = scan_stream(tmp_path / "in", scorers=["tfidf"],
+    local = scan(tmp_path / "in", scorers=["tfidf"],
                         out=tmp_path / "local.parquet", tfidf="hashing",
                         hashing=SMALL)
-    remote = scan_stream(f"file://{tmp_path}/in/*.parquet", scorers=["tfidf"],
+    remote = scan(f"file://{tmp_path}/in/*.parquet", scorers=["tfidf"],
                          out=f"file://{tmp_path}/out",
                          tfidf="hashing", hashing=SMALL, chunk_size=120)
     assert remote.out == f"file://{tmp_path}/out"

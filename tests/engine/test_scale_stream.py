@@ -10,8 +10,8 @@ import pytest
 
 from labelaudit._errors import InvalidInputError
 from labelaudit.engine import ChunkWriter, is_scan_output, iter_frames, resolve_source
-from labelaudit.engine._sort import RankSorter
-from labelaudit.engine._stream import check_columns
+from labelaudit.engine._sink import RankSorter
+from labelaudit.engine._source import check_columns
 from labelaudit.io import read_table
 
 

@@ -8,9 +8,8 @@ import pandas as pd
 import pytest
 from tests.conftest import make_topic_frame
 
-import labelaudit
 from labelaudit import InvalidParameterError
-from labelaudit.scanning import StreamScanResult, scan_stream
+from labelaudit.scanning import StreamScanResult, scan
 
 
 @pytest.fixture(scope="module")
@@ -21,20 +20,20 @@ def data(tmp_path_factory):
     return folder / "data.csv", frame
 
 
-def test_out_streams_and_writes_what_scan_stream_writes(data, tmp_path):
+def test_out_streams_a_path_or_its_text_alike(data, tmp_path):
     path, frame = data
-    result = labelaudit.scan(str(path), scorers=["tfidf"], out=tmp_path / "a.csv", chunk_size=9)
+    result = scan(str(path), scorers=["tfidf"], out=tmp_path / "a.csv", chunk_size=9)
     assert isinstance(result, StreamScanResult) and result.n_items == len(frame)
-    scan_stream(path, scorers=["tfidf"], out=tmp_path / "b.csv", chunk_size=9)
+    scan(path, scorers=["tfidf"], out=tmp_path / "b.csv", chunk_size=9)
     assert (tmp_path / "a.csv").read_bytes() == (tmp_path / "b.csv").read_bytes()
-    in_memory = labelaudit.scan(frame, scorers=["tfidf"]).to_frame()
+    in_memory = scan(frame, scorers=["tfidf"]).to_frame()
     pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "a.csv"), in_memory, check_dtype=False)
 
 
 def test_a_preset_that_streams_is_its_members(data, tmp_path):
     path, _ = data
-    labelaudit.scan(str(path), preset="fast", out=tmp_path / "a.csv")
-    labelaudit.scan(str(path), scorers=["tfidf"], out=tmp_path / "b.csv")
+    scan(str(path), preset="fast", out=tmp_path / "a.csv")
+    scan(str(path), scorers=["tfidf"], out=tmp_path / "b.csv")
     assert (tmp_path / "a.csv").read_bytes() == (tmp_path / "b.csv").read_bytes()
 
 
@@ -50,7 +49,7 @@ def test_what_needs_memory_is_refused_before_any_work(data, tmp_path, options, n
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no slow-preset warning before the refusal
         with pytest.raises(InvalidParameterError, match=named) as caught:
-            labelaudit.scan(str(path), out=tmp_path / "x.csv", **options)
+            scan(str(path), out=tmp_path / "x.csv", **options)
     assert "drop out=" in str(caught.value)
     assert not (tmp_path / "x.csv").exists()
 
@@ -58,16 +57,16 @@ def test_what_needs_memory_is_refused_before_any_work(data, tmp_path, options, n
 def test_data_in_memory_cannot_stream(data, tmp_path):
     _, frame = data
     with pytest.raises(InvalidParameterError, match="a DataFrame is not one"):
-        labelaudit.scan(frame, out=tmp_path / "x.csv")
-    with pytest.raises(InvalidParameterError, match="give preset or scorers, not both"):
-        labelaudit.scan(frame, out=tmp_path / "x.csv", preset="fast", scorers=["tfidf"])
+        scan(frame, out=tmp_path / "x.csv")
+    with pytest.raises(InvalidParameterError, match="give preset= or scorers=, not both"):
+        scan(frame, out=tmp_path / "x.csv", preset="fast", scorers=["tfidf"])
 
 
 def test_an_input_is_never_the_output(data):
     path, _ = data
     before = path.read_bytes()
     with pytest.raises(InvalidParameterError):
-        labelaudit.scan(str(path), scorers=["tfidf"], out=path, overwrite=True)
+        scan(str(path), scorers=["tfidf"], out=path, overwrite=True)
     assert path.read_bytes() == before
 
 
@@ -78,8 +77,8 @@ def test_a_column_parquet_cannot_hold_is_one_error_and_leaves_nothing(tmp_path):
     frame["meta"] = [1 if i % 2 else "x" for i in range(len(frame))]
     frame.to_json(tmp_path / "data.jsonl", orient="records", lines=True)
     with pytest.raises(InvalidInputError, match="column meta.*mixes value types"):
-        labelaudit.scan(str(tmp_path / "data.jsonl"), scorers=["tfidf"],
+        scan(str(tmp_path / "data.jsonl"), scorers=["tfidf"],
                         out=tmp_path / "issues.parquet", progress=False)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data.jsonl"]
-    labelaudit.scan(str(tmp_path / "data.jsonl"), scorers=["tfidf"],
+    scan(str(tmp_path / "data.jsonl"), scorers=["tfidf"],
                     out=tmp_path / "issues.jsonl", progress=False)  # JSON lines hold it

@@ -42,8 +42,7 @@ def test_frames_in_result_out(tables):
     issues, truth, is_error, good = tables
     result = evaluate(issues, truth, at_k=[5, 10])
     assert isinstance(result, EvaluationResult)
-    # labelaudit.evaluate is the package, and calling it calls the function (labelaudit._command)
-    assert callable(labelaudit.evaluate) and labelaudit.evaluation.__wrapped__ is evaluate
+    assert labelaudit.evaluate is evaluate
     frame = result.to_frame()
     assert frame["method"].tolist() == ["good", "random"]
     assert frame.loc[0, "aupr"] == pytest.approx(aupr_score(is_error, good))

@@ -15,12 +15,19 @@ from labelaudit.impact import (
     EmptyCorrectableWarning,
     ImpactResult,
     PendingVerdictWarning,
-    flip_point,
-    impact,
-    impact_curve,
+    measure_impact,
 )
+from labelaudit.impact._impact import _accuracy_totals, _crossings, impact_curve
 
 IDS = list(range(11))
+
+
+def flip_point(c_a, b_a, c_b, b_b, n_correctable, n_benign):
+    """The share x in (0, 1) where A(x; a) = A(x; b), from the crossings of the curves."""
+    totals = _accuracy_totals(np.array([c_a, c_b]), np.array([b_a, b_b]), n_correctable,
+                              n_benign)
+    found = _crossings(totals[:, 0], totals[:, 1])
+    return found[0] if found else None
 
 
 def corrected_table() -> pd.DataFrame:
@@ -48,7 +55,7 @@ def predictions() -> dict[str, pd.DataFrame]:
 def run(table=None, preds=None, **options) -> ImpactResult:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PendingVerdictWarning)
-        return impact(corrected_table() if table is None else table,
+        return measure_impact(corrected_table() if table is None else table,
                       predictions() if preds is None else preds, **options)
 
 
@@ -140,7 +147,7 @@ def test_swapped_pair_on_pruned_set():
 
 def test_pending_warns():
     with pytest.warns(PendingVerdictWarning, match="1 flagged items"):
-        impact(corrected_table(), predictions())
+        measure_impact(corrected_table(), predictions())
 
 
 def test_probability_columns():
@@ -255,7 +262,7 @@ def test_empty_correctable_set():
     table = corrected_table()
     table.loc[6:8, "verdict"] = "Non-Error"
     with pytest.warns(EmptyCorrectableWarning, match="C is empty"):
-        result = impact(table, predictions())
+        result = measure_impact(table, predictions())
     assert result.noise_prevalence == 0.0 and result.flips == ()
     assert result.noise_prevalence_ci[0] == 0.0
     assert "C is empty" in result.summary()

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from labelaudit._errors import InvalidParameterError
-from labelaudit.impact import impact, ladder_predictions, model_ladder
+from labelaudit.impact import ladder_predictions, measure_impact, model_ladder
 
 WORDS = {"pos": ["good", "great", "fine", "lovely"], "neg": ["bad", "awful", "poor", "sad"]}
 
@@ -40,6 +40,6 @@ def test_tfidf_ladder_predicts_every_item():
     table = test.assign(corrected=test["label"], flagged=False)
     table.loc[:2, "flagged"] = True
     table.loc[:1, "corrected"] = table.loc[:1, "label"].map({"pos": "neg", "neg": "pos"})
-    result = impact(table, preds)
+    result = measure_impact(table, preds)
     assert (result.n_benign, result.n_correctable, result.n_unknown) == (18, 2, 0)
     assert len(result.models) == 5

@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
-from labelaudit.impact import RetokenisedWarning, impact_tokens, token_ladder_predictions
+from labelaudit.impact import RetokenisedWarning, measure_impact_tokens, token_ladder_predictions
 from labelaudit.impact._impact import _crossings, _curve
 from labelaudit.tokens import make_token_dataset
 
 # sentence 8 is re-tokenised on purpose; test_retokenised_... checks the warning
 pytestmark = pytest.mark.filterwarnings(
-    "ignore::labelaudit.impact._impact_tokens.RetokenisedWarning")
+    "ignore::labelaudit.impact.RetokenisedWarning")
 TOKENS = [["Ann"], ["Bob"], ["Rome"], ["ran"], ["Cal"], ["Acme"], ["Dee"], ["New", "York"]]
 ORIGINAL = [["B-PER"], ["B-PER"], ["B-LOC"], ["O"], ["B-PER"], ["B-LOC"], ["O"],
             ["B-LOC", "I-LOC"]]
@@ -33,7 +33,7 @@ def copies():
 
 def run(**predictions):
     original, fixed = copies()
-    return impact_tokens(fixed, original, predictions or {"m1": M1, "m2": M2})
+    return measure_impact_tokens(fixed, original, predictions or {"m1": M1, "m2": M2})
 
 
 def test_sentence_sets_and_prevalence():
@@ -46,7 +46,7 @@ def test_sentence_sets_and_prevalence():
 def test_retokenised_sentences_are_unknown_with_a_warning():
     original, fixed = copies()
     with pytest.warns(RetokenisedWarning, match="1 sentences have other tokens.*sentence 8"):
-        impact_tokens(fixed, original, {"m1": M1})
+        measure_impact_tokens(fixed, original, {"m1": M1})
 
 
 def test_entity_f1_by_hand():
@@ -111,7 +111,7 @@ def test_plain_tags_score_token_accuracy():
     tokens = [["a", "b"], ["c", "d"]]
     original = make_token_dataset(tokens, [["NN", "VB"], ["NN", "NN"]], scheme="plain")
     fixed = make_token_dataset(tokens, [["NN", "VB"], ["NN", "VB"]], scheme="plain")
-    result = impact_tokens(fixed, original, {"m": [["NN", "VB"], ["NN", "NN"]]})
+    result = measure_impact_tokens(fixed, original, {"m": [["NN", "VB"], ["NN", "NN"]]})
     assert result.metric == "token_accuracy"
     assert float(result.acc_original[0]) == 1.0
     assert float(result.acc_corrected[0]) == 0.75
@@ -120,18 +120,18 @@ def test_plain_tags_score_token_accuracy():
 def test_bad_input():
     original, fixed = copies()
     with pytest.raises(InvalidParameterError, match="at least one model"):
-        impact_tokens(fixed, original, {})
+        measure_impact_tokens(fixed, original, {})
     with pytest.raises(InvalidInputError, match="have 7 sentences, the data 8"):
-        impact_tokens(fixed, original, {"m": M1[:7]})
+        measure_impact_tokens(fixed, original, {"m": M1[:7]})
     with pytest.raises(InvalidInputError, match="tokens in 1 sentences, first sentence 8"):
-        impact_tokens(fixed, original, {"m": M1[:7] + [["B-LOC"]]})
+        measure_impact_tokens(fixed, original, {"m": M1[:7] + [["B-LOC"]]})
     with pytest.raises(InvalidInputError, match=r"entity types outside .*\['MISC'\]"):
-        impact_tokens(fixed, original, {"m": [["B-MISC"]] + M1[1:]})
+        measure_impact_tokens(fixed, original, {"m": [["B-MISC"]] + M1[1:]})
     with pytest.raises(InvalidInputError, match="has 8 sentences and the corrected copy 7"):
-        impact_tokens(fixed.subset(range(7)), original, {"m": M1})
+        measure_impact_tokens(fixed.subset(range(7)), original, {"m": M1})
     same = make_token_dataset(TOKENS[:7], ORIGINAL[:7])
     with pytest.warns(Warning, match="C is empty"):
-        result = impact_tokens(same, same, {"m": M1[:7]})
+        result = measure_impact_tokens(same, same, {"m": M1[:7]})
     assert result.noise_prevalence == 0 and result.flips == ()
 
 
@@ -141,9 +141,9 @@ def test_prediction_file_tokens_must_match(tmp_path):
     original, fixed = copies()
     path = write_conll(make_token_dataset([["Zed"]] + TOKENS[1:], M1), tmp_path / "p.conll")
     with pytest.raises(InvalidInputError, match="first sentence 1"):
-        impact_tokens(fixed, original, {"m": path})
+        measure_impact_tokens(fixed, original, {"m": path})
     good = write_conll(make_token_dataset(TOKENS, M1), tmp_path / "m1.conll")
-    result = impact_tokens(fixed, original, {"m1": good, "m2": M2})
+    result = measure_impact_tokens(fixed, original, {"m1": good, "m2": M2})
     np.testing.assert_allclose(result.acc_corrected, [8 / 11, 6 / 9])
 
 

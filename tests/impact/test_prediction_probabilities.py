@@ -9,7 +9,7 @@ import pytest
 
 from labelaudit._errors import InvalidInputError
 from labelaudit.cli import main
-from labelaudit.impact import impact
+from labelaudit.impact import measure_impact
 
 IDS = list(range(6))
 
@@ -30,11 +30,11 @@ def test_rows_that_do_not_sum_to_one_are_refused():
     with pytest.raises(InvalidInputError, match=r"predictions 'm': row 1 \(0-based; id 1\) "
                                                 r"has probabilities summing to 0\.5, not 1 "
                                                 r"\(within 0\.001\).*\(2 more rows too\)"):
-        impact(_corrected(), {"m": _probs(scale_rows=(1, 3, 4))})
+        measure_impact(_corrected(), {"m": _probs(scale_rows=(1, 3, 4))})
 
 
 def test_rows_within_the_tolerance_are_taken():
-    result = impact(_corrected(), {"m": _probs(scale_rows=(2,), scale=1.0004)})
+    result = measure_impact(_corrected(), {"m": _probs(scale_rows=(2,), scale=1.0004)})
     assert result.n_correctable == 1
 
 

@@ -11,8 +11,9 @@ from tests.conftest import make_select_task
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.impact import ModelConfig, SelectionResult, select_models, sweep_configs
-from labelaudit.impact._select_splits import label_versions, noisy_labels, parse_noise
+from labelaudit.impact._select import label_versions
 from labelaudit.io import prepare_text_dataset
+from labelaudit.noise import noisy_labels, parse_noise
 
 GOOD = ModelConfig("tfidf", {"C": 1.0, "ngram_range": (1, 1), "min_df": 2})
 MEMORISER = ModelConfig("tfidf", {"C": 1000.0, "ngram_range": (1, 1), "min_df": 1})

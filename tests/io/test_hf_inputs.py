@@ -162,7 +162,7 @@ def test_unreachable_hub_tries_only_the_cache(monkeypatch):
     import datasets.config
     from huggingface_hub import constants
 
-    from labelaudit.io import _hf
+    from labelaudit.io import _read
 
     _, dataset = frame_and_dataset()
     seen = []
@@ -171,7 +171,7 @@ def test_unreachable_hub_tries_only_the_cache(monkeypatch):
         seen.append((constants.HF_HUB_OFFLINE, datasets.config.HF_HUB_OFFLINE))
         return dataset
 
-    monkeypatch.setattr(_hf, "_hub_unreachable", lambda: True)
+    monkeypatch.setattr(_read, "_hub_unreachable", lambda: True)
     monkeypatch.setattr(datasets, "load_dataset", cache_only)
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
     monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", False)

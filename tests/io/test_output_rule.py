@@ -14,10 +14,10 @@ from labelaudit.cli import main
 from labelaudit.io import (
     check_output_folder,
     check_output_paths,
+    output_record,
     record_output,
     write_manifest,
     write_table,
-    wrote_output,
 )
 
 
@@ -38,7 +38,7 @@ def test_both_scans_follow_one_rule(data, tmp_path, capsys, streams):
     extra = ["--scorers", "tfidf"] if streams else ["--scorers", "tfidf", "--top", "5"]
     out = tmp_path / "issues.csv"
     assert _scan(data, out, *extra) == 0
-    assert wrote_output(out)
+    assert output_record(out) == "unchanged"
     assert _scan(data, out, *extra) == 0  # its own output: replaced on a rerun
     out.write_text(out.read_text() + "a line added by hand\n")
     assert _scan(data, out, *extra) == 1
@@ -122,13 +122,18 @@ def test_folders_of_another_kind_are_not_replaced(tmp_path):
         check_output_folder(folder, kind="model")
 
 
-def test_an_unwritable_record_refuses_a_rerun(tmp_path, monkeypatch):
-    monkeypatch.setenv("LABELAUDIT_STATE_DIR", str(tmp_path / "file-not-folder"))
-    (tmp_path / "file-not-folder").write_text("in the way")
+@pytest.mark.parametrize("state", ["a file", "/dev/null"])
+def test_an_unwritable_record_refuses_a_rerun(tmp_path, monkeypatch, state):
+    """A state folder that is a file turns the record off (the README's switch): outputs
+    are written, nothing is recorded, and a rerun over one is refused."""
+    if state == "a file":
+        state = str(tmp_path / "file-not-folder")
+        (tmp_path / "file-not-folder").write_text("in the way")
+    monkeypatch.setenv("LABELAUDIT_STATE_DIR", state)
     out = tmp_path / "out.csv"
     write_table(make_topic_frame(2), out)  # writes even though nothing can be recorded
     record_output(out)
-    assert not wrote_output(out)
+    assert output_record(out) is None
     for overwrite in (False, True):  # no record of it: a file labelaudit did not write
         with pytest.raises(InvalidParameterError, match="labelaudit did not write it"):
             check_output_paths([("--out", str(out))], [], overwrite=overwrite)

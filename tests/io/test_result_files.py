@@ -9,8 +9,8 @@ import pytest
 from labelaudit.agreement import noise_bound, tolerance
 from labelaudit.io import ResultFiles
 
-PACKAGES = ("scanning", "evaluation", "noise", "agreement", "training", "consistency_check", "impact",
-            "review")
+PACKAGES = ("scanning", "evaluation", "noise", "agreement", "training", "consistency_check",
+            "impact", "review")
 
 
 def _results():

@@ -57,11 +57,13 @@ def test_folds_are_stratified_and_seeded():
     assert not (make_folds(labels, n_folds=5, random_state=1) == folds).all()
 
 
-def test_small_class_falls_back_to_fewer_folds_with_a_warning():
+def test_small_class_lowers_the_default_folds_with_a_warning():
     labels = np.array([0] * 10 + [1] * 3)
     with pytest.warns(FoldWarning, match="using 3 folds"):
-        folds = make_folds(labels, n_folds=5, classes=np.array(["a", "b"]))
+        folds = make_folds(labels, classes=np.array(["a", "b"]))
     assert len(np.unique(folds)) == 3
+    with pytest.raises(InvalidParameterError, match="smallest class, 'b', has 3 items"):
+        make_folds(labels, n_folds=5, classes=np.array(["a", "b"]))
 
 
 def test_single_item_class_is_refused_naming_it():

@@ -67,7 +67,7 @@ def test_scan_sweep_keeps_k_finetune_members(tiny_bert_dir):
     assert set(result.weights) == {"finetune", "tfidf"}
     with pytest.raises(InvalidParameterError, match="keep must be between 1 and sweep"):
         scan(frame, scorers=[base], sweep=2, keep=3)
-    with pytest.raises(InvalidParameterError, match="sweep tunes the finetune scorer"):
+    with pytest.raises(InvalidParameterError, match="sets the fine-tuning sweep of the finetune"):
         scan(frame, scorers=["tfidf"], sweep=2, keep=1)
 
 
@@ -92,13 +92,9 @@ def test_summary_shows_each_members_time_next_to_its_weight():
 
 @pytest.mark.filterwarnings("ignore::labelaudit.ChanceLevelWarning")
 def test_default_members_are_screened_and_named_ones_always_run(tiny_st_dir, monkeypatch):
-    import dataclasses
-
-    from labelaudit import registry
-
     # screening as it works for any default: here the embed member was a default one
-    monkeypatch.setattr(registry, "SCORERS", dataclasses.replace(registry.SCORERS,
-                                                                 default=("tfidf", "embed")))
+    for module in ("_options", "_pipeline"):
+        monkeypatch.setattr(f"labelaudit.scanning.{module}.DEFAULT_SCORERS", ("tfidf", "embed"))
     frame = make_topic_frame(40, n_errors=6)  # 120 items; TF-IDF separates the topics
     screened = scan(frame, model=str(tiny_st_dir), screen=60, progress=False)
     assert list(screened.weights) == ["tfidf"]  # the random encoder earned no weight

@@ -17,7 +17,7 @@ from labelaudit.models import (  # noqa: E402
     predict_proba,
     train_networks,
 )
-from labelaudit.models._loop_steps import (  # noqa: E402
+from labelaudit.models._loop import (  # noqa: E402
     TrainingSteps,
     autocast_dtype,
     linear_schedule,

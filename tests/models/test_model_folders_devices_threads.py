@@ -19,8 +19,8 @@ import labelaudit
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.cli import main
 from labelaudit.models import FinetuneScorer
-from labelaudit.models import _hub as hub
-from labelaudit.models import _runtime as runtime
+from labelaudit.models import _encoder as hub
+from labelaudit.models import _encoder as runtime
 from labelaudit.models._tapt import tapt
 from labelaudit.training import load_model
 
@@ -132,7 +132,7 @@ def _counting_loader():
 
 @pytest.mark.parametrize("variable", ["HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"])
 def test_an_uncached_hub_model_offline_fails_at_once_without_probing(variable, monkeypatch):
-    from labelaudit.models._loading import load_pretrained
+    from labelaudit.models._encoder import load_pretrained
 
     for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):
         monkeypatch.delenv(name, raising=False)
@@ -146,7 +146,7 @@ def test_an_uncached_hub_model_offline_fails_at_once_without_probing(variable, m
 
 
 def test_an_unreachable_hub_is_found_before_transformers_retries(monkeypatch):
-    from labelaudit.models._loading import load_pretrained
+    from labelaudit.models._encoder import load_pretrained
 
     for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):
         monkeypatch.delenv(name, raising=False)
@@ -174,7 +174,7 @@ def test_a_cached_hub_model_loads_from_the_cache_alone_when_offline(tiny_bert_di
     from huggingface_hub import constants
     from transformers import AutoConfig
 
-    from labelaudit.models._loading import load_pretrained
+    from labelaudit.models._encoder import load_pretrained
 
     repo = tmp_path / "hub" / "models--someone--cached-model"
     snapshot = repo / "snapshots" / ("a" * 40)

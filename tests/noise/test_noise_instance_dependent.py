@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from labelaudit import InvalidInputError, InvalidParameterError
-from labelaudit.noise import inject_noise, nearest_other_class
+from labelaudit.noise import inject_noise
+from labelaudit.noise._instance_dependent import nearest_other_class
 
 # two classes on the unit circle; items near the boundary (angle ~ 90 degrees) are hard
 ANGLES = np.array([0, 10, 20, 80, 85, 100, 95, 160, 170, 180])

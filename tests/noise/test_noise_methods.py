@@ -9,14 +9,10 @@ import pandas as pd
 import pytest
 
 from labelaudit import InvalidInputError, InvalidParameterError
-from labelaudit.noise import (
-    allocate,
-    check_noise_matrix,
-    crowd_majority_labels,
-    inject_noise,
-    parse_recipe,
-    target_count,
-)
+from labelaudit.noise import inject_noise, parse_recipe
+from labelaudit.noise._class_dependent import check_noise_matrix
+from labelaudit.noise._common import allocate, target_count
+from labelaudit.noise._crowd_majority import crowd_majority_labels
 
 DISSENTING_ITEMS = {1, 2, 3, 5, 6, 9}
 

@@ -1,7 +1,7 @@
 """Hypothesis properties of inject_noise: exact rates, determinism, valid flips.
 
-The methods come from the registry (``labelaudit.registry.NOISE_METHODS``), so a newly
-registered method is tested here without a change. Every method gets the crowd annotations
+The methods come from ``labelaudit.noise.NOISE_METHODS``, so a newly listed method is
+tested here without a change. Every method gets the crowd annotations
 (those that need none ignore them). Crowd-majority, whose rate is only a cap, has its own
 property below; a method that cannot noise every item needs its capacity in ``_capacity``.
 """
@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from noise_crowds import random_crowd
 
 from labelaudit import InvalidInputError
-from labelaudit.noise import inject_noise, target_count
-from labelaudit.registry import NOISE_METHODS
+from labelaudit.noise import NOISE_METHODS, inject_noise
+from labelaudit.noise._common import target_count
 
 SETTINGS = settings(max_examples=25, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -145,7 +145,7 @@ def test_recipe_rates_per_split_and_overall(seed, rate, share, n_splits):
 
 def test_properties_module_is_collected():
     # guards against the hypothesis tests silently collecting nothing
-    assert set(ALL_METHODS) == set(NOISE_METHODS.names()) - set(CAP_ONLY)
+    assert set(ALL_METHODS) == set(NOISE_METHODS) - set(CAP_ONLY)
     assert set(CROWD_METHODS) <= set(ALL_METHODS)
     with pytest.raises(InvalidInputError):
         _run("dissenting-label", 0, 0.9, accuracy=1.0)

@@ -12,15 +12,14 @@ import pytest
 from labelaudit import InvalidInputError, InvalidParameterError
 from labelaudit.noise import (
     NOISE_METHODS,
-    NoiseMethod,
     inject_noise,
     inject_noise_table,
     measure_noise_realism,
-    random_noise_matrix,
     read_noise_matrix,
     read_noise_sources,
 )
-from labelaudit.registry import NOISE_METHODS as REGISTRY
+from labelaudit.noise._class_dependent import random_noise_matrix
+from labelaudit.noise._inject import NoiseMethod
 
 
 def _frame(n: int = 40) -> pd.DataFrame:
@@ -31,9 +30,8 @@ def _frame(n: int = 40) -> pd.DataFrame:
                         index=np.arange(100, 100 + n))  # not a range index from 0
 
 
-def test_the_names_are_the_registrys():
-    assert NOISE_METHODS == REGISTRY.names()
-    assert typing.get_args(NoiseMethod) == REGISTRY.names()
+def test_the_literal_names_the_methods():
+    assert typing.get_args(NoiseMethod) == tuple(NOISE_METHODS)
 
 
 def test_apply_to_adds_the_columns_row_for_row():

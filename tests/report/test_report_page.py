@@ -14,7 +14,7 @@ from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.report import render_report, write_report
 from labelaudit.report._html import script_json
 from labelaudit.report._load import load_source
-from labelaudit.report._stats import confusion_matrix
+from labelaudit.report._text import confusion_matrix
 
 PWNED = "<script>window.__pwned=1</script>"
 
@@ -118,7 +118,7 @@ def test_many_classes_keep_the_heat_map_readable(make_scan_frame):
     assert "the 30 of 158 classes with the most confusions" in html
     # the largest confusion of all is in the heat map
     from labelaudit.report._load import load_source as load
-    from labelaudit.report._stats import top_confused
+    from labelaudit.report._text import top_confused
 
     audit = load(make_scan_frame(n=2000, classes=classes, strength=1.0))
     matrix = confusion_matrix(audit.frame, audit.classes)

@@ -128,7 +128,7 @@ def test_answer_flow_csrf_and_double_answers(store, client):
 
 
 def test_a_reviewer_cannot_answer_an_item_they_were_not_shown(store, client):
-    from labelaudit.review._security import csrf_token, hash_token
+    from labelaudit.review._app import csrf_token, hash_token
 
     reviewer, token = store.add_reviewer("alice", role="reviewer")
     login(client, token)

@@ -83,7 +83,7 @@ def stored_answers(db):
 
 def test_concurrent_reviewers_and_a_kill_lose_no_acknowledged_answer(tmp_path, scan,
                                                                      live_server):
-    from labelaudit.review._security import hash_token
+    from labelaudit.review._store import hash_token
 
     db = tmp_path / "review.sqlite"
     store = init_review(scan, db, top=N_ITEMS, n_reviewers=PER_ITEM)

@@ -4,7 +4,7 @@ import pytest
 from tests.conftest import make_topic_frame
 
 from labelaudit import InvalidInputError, InvalidParameterError, ScanResult, scan
-from labelaudit.scanning._text import DEFAULT_METHODS
+from labelaudit.scanning._options import DEFAULT_METHODS
 
 
 def test_scan_finds_planted_errors_and_suggests_true_labels(topic_frame):
@@ -122,7 +122,7 @@ def test_mode_reports_the_folds_actually_used_when_a_class_is_small():
     from labelaudit.models import FoldWarning
 
     with pytest.warns(FoldWarning, match="using 3 folds"):
-        result = scan(frame, scorers=["tfidf"], n_folds=5)
+        result = scan(frame, scorers=["tfidf"])  # the default, 5 folds
     assert result.mode == "3-fold cross-fit"
     assert scan(make_topic_frame(10), scorers=["tfidf"], n_folds=4).mode == "4-fold cross-fit"
 

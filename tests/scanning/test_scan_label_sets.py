@@ -173,7 +173,7 @@ def test_cli_writes_sets_as_lists_or_joined_text(sets, tmp_path, capsys):
     first = json.loads((tmp_path / "b.jsonl").read_text().splitlines()[0])
     assert isinstance(first["label"], list) and "score_worst_class" in first
     assert main(["scan", str(tmp_path / "posts.jsonl"), "--label", "topics", "--methods",
-                 "ensemble", "--quiet"]) == 1
+                 "ensemble", "--quiet"]) == 2  # a usage error
     assert "--methods goes with one label per item" in capsys.readouterr().err
 
 
@@ -244,7 +244,7 @@ def test_a_hugging_face_sequence_of_class_labels_is_read_as_label_sets(sets, res
 def test_a_bad_class_label_id_in_a_sequence_is_named_by_its_row():
     """datasets refuses such ids when it builds a dataset, so the check is tested alone:
     every row's ids are checked in one pass, and a bad one is named by its item's row."""
-    from labelaudit.io._hf import _class_name_sets
+    from labelaudit.io._read import _class_name_sets
 
     rows = pd.Series([[0], [], [1, 7]])
     with pytest.raises(InvalidInputError, match=r"ids with no name \(7\) in row 2;"):

@@ -1,4 +1,4 @@
-"""plan_scan: what the options of a scan decide before any work; output_frame: its table."""
+"""ScanOptions: what the options of a scan decide before any work; result_table: its table."""
 
 import warnings
 
@@ -8,7 +8,8 @@ from tests.conftest import make_topic_frame
 
 from labelaudit import InvalidParameterError, scan
 from labelaudit.models import FinetuneScorer
-from labelaudit.scanning import SlowPresetWarning, output_frame, plan_scan
+from labelaudit.scanning import ScanOptions, SlowPresetWarning, result_table, streams
+from labelaudit.scanning._options import check_options
 
 
 @pytest.fixture
@@ -18,80 +19,85 @@ def data(tmp_path):
     return str(path)
 
 
+def check(data, **options):
+    return check_options(data, ScanOptions(**options))
+
+
+def streams_(data, engine=None, report=False, **options):
+    return streams(data, ScanOptions(**options), engine=engine, report=report)
+
+
 def test_the_default_runs_in_memory_with_the_default_members(data):
-    plan = plan_scan(data)
-    assert (plan.streams, plan.scorers, plan.members, plan.weights) == (False, None, None, "auto")
+    options = check(data)
+    assert not streams_(data)
+    assert (options.scorers, options.weights) == (None, "auto")
 
 
 def test_a_streamed_scan_embeds_with_the_first_model(data, tmp_path):
-    plan = plan_scan(data, engine="local", out=str(tmp_path / "o.csv"), model=["a"],
-                     text_pair="text", pair_mode="joint", cache_dir="c")
-    assert (plan.embed.model, plan.embed.pair_mode, plan.embed.cache_dir) == ("a", "joint", "c")
-    assert plan_scan(data, engine="local", out=str(tmp_path / "o.csv")).embed.pair_mode == \
-        "features"
-    assert plan_scan(data).embed is None
+    options = check(data, out=str(tmp_path / "o.csv"), model=["a"], text_pair="text",
+                    pair_mode="joint", cache_dir="c")
+    assert (options.first_model, options.pair_mode, options.cache_dir) == ("a", "joint", "c")
 
 
 def test_a_tfidf_scan_of_a_file_written_to_out_streams(data, tmp_path):
-    assert plan_scan(data, scorers=["tfidf"], out=str(tmp_path / "o.csv")).streams
-    assert not plan_scan(data, scorers=["tfidf"]).streams
-    assert not plan_scan(data, scorers=["tfidf"], out=str(tmp_path / "o.csv"), n_folds=1).streams
-    assert plan_scan(data, engine="local", out=str(tmp_path / "o.csv")).streams
+    assert streams_(data, scorers=["tfidf"], out=str(tmp_path / "o.csv"))
+    assert not streams_(data, scorers=["tfidf"])
+    assert streams_(data, engine="local", out=str(tmp_path / "o.csv"))
 
 
 def test_what_needs_memory_runs_in_memory_on_ray_and_is_refused_locally(data):
-    assert not plan_scan(data, engine="ray", datalab=True, out="o.csv").streams
+    assert not streams_(data, engine="ray", datalab=True, out="o.csv")
     with pytest.raises(InvalidParameterError, match=r"datalab=, scorers='finetune' need every "
                        r"item in memory; drop them, drop engine="):
-        plan_scan(data, engine="local", datalab=True, scorers=["finetune"], out="o.csv")
+        streams_(data, engine="local", datalab=True, scorers=["finetune"], out="o.csv")
     with pytest.raises(InvalidParameterError, match="give out="):
-        plan_scan(data, engine="local")
+        streams_(data, engine="local")
     with pytest.raises(InvalidParameterError, match="only a streamed scan writes to a folder"):
-        plan_scan(data, scorers=["tfidf"], datalab=True, out="s3://bucket/issues.csv")
+        streams_(data, scorers=["tfidf"], datalab=True, out="s3://bucket/issues.csv")
 
 
 def test_given_probabilities_refuse_the_options_of_the_models(data):
     with pytest.raises(InvalidParameterError, match="so epochs=, n_seeds= cannot be given"):
-        plan_scan(data, pred_probs="p.npy", epochs=2, n_seeds=2)
+        check(data, pred_probs="p.npy", epochs=2, n_seeds=2)
     with pytest.raises(InvalidParameterError, match="classes= names the columns"):
-        plan_scan(data, classes=["a", "b"])
-    assert plan_scan(data, pred_probs="p.npy").members is None
+        check(data, classes=["a", "b"])
+    assert check(data, pred_probs="p.npy").scorers is None
 
 
 def test_fine_tuning_options_configure_the_finetune_member(data):
-    plan = plan_scan(data, scorers=["tfidf", "finetune"], model=["a", "b"], epochs=2)
-    assert plan.members[0] == "tfidf"
-    assert [(m.model, m.epochs) for m in plan.members[1:]] == [("a", 2), ("b", 2)]
+    members = check(data, scorers=["tfidf", "finetune"], model=["a", "b"], epochs=2).scorers
+    assert members[0] == "tfidf"
+    assert [(m.model, m.epochs) for m in members[1:]] == [("a", 2), ("b", 2)]
     with pytest.raises(InvalidParameterError, match="^epochs=, learning_rate= set the "
                        "fine-tuning of the finetune scorer") as caught:
-        plan_scan(data, scorers=["tfidf"], epochs=2, learning_rate=1e-5)
+        check(data, scorers=["tfidf"], epochs=2, learning_rate=1e-5)
     assert caught.value.params == ("epochs", "learning_rate", "scorers")  # a usage error
 
 
 def test_a_preset_gives_its_members_and_settings_the_given_ones_first(data):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SlowPresetWarning)
-        plan = plan_scan(data, preset="best", epochs=1)
-    assert plan.scorers == ["tfidf", "finetune"]
-    tuned = plan.members[1]
+        members = check(data, preset="best", epochs=1).scorers
+    assert members[0] == "tfidf"
+    tuned = members[1]
     assert isinstance(tuned, FinetuneScorer) and (tuned.epochs, tuned.max_length) == (1, 512)
     with pytest.raises(InvalidParameterError, match="give preset= or scorers=, not both"):
-        plan_scan(data, preset="fast", scorers=["tfidf"])
+        check(data, preset="fast", scorers=["tfidf"])
 
 
 def test_weights_are_read_from_text(data):
-    assert plan_scan(data, scorers=["tfidf", "tfidf-char"], weights=" 1, 2").weights == [1, 2]
+    assert check(data, scorers=["tfidf", "tfidf-char"], weights=" 1, 2").weights == [1, 2]
     with pytest.raises(InvalidParameterError, match="must be auto, equal or numbers; got '1,x'"):
-        plan_scan(data, weights="1,x")
+        check(data, weights="1,x")
 
 
-def test_output_frame_is_every_item_or_the_table_view():
+def test_result_table_is_every_item_or_the_table_view():
     result = scan(make_topic_frame(6), scorers=["tfidf"])
-    pd.testing.assert_frame_equal(output_frame(result), result.to_frame())
-    pd.testing.assert_frame_equal(output_frame(result, rows=3), result.to_table(3))
+    pd.testing.assert_frame_equal(result_table(result), result.to_frame())
+    pd.testing.assert_frame_equal(result_table(result, rows=3), result.to_table(3))
     sets = make_topic_frame(6)
     other = {"sport": "food", "food": "tech", "tech": "sport"}
     sets["label"] = [f"{a}|{other[a]}" if i % 3 == 0 else a for i, a in enumerate(sets["label"])]
     multi = scan(sets, scorers=["tfidf"], label_sep="|")
-    assert output_frame(multi, sep="|")["label"].str.contains("|", regex=False).any()
-    assert len(output_frame(multi, rows=4)) == 4 and len(output_frame(multi, rows=0)) == 18
+    assert result_table(multi, sep="|")["label"].str.contains("|", regex=False).any()
+    assert len(result_table(multi, rows=4)) == 4 and len(result_table(multi, rows=0)) == 18

@@ -144,12 +144,12 @@ def test_wrong_column_order_warns():
                                     {"weights": "equal"}])
 def test_conflicting_options(planted, option):
     frame, probs = planted
-    with pytest.raises(InvalidParameterError, match=f"so {next(iter(option))} cannot be"):
+    with pytest.raises(InvalidParameterError, match=f"so {next(iter(option))}= cannot be"):
         scan(frame, pred_probs=probs, **option)
 
 
 def test_classes_without_pred_probs(planted):
-    with pytest.raises(InvalidParameterError, match="give pred_probs too"):
+    with pytest.raises(InvalidParameterError, match="give pred_probs= too"):
         scan(planted[0], classes=CLASSES)
 
 
@@ -181,7 +181,7 @@ def bad_cases(tmp_path, probs):
                  r"\(softmax outputs\)"),
         "unknown labels": (probs, ["--classes", "food,sport,music"],
                            r"labels 'tech' \(in rows .*\) are not among the pred_probs "
-                           r"--classes 'food', 'sport', 'music'"),
+                           r"(--classes|classes=) 'food', 'sport', 'music'"),
         "stray columns": (tmp_path / "stray.csv", [],
                           r"pred_probs columns 'x' are not label values \(the labels are "
                           r"'food', 'sport', 'tech'\)"),

@@ -7,13 +7,13 @@ import pytest
 
 from labelaudit import InvalidParameterError, scan
 from labelaudit.cli import main
-from labelaudit.models import FinetuneScorer
-from labelaudit.registry import PRESETS, SCORERS, STREAMED_SCORERS
-from labelaudit.scanning import PRESET_FINETUNE, SlowPresetWarning, preset_members
+from labelaudit.models import DEFAULT_SCORERS, FinetuneScorer
+from labelaudit.scanning import PRESET_FINETUNE, PRESETS, SlowPresetWarning, preset_members
+from labelaudit.scanning._options import STREAMED_SCORERS
 
 
 def test_the_default_is_word_and_character_tfidf(topic_frame):
-    assert SCORERS.default == ("tfidf", "tfidf-char")
+    assert DEFAULT_SCORERS == ("tfidf", "tfidf-char")
     assert PRESETS["default"] is None
     result = scan(topic_frame, id="id")
     assert set(result.member_probs) == {"tfidf", "tfidf-char"}
@@ -56,10 +56,11 @@ def test_best_runs_end_to_end_on_a_tiny_model(topic_frame, tiny_bert_dir):
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    ({"preset": "fast", "scorers": ["tfidf"]}, "preset or scorers"),
+    ({"preset": "fast", "scorers": ["tfidf"]}, "preset= or scorers="),
     ({"preset": "quick"}, "preset must be one of fast, default, best"),
     # given probabilities replace the members: a preset would be silently ignored
-    ({"preset": "fast", "pred_probs": "PROBS"}, "pred_probs replaces the scorers, so preset"),
+    ({"preset": "fast", "pred_probs": "PROBS"},
+     "pred_probs= replaces labelaudit's models, so preset="),
 ])
 def test_bad_presets(topic_frame, kwargs, match):
     if kwargs.get("pred_probs") == "PROBS":
@@ -80,8 +81,7 @@ def test_cli_preset(tmp_path, topic_frame, capsys):
     out = tmp_path / "o.csv"
     assert main(["scan", str(data), "--preset", "fast", "--out", str(out), "-q"]) == 0
     assert out.exists()
-    with pytest.raises(SystemExit):
-        main(["scan", str(data), "--preset", "fast", "--scorers", "tfidf"])
+    assert main(["scan", str(data), "--preset", "fast", "--scorers", "tfidf"]) == 2
     assert "--preset or --scorers" in capsys.readouterr().err
     assert main(["scan", str(data), "--preset", "fast", "--epochs", "3"]) == 2
     assert "--epochs sets the fine-tuned member, which --preset fast does not have" in \

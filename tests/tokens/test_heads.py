@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from labelaudit import InvalidParameterError
-from labelaudit.models._heads import (
+from labelaudit.models._tokens import (
     CRFHead,
     LinearHead,
     make_head,

@@ -5,7 +5,7 @@ import pytest
 
 from labelaudit.models import EncoderTokenScorer, make_token_scorer
 from labelaudit.models._encoder import TokenVectorCache
-from labelaudit.models._word_vectors import encode_word_vectors
+from labelaudit.models._tokens import encode_word_vectors
 from labelaudit.scanning import scan_tokens
 from labelaudit.tokens import make_token_dataset
 

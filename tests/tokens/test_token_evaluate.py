@@ -5,8 +5,12 @@ import pytest
 from ner_fixtures import fake_encode
 
 from labelaudit import InvalidInputError, InvalidParameterError
-from labelaudit.evaluation import detection_report, evaluate_tokens, read_token_issues
-from labelaudit.evaluation._detection_report import HeadlineMetrics
+from labelaudit.evaluation import (
+    HeadlineMetrics,
+    detection_report,
+    evaluate_tokens,
+    read_token_issues,
+)
 from labelaudit.models import EncoderTokenScorer
 from labelaudit.scanning import scan_tokens
 from labelaudit.tokens import format_issue_table, make_token_dataset, read_conll

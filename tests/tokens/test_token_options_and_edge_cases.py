@@ -11,10 +11,15 @@ from labelaudit import InvalidInputError, InvalidParameterError
 from labelaudit.detect import sentence_scores
 from labelaudit.evaluation import evaluate_tokens
 from labelaudit.models import EncoderTokenScorer, cross_val_token_probs, make_token_scorer
-from labelaudit.models._word_vectors import encode_word_vectors
+from labelaudit.models._tokens import encode_word_vectors
 from labelaudit.scanning import scan_tokens
-from labelaudit.tokens import make_token_dataset, read_conll, read_tokens, write_conll
-from labelaudit.tokens._spans import token_classes
+from labelaudit.tokens import (
+    make_token_dataset,
+    read_conll,
+    read_tokens,
+    token_classes,
+    write_conll,
+)
 
 
 def _never(sentences):

@@ -13,8 +13,7 @@ from labelaudit.scanning import (
     token_output_format,
     write_token_scan,
 )
-from labelaudit.tokens import make_token_dataset
-from labelaudit.tokens._spans import token_classes
+from labelaudit.tokens import make_token_dataset, token_classes
 
 
 @pytest.fixture

@@ -7,8 +7,7 @@ from labelaudit.detect import sentence_scores
 from labelaudit.models import EncoderTokenScorer, cross_val_token_probs
 from labelaudit.models._crossfit import group_folds as document_folds
 from labelaudit.scanning import scan_tokens
-from labelaudit.tokens import make_token_dataset, read_conll
-from labelaudit.tokens._spans import token_classes
+from labelaudit.tokens import make_token_dataset, read_conll, token_classes
 
 
 def test_document_folds_never_split_a_document_and_balance_tokens():
@@ -164,7 +163,7 @@ def test_token_scorers_are_scorers_and_clone_unfitted(corpus):
     scorer = EncoderTokenScorer(encode=fake_encode, head="linear")
     assert isinstance(scorer, TokenScorer) and isinstance(scorer, Scorer)
     classes = token_classes(ds)
-    from labelaudit.tokens._spans import encode_tags
+    from labelaudit.tokens import encode_tags
 
     scorer.fit(scorer.prepare(ds), encode_tags(ds, classes), n_classes=len(classes))
     fresh = scorer.clone()
@@ -201,16 +200,11 @@ def test_several_token_scorers_are_averaged_per_token(noisy_conll):
         scan_tokens(ds, scorer=[], n_folds=4)
 
 
-def test_moved_token_names_still_import_with_a_deprecation_warning():
+def test_token_names_are_imported_from_where_they_live():
     import labelaudit.models
     import labelaudit.tokens
 
-    with pytest.warns(DeprecationWarning, match="labelaudit.models"):
-        assert labelaudit.tokens.EncoderTokenScorer is EncoderTokenScorer
-    with pytest.warns(DeprecationWarning, match="group_folds"):
-        assert labelaudit.tokens.document_folds is document_folds
+    for moved in ("EncoderTokenScorer", "document_folds", "cross_val_token_probs"):
+        assert not hasattr(labelaudit.tokens, moved)  # no deprecated aliases before 1.0
     assert labelaudit.scanning.scan_tokens is scan_tokens
     assert "EncoderTokenScorer" in labelaudit.models.__all__
-    assert "cross_val_token_probs" not in labelaudit.tokens.__all__
-    with pytest.raises(AttributeError):
-        labelaudit.tokens.no_such_name  # noqa: B018

@@ -78,7 +78,7 @@ def test_the_detector_finds_planted_errors(tiny_st_dir):
     assert model.log["flagged"] >= 6
     # the first detection is kept per process: recompute it to see which items it flagged
     from labelaudit.io import prepare_text_dataset
-    from labelaudit.training._backbones import embed
+    from labelaudit.training._model import embed
 
     data = prepare_text_dataset(frame, text="text", label="label")
     vectors = embed(data, {"encoder": str(tiny_st_dir)})
@@ -173,7 +173,6 @@ def test_auto_picks_the_planted_best(frames, tiny_st_dir, monkeypatch):
 def test_auto_averages_rounds_on_disjoint_held_out_parts(frames, monkeypatch):
     """The mean over the rounds decides, not one lucky part; each round holds out other
     items of every class, and rounds beyond round(1 / share) are refused."""
-    import labelaudit.training._metrics as metrics_module
     import labelaudit.training._train as module
 
     train, _ = frames
@@ -187,7 +186,7 @@ def test_auto_averages_rounds_on_disjoint_held_out_parts(frames, monkeypatch):
             held_out.append(set(check["text"]))
         return SimpleNamespace(top1=planted[method][len(held_out) - 1])
 
-    monkeypatch.setattr(metrics_module, "evaluate_model", evaluate)
+    monkeypatch.setattr(module, "evaluate_model", evaluate)
     screen = choose_method(train, candidates=["base", "seal"], rounds=3)
     assert screen.winner == "seal" and screen.rounds == 3
     assert screen.table["round_1"].tolist() == [0.50, 0.45]

@@ -7,59 +7,45 @@ the items the annotators agreed on, and how large a difference between two syste
 can explain.
 
 Annotations come in long format, one row per ``item, annotator, label`` (crowd-kit's ``task,
-worker, label`` work too); :func:`nested_to_long` converts a per-item list column, and
-:func:`read_annotation_file` reads either shape from a file, as ``labelaudit agreement`` does.
-:func:`to_annotations` encodes them as :class:`Annotations`, labelaudit's one crowd-label type
-(also against a dataset's rows and label set, with ``ids=`` and ``classes=``, for the noise
-methods and CROWDLAB); the three are the long-format data format of :mod:`labelaudit.io`,
-re-exported here.
+worker, label`` work too; see :func:`labelaudit.io.to_annotations`);
+:func:`read_annotation_file` reads a long or nested file, as ``labelaudit agreement`` does.
 """
 
-from labelaudit.agreement._aggregation import Aggregation
-from labelaudit.agreement._agreement_report import (
-    AgreementReport,
-    Estimate,
-    agreement_report,
-    bootstrap_ci,
+from labelaudit.agreement._aggregation import (
+    AGGREGATION_METHODS,
+    aggregate,
+    dawid_skene,
+    glad,
+    mace,
+    majority_vote,
 )
-from labelaudit.agreement._alpha import krippendorff_alpha
-from labelaudit.agreement._chance_difference import ChanceDifference, chance_difference
-from labelaudit.agreement._counts import annotation_counts
-from labelaudit.agreement._gold import (
-    GoldStandard,
-    agreed_items,
-    chance_agreement,
-    gold_standard,
-)
-from labelaudit.agreement._kappa import (
+from labelaudit.agreement._coefficients import (
+    annotation_counts,
     cohen_kappa,
     fleiss_kappa,
+    krippendorff_alpha,
     observed_agreement,
     per_item_agreement,
 )
-from labelaudit.agreement._latent import aggregate, dawid_skene, glad, mace
-from labelaudit.agreement._majority import majority_vote
-from labelaudit.agreement._noise_model import NoiseBound, noise_bound, tolerable_disagreements
-from labelaudit.agreement._read import AnnotationFile, read_annotation_file
-from labelaudit.agreement._tolerance import Tolerance, tolerance
-from labelaudit.io import Annotations, DroppedAnnotationsWarning, nested_to_long, to_annotations
+from labelaudit.agreement._gold import agreed_items as agreed_items
+from labelaudit.agreement._gold import chance_agreement, gold_standard
+from labelaudit.agreement._noise_model import (
+    chance_difference,
+    noise_bound,
+    tolerable_disagreements,
+    tolerance,
+)
+from labelaudit.agreement._read import AnnotationFile as AnnotationFile
+from labelaudit.agreement._read import read_annotation_file
+from labelaudit.agreement._report import AgreementReport as AgreementReport
+from labelaudit.agreement._report import agreement_report
+from labelaudit.agreement._report import bootstrap_ci as bootstrap_ci
 
 __all__ = [
-    "Aggregation",
-    "AgreementReport",
-    "AnnotationFile",
-    "Annotations",
-    "ChanceDifference",
-    "DroppedAnnotationsWarning",
-    "Estimate",
-    "GoldStandard",
-    "NoiseBound",
-    "Tolerance",
+    "AGGREGATION_METHODS",
     "aggregate",
-    "agreed_items",
     "agreement_report",
     "annotation_counts",
-    "bootstrap_ci",
     "chance_agreement",
     "chance_difference",
     "cohen_kappa",
@@ -70,12 +56,10 @@ __all__ = [
     "krippendorff_alpha",
     "mace",
     "majority_vote",
-    "nested_to_long",
     "noise_bound",
     "observed_agreement",
     "per_item_agreement",
     "read_annotation_file",
-    "to_annotations",
     "tolerable_disagreements",
     "tolerance",
 ]

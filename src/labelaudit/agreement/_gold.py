@@ -10,14 +10,12 @@ import numpy as np
 
 from labelaudit._errors import InvalidInputError
 from labelaudit._validation import check_choice, check_number
-from labelaudit.agreement._aggregation import _records
 from labelaudit.agreement._noise_model import NoiseBound, noise_bound
+from labelaudit.agreement._text import _records, percent
 from labelaudit.io import Annotations, ResultFiles, format_items, to_annotations
 
 if TYPE_CHECKING:
     import pandas as pd
-
-__all__ = ["GoldStandard", "agreed_items", "chance_agreement", "gold_standard"]
 
 ChanceMethod = Literal["annotators", "pooled"]
 
@@ -76,14 +74,9 @@ def _tail_at_least(q: np.ndarray, need: np.ndarray) -> np.ndarray:
 
 
 def chance_agreement(
-    annotations: pd.DataFrame | Annotations,
-    *,
-    item: str | None = None,
-    annotator: str | None = None,
-    label: str | None = None,
-    min_share: float = 1.0,
-    method: ChanceMethod = "annotators",
-) -> float:
+    annotations: pd.DataFrame | Annotations, *, item: str | None = None,
+    annotator: str | None = None, label: str | None = None, min_share: float = 1.0,
+    method: ChanceMethod = "annotators") -> float:
     """Estimate ``p``, the chance that annotators flipping coins agree on a hard item.
 
     The paper's footnote 3 estimates annotator ``j``'s coin, :math:`P(X_{ij}=c \\mid H)`, by
@@ -100,19 +93,9 @@ def chance_agreement(
     disagreed items (one coin for everybody, as in the paper's section 3.3). When nothing is
     disagreed, the shares of all labels are used.
 
-    Parameters
-    ----------
-    annotations : DataFrame
-        Long format.
-    item, annotator, label : str, optional
-        Column names.
-    min_share : float, default 1.0
-        The agreement that counts as "agreed" (1.0 = unanimous; must be > 0.5).
-    method : {"annotators", "pooled"}, default "annotators"
-
-    Returns
-    -------
-    float
+    ``annotations`` (with ``item``, ``annotator``, ``label``) are as for
+    :func:`labelaudit.agreement.aggregate`; ``min_share`` is the agreement that counts as
+    "agreed" (1.0 = unanimous; must be > 0.5).
 
     References
     ----------
@@ -123,6 +106,7 @@ def chance_agreement(
     --------
     Two annotators, each splitting the disagreed items evenly: ``p = 0.5 * 0.5 + 0.5 * 0.5``.
 
+    >>> import pandas as pd
     >>> df = pd.DataFrame({"item": [1, 1, 2, 2, 3, 3], "annotator": list("ababab"),
     ...                    "label": ["x", "x", "x", "y", "y", "x"]})
     >>> chance_agreement(df)
@@ -194,30 +178,20 @@ class GoldStandard(ResultFiles):
     def to_frame(self) -> pd.DataFrame:
         """One row per agreed item: ``item, label, support, n_annotations``."""
         import pandas as pd
-        return pd.DataFrame(
-            {
-                "item": self.items,
-                "label": self.labels,
-                "support": self.support,
-                "n_annotations": self.n_annotations,
-            }
-        )
+        return pd.DataFrame({
+            "item": self.items, "label": self.labels, "support": self.support,
+            "n_annotations": self.n_annotations})
 
     def noise_statement(self) -> dict:
         """The noise statement of the subset, JSON-ready (the ``--gold-out`` sidecar)."""
         return {
-            "n_items": self.noise.n_items,
-            "n_agreed": self.noise.n_agreed,
-            "n_disagreed": self.noise.n_disagreed,
-            "min_share": self.min_share,
-            "p_chance": self.noise.p_chance,
-            "p_method": self.p_method,
-            "confidence": self.noise.confidence,
-            "max_hard": self.noise.max_hard,
+            "n_items": self.noise.n_items, "n_agreed": self.noise.n_agreed,
+            "n_disagreed": self.noise.n_disagreed, "min_share": self.min_share,
+            "p_chance": self.noise.p_chance, "p_method": self.p_method,
+            "confidence": self.noise.confidence, "max_hard": self.noise.max_hard,
             "hidden_hard": self.noise.hidden_hard,
             "gamma": None if math.isnan(self.noise.gamma) else self.noise.gamma,
-            "model": "Beigman Klebanov & Beigman (2009), equation 1, uniform prior",
-        }
+            "model": "Beigman Klebanov & Beigman (2009), equation 1, uniform prior"}
 
     def to_dict(self) -> dict:
         """:meth:`noise_statement` with the agreed items."""
@@ -225,8 +199,6 @@ class GoldStandard(ResultFiles):
 
     def summary(self) -> str:
         """The gold standard for a person: agreed items, chance agreement, noise bound."""
-        from labelaudit.agreement._text import percent
-
         gold = self.noise_statement()
         kind = "unanimous" if gold["min_share"] >= 1 else f"top label >= {gold['min_share']:g}"
         return "\n".join([
@@ -258,27 +230,13 @@ def gold_standard(
     agreed ones at confidence ``confidence``. With ``min_share < 1`` the model's premise becomes
     "easy items reach ``min_share``", and ``p`` is the chance of a hard item reaching it.
 
-    Parameters
-    ----------
-    annotations : DataFrame
-        Long format; every item needs at least 2 annotations.
-    item, annotator, label : str, optional
-        Column names.
-    min_share : float, default 1.0
-        Agreement required to enter the gold standard (1.0 = unanimous, must be > 0.5).
-    confidence : float, default 0.95
-        ``alpha`` of equation 1.
-    p_chance : float, optional
-        ``p``; estimated by :func:`chance_agreement` when not given.
-    p_method : {"annotators", "pooled"}, default "annotators"
-        How :func:`chance_agreement` estimates ``p``.
-
-    Returns
-    -------
-    GoldStandard
+    ``annotations`` (every item with at least 2) and ``min_share`` are as for
+    :func:`chance_agreement`; ``confidence`` is ``alpha`` of equation 1; ``p_chance`` is
+    ``p``, estimated by :func:`chance_agreement` with ``p_method`` when not given.
 
     Examples
     --------
+    >>> import pandas as pd
     >>> df = pd.DataFrame({"item": [1, 1, 2, 2, 3, 3, 4, 4], "annotator": list("abababab"),
     ...                    "label": ["x", "x", "y", "y", "x", "y", "y", "y"]})
     >>> gold = gold_standard(df, p_chance=0.5)
@@ -300,11 +258,6 @@ def gold_standard(
     top = counts.argmax(axis=1)
     classes = np.asarray(ann.classes, dtype=object)
     return GoldStandard(
-        items=ann.items[agreed],
-        labels=classes[top[agreed]].astype(object),
-        support=(counts.max(axis=1) / n_ann)[agreed],
-        n_annotations=n_ann[agreed],
-        min_share=share,
-        noise=bound,
-        p_method=how,
-    )
+        items=ann.items[agreed], labels=classes[top[agreed]].astype(object),
+        support=(counts.max(axis=1) / n_ann)[agreed], n_annotations=n_ann[agreed], min_share=share,
+        noise=bound, p_method=how)

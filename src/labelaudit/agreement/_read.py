@@ -11,22 +11,25 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from labelaudit._errors import InvalidInputError
+from labelaudit.agreement._report import AgreementReport, agreement_report
+from labelaudit.agreement._text import percent
 from labelaudit.io import (
     ITEM_ALIASES,
+    SIDECARS,
     DroppedAnnotationsWarning,
     format_items,
     is_empty_label,
     is_missing,
     nested_to_long,
+    read_table,
+    sidecar_path,
     to_annotations,
+    write_json,
+    write_table,
 )
 
-if TYPE_CHECKING:  # pragma: no cover
+if TYPE_CHECKING:
     import pandas as pd
-
-    from labelaudit.agreement._agreement_report import AgreementReport
-
-__all__ = ["AnnotationFile", "NESTED_GUESSES", "read_annotation_file"]
 
 NESTED_GUESSES = ("annotator_labels", "annotations", "labels", "votes")
 
@@ -58,8 +61,6 @@ class AnnotationFile:
     def agreement_report(self, **options: Any) -> AgreementReport:
         """:func:`labelaudit.agreement.agreement_report` of these annotations, with the
         file's gold labels; ``options`` are those of that function but the columns."""
-        from labelaudit.agreement._agreement_report import agreement_report
-
         return agreement_report(
             self.long, item="item", label="label", gold=self.gold,
             annotator="annotator" if "annotator" in self.long.columns else None, **options)
@@ -90,9 +91,6 @@ class AnnotationFile:
         (:meth:`items_frame`), a row per annotator, the gold standard with its sidecar
         (:meth:`write_gold`, ``source`` the annotation file); after each, yield a line that
         says what it wrote."""
-        from labelaudit.agreement._text import percent
-        from labelaudit.io import write_table
-
         if items_out:
             items = self.items_frame(report)
             write_table(items, items_out)
@@ -112,8 +110,6 @@ class AnnotationFile:
         """Write :meth:`gold_frame` to ``out`` (format by suffix) and the gold standard's
         summary, with its noise bound gamma, to the ``out``-stem ``.noise.json`` sidecar;
         returns the agreed items and the sidecar's path."""
-        from labelaudit.io import SIDECARS, sidecar_path, write_json, write_table
-
         gold, target = self.gold_frame(report), Path(out)
         sidecar = sidecar_path(target, SIDECARS["gold_out"])
         write_table(gold, target)
@@ -132,15 +128,9 @@ def _is_list_column(frame: pd.DataFrame, column: str) -> bool:
     return isinstance(first, (list, tuple)) or type(first).__name__ == "ndarray"
 
 
-def read_annotation_file(
-    path: str | Path,
-    *,
-    item: str | None = None,
-    annotations: str | None = None,
-    annotator: str | None = None,
-    label: str | None = None,
-    gold: str | None = None,
-) -> AnnotationFile:
+def read_annotation_file(path: str | Path, *, item: str | None = None,
+                         annotations: str | None = None, annotator: str | None = None,
+                         label: str | None = None, gold: str | None = None) -> AnnotationFile:
     """Read a long or nested annotation file (any format :func:`labelaudit.io.read_table` reads).
 
     A nested file has one row per item and a list column (``annotations``, or the first of
@@ -151,8 +141,6 @@ def read_annotation_file(
     """
     import pandas as pd
 
-    from labelaudit.io import read_table
-
     frame = read_table(path)
     if frame.empty or len(frame.columns) == 0:
         raise InvalidInputError(f"{path}: no rows: there is nothing to measure")
@@ -161,12 +149,13 @@ def read_annotation_file(
         nested_col = next(
             (c for c in NESTED_GUESSES if c in frame.columns and _is_list_column(frame, c)), None)
     if nested_col is not None:
-        return _read_nested(frame, path, item, nested_col, gold)
-    ann = to_annotations(frame, item=item, annotator=annotator, label=label)
-    item_col = item or next(c for c in ITEM_ALIASES if c in frame.columns)
-    long = ann.to_frame()
-    if ann.annotators is None:
-        long = long.drop(columns="annotator")
+        long, item_col = _read_nested(frame, path, item, nested_col)
+    else:
+        ann = to_annotations(frame, item=item, annotator=annotator, label=label)
+        item_col = item or next(c for c in ITEM_ALIASES if c in frame.columns)
+        long = ann.to_frame()
+        if ann.annotators is None:
+            long = long.drop(columns="annotator")
     gold_labels = None
     if gold:
         if gold not in frame.columns:
@@ -183,11 +172,12 @@ def read_annotation_file(
         first = pairs.drop_duplicates(subset=item_col)
         gold_labels = pd.Series(first[gold].to_numpy(dtype=object),
                                 index=first[item_col].to_numpy(dtype=object))
-    return AnnotationFile(long, item_col, frame, None, gold_labels)
+    return AnnotationFile(long, item_col, frame, nested_col, gold_labels)
 
 
-def _read_nested(frame: pd.DataFrame, path: str | Path, item: str | None, nested_col: str,
-                 gold: str | None) -> AnnotationFile:
+def _read_nested(frame: pd.DataFrame, path: str | Path, item: str | None,
+                 nested_col: str) -> tuple[pd.DataFrame, str]:
+    """The annotations of a nested file in long form, and its item column."""
     import pandas as pd
     item_col = item or next((c for c in ("id", *ITEM_ALIASES) if c in frame.columns), None)
     if item_col is None:
@@ -221,10 +211,4 @@ def _read_nested(frame: pd.DataFrame, path: str | Path, item: str | None, nested
             f"{nested_col!r} list, or only empty labels): {format_items(bare)}"), stacklevel=3)
     if long["annotator"].isna().all():
         long = long.drop(columns="annotator")
-    gold_labels = None
-    if gold:
-        if gold not in frame.columns:
-            raise InvalidInputError(f"{path}: no gold column {gold!r}")
-        gold_labels = pd.Series(frame[gold].to_numpy(dtype=object),
-                                index=frame[item_col].to_numpy(dtype=object))
-    return AnnotationFile(long, item_col, frame, nested_col, gold_labels)
+    return long, item_col

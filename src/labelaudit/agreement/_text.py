@@ -1,11 +1,15 @@
-"""Numbers and results of the agreement package as text for a person."""
+"""Results of the agreement package as text for a person and as JSON-ready values."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-__all__ = ["key_value_text", "number", "percent"]
+from labelaudit.io import plain_value
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def _missing(x: object) -> bool:
@@ -39,3 +43,13 @@ def key_value_text(rows: Sequence[tuple[str, object]]) -> str:
     """
     width = max(len(k) for k, _ in rows)
     return "".join(f"{k:<{width}}  {v}\n" for k, v in rows)
+
+
+def _plain(value: object) -> object:
+    """A value for JSON: numpy values as Python ones, NaN as None."""
+    value = plain_value(value)
+    return None if _missing(value) else value
+
+
+def _records(frame: pd.DataFrame) -> list[dict]:
+    return [{k: _plain(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]

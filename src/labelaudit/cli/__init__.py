@@ -1,39 +1,46 @@
 """The ``labelaudit`` command line: a thin layer over the library.
 
-Each command lives in its own private module here (``_scan.py``, ``_evaluate.py``...) whose
-``add_parser(subparsers, parents)`` adds it (and its steps) with ``_common.add_command``, its
-options from the shared vocabulary (``_common.add_options``); its handler calls the library
-with ``_common.call``, which sets each parameter from the option of the same name. Modules are
-discovered, so adding a command never edits this file; they import heavy dependencies inside
-their handlers so that ``--help`` stays fast.
+Each command lives in its own private module here, named after it (``_scan.py`` for ``scan``,
+``_train_bench.py`` for ``train-bench``), whose ``add_parser(subparsers, parents)`` adds it
+(and its steps) with ``_common.add_command`` and its options from the shared vocabulary
+(``_common.add_options``); its handler calls the library with keyword arguments, flag by flag.
+help.toml lists the commands in --help's order, each with its line of help, its description
+and its examples: a new command is a module and an entry there.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
-import pkgutil
+import os
 import sys
 from collections.abc import Sequence
 
 from labelaudit._errors import LabelAuditError
-from labelaudit.cli._common import Parser, add_steps, error_text, exit_code, flag
+from labelaudit._version import __version__
+from labelaudit.cli._common import (
+    COMMANDS,
+    HELP,
+    Parser,
+    add_steps,
+    error_text,
+    exit_code,
+    flag,
+)
+from labelaudit.io import check_command_paths
 
 __all__ = ["main", "build_parser"]
 
 
-def _command_modules() -> list:
-    modules = [importlib.import_module(f"{__name__}.{info.name}")
-               for info in pkgutil.iter_modules(__path__)
-               if info.name.startswith("_") and not info.name.startswith("__")]
-    return sorted((m for m in modules if hasattr(m, "add_parser")),
-                  key=lambda m: (getattr(m, "ORDER", 50), m.__name__))
+def build_parser(*commands: str) -> argparse.ArgumentParser:
+    """The parser of ``labelaudit``: every command listed with its line of help, and the
+    full parser (options, steps, handler) of each of ``commands`` (``build_parser(*COMMANDS)``
+    for all of them).
 
-
-def build_parser() -> argparse.ArgumentParser:
-    """Build the top-level parser with every discovered subcommand."""
-    from labelaudit import __version__
-
+    This is the one place that imports a command's module when it runs rather than at the
+    top: ``labelaudit scan`` imports and builds ``scan`` alone, and ``labelaudit --help``
+    builds none (a command not built parses nothing: its name is all --help needs).
+    """
     parser = Parser(prog="labelaudit",
                     description="Find, measure and fix label errors in NLP datasets.")
     parser.add_argument("--version", action="version", version=f"labelaudit {__version__}")
@@ -45,16 +52,18 @@ def build_parser() -> argparse.ArgumentParser:
                         "since (unchanged, it is replaced anyway); a file or folder labelaudit "
                         "did not write, an input and a file inside a model folder never are")
     sub = add_steps(parser, dest="command", metavar="COMMAND")
-    for module in _command_modules():
-        module.add_parser(sub, parents=[common])
+    for command in COMMANDS:
+        if command in commands:
+            module = importlib.import_module(f"labelaudit.cli._{command.replace('-', '_')}")
+            module.add_parser(sub, parents=[common])
+        else:
+            sub.add_parser(command, help=HELP[command]["help"])
     return parser
 
 
 def _check_outputs(args: argparse.Namespace) -> None:
     """Before any work, the files the command names (see
     :func:`labelaudit.io.check_command_paths`)."""
-    from labelaudit.io import check_command_paths
-
     check_command_paths(
         vars(args), flag=lambda name: flag(args, name),
         # `review init` creates (or replaces its own earlier) --db; the other steps read it.
@@ -65,7 +74,9 @@ def _check_outputs(args: argparse.Namespace) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit code."""
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # the command is the first word: the top level's options (--help, --version) take no value
+    parser = build_parser(*[word for word in argv if not word.startswith("-")][:1])
     args = parser.parse_args(argv)
     if not getattr(args, "handler", None):
         parser.print_help(sys.stderr)
@@ -75,8 +86,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.handler(args) or 0)
     except BrokenPipeError:
         # stdout was closed early (``labelaudit ... | head``): not an error of ours.
-        import os
-
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0

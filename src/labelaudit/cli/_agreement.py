@@ -5,11 +5,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from labelaudit.agreement import (
+    AGGREGATION_METHODS,
+    chance_difference,
+    noise_bound,
+    read_annotation_file,
+    tolerance,
+)
 from labelaudit.cli import _common as cli
-from labelaudit.registry import AGGREGATION_METHODS
-
-ORDER = 40
-
+from labelaudit.io import emit_report
 
 _NESTED_GUESSES = ("annotator_labels", "annotations", "labels", "votes")  # agreement._read
 _share = cli.interval(0.5, low_open=True, note=" (a strict majority)")  # --min-share
@@ -17,14 +21,10 @@ _confidence = cli.interval(0.0, low_open=True, high_open=True)  # --confidence
 
 
 def add_parser(subparsers, parents) -> None:
-    p = cli.add_command(
-        subparsers, "agreement", parents, handler=None,
-        help="annotator agreement, label aggregation and the noise level of a gold standard")
+    p = cli.add_command(subparsers, "agreement", parents, handler=None)
     sub = cli.add_steps(p, dest="agreement_command", default="measure",
                         metavar="{measure,compare,noise,tolerate}")
-    m = cli.add_command(
-        sub, "measure", parents, handler=run_measure,
-        help="agreement report of an annotation file (the default)")
+    m = cli.add_command(sub, "measure", parents, handler=run_measure)
     m.add_argument("input", help="annotations: CSV, TSV, JSONL, JSON or Parquet")
     cols = m.add_argument_group("columns")
     cols.add_argument("--item", help="item-id column (default: item/item_id/task, or id when "
@@ -37,9 +37,8 @@ def add_parser(subparsers, parents) -> None:
     cols.add_argument("--label", help="long input: label column (default: label)")
     cols.add_argument("--gold", metavar="COLUMN",
                       help="column with reference labels (e.g. expert gold) for some or all items")
-    m.add_argument("--method", choices=AGGREGATION_METHODS.names(),
-                   default=AGGREGATION_METHODS.default[0],
-                   help=f"label aggregation (default: {AGGREGATION_METHODS.default[0]})")
+    m.add_argument("--method", choices=list(AGGREGATION_METHODS), default="majority",
+                   help="label aggregation (default: majority)")
     m.add_argument("--ties", choices=["random", "first", "abstain", "error"], default="random",
                    help="majority-vote ties: seeded random pick, first category, no label, or "
                    "fail (default: random)")
@@ -71,9 +70,7 @@ def add_parser(subparsers, parents) -> None:
         annotators_out="write one row per annotator: labels, agreement with the majority, "
         "quality, gold accuracy")
 
-    c = _calculation(
-        sub, parents, "compare", run_compare,
-        help="can a difference between two systems on a noisy gold standard be chance?")
+    c = _calculation(sub, parents, "compare", run_compare)
     c.add_argument("--n", type=cli.at_least(1), required=True, help="L, items in the gold standard")
     noise = c.add_mutually_exclusive_group(required=True)
     noise.add_argument("--noise-rate", type=cli.fraction,
@@ -83,27 +80,23 @@ def add_parser(subparsers, parents) -> None:
     c.add_argument("--delta", type=int, help="observed difference in correct answers (its size "
                    "at most --n)")
 
-    nz = _calculation(
-        sub, parents, "noise", run_noise,
-        help="noise bound gamma of the agreed subset from n, d and p (equation 1)")
+    nz = _calculation(sub, parents, "noise", run_noise)
     nz.add_argument("--n", type=cli.at_least(1), required=True, help="items annotated")
     nz.add_argument("--disagreements", "-d", type=cli.at_least(0), required=True,
                     help="items disagreed on (at most --n)")
     nz.add_argument("--p-chance", type=cli.fraction, required=True,
                     help="chance agreement on a hard item (0.5 for 2 annotators, 2 classes)")
 
-    t = _calculation(
-        sub, parents, "tolerate", run_tolerate,
-        help="how many disagreements keep the agreed subset's noise at most gamma")
+    t = _calculation(sub, parents, "tolerate", run_tolerate)
     t.add_argument("--n", type=cli.at_least(1), required=True, help="items annotated")
     t.add_argument("--p-chance", type=cli.fraction, required=True,
                    help="chance agreement on a hard item")
     t.add_argument("--gamma", type=cli.fraction, default=0.05, help="target noise (default: 0.05)")
 
 
-def _calculation(sub, parents, name: str, handler, help: str) -> argparse.ArgumentParser:
+def _calculation(sub, parents, name: str, handler) -> argparse.ArgumentParser:
     """A step that computes from numbers: ``--confidence`` and the output options."""
-    parser = cli.add_command(sub, name, parents, handler=handler, raw=False, help=help)
+    parser = cli.add_command(sub, name, parents, handler=handler, raw=False)
     parser.add_argument("--confidence", type=_confidence, default=0.95, help="(default: 0.95)")
     cli.add_output_options(parser, what="the result", default_format=None)
     return parser
@@ -112,8 +105,6 @@ def _calculation(sub, parents, name: str, handler, help: str) -> argparse.Argume
 def _emit(args: argparse.Namespace, result, text: str | None = None) -> None:
     """Write a result to --out or stdout: its summary as the table format, its dict as
     json, its frame in the other formats (json by default off a terminal or to a file)."""
-    from labelaudit.io import emit_report
-
     frame = result.to_frame()
     fmt = emit_report(frame, result.to_dict(), text or result.summary(), args.out,
                       format=args.format)
@@ -122,15 +113,14 @@ def _emit(args: argparse.Namespace, result, text: str | None = None) -> None:
 
 
 def run_measure(args: argparse.Namespace) -> int:
-    from labelaudit.agreement import read_annotation_file
-
     with cli.warnings_to_stderr(args):  # what was dropped: empty labels, empty lists, --drop-single
-        data = cli.call(read_annotation_file, args, args.input)
+        data = read_annotation_file(args.input, item=args.item, annotations=args.annotations,
+                                    annotator=args.annotator, label=args.label, gold=args.gold)
         if args.method in ("glad", "mace"):
             cli.log(args, f"labelaudit agreement: fitting {args.method} (can take a minute on "
                     "large files)")
         report = data.agreement_report(
-            method=AGGREGATION_METHODS.load(args.method).__name__, ties=args.ties,
+            method=args.method, ties=args.ties,
             min_share=args.min_share, confidence=args.confidence, p_chance=args.p_chance,
             p_method=args.p_method, level=args.level, n_bootstrap=args.bootstrap,
             drop_single=args.drop_single, random_state=args.seed)
@@ -142,8 +132,6 @@ def run_measure(args: argparse.Namespace) -> int:
 
 
 def run_compare(args: argparse.Namespace) -> int:
-    from labelaudit.agreement import chance_difference
-
     if args.noise_items is not None and args.noise_items > args.n:
         args.parser.error(f"--noise-items {args.noise_items} is more than --n {args.n}: at most "
                           "every item of the gold standard is noise")
@@ -156,8 +144,6 @@ def run_compare(args: argparse.Namespace) -> int:
 
 
 def run_noise(args: argparse.Namespace) -> int:
-    from labelaudit.agreement import noise_bound
-
     if args.disagreements > args.n:
         args.parser.error(f"--disagreements {args.disagreements} is more than --n {args.n} items")
     _emit(args, noise_bound(args.n, args.disagreements, args.p_chance, confidence=args.confidence))
@@ -165,7 +151,5 @@ def run_noise(args: argparse.Namespace) -> int:
 
 
 def run_tolerate(args: argparse.Namespace) -> int:
-    from labelaudit.agreement import tolerance
-
     _emit(args, tolerance(args.n, args.p_chance, gamma=args.gamma, confidence=args.confidence))
     return 0

@@ -1,35 +1,32 @@
-"""What the command modules share: the parsers of commands and steps, the option vocabulary
-(one flag, type and help per concept), argparse types, and the helpers that write outputs and
-talk on stderr."""
+"""What the command modules share: help.toml (every command's line of help, description and
+examples), the parsers of commands and steps, the option vocabulary (one flag, type and help
+per concept) with its argparse types, and how a command speaks: the library's errors and
+warnings with the options they name spelled as flags, its outputs and its lines on stderr."""
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
+import tomllib
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import partial
+from importlib.resources import files
+from pathlib import Path
 from typing import Any
 
-from labelaudit.cli._help import command_help
-from labelaudit.cli._library import (  # noqa: F401 - the command modules use them as cli.X
-    as_flags,
-    call,
-    error_text,
-    exit_code,
-    flag,
-    show_progress,
-    tag_scheme,
-    warnings_to_stderr,
-)
-from labelaudit.cli._types import (  # noqa: F401 - the command modules use them as cli.X
-    at_least,
-    choice_list,
-    comma_list,
-    cut_offs,
-    fraction,
-    interval,
-    output_file,
-    separator,
-    tag_column,
-)
+from labelaudit._errors import InvalidParameterError
+from labelaudit._validation import check_int, check_number
+from labelaudit.io import FORMATS, check_separator, emit, write_json
+from labelaudit.tokens import Scheme
+
+# Every command and step by its path ("scan", "review init"), the commands in --help's order:
+# help (its line in the parent's --help), description, epilog (the examples), torch_note.
+HELP: dict[str, dict[str, Any]] = tomllib.loads(
+    files("labelaudit.cli").joinpath("help.toml").read_text(encoding="utf-8"))
+COMMANDS = [path for path in HELP if " " not in path]
 
 # The closing paragraph of the --help of every command that runs torch.
 TORCH_NOTE = """
@@ -82,19 +79,19 @@ class Parser(argparse.ArgumentParser):
                 if step is not parsed.parser and set(flags) & set(step._option_string_actions)]
 
 
-def add_command(subparsers, name: str, parents: list[argparse.ArgumentParser], *, help: str,
-                handler, raw: bool = True, **kwargs) -> Parser:
-    """The parser of one command or step (``help`` is its line in the parent's ``--help``;
-    its description and examples come from help.toml), run by ``handler`` (None for a
-    command with steps); ``raw`` keeps the description's and epilog's line breaks.
-    ``args.parser`` is the parser that read the command line."""
+def add_command(subparsers, name: str, parents: list[argparse.ArgumentParser], *, handler,
+                raw: bool = True, **kwargs) -> Parser:
+    """The parser of one command or step, run by ``handler`` (None for a command with
+    steps), with its line of help, description and examples from :data:`HELP`; ``raw``
+    keeps the description's and epilog's line breaks. ``args.parser`` is the parser that
+    read the command line."""
     path = " ".join([*subparsers._prog_prefix.split()[1:], name])
-    text = command_help()[path]
+    text = HELP[path]
     epilog = text.get("epilog")
     if text.get("torch_note"):
         epilog = (epilog or "") + TORCH_NOTE
     formatter = argparse.RawDescriptionHelpFormatter if raw else argparse.HelpFormatter
-    parser = subparsers.add_parser(name, parents=parents, help=help,
+    parser = subparsers.add_parser(name, parents=parents, help=text["help"],
                                    description=text["description"], epilog=epilog,
                                    formatter_class=formatter, **kwargs)
     parser.set_defaults(handler=handler, parser=parser)
@@ -107,6 +104,116 @@ def add_steps(parser: Parser, *, dest: str, default: str | None = None, **kwargs
     parser.steps = parser.add_subparsers(dest=dest, **kwargs)
     parser.default_step = default
     return parser.steps
+
+
+# ---------------------------------------------------------------- argparse types
+
+def _number(text: str, kind: type = float) -> Any:
+    try:
+        return kind(text)
+    except ValueError:
+        what = "an integer" if kind is int else "a number"
+        raise argparse.ArgumentTypeError(f"not {what}: {text!r}") from None
+
+
+def _checked(kind: type, check: Any, note: str = "", **limits: Any):
+    """Argparse type of a number of ``kind`` in the range that the library's ``check``
+    (:mod:`labelaudit._validation`) enforces with ``limits``, in its words."""
+
+    def parse(text: str) -> Any:
+        try:
+            return check(_number(text, kind), "", **limits)
+        except InvalidParameterError as exc:
+            said = str(exc).strip()
+            raise argparse.ArgumentTypeError(said.replace("; got", f"{note}; got", 1)) from None
+
+    return parse
+
+
+def at_least(minimum: int, maximum: int | None = None):
+    """Argparse type of an integer option with a lower (and optionally an upper) bound."""
+    return _checked(int, check_int, minimum=minimum, maximum=maximum)
+
+
+def interval(low: float, high: float = 1.0, *, low_open: bool = False,
+             high_open: bool = False, note: str = ""):
+    """Argparse type of a number in an interval, ``(0.5, 1]`` with ``low_open=True``."""
+    return _checked(float, check_number, note, low=low, high=high, low_open=low_open,
+                    high_open=high_open)
+
+
+fraction = interval(0.0, 1.0)  # Argparse type of an option that takes a number in [0, 1].
+
+
+def comma_list(text: str) -> list[str]:
+    """Argparse type of a comma-separated list of names (blanks dropped)."""
+    return [v.strip() for v in text.split(",") if v.strip()]
+
+
+def choice_list(choices: tuple[str, ...]):
+    """Argparse type of a comma-separated list of names from ``choices``."""
+
+    def parse(text: str) -> list[str]:
+        values = comma_list(text)
+        unknown = [v for v in values if v not in choices]
+        if unknown or not values:
+            raise argparse.ArgumentTypeError(
+                f"unknown {', '.join(map(repr, unknown)) or 'empty list'}; "
+                f"choose from {', '.join(choices)}")
+        return values
+
+    return parse
+
+
+def cut_offs(text: str) -> list[int]:
+    """Argparse type of --at-k: comma-separated integers of at least 1."""
+    values = []
+    for part in comma_list(text):
+        try:
+            values.append(int(part))
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"not an integer: {part!r}; give comma-separated cut-offs such as 10,50") \
+                from None
+        if values[-1] < 1:
+            raise argparse.ArgumentTypeError(f"cut-offs must be at least 1, got {values[-1]}")
+    if not values:
+        raise argparse.ArgumentTypeError("no cut-off given; use for example 10,50,100")
+    return values
+
+
+def separator(text: str) -> str:
+    """Argparse type of --label-sep: the library's rule
+    (:func:`labelaudit.io.check_separator`), in its words."""
+    try:
+        return str(check_separator(text))
+    except InvalidParameterError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("label_sep ")) from None
+
+
+def tag_column(text: str) -> int:
+    """Argparse type of --tag-column: any column but 0, the token."""
+    if _number(text, int) == 0:
+        raise argparse.ArgumentTypeError(
+            "0 is the token column; give the tag's column (1 or more, or negative from the end)")
+    return int(text)
+
+
+def output_file(suffixes: tuple[str, ...], *, folders: bool = False):
+    """Argparse type of an output path whose suffix picks the format: checked up front.
+    With ``folders``, a folder (a path ending in ``/``, or a URI without a suffix) passes
+    too: the command writes a folder of Parquet parts there."""
+
+    def parse(text: str) -> str:
+        where = text.split("?", 1)[0] if "://" in text else text
+        if folders and (where.endswith("/") or ("://" in where and not Path(where).suffix)):
+            return text
+        if Path(where).suffix.lower() not in suffixes:
+            raise argparse.ArgumentTypeError(
+                f"{text}: the suffix picks the format; use one of {' '.join(suffixes)}")
+        return text
+
+    return parse
 
 
 # ---------------------------------------------------------------- the option vocabulary
@@ -172,28 +279,13 @@ def add_seed(parser, *, type=int, help: str = "random seed (default: 0)") -> Non
     parser.add_argument("--seed", type=type, default=0, help=help)
 
 
-class _GivenFolds(argparse.Action):
-    """``--folds``: remembers that the user chose the number (see :func:`fold_rule`)."""
-
-    def __call__(self, parser, namespace, values, option=None) -> None:  # type: ignore[override]
-        setattr(namespace, self.dest, values)
-        namespace.folds_given = True
-
-
-def add_folds(parser, *, default: int = 5) -> None:
-    """``--folds``, cross-fitting folds: lowered for a class too small for the default,
-    an error naming the smallest class when the user asked for more (:func:`fold_rule`)."""
-    parser.add_argument("--folds", type=at_least(2), default=default, action=_GivenFolds,
-                        help=f"cross-fitting folds (default: {default}, fewer when a class "
-                        "has fewer items; a --folds above the smallest class is an error)")
-
-
-def fold_rule(args: argparse.Namespace):
-    """The block the library runs in: the number of folds taken as asked when --folds was
-    given (see :func:`labelaudit.models.exact_folds`), else lowered for small classes."""
-    from labelaudit.models import exact_folds
-
-    return exact_folds(getattr(args, "folds_given", False))
+def add_folds(parser) -> None:
+    """``--folds``, cross-fitting folds: None when not given (the library's 5, lowered for
+    a class too small for it); a number given is taken as asked, an error naming the
+    smallest class when above it (:func:`labelaudit.models.make_folds`)."""
+    parser.add_argument("--folds", type=at_least(2), default=None,
+                        help="cross-fitting folds (default: 5, fewer when a class has fewer "
+                        "items; a --folds above the smallest class is an error)")
 
 
 def add_backbone_options(parser) -> None:
@@ -239,9 +331,7 @@ def add_output_options(parser, *, what: str = "the result table",
     ``extra_suffixes``); without ``--out``, ``--format`` picks what goes to stdout. With
     ``json``, a .json file holds that document, the other suffixes ``table``.
     """
-    from labelaudit.registry import FORMATS
-
-    choices = formats or FORMATS.names()
+    choices = formats or tuple(FORMATS)
     suffixes = tuple(f".{f}" for f in choices if f != "table")
     if json:
         out_help = f"write the result: .json ({json}) or .csv .tsv .jsonl .parquet ({table})"
@@ -263,8 +353,6 @@ def emit_output(frame, args: argparse.Namespace, *, max_colwidth: int = 60,
     :func:`labelaudit.io.emit`); with ``--out``, say so on stderr unless ``--quiet``. With
     ``summary`` (a result): its document to ``--summary-out`` when given, then its summary
     on stderr."""
-    from labelaudit.io import emit, write_json
-
     out = getattr(args, "out", None)
     emit(frame, out, format=None if out else getattr(args, "format", None),
          max_colwidth=max_colwidth)
@@ -304,3 +392,88 @@ def log(args: argparse.Namespace, text: str) -> None:
     """A line for a person on stderr, unless --quiet."""
     if not getattr(args, "quiet", False):
         print(text, file=sys.stderr)
+
+
+# ---------------------------------------------------------------- the library's messages
+
+# The library parameters that every command's option names otherwise (parameter: its dest).
+# A command's other options are stored under the name of the parameter they set (``--sweep``
+# of `select` in ``n_configs``), so that the library's messages can name their flag.
+RENAMED = {"n_folds": "folds", "n_seeds": "seeds", "random_state": "seed"}
+
+
+def _option(args: argparse.Namespace, dest: str) -> argparse.Action | None:
+    """The option of the command that stores ``dest``, if --help shows one."""
+    for action in getattr(getattr(args, "parser", None), "_actions", ()):
+        if action.dest == dest and action.option_strings and action.help != argparse.SUPPRESS:
+            return action
+    return None
+
+
+def flag(args: argparse.Namespace, dest: str) -> str:
+    """The flag of the option stored in ``dest``, as --help shows it (``--`` and ``dest``
+    with dashes when the command has no such option)."""
+    option = _option(args, dest)
+    return max(option.option_strings, key=len) if option else f"--{dest.replace('_', '-')}"
+
+
+def show_progress(args: argparse.Namespace) -> bool:
+    """Progress bars only on a terminal and without --quiet."""
+    return not getattr(args, "quiet", False) and sys.stderr.isatty()
+
+
+def tag_scheme(args: argparse.Namespace) -> Scheme | None:
+    """The ``--scheme`` of a token command for the library: None (``auto``) to detect it."""
+    return None if args.scheme == "auto" else args.scheme  # argparse checked the choice
+
+
+def error_text(message: BaseException | Warning | str, args: argparse.Namespace) -> str:
+    """A labelaudit error's or warning's text with the options it names, its ``params``
+    (see :class:`labelaudit.LabelAuditError`), spelled as the command's flags: ``name=value``
+    as ``--name value`` wherever it appears (``name=True`` as ``--name``, and the value of an
+    option with choices without quotes), and a ``name`` that begins the message, its subject,
+    as ``--name``; elsewhere a bare word is left alone, as it may be plain English. The flag
+    of a parameter is the option stored under its name, or under :data:`RENAMED`'s."""
+    text = str(message)
+    for name in getattr(message, "params", ()):
+        dest = RENAMED.get(name, name)
+        spelled, choices = flag(args, dest), getattr(_option(args, dest), "choices", None)
+        text = re.sub(rf"\b{name}=('[^']*'|[^\s,;:)/]*)",
+                      partial(_with_value, spelled, bare=bool(choices)), text)
+        if re.match(rf"{name}(?![\w'\"=-])", text):
+            text = spelled + text[len(name):]
+    return text
+
+
+def _with_value(spelled: str, match: re.Match[str], *, bare: bool) -> str:
+    """``--flag value`` for a ``name=value`` match: no value for True, no quotes when
+    ``bare``."""
+    value = "" if match[1] == "True" else match[1].strip("'") if bare else match[1]
+    return spelled + (f" {value}" if value else "")
+
+
+def exit_code(exc: BaseException) -> int:
+    """The exit code of an error: 2, a usage error, for a bad option value (an
+    :class:`~labelaudit.InvalidParameterError` that names its option, ``param``, as every
+    range and choice check does); 1 for the rest (bad data, a refused path, a missing file
+    or model)."""
+    return 2 if isinstance(exc, InvalidParameterError) and exc.params else 1
+
+
+@contextmanager
+def warnings_to_stderr(args: argparse.Namespace) -> Iterator[None]:
+    """Show the warnings labelaudit gives in the block when it ends (after its progress
+    bars), one ``warning:`` line each with its options spelled as flags
+    (:func:`error_text`); none with --quiet."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            yield
+        finally:
+            if not getattr(args, "quiet", False):
+                seen = set()
+                for w in caught:
+                    text = error_text(w.message, args)
+                    if w.category.__module__.startswith("labelaudit") and text not in seen:
+                        seen.add(text)
+                        print(f"labelaudit: warning: {text}", file=sys.stderr)

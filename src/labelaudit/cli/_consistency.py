@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import argparse
 
+from labelaudit._errors import InvalidParameterError
 from labelaudit.cli import _common as cli
-
-ORDER = 38
+from labelaudit.consistency_check import consistency
+from labelaudit.models import SCORERS, TOKEN_SCORERS
 
 
 def add_parser(subparsers, parents) -> None:
-    from labelaudit.registry import SCORERS, TOKEN_SCORERS
-
-    p = cli.add_command(
-        subparsers, "consistency", parents, handler=run,
-        help="test whether a suspect set follows the training set's labelling rules")
+    p = cli.add_command(subparsers, "consistency", parents, handler=run)
     p.add_argument("train", help="training data: CoNLL / token JSONL, or a table with --text")
     p.add_argument("--suspect", required=True, metavar="FILE",
                    help="the set whose labels are in doubt (same format as train)")
@@ -29,7 +26,7 @@ def add_parser(subparsers, parents) -> None:
     table.add_argument("--metric", choices=("accuracy", "macro_f1"),
                        help="score of tables (default: accuracy)")
     cli.add_tag_options(p.add_argument_group("tagged files (NER, POS)"), what="the tagged files")
-    p.add_argument("--scorer", choices=sorted(set(SCORERS.names()) | set(TOKEN_SCORERS.names())),
+    p.add_argument("--scorer", choices=sorted(set(SCORERS) | set(TOKEN_SCORERS)),
                    help="model fitted on every prefix (default: tfidf for tables, encoder "
                    "for tagged files)")
     p.add_argument("--size", type=cli.at_least(1), metavar="N",
@@ -64,15 +61,19 @@ def add_parser(subparsers, parents) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from labelaudit.consistency_check import consistency
-
+    if args.text is None and args.metric is not None:
+        raise InvalidParameterError("--metric goes with tables (--text); tagged files "
+                                    "are scored by entity F1", param=("metric", "text"))
     with cli.warnings_to_stderr(args):
-        if args.text is None and args.metric is not None:
-            from labelaudit._errors import InvalidParameterError
-
-            raise InvalidParameterError("--metric goes with tables (--text); tagged files "
-                                        "are scored by entity F1", param=("metric", "text"))
-        result = cli.call(consistency, args, on_plan=lambda line: cli.log(args, line))
+        result = consistency(
+            args.train, args.suspect, args.corrected, text=args.text, label=args.label,
+            text_pair=args.text_pair, id=args.id, scheme=cli.tag_scheme(args),
+            tag_column=args.tag_column, scorer=args.scorer, metric=args.metric, size=args.size,
+            train_size=args.train_size, repeats=args.repeats, n_points=args.n_points,
+            interval=args.interval, random_state=args.seed, workers=args.workers,
+            engine=args.engine, ray_address=args.ray_address, adaptive=args.adaptive,
+            warm_start=args.warm_start, checkpoint_dir=args.checkpoint_dir,
+            progress=cli.show_progress(args), on_plan=lambda line: cli.log(args, line))
         cli.emit_result(args, result)
     cli.log(args, result.summary())  # after the warnings, which the block prints as it closes
     return 0

@@ -5,14 +5,12 @@ from __future__ import annotations
 import argparse
 
 from labelaudit.cli import _common as cli
-
-ORDER = 30
+from labelaudit.evaluation import evaluate
+from labelaudit.io import emit
 
 
 def add_parser(subparsers, parents) -> None:
-    p = cli.add_command(
-        subparsers, "evaluate", parents, handler=run,
-        help="measure how well a scan's rankings find known label errors")
+    p = cli.add_command(subparsers, "evaluate", parents, handler=run)
     p.add_argument("issues", help="the scan output (CSV, TSV, JSONL, JSON, Parquet)")
     cli.add_options(p, eval={"required": True,
                              "help": "file with the known errors, keyed by id"},
@@ -51,11 +49,14 @@ def add_parser(subparsers, parents) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from labelaudit.evaluation import evaluate
-    from labelaudit.io import emit
-
     with cli.warnings_to_stderr(args):
-        result = cli.call(evaluate, args, truth=args.eval, at_k=list(dict.fromkeys(args.at_k)))
+        result = evaluate(
+            args.issues, args.eval, id=args.id, is_error=args.is_error,
+            true_label=args.true_label, label=args.label, scores=args.scores,
+            higher_is_suspect=args.higher_is_suspect, label_sep=args.label_sep,
+            unknown=args.unknown, partial_ranking=args.partial_ranking,
+            error_rate=args.error_rate, n_errors=args.n_errors,
+            at_k=list(dict.fromkeys(args.at_k)))
         # The metrics always go to stdout (--out writes them too), the curves to --plot-out.
         emit(result.to_table() if args.format == "table" else result.to_frame(),
              format=args.format)

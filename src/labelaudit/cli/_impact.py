@@ -5,8 +5,13 @@ from __future__ import annotations
 import argparse
 
 from labelaudit.cli import _common as cli
-
-ORDER = 32
+from labelaudit.impact import (
+    check_impact_options,
+    ladder_predictions,
+    measure_impact,
+    measure_impact_tokens,
+    token_ladder_predictions,
+)
 
 
 def _prediction(text: str) -> tuple[str, str]:
@@ -24,9 +29,7 @@ def _scorers(text: str) -> list[str] | None:
 
 
 def add_parser(subparsers, parents) -> None:
-    p = cli.add_command(
-        subparsers, "impact", parents, handler=run,
-        help="show what verified label errors do to model accuracy and ranking")
+    p = cli.add_command(subparsers, "impact", parents, handler=run)
     p.add_argument("corrected", help="corrected table (CSV, TSV, JSONL, JSON, Parquet)")
     source = p.add_argument_group("predictions (give --predictions or --train)")
     source.add_argument("--predictions", metavar="NAME=FILE", type=_prediction,
@@ -39,7 +42,7 @@ def add_parser(subparsers, parents) -> None:
         text={"default": None, "help": "text column of --train and the corrected table"},
         train_label={"metavar": "COLUMN", "default": "label",
                      "help": "label column of --train (default: label)"},
-        scorers={"type": _scorers, "metavar": "ladder|KINDS",
+        scorers={"dest": "members", "type": _scorers, "metavar": "ladder|KINDS",
                  "help": "models fitted with --train: ladder (default), or some of "
                  "tfidf,embed,finetune (token data: encoder,finetune)"})
     columns = p.add_argument_group("columns of the corrected table")
@@ -66,28 +69,35 @@ def add_parser(subparsers, parents) -> None:
 
 def _fitted(args: argparse.Namespace, members: list[str]) -> dict:
     """The predictions of the model ladder fitted on --train."""
-    from labelaudit.impact import ladder_predictions, token_ladder_predictions
-
     if args.original:
         cli.log(args, "fitting the token model ladder on " + args.train)
-        return cli.call(token_ladder_predictions, args, args.train, args.original,
-                        members=members)
+        return token_ladder_predictions(
+            args.train, args.original, members=members, scheme=cli.tag_scheme(args),
+            tag_column=args.tag_column, progress=cli.show_progress(args))
     cli.log(args, "fitting the model ladder on " + args.train)
-    return cli.call(ladder_predictions, args, args.train, args.corrected, members=members,
-                    label=args.train_label)
+    return ladder_predictions(args.train, args.corrected, text=args.text,
+                              text_pair=args.text_pair, label=args.train_label, id=args.id,
+                              members=members, progress=cli.show_progress(args))
 
 
 def run(args: argparse.Namespace) -> int:
-    from labelaudit.impact import check_impact_options, impact, impact_tokens
-
-    with cli.warnings_to_stderr(args, flags=("members=scorers",)):
-        members = cli.call(check_impact_options, args, members=args.scorers)
-    with cli.warnings_to_stderr(args, flags=("members=scorers",)):
+    with cli.warnings_to_stderr(args):
+        members = check_impact_options(
+            args.corrected, predictions=args.predictions, train=args.train,
+            original=args.original, members=args.members, text=args.text,
+            text_pair=args.text_pair, label=args.label, corrected_label=args.corrected_label,
+            flagged=args.flagged, verdict=args.verdict, scheme=cli.tag_scheme(args),
+            tag_column=args.tag_column)
+    with cli.warnings_to_stderr(args):
         predictions = dict(args.predictions) if members is None else _fitted(args, members)
         if args.original:
-            result = cli.call(impact_tokens, args, args.corrected, args.original, predictions)
+            result = measure_impact_tokens(args.corrected, args.original, predictions,
+                                           scheme=cli.tag_scheme(args),
+                                           tag_column=args.tag_column)
         else:
-            result = cli.call(impact, args, args.corrected, predictions)
+            result = measure_impact(args.corrected, predictions, id=args.id, label=args.label,
+                                    corrected_label=args.corrected_label,
+                                    flagged=args.flagged, verdict=args.verdict)
         cli.emit_result(args, result)
     cli.log(args, result.summary())  # after the warnings, which the block prints as it closes
     return 0

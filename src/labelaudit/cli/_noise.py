@@ -6,19 +6,25 @@ import argparse
 from pathlib import Path
 
 from labelaudit.cli import _common as cli
-from labelaudit.registry import NOISE_METHODS, SCORERS
-
-ORDER = 40
+from labelaudit.io import read_table
+from labelaudit.models import DEFAULT_SCORERS, SCORERS
+from labelaudit.noise import (
+    NOISE_METHODS,
+    LabelSetNoiseResult,
+    inject_noise_table,
+    measure_noise_realism,
+    parse_recipe,
+    plot_loss_histograms,
+    read_noise_matrix,
+    read_noise_sources,
+)
 
 
 def add_parser(subparsers, parents) -> None:
-    p = cli.add_command(
-        subparsers, "noise", parents, handler=None,
-        help="inject realistic, controlled label noise (and measure its realism)")
+    p = cli.add_command(subparsers, "noise", parents, handler=None)
     sub = cli.add_steps(p, dest="noise_command", default="inject", metavar="{inject,realism}")
 
-    i = cli.add_command(sub, "inject", parents, handler=run_inject,
-                        help="noise a clean dataset (the default)")
+    i = cli.add_command(sub, "inject", parents, handler=run_inject)
     i.add_argument("input", metavar="INPUT",
                    help="CSV, TSV, JSONL, JSON, Parquet or datasets folder")
     cli.add_options(i, "text", "text_pair", "label", "id",
@@ -31,7 +37,7 @@ def add_parser(subparsers, parents) -> None:
                            ".parquet (default: stdout, as jsonl)")
     g = i.add_argument_group("noise injection")
     how = g.add_mutually_exclusive_group(required=True)
-    how.add_argument("--method", choices=NOISE_METHODS.names(), help="the noise method")
+    how.add_argument("--method", choices=list(NOISE_METHODS), help="the noise method")
     how.add_argument("--recipe", metavar="SPEC", help="methods and their shares of the noised "
                      "items, e.g. 'dissenting-worker:0.8,dissenting-label:0.2'")
     g.add_argument("--rate", type=cli.interval(0.0, 1.0, high_open=True),
@@ -54,8 +60,7 @@ def add_parser(subparsers, parents) -> None:
                     "(default: the packaged all-MiniLM-L6-v2)",
                     summary_out="write the achieved rates and noise matrix as JSON")
 
-    r = cli.add_command(sub, "realism", parents, handler=run_realism,
-                        help="how much injected noise looks like real label errors")
+    r = cli.add_command(sub, "realism", parents, handler=run_realism)
     r.add_argument("input", metavar="FILE", help="the noisy file (`labelaudit noise --out`)")
     cli.add_options(r, "text", "text_pair", "label", "model", "cache_dir",
                     id="id column (default: the row number)")
@@ -64,35 +69,29 @@ def add_parser(subparsers, parents) -> None:
     r.add_argument("--noise-column", help="column naming each item's noise method, or a "
                    "boolean column (default: noise_method, else is_noisy)")
     cli.add_options(
-        r, scorers={"default": ",".join(SCORERS.default), "type": cli.choice_list(SCORERS.names()),
+        r, scorers={"default": ",".join(DEFAULT_SCORERS), "type": cli.choice_list(tuple(SCORERS)),
                     "help": "comma-separated scorers to cross-fit (default: "
-                    f"{','.join(SCORERS.default)})"},
+                    f"{','.join(DEFAULT_SCORERS)})"},
         plot_out="save loss histograms (.png, .pdf, .svg)")
     cli.add_folds(r)
 
 
 def run_inject(args: argparse.Namespace) -> int:
-    from labelaudit.io import read_table
-    from labelaudit.noise import (
-        LabelSetNoiseResult,
-        inject_noise_table,
-        parse_recipe,
-        read_noise_matrix,
-        read_noise_sources,
-    )
-
     if args.recipe is not None:  # a recipe that does not parse says so, before --rate
         parse_recipe(args.recipe)
     if args.rate is None and args.method != "crowd-majority":
         args.parser.error("--rate is required (except for --method crowd-majority)")
     frame = read_table(args.input)
     with cli.warnings_to_stderr(args):
-        result = cli.call(
-            inject_noise_table, args, frame,
+        result = inject_noise_table(
+            frame, label=args.label, method=args.method, rate=args.rate, recipe=args.recipe,
+            random_state=args.seed, id=args.id, text=args.text, text_pair=args.text_pair,
             annotations=(read_table(args.annotations_file) if args.annotations_file
-                         else args.annotations),
+                         else args.annotations), split=args.split,
             noise_matrix=read_noise_matrix(args.noise_matrix) if args.noise_matrix else None,
-            sources=read_noise_sources(args.sources) if args.sources else None)
+            sources=read_noise_sources(args.sources) if args.sources else None,
+            swap_input=args.swap_input, model=args.model, cache_dir=args.cache_dir,
+            label_sep=args.label_sep, progress=cli.show_progress(args))
     if isinstance(result, LabelSetNoiseResult):
         noised = result.apply_to(frame, label=args.label, sep=cli.set_separator(args))
     else:
@@ -103,12 +102,13 @@ def run_inject(args: argparse.Namespace) -> int:
 
 
 def run_realism(args: argparse.Namespace) -> int:
-    from labelaudit.io import read_table
-    from labelaudit.noise import measure_noise_realism, plot_loss_histograms
-
     frame = read_table(args.input)
-    with cli.warnings_to_stderr(args), cli.fold_rule(args):
-        result = cli.call(measure_noise_realism, args, frame)
+    with cli.warnings_to_stderr(args):
+        result = measure_noise_realism(
+            frame, text=args.text, label=args.label, text_pair=args.text_pair, id=args.id,
+            noise_column=args.noise_column, scorers=args.scorers, n_folds=args.folds,
+            random_state=args.seed, model=args.model, cache_dir=args.cache_dir,
+            progress=cli.show_progress(args))
     if args.plot_out:
         plot_loss_histograms(result, args.plot_out, title=Path(args.input).name)
     table = result.to_frame()

@@ -5,13 +5,11 @@ from __future__ import annotations
 import argparse
 
 from labelaudit.cli import _common as cli
-
-ORDER = 72
+from labelaudit.training import load_model
 
 
 def add_parser(subparsers, parents) -> None:
-    p = cli.add_command(subparsers, "predict", parents, handler=run,
-                        help="predict labels with a model that `labelaudit train` saved")
+    p = cli.add_command(subparsers, "predict", parents, handler=run)
     p.add_argument("model", help="model folder (labelaudit train --out)")
     p.add_argument("data", help="table of items to predict (CSV, TSV, JSONL, JSON, Parquet)")
     cli.add_options(p, "text_pair", text={"default": None, "help": "text column (default: the "
@@ -23,10 +21,9 @@ def add_parser(subparsers, parents) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from labelaudit.training import load_model
-
     model = load_model(args.model)
     with cli.warnings_to_stderr(args):
-        table = cli.call(model.predict_table, args, sep=cli.set_separator(args))
+        table = model.predict_table(args.data, text=args.text, text_pair=args.text_pair,
+                                    id=args.id, top_k=args.top_k, sep=cli.set_separator(args))
     cli.emit_output(table, args)
     return 0

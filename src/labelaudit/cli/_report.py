@@ -5,14 +5,11 @@ from __future__ import annotations
 import argparse
 
 from labelaudit.cli import _common as cli
-
-ORDER = 32
+from labelaudit.report import render_report
 
 
 def add_parser(subparsers, parents) -> None:
-    p = cli.add_command(
-        subparsers, "report", parents, handler=run,
-        help="write a scan's audit report as one self-contained HTML page")
+    p = cli.add_command(subparsers, "report", parents, handler=run)
     p.add_argument("issues", help="the scan output: CSV, TSV, JSONL, JSON or Parquet")
     p.add_argument("--out", "-o", required=True, type=cli.output_file((".html", ".htm")),
                    help="the page to write (.html)")
@@ -41,11 +38,12 @@ def add_parser(subparsers, parents) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from labelaudit.report import render_report
-
     with cli.warnings_to_stderr(args):
-        report = cli.call(render_report, args, args.issues, truth=args.eval,
-                          annotations=args.annotations_file)
+        report = render_report(
+            args.issues, truth=args.eval, annotations=args.annotations_file, top=args.top,
+            title=args.title, id=args.id, is_error=args.is_error, true_label=args.true_label,
+            unknown=args.unknown, item=args.item, annotator=args.annotator,
+            annotation_label=args.annotation_label, annotation_list=args.annotation_list)
         report.write(args.out)
     cli.log(args, report.summary(args.out))
     return 0

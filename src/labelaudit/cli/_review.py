@@ -10,17 +10,27 @@ import sys
 from typing import Any
 
 from labelaudit.cli import _common as cli
-
-ORDER = 60
+from labelaudit.io import emit_report
+from labelaudit.review import (
+    apply_verdicts_file,
+    export_items,
+    import_answers,
+    init_review,
+    invite_reviewer,
+    open_server,
+    pull_answers,
+    push_items,
+    review_results,
+    review_status,
+)
 
 
 def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
-    parser = cli.add_command(subparsers, "review", parents, handler=None,
-                             help="verify flagged items with people (web app)")
+    parser = cli.add_command(subparsers, "review", parents, handler=None)
     sub = cli.add_steps(parser, dest="review_command", metavar="STEP", required=True)
 
     # -- init
-    p = _step(sub, parents, "init", run_init, "create a review project from a scan output")
+    p = _step(sub, parents, "init", run_init)
     p.add_argument("scan", help="scan output: id, text, [text_pair,] label, suggested_label, "
                    "suggested_prob, rank, score_*, flagged")
     p.add_argument("--rank-by", metavar="COLUMN",
@@ -32,14 +42,16 @@ def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     p.add_argument("--select", choices=("top", "random"), default="top",
                    help="review the most suspect items, or a random sample of the flagged ones "
                    "(unbiased error estimate); default top")
-    p.add_argument("--reviewers", type=cli.at_least(0), default=5, help="reviewers per item (5)")
+    p.add_argument("--reviewers", dest="n_reviewers", metavar="N", type=cli.at_least(0),
+                   default=5, help="reviewers per item (5)")
     p.add_argument("--majority", type=cli.at_least(0),
                    help="votes needed for a verdict (default: more than half, 3 of 5)")
-    p.add_argument("--sentinels", type=cli.at_least(0), default=0,
-                   help="known-answer items mixed into each reviewer's queue")
+    p.add_argument("--sentinels", dest="n_sentinels", metavar="N", type=cli.at_least(0),
+                   default=0, help="known-answer items mixed into each reviewer's queue")
     p.add_argument("--sentinels-file", help="known items (id, text, [text_pair,] label); "
                    "the first --qualification rows form the qualification test")
-    p.add_argument("--qualification", type=cli.at_least(0),
+    p.add_argument("--qualification", dest="n_qualification", metavar="N",
+                   type=cli.at_least(0),
                    help="qualification questions (default 4 when known items exist, else 0)")
     p.add_argument("--pass-mark", type=cli.fraction, default=0.75,
                    help="share of qualification answers that must be right (0.75)")
@@ -61,7 +73,7 @@ def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     cli.add_seed(p, help="random seed of --select random (default: 0)")
 
     # -- invite
-    p = _step(sub, parents, "invite", run_invite, "add a reviewer and print their link")
+    p = _step(sub, parents, "invite", run_invite)
     p.add_argument("--name", required=True, help="the reviewer's name")
     p.add_argument("--admin", action="store_true", help="an admin: sees /admin, reviews nothing")
     p.add_argument("--new-token", action="store_true",
@@ -75,20 +87,20 @@ def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
                        "http://127.0.0.1:PORT (or the serve host)")
 
     # -- serve
-    p = _step(sub, parents, "serve", run_serve, "run the review web app")
+    p = _step(sub, parents, "serve", run_serve)
     p.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
     p.add_argument("--port", type=cli.at_least(1, 65535),
                    help="port, 1 to 65535 (default: the port of the project's invite links, "
                    "else 8000)")
 
     # -- status
-    p = _step(sub, parents, "status", run_status, "progress and agreement so far")
+    p = _step(sub, parents, "status", run_status)
     cli.add_output_options(p, what="the status (table: the report and the reviewer table; "
                            "the others as for --out)", json="the whole report as one document",
                            table="the reviewer table")
 
     # -- results
-    p = _step(sub, parents, "results", run_results, "verdict per item and statistics")
+    p = _step(sub, parents, "results", run_results)
     cli.add_output_options(p, what="the verdicts (one row per reviewed item)")
     cli.add_options(p, summary_out="write reviewers, kappa and precision@k as JSON here")
     p.add_argument("--confidence", type=cli.fraction, default=0.95, help="interval level (0.95)")
@@ -96,8 +108,7 @@ def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
                    help="count only Correctable items as confirmed errors in the precision")
 
     # -- apply
-    p = _step(sub, parents, "apply", run_apply, "write a corrected copy of the dataset",
-              db=False)
+    p = _step(sub, parents, "apply", run_apply, db=False)
     p.add_argument("data", help="the dataset that was scanned")
     p.add_argument("verdicts", help="the output of `review results`")
     p.add_argument("--out", "-o", required=True, help="the corrected copy (a new file)")
@@ -108,7 +119,7 @@ def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
                    help="Non-Agreement items: keep and flag (default), drop, or keep")
 
     # -- export
-    p = _step(sub, parents, "export", run_export, "items for Label Studio, Argilla or CSV")
+    p = _step(sub, parents, "export", run_export)
     p.add_argument("--to", choices=("label-studio", "argilla", "csv"), default="label-studio",
                    help="target tool (label-studio): label-studio and argilla write JSON, csv "
                    "writes CSV, whatever the file is called (a .csv, .json... name that says "
@@ -122,16 +133,14 @@ def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
                    help="export the qualification items too")
 
     # -- import
-    p = _step(sub, parents, "import", run_import, "import answers from another tool")
+    p = _step(sub, parents, "import", run_import)
     p.add_argument("file", help="the export to import")
     p.add_argument("--from", dest="source", choices=("label-studio", "argilla", "csv"),
                    help="the tool (default: guessed from the file)")
 
     # -- push and pull: a running Label Studio
-    for name, handler, summary, way in (
-            ("push", run_push, "send the items to a running Label Studio", "--to"),
-            ("pull", run_pull, "bring the answers back from a running Label Studio", "--from")):
-        p = _step(sub, parents, name, handler, summary)
+    for name, handler, way in (("push", run_push, "--to"), ("pull", run_pull, "--from")):
+        p = _step(sub, parents, name, handler)
         p.add_argument(way, dest="tool", choices=("label-studio",), required=True,
                        help="the tool (label-studio)")
         p.add_argument("--url", required=True, help="the Label Studio address, such as "
@@ -140,29 +149,34 @@ def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
                        help="the Label Studio project's title")
 
 
-def _step(sub: Any, parents: list[argparse.ArgumentParser], name: str, handler: Any,
-          summary: str, *, db: bool = True) -> argparse.ArgumentParser:
-    """One step's parser (``summary``: its line in ``review --help``) with ``--db``."""
-    p = cli.add_command(sub, name, parents, help=summary, handler=handler, raw=False)
+def _step(sub: Any, parents: list[argparse.ArgumentParser], name: str, handler: Any, *,
+          db: bool = True) -> argparse.ArgumentParser:
+    """One step's parser, with ``--db``."""
+    p = cli.add_command(sub, name, parents, handler=handler, raw=False)
     if db:
         p.add_argument("--db", required=True, help="the review project file (SQLite)")
     return p
 
 
 def run_init(args: argparse.Namespace) -> int:
-    from labelaudit.review import init_review
-
-    store = cli.call(init_review, args, n_reviewers=args.reviewers, n_sentinels=args.sentinels,
-                     n_qualification=args.qualification, sentinels=args.sentinels_file)
+    store = init_review(
+        args.scan, args.db, top=args.top, select=args.select, n_reviewers=args.n_reviewers,
+        majority=args.majority, n_sentinels=args.n_sentinels,
+        n_qualification=args.n_qualification, sentinels=args.sentinels_file,
+        show_label=args.show_label, pass_mark=args.pass_mark,
+        sentinel_threshold=args.sentinel_threshold, min_sentinels=args.min_sentinels,
+        sentinel_every=args.sentinel_every, labels=args.labels, n_flagged=args.n_flagged,
+        score_column=args.score_column, rank_by=args.rank_by, title=args.title,
+        instructions=args.instructions, random_state=args.seed, overwrite=args.overwrite)
     cli.log(args, f"created {args.db}: {store.describe()}. Next: labelaudit review invite "
             f"--db {args.db} --name NAME")
     return 0
 
 
 def run_invite(args: argparse.Namespace) -> int:
-    from labelaudit.review import invite_reviewer
-
-    invitation = cli.call(invite_reviewer, args)
+    invitation = invite_reviewer(args.db, args.name, admin=args.admin,
+                                 new_token=args.new_token, base_url=args.base_url,
+                                 port=args.port)
     print(invitation.url)
     cli.log(args, f"{'admin' if args.admin else 'reviewer'} {invitation.reviewer.name!r}: "
             "send them this link privately; it is shown only once. It opens the app served at "
@@ -171,8 +185,6 @@ def run_invite(args: argparse.Namespace) -> int:
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    from labelaudit.review import open_server
-
     server = open_server(args.db, host=args.host, port=args.port)
     for notice in server.notices:
         print(f"labelaudit review serve: warning: {notice}", file=sys.stderr)
@@ -183,9 +195,6 @@ def run_serve(args: argparse.Namespace) -> int:
 
 
 def run_status(args: argparse.Namespace) -> int:
-    from labelaudit.io import emit_report
-    from labelaudit.review import review_status
-
     status = review_status(args.db)
     fmt = emit_report(status.to_frame(), status.to_dict(), status.to_text(), args.out,
                       format=None if args.out else args.format)
@@ -196,8 +205,6 @@ def run_status(args: argparse.Namespace) -> int:
 
 
 def run_results(args: argparse.Namespace) -> int:
-    from labelaudit.review import review_results
-
     results = review_results(args.db, confidence=args.confidence,
                              count_non_agreement=not args.correctable_only)
     frame = results.to_frame()
@@ -208,16 +215,14 @@ def run_results(args: argparse.Namespace) -> int:
 
 
 def run_apply(args: argparse.Namespace) -> int:
-    from labelaudit.review import apply_verdicts_file
-
-    applied = cli.call(apply_verdicts_file, args, row_numbers=args.no_id)
+    applied = apply_verdicts_file(args.data, args.verdicts, args.out, label=args.label,
+                                  id=args.id, row_numbers=args.no_id,
+                                  non_agreement=args.non_agreement)
     cli.log(args, str(applied))
     return 0
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from labelaudit.review import export_items
-
     kinds = ["review", "sentinel"] + (["qualification"] if args.include_qualification else [])
     export_items(args.db, args.out, to=args.to, kinds=kinds, predictions=not args.no_predictions,
                  label_config=args.label_config_out)
@@ -226,23 +231,17 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_push(args: argparse.Namespace) -> int:
-    from labelaudit.review import push_items
-
     cli.log(args, str(push_items(args.db, url=args.url, project=args.project)))
     return 0
 
 
 def run_pull(args: argparse.Namespace) -> int:
-    from labelaudit.review import pull_answers
-
     report = pull_answers(args.db, url=args.url, project=args.project)
     cli.log(args, f"pulled from {args.url} ({args.project!r}): {report}")
     return 0
 
 
 def run_import(args: argparse.Namespace) -> int:
-    from labelaudit.review import import_answers
-
     report = import_answers(args.db, args.file, source=args.source)
     cli.log(args, f"imported {args.file}: {report}")
     return 0

@@ -3,22 +3,17 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
+from pathlib import Path
 
 from labelaudit.cli import _common as cli
-from labelaudit.registry import (
-    LABEL_SET_METHODS,
-    PRESETS,
-    RANKING_METHODS,
-    SCORERS,
-)
-
-ORDER = 10
+from labelaudit.detect import RANKING_METHODS
+from labelaudit.models import DEFAULT_SCORERS, SCORERS
+from labelaudit.scanning import LABEL_SET_METHODS, PRESETS
 
 
 def add_parser(subparsers, parents) -> None:
-    p = cli.add_command(
-        subparsers, "scan", parents, handler=run,
-        help="find label errors in a text classification dataset")
+    p = cli.add_command(subparsers, "scan", parents, handler=run)
     p.add_argument("data", help="CSV, TSV, JSONL, JSON, Parquet, a datasets folder or a "
                    "Hugging Face hub dataset name (the training split with --score)")
     p.add_argument("--split", metavar="NAME",
@@ -40,19 +35,19 @@ def add_parser(subparsers, parents) -> None:
                            "(issues/, s3://bucket/issues/) when the scan streams "
                            "(default: a table of the top items on stdout)")
     cli.add_options(p, scorers={
-        "type": cli.choice_list(SCORERS.names()),
+        "type": cli.choice_list(tuple(SCORERS)),
         "help": f"comma-separated members: {', '.join(SCORERS)} (default: "
-        f"{','.join(SCORERS.default)}, each first tried on a 2,000-item sample and skipped when "
+        f"{','.join(DEFAULT_SCORERS)}, each first tried on a 2,000-item sample and skipped when "
         "its ensemble weight there is below 0.05; named members always run)"})
     p.add_argument("--preset", choices=list(PRESETS),
                    help="a measured set of members instead of --scorers: fast (word TF-IDF "
                    "alone), default, best (word TF-IDF and the --model encoder, default "
                    "all-MiniLM-L6-v2, fine-tuned on every fold, 3 epochs, 512 tokens: for a "
                    "GPU, about 4 minutes for 12,600 reviews on one H100)")
-    p.add_argument("--methods", type=cli.choice_list(RANKING_METHODS.names()),
+    p.add_argument("--methods", type=cli.choice_list(tuple(RANKING_METHODS)),
                    help="comma-separated ranking methods (default: every method that applies "
                    "but self_confidence, which ranks as ensemble does)")
-    p.add_argument("--rank-by", choices=RANKING_METHODS.names() + LABEL_SET_METHODS,
+    p.add_argument("--rank-by", choices=[*RANKING_METHODS, *LABEL_SET_METHODS],
                    help="method that orders the output (default: crowdlab with "
                    "--annotations, else ensemble; for label sets: worst_class (default), "
                    "log_likelihood or cleanlab)")
@@ -128,51 +123,37 @@ def add_parser(subparsers, parents) -> None:
                    "or the embed member's sentence embeddings")
 
 
-def _check_usage(args: argparse.Namespace) -> None:
-    """Options that would be silently ignored are usage errors, before any work."""
-    if args.datalab_features is not None and not args.datalab:
-        args.parser.error("--datalab-features sets the features of --datalab: add --datalab, "
-                          "or drop --datalab-features")
-    if args.engine is not None and args.pred_probs is not None:
-        args.parser.error(f"--engine {args.engine} runs labelaudit's models; with --pred-probs no "
-                          "model runs (your probabilities are used as they are): drop --engine")
-    if args.checkpoint_dir is not None and args.pred_probs is not None:
-        args.parser.error("--checkpoint-dir keeps the folds of labelaudit's models; with "
-                          "--pred-probs no model runs: drop --checkpoint-dir")
-    if args.score is not None and getattr(args, "folds_given", False):
-        args.parser.error("--folds sets the cross-fitting of DATA; with --score the models are "
-                          "fitted on all of DATA and rank the --score items, with no folds: "
-                          "drop --folds")
-    # after plan_scan's refusal of --classes or --pred-probs, which comes first
-    if args.preset is not None and args.scorers is not None and args.pred_probs is None \
-            and args.classes is None:
-        args.parser.error("--preset names the members: give --preset or --scorers, not both")
-
-
 def run(args: argparse.Namespace) -> int:
-    from labelaudit.scanning import output_frame, plan_scan, scan
+    from labelaudit.scanning import ScanOptions, result_table, run_scan, streams
 
-    _check_usage(args)
-    with cli.warnings_to_stderr(args, bare=("scorers", "out")):
-        plan = cli.call(plan_scan, args)
-    with cli.warnings_to_stderr(args, bare=("split",)), cli.fold_rule(args):
-        # the members of plan (--preset and --model are in them) run in memory or, with
-        # out, streamed
-        result = cli.call(scan, args, scorers=plan.scorers if plan.streams else plan.members,
-                          weights=plan.weights, preset=None, engine=args.engine or "local",
-                          model=plan.embed.model if plan.streams else None,
-                          out=args.out if plan.streams else None,
-                          datalab_features=args.datalab_features or "tfidf")
+    options = ScanOptions(
+        text=args.text, label=args.label, text_pair=args.text_pair, id=args.id,
+        split=args.split, score=args.score, pred_probs=args.pred_probs, classes=args.classes,
+        keep_columns=args.keep_columns, scorers=args.scorers, preset=args.preset,
+        methods=args.methods, rank_by=args.rank_by, annotations=args.annotations,
+        weights=args.weights, n_folds=args.folds, n_seeds=args.seeds, random_state=args.seed,
+        top=args.top, threshold=args.threshold, model=args.model, pair_mode=args.pair_mode,
+        cache_dir=args.cache_dir, long_texts=args.long_texts, epochs=args.epochs,
+        max_length=args.max_length, batch_size=args.batch_size, learning_rate=args.learning_rate,
+        devices=args.devices, progress=cli.show_progress(args), sweep=args.sweep,
+        keep=args.keep, datalab=args.datalab, datalab_features=args.datalab_features,
+        engine=args.engine or "local", ray_address=args.ray_address,
+        checkpoint_dir=args.checkpoint_dir, resume=args.resume, label_sep=args.label_sep,
+        out=args.out, chunk_size=args.chunk_size, overwrite=args.overwrite)
+    with cli.warnings_to_stderr(args):
+        # --engine streams (--engine ray with what needs memory: in memory, its folds as Ray
+        # tasks); so does --scorers tfidf with --out on a file
+        streamed = streams(args.data, options, engine=args.engine,
+                           report=args.report_out is not None)
+        result = run_scan(args.data, replace(options, out=args.out if streamed else None))
     cli.log(args, result.summary())
-    if plan.streams:  # written to --out in chunks
+    if streamed:  # written to --out in chunks
         return 0
     rows = args.show if not args.out and args.format == "table" else None
     if rows != 0:  # --show 0: the summary alone
-        cli.emit_output(output_frame(result, rows=rows, sep=cli.set_separator(args)), args,
+        cli.emit_output(result_table(result, rows=rows, sep=cli.set_separator(args)), args,
                         max_colwidth=70)
     if args.report_out:
-        from pathlib import Path
-
         from labelaudit.report import write_report
 
         written = write_report(result, args.report_out, data_name=Path(str(args.data)).name)

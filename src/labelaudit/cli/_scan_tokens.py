@@ -6,18 +6,13 @@ import argparse
 import time
 
 from labelaudit.cli import _common as cli
-from labelaudit.registry import TOKEN_SCORERS
+from labelaudit.models import TOKEN_SCORERS
 
-ORDER = 15
-
-
-_MAX_SEED = 2**32 - 1  # labelaudit.models._token_scorer.MAX_SEED, without importing numpy here
+_MAX_SEED = 2**32 - 1  # labelaudit.models._tokens.MAX_SEED, without importing numpy here
 
 
 def add_parser(subparsers, parents) -> None:
-    p = cli.add_command(
-        subparsers, "scan-tokens", parents, handler=run,
-        help="find label errors in token-tagged data (NER, POS) in CoNLL or JSONL")
+    p = cli.add_command(subparsers, "scan-tokens", parents, handler=run)
     p.add_argument("data", help="CoNLL column file or .jsonl with a tokens list and a tags "
                    "(or labels) list per line (the training data with --score)")
     cli.add_options(p, "score")
@@ -32,7 +27,7 @@ def add_parser(subparsers, parents) -> None:
     p.add_argument("--folds", type=cli.at_least(2), default=5,
                    help="cross-fitting folds (default: 5)")
     cli.add_options(
-        p, scorers={"type": cli.choice_list(TOKEN_SCORERS.names()),
+        p, scorers={"type": cli.choice_list(tuple(TOKEN_SCORERS)),
                     "help": "comma-separated token scorers: encoder (frozen word vectors + a "
                     "head; the default, CPU-friendly), finetune (fine-tune --model; the default "
                     "when --model is given); several are averaged per token"},
@@ -73,18 +68,25 @@ def run(args: argparse.Namespace) -> int:
         args.parser.error(str(exc))
     started = time.perf_counter()
     # Warnings are held until the progress bars are gone, then shown one line each.
-    with cli.warnings_to_stderr(args, flags=("score=score",)):
+    with cli.warnings_to_stderr(args):
         check_distinct_files(
-            [("data", args.data), ("score=", args.score)],
+            [("data", args.data), ("--score", args.score)],
             why="the scored sentences are tagged by models fitted on all of the data, so those "
                 "in both look right by construction; give a split of other sentences, or drop "
-                "score= to cross-fit the data")
+                "--score to cross-fit the data")
         data = read_tokens(args.data, tag_column=args.tag_column, scheme=cli.tag_scheme(args))
         test = read_tokens(args.score, tag_column=args.tag_column,
                            scheme=cli.tag_scheme(args)) if args.score else None
-        scorers = cli.call(make_token_scorers, args, args.scorers, cache=not args.no_cache)
-        result = cli.call(scan_tokens, args, data, score=test, scorer=scorers,
-                          cache=not args.no_cache, rules=not args.no_rules)
+        progress = cli.show_progress(args)
+        scorers = make_token_scorers(
+            args.scorers, model=args.model, head=args.head, cache=not args.no_cache,
+            cache_dir=args.cache_dir, epochs=args.epochs, batch_size=args.batch_size,
+            progress=progress, random_state=args.seed)
+        result = scan_tokens(
+            data, score=test, scorer=scorers, model=args.model, head=args.head,
+            n_folds=args.folds, random_state=args.seed, rules=not args.no_rules,
+            cache=not args.no_cache, cache_dir=args.cache_dir, progress=progress,
+            engine=args.engine, ray_address=args.ray_address)
     write_token_scan(result, args.out, format=fmt, show=args.show)
     summary = describe_token_scan(result, time.perf_counter() - started)
     cli.log(args, f"labelaudit scan-tokens: {summary}" + (f"; wrote {args.out}" if args.out

@@ -5,14 +5,11 @@ from __future__ import annotations
 import argparse
 
 from labelaudit.cli import _common as cli
-
-ORDER = 18
+from labelaudit.models import tapt
 
 
 def add_parser(subparsers, parents) -> None:
-    p = cli.add_command(
-        subparsers, "tapt", parents, handler=run,
-        help="adapt an encoder to a dataset's texts (masked-LM pre-training) for finetune")
+    p = cli.add_command(subparsers, "tapt", parents, handler=run)
     p.add_argument("data", nargs="+", metavar="DATA",
                    help="tables (.csv .tsv .jsonl .json .parquet or a datasets folder) whose "
                    "texts are trained on: give every split")
@@ -38,9 +35,12 @@ def add_parser(subparsers, parents) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from labelaudit.models import tapt
-
-    with cli.warnings_to_stderr(args, flags=("out=tapt_out",)):
-        result = cli.call(tapt, args, out=args.tapt_out)
+    with cli.warnings_to_stderr(args):
+        result = tapt(args.data, text=args.text, text_pair=args.text_pair, model=args.model,
+                      out=args.tapt_out, epochs=args.epochs, max_length=args.max_length,
+                      batch_size=args.batch_size, learning_rate=args.learning_rate,
+                      mlm_probability=args.mlm_probability, warmup=args.warmup,
+                      random_state=args.seed, device=args.device, overwrite=args.overwrite,
+                      progress=cli.show_progress(args))
     cli.log(args, result.summary())
     return 0

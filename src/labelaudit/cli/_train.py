@@ -4,20 +4,26 @@ from __future__ import annotations
 
 import argparse
 
+from labelaudit._errors import InvalidParameterError
 from labelaudit.cli import _common as cli
-
-ORDER = 70
+from labelaudit.io import check_distinct_files, write_json
+from labelaudit.training import (
+    FILTER_DETECTORS,
+    FilterPlan,
+    evaluate_model,
+    method_names,
+    read_eval_table,
+    train,
+    training_facts,
+    training_notes,
+)
 
 
 def add_parser(subparsers, parents) -> None:
-    from labelaudit.registry import FILTER_DETECTORS, LNL_METHODS
-
-    p = cli.add_command(
-        subparsers, "train", parents, handler=run,
-        help="train a classifier with a learning-with-noisy-labels method")
+    p = cli.add_command(subparsers, "train", parents, handler=run)
     p.add_argument("data", help="training table (CSV, TSV, JSONL, JSON, Parquet)")
     cli.add_options(p, "text", "text_pair", "label", "label_sep")
-    p.add_argument("--method", default="base", choices=(*LNL_METHODS.names(), "auto"),
+    p.add_argument("--method", default="base", choices=(*method_names(), "auto"),
                    help="training method (default: base)")
     p.add_argument("--filter", choices=("drop", "relabel"),
                    help="what --method filter does with flagged items (default: drop)")
@@ -68,8 +74,6 @@ def _check_usage(args: argparse.Namespace) -> None:
 def _has_head(args: argparse.Namespace) -> bool:
     """Whether the method trains head networks whatever the backbone: a filter method's
     detector (all but the scan), or auto's candidates, which include such methods."""
-    from labelaudit.training import FilterPlan
-
     if args.method == "auto":
         return True
     return (args.method.startswith("filter")
@@ -77,16 +81,6 @@ def _has_head(args: argparse.Namespace) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
-    from labelaudit._errors import InvalidParameterError
-    from labelaudit.io import write_json
-    from labelaudit.training import (
-        evaluate_model,
-        read_eval_table,
-        train,
-        training_facts,
-        training_notes,
-    )
-
     if not (args.model_out or args.metrics_out):
         raise InvalidParameterError("give --out FOLDER to save the model and/or --metrics-out "
                                     "FILE (with --eval) to measure it",
@@ -95,21 +89,33 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidParameterError(f"{cli.flag(args, 'metrics_out')} needs --eval, a clean "
                                     "labelled table", param=("metrics_out", "eval"))
     _check_usage(args)
-    with cli.warnings_to_stderr(args, flags=("eval",)):  # before the training, not after
+    # read_eval_table's rule, said with the flag (a refused path: exit 1)
+    check_distinct_files([("data", args.data), ("--eval", args.eval)],
+                         why="the model is trained on data and measured on --eval, so --eval "
+                         "needs items of its own")
+    with cli.warnings_to_stderr(args):  # before the training, not after
         evaluation = (read_eval_table(args.eval, label=args.label, where=f"--eval {args.eval}",
                                       label_sets=True, training=args.data,
                                       label_sep=args.label_sep, text=args.text,
                                       text_pair=args.text_pair)
                       if args.eval else None)
     with cli.warnings_to_stderr(args):
-        model = cli.call(train, args)
+        model = train(args.data, text=args.text, label=args.label, text_pair=args.text_pair,
+                      method=args.method, backbone=args.backbone, model=args.model,
+                      noise_rate=args.noise_rate, filter=args.filter,
+                      filter_detector=args.filter_detector, epochs=args.epochs,
+                      batch_size=args.batch_size, learning_rate=args.learning_rate,
+                      hidden=args.hidden, device=args.device, cache_dir=args.cache_dir,
+                      random_state=args.seed, label_sep=args.label_sep,
+                      progress=cli.show_progress(args))
         for line in training_notes(model):
             cli.log(args, line)
         if args.model_out:
             model.save(args.model_out, overwrite=args.overwrite)
             cli.log(args, f"wrote {args.model_out}")
         if args.eval:
-            metrics = cli.call(evaluate_model, args, model, evaluation)
+            metrics = evaluate_model(model, evaluation, text=args.text, label=args.label,
+                                     text_pair=args.text_pair, label_sep=args.label_sep)
             cli.log(args, metrics.summary())
             if args.metrics_out:
                 write_json({**metrics.to_dict(), **training_facts(model, seed=args.seed)},

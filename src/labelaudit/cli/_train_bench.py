@@ -5,20 +5,15 @@ from __future__ import annotations
 import argparse
 
 from labelaudit.cli import _common as cli
-
-ORDER = 71
+from labelaudit.training import method_names, parse_noise_grid, train_bench
 
 
 def _methods(text: str) -> list[str] | None:
-    from labelaudit.registry import LNL_METHODS
-
-    return None if text == "all" else cli.choice_list(LNL_METHODS.names())(text)
+    return None if text == "all" else cli.choice_list(method_names())(text)
 
 
 def add_parser(subparsers, parents) -> None:
-    p = cli.add_command(
-        subparsers, "train-bench", parents, handler=run,
-        help="benchmark the training methods under injected noise on a clean test set")
+    p = cli.add_command(subparsers, "train-bench", parents, handler=run)
     p.add_argument("train", help="clean training table")
     cli.add_options(p, "eval", "text", "text_pair", "label",
                     eval={"required": True, "help": "clean evaluation table"})
@@ -37,14 +32,16 @@ def add_parser(subparsers, parents) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from labelaudit.training import parse_noise_grid, train_bench
-
     noise = args.noise or ["uniform:0.1,0.2,0.4"]
-    with cli.warnings_to_stderr(args, flags=("noise",)):  # parse_noise_grid runs first
+    with cli.warnings_to_stderr(args):
         for spec in noise:
             parse_noise_grid(spec)  # a bad spec fails before any training
-        result = cli.call(train_bench, args, noise=noise,
-                          train_options={"epochs": args.epochs} if args.epochs else None)
+        result = train_bench(
+            args.train, args.eval, text=args.text, label=args.label, text_pair=args.text_pair,
+            noise=noise, methods=args.methods, seeds=args.seeds, backbone=args.backbone,
+            model=args.model, train_options={"epochs": args.epochs} if args.epochs else None,
+            random_state=args.seed, workers=args.workers, engine=args.engine,
+            ray_address=args.ray_address, progress=cli.show_progress(args))
         cli.emit_result(args, result, shown=result.table("top1").reset_index())
     cli.log(args, result.summary())  # after the warnings, which the block prints as it closes
     return 0

@@ -12,17 +12,9 @@ References
 Zeng, Huang, Liu, Jiang, "Validating Label Consistency in NER Data Annotation" (2021).
 """
 
-from labelaudit.consistency_check._result import ConsistencyResult, SchemeCurve, SchemeVerdict
-from labelaudit.consistency_check._run import consistency, curve_grid
-from labelaudit.consistency_check._schemes import SchemeDraw, draw_schemes
+from labelaudit.consistency_check._data import draw_schemes as draw_schemes
+from labelaudit.consistency_check._result import ConsistencyResult
+from labelaudit.consistency_check._run import consistency
+from labelaudit.consistency_check._run import curve_grid as curve_grid
 
-__all__ = [
-    "ConsistencyResult",
-    "SchemeCurve",
-    "SchemeDraw",
-    "SchemeVerdict",
-    "consistency",
-    "curve_grid",
-    "draw_schemes",
-]
-
+__all__ = ["ConsistencyResult", "consistency"]

@@ -1,5 +1,23 @@
-"""The pool the learning-curve test draws from: training items, suspect items and (with a
-correction) the suspect items again with their corrected labels, as one dataset."""
+"""What the learning-curve test draws from: the pool of training items, suspect items and
+(with a correction) the suspect items again with their corrected labels, as one dataset; and
+the training orders (Zeng et al., Figures 1 and 2) as index arrays into it.
+
+Identify (Figure 1): three exclusive training subsets of size x, T0 (the new test set), T1
+(green) and T2 (blue), and the suspect set S (x items of it):
+
+- ``TrainTest`` = T2 then S, ``PureTrain`` = T1 then T2, ``TestTrain`` = S then T2.
+
+Validate (Figure 2): the suspect set splits into the items the correction changed, with
+their original labels (``Mistake``, z) or corrected ones (``Correct``, z), and the unchanged
+rest (``Test``, y); training subsets X (the new test set, x), Y (y), W (w) and Z (z):
+
+- ``TestTrain{M}`` = Test, W, M;  ``PureTrain{M}`` = Y, W, M;
+- ``{M}TestTrain`` = M, Test, W;  ``{M}PureTrain`` = M, Y, W   for M in Mistake, Correct;
+
+and two references of training data only, each scheme's suspect parts replaced by training
+subsets of the same size: ``PureTrainTrain`` = Y, W, Z (for the schemes that end with M)
+and ``TrainPureTrain`` = Z, Y, W (for those that start with it).
+"""
 
 from __future__ import annotations
 
@@ -10,11 +28,17 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows
+from labelaudit.io import (
+    TextDataset,
+    check_label_values,
+    prepare_text_dataset,
+    read_table,
+    text_keys,
+)
+from labelaudit.tokens import TokenDataset, encode_tags, read_tokens, split_tag, token_classes
 
 if TYPE_CHECKING:
     import pandas as pd
-
-__all__ = ["Pool", "text_pool", "token_pool"]
 
 
 @dataclass(frozen=True)
@@ -49,17 +73,13 @@ def _only_in(train: set[str], other: set[str], name: str, unit: str) -> None:
 def token_pool(train: Any, suspect: Any, corrected: Any = None, *, scheme: Any = None,
                tag_column: int = -1) -> Pool:
     """The pool of tagged sentences; tags are compared in IOB2."""
-    from labelaudit.tokens import TokenDataset, read_tokens
-    from labelaudit.tokens._schemes import split_tag
-    from labelaudit.tokens._spans import encode_tags, token_classes
-
     try:
         parts = [read_tokens(source, tag_column=tag_column, scheme=scheme)
                  for source in (train, suspect, corrected) if source is not None]
     except InvalidInputError as exc:  # a table read as tagged text: say how to read it
         raise InvalidInputError(f"{exc} (without text= the files are read as tagged files, "
                                 "CoNLL or token JSONL; for tables of texts, give "
-                                "text=COLUMN)") from None
+                                "text=COLUMN)", param="text") from None
     plain = parts[0].scheme == "plain"
     if any((p.scheme == "plain") != plain for p in parts):
         raise InvalidInputError("one file has tags without spans (plain) and another span "
@@ -100,8 +120,6 @@ def token_pool(train: Any, suspect: Any, corrected: Any = None, *, scheme: Any =
 def _frame(source: pd.DataFrame | str | Path) -> pd.DataFrame:
     import pandas as pd
 
-    from labelaudit.io import read_table
-
     frame = source if isinstance(source, pd.DataFrame) else read_table(source)
     if len(frame) == 0:
         where = "" if isinstance(source, pd.DataFrame) else f"{source}: "
@@ -114,8 +132,6 @@ def _aligned(suspect: pd.DataFrame, fixed: pd.DataFrame, text: str,
     """The corrected table in the suspect table's row order, by id or by row."""
     import pandas as pd
     if id is not None and id in suspect.columns and id in fixed.columns:
-        from labelaudit.io import text_keys
-
         keys, fixed_keys = text_keys(suspect[id]), text_keys(fixed[id])
         for name, values in (("suspect", keys), ("corrected", fixed_keys)):
             twice = pd.Series(values).duplicated().to_numpy()
@@ -155,8 +171,6 @@ def text_pool(train: Any, suspect: Any, corrected: Any = None, *, text: str,
     """The pool of text (or text-pair) items with one label each."""
     import pandas as pd
 
-    from labelaudit.io import TextDataset, check_label_values, prepare_text_dataset, text_keys
-
     frames = [_frame(train), _frame(suspect)]
     if corrected is not None:
         frames.append(_aligned(frames[1], _frame(corrected), text, id))
@@ -186,3 +200,108 @@ def text_pool(train: Any, suspect: Any, corrected: Any = None, *, text: str,
                        classes=first.classes)
     return Pool("text", pool, pool.labels, tuple(map(str, first.classes)), len(datasets[0]),
                 len(datasets[1]), mistakes)
+
+
+IDENTIFY = {"TrainTest": "PureTrain", "TestTrain": "PureTrain"}
+VALIDATE = {
+    **{f"TestTrain{m}": "PureTrainTrain" for m in ("Mistake", "Correct")},
+    **{f"PureTrain{m}": "PureTrainTrain" for m in ("Mistake", "Correct")},
+    **{f"{m}TestTrain": "TrainPureTrain" for m in ("Mistake", "Correct")},
+    **{f"{m}PureTrain": "TrainPureTrain" for m in ("Mistake", "Correct")}}
+
+
+@dataclass(frozen=True)
+class SchemeDraw:
+    """One repeat's draw: the new test set and each scheme's training order.
+
+    ``schemes`` maps a scheme name to its segments ``(part, indices)`` in feeding order;
+    indices point into the pool (training items first, then the suspect items, then their
+    corrected copies).
+    """
+
+    test: np.ndarray
+    schemes: dict[str, list[tuple[str, np.ndarray]]]
+
+    def order(self, name: str) -> np.ndarray:
+        """The scheme's items in the order they are fed."""
+        return np.concatenate([part for _, part in self.schemes[name]])
+
+
+def validate_sizes(n_train: int, n_suspect: int, n_mistakes: int, size: int,
+                   extra: int) -> tuple[int, int, int, int]:
+    """(x, y, w, z) of Figure 2, checked against the training set's size."""
+    y, z = n_suspect - n_mistakes, n_mistakes
+    if z == 0:
+        raise InvalidParameterError(
+            "the corrected file changes no label of the suspect set: there is nothing to "
+            "validate")
+    need = size + y + extra + z
+    if need > n_train:
+        room = max(0, (n_train - y - z) // 2)
+        raise InvalidParameterError(
+            f"validating needs exclusive training subsets of {size} + {y} + {extra} + {z} = "
+            f"{need} items, the training set has {n_train}: use --size (and --train-size) so "
+            f"that size + train-size <= {n_train - y - z} (e.g. --size {room})")
+    return size, y, extra, z
+
+
+def draw_schemes(
+    n_train: int, n_suspect: int, *, size: int, rng: np.random.Generator,
+    mistakes: np.ndarray | None = None, extra: int | None = None) -> SchemeDraw:
+    """Draw one repeat's subsets and build the schemes (see the module docstring).
+
+    Parameters
+    ----------
+    n_train, n_suspect : int
+        Pool layout: training items ``0..n_train-1``, suspect items after them, and (with
+        ``mistakes``) their corrected copies after those.
+    size : int
+        x, the size of every identify subset and of the new test set.
+    mistakes : ndarray of int, optional
+        Positions in the suspect set whose labels the correction changed (validate).
+    extra : int, optional
+        w, the training subset fed between the others in validate (default ``size``).
+
+    Examples
+    --------
+    >>> draw = draw_schemes(9, 3, size=3, rng=np.random.default_rng(0))
+    >>> sorted(draw.schemes), len(draw.test), len(draw.order("TestTrain"))
+    (['PureTrain', 'TestTrain', 'TrainTest'], 3, 6)
+    """
+    if size < 1:
+        raise InvalidParameterError(f"size must be at least 1, got {size}")
+    if 3 * size > n_train:
+        raise InvalidParameterError(
+            f"identifying needs three exclusive training subsets of size {size} "
+            f"({3 * size} items); the training set has {n_train}: use --size {n_train // 3} "
+            "or less")
+    if size > n_suspect:
+        raise InvalidParameterError(
+            f"size {size} is larger than the suspect set ({n_suspect} items)")
+    perm = rng.permutation(n_train)
+    test, t1, t2 = perm[:size], perm[size:2 * size], perm[2 * size:3 * size]
+    suspect = n_train + rng.permutation(n_suspect)[:size]
+    schemes: dict[str, list[tuple[str, np.ndarray]]] = {
+        "TrainTest": [("T2", t2), ("S", suspect)], "PureTrain": [("T1", t1), ("T2", t2)],
+        "TestTrain": [("S", suspect), ("T2", t2)]}
+    if mistakes is not None:
+        w = size if extra is None else extra
+        x, y, w, z = validate_sizes(n_train, n_suspect, len(mistakes), size, w)
+        changed = np.zeros(n_suspect, dtype=bool)
+        changed[np.asarray(mistakes, dtype=int)] = True
+        order = rng.permutation(n_suspect)
+        wrong = n_train + order[changed[order]]
+        parts = {
+            "Test": n_train + order[~changed[order]],
+            "Mistake": wrong,
+            "Correct": wrong + n_suspect,  # the same items, corrected, in the same order
+            "Y": perm[x:x + y], "W": perm[x + y:x + y + w], "Z": perm[x + y + w:x + y + w + z],
+        }
+        for m in ("Mistake", "Correct"):
+            schemes[f"TestTrain{m}"] = [(p, parts[p]) for p in ("Test", "W", m)]
+            schemes[f"PureTrain{m}"] = [(p, parts[p]) for p in ("Y", "W", m)]
+            schemes[f"{m}TestTrain"] = [(p, parts[p]) for p in (m, "Test", "W")]
+            schemes[f"{m}PureTrain"] = [(p, parts[p]) for p in (m, "Y", "W")]
+        schemes["PureTrainTrain"] = [(p, parts[p]) for p in ("Y", "W", "Z")]
+        schemes["TrainPureTrain"] = [(p, parts[p]) for p in ("Z", "Y", "W")]
+    return SchemeDraw(test=test, schemes=schemes)

@@ -1,11 +1,16 @@
 """The fits of the learning curves: one model per curve point, fitted afresh or started
 from the point before (warm-started chains, as trees of shared points), each fit once, run
-through the shared executor, and kept per fit in a checkpoint folder when asked."""
+through the shared executor, and kept per fit in a checkpoint folder when asked; and the plan
+of a run, said before the fits start: how many fits, and about how long they take, from one
+fit timed here."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
+import pickle
+import time
 from pathlib import Path
 from typing import Any
 
@@ -13,16 +18,13 @@ import numpy as np
 
 from labelaudit.consistency_check._data import Pool
 from labelaudit.engine import run_fits
-
-__all__ = ["FitStore", "curve_fits", "curve_trees", "fit_all", "fit_all_trees", "fit_point",
-           "fit_score", "fit_tree", "settings_key"]
+from labelaudit.models import Engine, WorkerPool, claim_checkpoint_folder, take
+from labelaudit.tokens import decode_tags, span_f1_counts
 
 
 def settings_key(scorer: Any) -> str:
     """The scorer's settings that change its fits, as text for a checkpoint's key: the
     fields of a dataclass scorer that hold plain values (not functions or objects)."""
-    import dataclasses
-
     plain = (str, int, float, bool, type(None))
 
     def is_plain(value: Any) -> bool:
@@ -44,8 +46,6 @@ def fit_point(pool: Pool, scorer: Any, features: Any, metric: str, train: np.nda
     """One point of a curve: a fresh copy of the scorer fitted on the prefix ``train``
     (starting from ``init``, the fit of the curve's previous point, when given), scored on
     the new test set; the score and the fitted model."""
-    from labelaudit.models._base import take
-
     labels = take(pool.labels, train)
     seen = np.unique(labels) if pool.kind == "text" else None
     if seen is not None and len(seen) < 2:
@@ -97,8 +97,6 @@ def fit_tree(shared: tuple[Pool, Any, Any, str], _slot: Any, test: np.ndarray,
 
 
 def _span_f1(pool: Pool, probs: list[np.ndarray], test: np.ndarray) -> float:
-    from labelaudit.tokens._spans import decode_tags, span_f1_counts
-
     tags = [decode_tags(np.asarray(p), pool.classes, spans=not pool.plain) for p in probs]
     gold = [pool.data.iob2_tags[i] for i in test]
     num, den = span_f1_counts(tags, gold, plain=pool.plain)
@@ -114,10 +112,6 @@ class FitStore:
 
     def __init__(self, folder: str | Path, pool: Pool, scorer: str, metric: str,
                  variant: str = "") -> None:
-        import pickle
-
-        from labelaudit.models import claim_checkpoint_folder
-
         self.folder = claim_checkpoint_folder(folder)
         labels = [np.asarray(y).tobytes() for y in pool.labels] if pool.kind == "tokens" \
             else np.asarray(pool.labels).tobytes()
@@ -152,8 +146,6 @@ class FitStore:
     def load_node(self, key: str, *, model: bool) -> tuple[float, Any] | None:
         """A warm-started point's score, and its fit when ``model`` (else None): None when
         it is not kept, or kept without the fit that is asked for."""
-        import pickle
-
         try:
             saved = pickle.loads(self._node_path(key).read_bytes())  # noqa: S301 - our own file
         except (OSError, EOFError, pickle.UnpicklingError, ValueError, KeyError):
@@ -163,8 +155,6 @@ class FitStore:
         return float(saved["score"]), saved["model"]
 
     def save_node(self, key: str, score: float, model: Any) -> None:
-        import pickle
-
         path = self._node_path(key)
         partial = path.with_suffix(".part")
         partial.write_bytes(pickle.dumps({"score": score, "model": model}))
@@ -172,10 +162,10 @@ class FitStore:
 
 
 def fit_all(tasks: list[tuple[np.ndarray, np.ndarray]], store: FitStore | None, *,
-             shared: tuple, workers: int, engine: str, ray_address: str | None,
-             bar: Any) -> list[float]:
+             shared: tuple, workers: int, engine: Engine, ray_address: str | None,
+             bar: Any, kept: WorkerPool | None = None) -> list[float]:
     """Every fit's score: from the checkpoint where a finished run saved it, else fitted
-    (and saved as it finishes)."""
+    (and saved as it finishes); on the worker processes ``kept`` for every batch."""
     scores: list[float | None] = [store.load(*t) if store else None for t in tasks]
     todo = [i for i, s in enumerate(scores) if s is None]
     bar.update(len(tasks) - len(todo))
@@ -187,7 +177,7 @@ def fit_all(tasks: list[tuple[np.ndarray, np.ndarray]], store: FitStore | None, 
         bar.update(1)
 
     run_fits(fit_score, [tasks[i] for i in todo], shared=shared, workers=workers,
-             engine=engine, ray_address=ray_address, on_result=finished)
+             engine=engine, ray_address=ray_address, on_result=finished, pool=kept)
     return [float(s) for s in scores]  # type: ignore[arg-type]
 
 
@@ -243,8 +233,8 @@ def curve_trees(draws: list, names: list[str], grids: dict[str, np.ndarray],
 
 
 def fit_all_trees(trees: list[tuple[np.ndarray, list]], store: FitStore | None, *,
-                  shared: tuple, workers: int, engine: str, ray_address: str | None,
-                  bar: Any) -> list[float]:
+                  shared: tuple, workers: int, engine: Engine, ray_address: str | None,
+                  bar: Any, kept: WorkerPool | None = None) -> list[float]:
     """Every warm-started point's score, tree after tree in the order given (see
     :func:`fit_tree`)."""
     def finished(index: int, scores: list[float]) -> None:
@@ -252,5 +242,65 @@ def fit_all_trees(trees: list[tuple[np.ndarray, list]], store: FitStore | None, 
 
     done = run_fits(fit_tree, [(test, nodes, store) for test, nodes in trees], shared=shared,
                     workers=workers, engine=engine, ray_address=ray_address,
-                    on_result=finished)
+                    on_result=finished, pool=kept)
     return [score for scores in done for score in scores]
+
+
+def _cost(model: Any, n_items: int, warm: bool) -> float:
+    """A fit's cost in the scorer's units (:meth:`fit_cost`), else its number of items."""
+    cost = getattr(model, "fit_cost", None)
+    return float(cost(n_items, warm=warm)) if cost is not None else float(n_items)
+
+
+def _fit_sizes(tasks: list, warm: bool) -> list[tuple[int, bool]]:
+    """(items fed, warm-started) of every fit of a repeat's tasks."""
+    if not warm:
+        return [(len(train), False) for train, _ in tasks]
+    return [(len(prefix), parent >= 0) for _, nodes in tasks for _, prefix, parent in nodes]
+
+
+def _timed(pool: Pool, model: Any, features: Any, train: np.ndarray,
+           test: np.ndarray) -> tuple[float, float]:
+    """Seconds of one fresh fit on ``train`` and of scoring the new test set with it."""
+    start = time.perf_counter()
+    fitted = model.clone().fit(take(features, train), take(pool.labels, train),
+                               n_classes=len(pool.classes))
+    middle = time.perf_counter()
+    fitted.predict_proba(take(features, test))
+    return middle - start, time.perf_counter() - middle
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.1f} min"
+
+
+def describe_plan(pool: Pool, model: Any, features: Any, tasks: list, *, warm: bool,
+                  n_schemes: int, n_points: int, repeats: tuple[int, int], workers: int,
+                  engine: str) -> str:
+    """One line: the schemes, points and fits of a repeat (``tasks``, as planned for the
+    first repeat), the range of repeats, and about how long it takes: every fit's cost
+    (:meth:`fit_cost` of the scorer, else its items) priced by one fresh fit of the
+    smallest prefix timed here, plus scoring the new test set once per fit, shared by
+    ``workers`` processes (no time for Ray, whose cluster size is not known here).
+
+    The timed fit is one more fit than the run makes, on the smallest prefix.
+    """
+    fits = _fit_sizes(tasks, warm)
+    low, high = repeats
+    counts = (f"{len(fits)} fits a repeat" + (" (each curve warm-started)" if warm else "")
+              + (f", {low} to {high} repeats ({low * len(fits)} to {high * len(fits)} fits)"
+                 if low < high else f", {high} repeats ({high * len(fits)} fits)"))
+    text = f"plan: {n_schemes} schemes x {n_points} points, {counts}"
+    if engine == "ray":
+        return text + "; on Ray"
+    trains = [train for train, _ in tasks] if not warm else \
+        [prefix for _, nodes in tasks for _, prefix, parent in nodes if parent < 0]
+    test = tasks[0][1] if not warm else tasks[0][0]
+    smallest = min(trains, key=len)
+    fit_s, score_s = _timed(pool, model, features, smallest, test)
+    per_unit = fit_s / max(_cost(model, len(smallest), False), 1e-9)
+    repeat_s = sum(per_unit * _cost(model, n, w) + score_s for n, w in fits) / max(workers, 1)
+    span = (_duration(low * repeat_s) + " to " + _duration(high * repeat_s)
+            if low < high else _duration(high * repeat_s))
+    return (f"{text}; about {span} on {workers} worker{'s' if workers > 1 else ''} (priced "
+            "by one fit timed now)")

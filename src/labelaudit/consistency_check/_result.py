@@ -9,12 +9,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from labelaudit.io import METRIC_NAMES, ResultFiles, json_number
+from labelaudit.io import METRIC_NAMES, ResultFiles, figure_path, json_number, save_figure
 
 if TYPE_CHECKING:
     import pandas as pd
-
-__all__ = ["ConsistencyResult", "SchemeCurve", "SchemeVerdict", "t_half_width"]
 
 
 def t_half_width(values: np.ndarray, confidence_level: float) -> np.ndarray:
@@ -191,8 +189,6 @@ class ConsistencyResult(ResultFiles):
     def plot(self, path: str | Path, *, title: str | None = None) -> Path:
         """The seed's figures: identify curves, and with a correction the Mistake and
         Correct schemes with their references; mean lines with shaded bands."""
-        from labelaudit.io import figure_path, save_figure
-
         target, _ = figure_path(path)
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure

@@ -12,26 +12,40 @@ import numpy as np
 
 from labelaudit._errors import InvalidParameterError
 from labelaudit._validation import check_choice, check_int
-from labelaudit.consistency_check._data import Pool, text_pool, token_pool
+from labelaudit.consistency_check._data import (
+    IDENTIFY,
+    VALIDATE,
+    Pool,
+    draw_schemes,
+    text_pool,
+    token_pool,
+)
 from labelaudit.consistency_check._fits import (
     FitStore,
     curve_fits,
     curve_trees,
+    describe_plan,
     fit_all,
     fit_all_trees,
     settings_key,
 )
-from labelaudit.consistency_check._plan import describe_plan
 from labelaudit.consistency_check._result import (
     ConsistencyResult,
     SchemeCurve,
     SchemeVerdict,
     t_half_width,
 )
-from labelaudit.consistency_check._schemes import IDENTIFY, VALIDATE, draw_schemes
 from labelaudit.engine import check_fits, keep_workers, mapped_rows
-
-__all__ = ["MIN_REPEATS", "consistency", "curve_grid"]
+from labelaudit.io import check_distinct_files, warn_overlap
+from labelaudit.models import (
+    Scorer,
+    claim_checkpoint_folder,
+    default_threads,
+    make_scorer,
+    make_token_scorer,
+    progress_bar,
+)
+from labelaudit.scanning import ChanceLevelWarning
 
 # Adaptive repeats start with this many (a t interval needs a few), then add one at a time
 # (its fits spread over the workers) until every verdict is decided.
@@ -91,8 +105,6 @@ def _near_chance(pool: Pool, draws: list, reference: np.ndarray, metric: str) ->
                               for d in draws]))
     accuracy = float(reference[:, -1].mean())
     if accuracy < majority + 0.05:
-        from labelaudit.scanning import ChanceLevelWarning
-
         warnings.warn(
             f"the model fed all of PureTrain reaches accuracy {accuracy:.3f} on the new test "
             f"set against {majority:.3f} for the majority class: near chance, the curves "
@@ -123,8 +135,6 @@ def _gap(curve: np.ndarray, reference: np.ndarray, sizes: np.ndarray) -> np.ndar
 def _load(train: Any, suspect: Any, corrected: Any, text: str | None, label: str,
           text_pair: str | None, id: str | None, scheme: Any,  # noqa: A002
           tag_column: int) -> Pool:
-    from labelaudit.io import check_distinct_files, warn_overlap
-
     check_distinct_files([("train", train), ("suspect", suspect)], why="the test measures "
                          "whether a suspect set follows the training set's labelling rules, "
                          "so it cannot be the training set; give a set of other items")
@@ -150,8 +160,6 @@ def _load(train: Any, suspect: Any, corrected: Any, text: str | None, label: str
 
 
 def _scorer(pool: Pool, scorer: Any) -> tuple[Any, str]:
-    from labelaudit.models import Scorer, make_scorer, make_token_scorer
-
     if isinstance(scorer, Scorer):
         return scorer, getattr(scorer, "name", type(scorer).__name__)
     name = scorer or ("encoder" if pool.kind == "tokens" else "tfidf")
@@ -271,8 +279,6 @@ def consistency(
     check_choice(interval, "interval", ("t", "bootstrap"))
     check_int(random_state, "random_state", minimum=0)
     if workers is None:
-        from labelaudit.models import default_threads
-
         workers = default_threads()
     check_fits(workers, engine, ray_address)
     if not 0.0 <= width < 1.0:
@@ -281,8 +287,6 @@ def consistency(
         raise InvalidParameterError(f"confidence_level must be in (0, 1), got {confidence_level}",
                                     param="confidence_level")
     if checkpoint_dir is not None:  # before any reading: a bad folder costs no work
-        from labelaudit.models import claim_checkpoint_folder
-
         claim_checkpoint_folder(checkpoint_dir)
     pool = _load(train, suspect, corrected, text, label, text_pair, id, scheme, tag_column)
     if pool.kind == "tokens":
@@ -322,8 +326,6 @@ def consistency(
             workers=workers, engine=engine))
     scores = {name: np.zeros((0, len(grids[name]))) for name in names}
     n_fits = 0
-    from labelaudit.models._progress import progress_bar
-
     with ExitStack() as stack:
         bar = stack.enter_context(progress_bar(
             per_repeat * repeats, f"learning curves: {per_repeat} fits a repeat, "
@@ -334,13 +336,13 @@ def consistency(
         # worker processes map the word vectors from one file instead of a copy each, and
         # the same workers fit every batch of repeats
         shared = (pool, model, rows, metric)
-        stack.enter_context(keep_workers(shared, workers, engine))
+        kept = stack.enter_context(keep_workers(shared, workers, engine))
         done = 0
         while done < repeats:
             upto = min(repeats, max(MIN_REPEATS if adaptive else repeats, done + 1))
             tasks, where = plan(draws[done:upto], names, grids)
-            fitted = fit(tasks, store, shared=shared,
-                         workers=workers, engine=engine, ray_address=ray_address, bar=bar)
+            fitted = fit(tasks, store, shared=shared, workers=workers, engine=engine,
+                         ray_address=ray_address, bar=bar, kept=kept)
             n_fits += len(fitted)
             batch = {name: np.zeros((upto - done, len(grids[name]))) for name in names}
             for (name, r, k), task in where.items():

@@ -1,8 +1,14 @@
 """Ranking and flagging methods over out-of-sample predicted probabilities."""
 
-from labelaudit.detect._confident import ConfidentLearning, confident_learning
-from labelaudit.detect._count import IssueCount, count_label_issues
-from labelaudit.detect._datalab import DatalabIssues, datalab_features, datalab_issues
+# Names outside __all__ are for labelaudit's other packages (noqa: imported, not used here).
+from labelaudit.detect._cleanlab import import_cleanlab  # noqa: F401
+from labelaudit.detect._confident import (
+    ConfidentLearning,
+    IssueCount,
+    confident_learning,
+    count_label_issues,
+)
+from labelaudit.detect._datalab import DatalabIssues, datalab_issues
 from labelaudit.detect._ensemble import (
     Ensemble,
     apply_temperature,
@@ -10,9 +16,9 @@ from labelaudit.detect._ensemble import (
     temperature_scale,
 )
 from labelaudit.detect._multiannotator import CrowdLab, annotation_matrix, crowdlab
-from labelaudit.detect._scores import (
-    SCORE_METHODS,
-    ScoreMethod,
+from labelaudit.detect._scores import (  # noqa: F401
+    RANKING_METHODS,
+    Predictions,
     check_pred_probs,
     label_quality_scores,
     per_item_loss,
@@ -21,26 +27,8 @@ from labelaudit.detect._scores import (
 from labelaudit.detect._tokens import sentence_scores, token_scores
 
 __all__ = [
-    "DatalabIssues",
-    "datalab_features",
-    "datalab_issues",
-    "SCORE_METHODS",
-    "ConfidentLearning",
-    "CrowdLab",
-    "Ensemble",
-    "IssueCount",
-    "ScoreMethod",
-    "annotation_matrix",
-    "apply_temperature",
-    "check_pred_probs",
-    "confident_learning",
-    "count_label_issues",
-    "crowdlab",
-    "ensemble_pred_probs",
-    "label_quality_scores",
-    "per_item_loss",
-    "sentence_scores",
-    "suggest_labels",
-    "temperature_scale",
-    "token_scores",
+    "annotation_matrix", "apply_temperature", "confident_learning", "ConfidentLearning",
+    "count_label_issues", "CrowdLab", "crowdlab", "datalab_issues", "DatalabIssues", "Ensemble",
+    "ensemble_pred_probs", "IssueCount", "label_quality_scores", "per_item_loss", "RANKING_METHODS",
+    "sentence_scores", "suggest_labels", "temperature_scale", "token_scores",
 ]

@@ -6,8 +6,6 @@ import importlib
 import warnings
 from types import ModuleType
 
-__all__ = ["import_cleanlab"]
-
 
 def import_cleanlab(module: str) -> ModuleType:
     """Import a cleanlab module and restore :data:`warnings.filters` afterwards.

@@ -11,8 +11,6 @@ import numpy as np
 from labelaudit._errors import InvalidParameterError
 from labelaudit.detect._scores import check_pred_probs
 
-__all__ = ["Ensemble", "apply_temperature", "ensemble_pred_probs", "temperature_scale"]
-
 
 @dataclass(frozen=True)
 class Ensemble:

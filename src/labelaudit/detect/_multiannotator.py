@@ -11,11 +11,10 @@ import numpy as np
 from labelaudit._errors import InvalidInputError, format_rows
 from labelaudit.detect._cleanlab import import_cleanlab
 from labelaudit.detect._scores import check_pred_probs
+from labelaudit.io import to_annotations
 
 if TYPE_CHECKING:
     import pandas as pd
-
-__all__ = ["CrowdLab", "crowdlab", "annotation_matrix"]
 
 
 @dataclass(frozen=True)
@@ -52,6 +51,7 @@ def annotation_matrix(annotations: pd.Series, classes: np.ndarray, ids: np.ndarr
 
     Examples
     --------
+    >>> import pandas as pd
     >>> cells = pd.Series([["a", "b"], ["b"]])
     >>> annotation_matrix(cells, np.array(["a", "b"]), np.arange(2)).tolist()
     [[0.0, 1.0], [1.0, nan]]
@@ -59,8 +59,6 @@ def annotation_matrix(annotations: pd.Series, classes: np.ndarray, ids: np.ndarr
     >>> annotation_matrix(cells, np.array(["a", "b"]), np.arange(2)).tolist()
     [[0.0, nan], [nan, 1.0]]
     """
-    from labelaudit.io import to_annotations
-
     matrix = to_annotations(list(annotations), ids=ids, classes=classes).to_matrix()
     empty = np.isnan(matrix).all(axis=1)
     if empty.any():

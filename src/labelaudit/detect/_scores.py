@@ -1,30 +1,44 @@
-"""Label-quality scores from out-of-sample predicted probabilities.
+"""The ranking methods: label-quality scores of the scored items, lower = more suspect, as in
+cleanlab. :data:`RANKING_METHODS` is the one list of them (``scan(methods=, rank_by=)``,
+``labelaudit scan --methods/--rank-by``), and the one that dispatches.
 
-Every score is a label-quality score: lower means more suspect, as in cleanlab.
-``self_confidence`` is computed by ``cleanlab.rank.get_label_quality_scores``; the other
-methods have no equivalent there (see :func:`label_quality_scores`).
+- ``loss``: ``log p(label | x)`` under the first member, the negated cross-entropy (FML of
+  Chong et al. 2022, who rank items by the loss of the given label under a foundation
+  model); ``ensemble``: the same under the ensemble. Not in ``cleanlab.rank``.
+- ``self_confidence``: ``p(label | x)``, computed by cleanlab's
+  ``cleanlab.rank.get_label_quality_scores(method="self_confidence")``.
+- ``margin``: ``p(label | x) - max_{k != label} p(k | x)``, in [-1, 1] (0: the given label
+  ties with the best other class). Ours, not cleanlab's: cleanlab's ``normalized_margin``
+  is the same margin rescaled to [0, 1], ``(margin + 1) / 2`` (it ranks the same, but its
+  values differ, and scores are part of our outputs).
+- ``entropy``: ``1 - H(p) / log K``, label-blind: uncertain items are suspect. Ours, not
+  cleanlab's: its ``confidence_weighted_entropy``, ``log(1 + r) / r`` with
+  ``r = (H(p) / log K) / p(label | x)``, depends on the given label and ranks differently.
+- ``max_prob``: ``max_k p(k | x)``, the Hendrycks & Gimpel (2017) baseline. Not in
+  ``cleanlab.rank``.
+- ``confident_learning``: cleanlab's flags first (:func:`labelaudit.detect.confident_learning`);
+  ``crowdlab``: CROWDLAB's scores from several annotators' votes
+  (:func:`labelaudit.detect.crowdlab`).
+
+References: Chong, Hong & Manning (2022), Detecting Label Errors by using Pre-Trained
+Language Models, section 3. Hendrycks & Gimpel (2017), A baseline for detecting
+misclassified and out-of-distribution examples. Northcutt et al. (2021), Confident Learning.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Callable
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.detect._cleanlab import import_cleanlab
 
-__all__ = [
-    "SCORE_METHODS",
-    "ScoreMethod",
-    "check_pred_probs",
-    "label_quality_scores",
-    "per_item_loss",
-    "suggest_labels",
-]
+if TYPE_CHECKING:  # the verdicts are computed above this module, which they import
+    from labelaudit.detect._confident import ConfidentLearning
+    from labelaudit.detect._multiannotator import CrowdLab
 
-ScoreMethod = Literal["loss", "self_confidence", "margin", "entropy", "max_prob"]
-SCORE_METHODS: tuple[str, ...] = ("loss", "self_confidence", "margin", "entropy", "max_prob")
 _EPS = 1e-12
 
 
@@ -59,48 +73,80 @@ def per_item_loss(labels: np.ndarray, pred_probs: np.ndarray) -> np.ndarray:
     >>> per_item_loss(np.array([0, 1]), np.array([[0.5, 0.5], [0.9, 0.1]])).round(3).tolist()
     [0.693, 2.303]
     """
-    labels, pred_probs = check_pred_probs(labels, pred_probs)
-    given = pred_probs[np.arange(len(labels)), labels]
-    return -np.log(np.clip(given, _EPS, 1.0))
+    return -_log_given(*check_pred_probs(labels, pred_probs))
 
 
-def label_quality_scores(
-    labels: np.ndarray, pred_probs: np.ndarray, *, method: ScoreMethod = "loss"
-) -> np.ndarray:
-    """Score how likely each given label is correct; lower means more suspect.
+class Predictions(NamedTuple):
+    """What a ranking method reads (arrays checked by :func:`check_pred_probs`)."""
 
-    Parameters
-    ----------
-    labels : ndarray of int, shape (n_samples,)
-        Given (possibly wrong) labels as class indices.
-    pred_probs : ndarray of shape (n_samples, n_classes)
-        Out-of-sample predicted probabilities.
-    method : {"loss", "self_confidence", "margin", "entropy", "max_prob"}
-        - ``loss``: ``log p(label | x)``, the negated cross-entropy (FML of Chong et al.
-          2022, who rank items by the loss of the given label under a foundation model).
-          Not in ``cleanlab.rank``.
-        - ``self_confidence``: ``p(label | x)``, computed by cleanlab's
-          ``cleanlab.rank.get_label_quality_scores(method="self_confidence")``.
-        - ``margin``: ``p(label | x) - max_{k != label} p(k | x)``, in [-1, 1] (0: the given
-          label ties with the best other class). Ours, not cleanlab's: cleanlab's
-          ``normalized_margin`` is the same margin rescaled to [0, 1], ``(margin + 1) / 2``
-          (it ranks the same, but its values differ, and scores are part of our outputs).
-        - ``entropy``: ``1 - H(p) / log K``, label-blind: uncertain items are suspect. Ours,
-          not cleanlab's: its ``confidence_weighted_entropy``, ``log(1 + r) / r`` with
-          ``r = (H(p) / log K) / p(label | x)``, depends on the given label and ranks
-          differently.
-        - ``max_prob``: ``max_k p(k | x)``, the Hendrycks & Gimpel (2017) baseline. Not in
-          ``cleanlab.rank``.
+    labels: np.ndarray  # the given labels, class indices
+    pred_probs: np.ndarray  # out-of-sample probabilities (a scan's: the ensemble's)
+    first_member: np.ndarray  # the first member's probabilities (``loss``)
+    confident: ConfidentLearning | None = None  # cleanlab's verdict on pred_probs
+    crowd: CrowdLab | None = None  # CROWDLAB's verdict, with annotators' votes
 
-    Returns
-    -------
-    ndarray of shape (n_samples,)
 
-    References
-    ----------
-    Chong, Hong & Manning (2022), Detecting Label Errors by using Pre-Trained Language
-    Models, section 3. Hendrycks & Gimpel (2017), A baseline for detecting misclassified
-    and out-of-distribution examples. Northcutt et al. (2021), Confident Learning.
+def _given(labels: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    return probs[np.arange(len(labels)), labels]
+
+
+def _log_given(labels: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    return np.log(np.clip(_given(labels, probs), _EPS, 1.0))
+
+
+def _self_confidence(p: Predictions) -> np.ndarray:
+    if len(p.labels) == 0:  # cleanlab refuses empty labels
+        return _given(p.labels, p.pred_probs)
+    rank = import_cleanlab("cleanlab.rank")
+    return np.asarray(rank.get_label_quality_scores(p.labels, p.pred_probs,
+                                                    method="self_confidence"), dtype=float)
+
+
+def _margin(p: Predictions) -> np.ndarray:
+    others = p.pred_probs.copy()
+    others[np.arange(len(p.labels)), p.labels] = -np.inf
+    return _given(p.labels, p.pred_probs) - others.max(axis=1)
+
+
+def _entropy(p: Predictions) -> np.ndarray:
+    n_classes = p.pred_probs.shape[1]
+    if n_classes < 2:
+        return np.ones(len(p.labels))
+    entropy = -(p.pred_probs * np.log(np.clip(p.pred_probs, _EPS, 1.0))).sum(axis=1)
+    return 1.0 - entropy / np.log(n_classes)
+
+
+def _verdict(verdict: ConfidentLearning | CrowdLab | None, method: str) -> np.ndarray:
+    if verdict is None:
+        needs = "several annotators' votes" if method == "crowdlab" else "cleanlab's flags"
+        raise InvalidParameterError(f"the {method} method needs {needs}: call "
+                                    f"labelaudit.detect.{method}", param="method")
+    return verdict.scores
+
+
+#: The ranking methods by name, in the order users see them: each one's scores of the
+#: :class:`Predictions` (see the module's docstring).
+RANKING_METHODS: dict[str, Callable[[Predictions], np.ndarray]] = {
+    "loss": lambda p: _log_given(p.labels, p.first_member),
+    "ensemble": lambda p: _log_given(p.labels, p.pred_probs),
+    "self_confidence": _self_confidence,
+    "margin": _margin,
+    "entropy": _entropy,
+    "max_prob": lambda p: p.pred_probs.max(axis=1),
+    "confident_learning": lambda p: _verdict(p.confident, "confident_learning"),
+    "crowdlab": lambda p: _verdict(p.crowd, "crowdlab"),
+}
+
+
+def label_quality_scores(labels: np.ndarray, pred_probs: np.ndarray, *,
+                         method: str = "loss") -> np.ndarray:
+    """Score how likely each given label is correct (lower = more suspect) with ``method``,
+    a :data:`RANKING_METHODS` name that reads one set of probabilities (``loss`` and
+    ``ensemble`` are then the same; ``confident_learning`` and ``crowdlab`` have their own
+    functions).
+
+    ``labels``: given (possibly wrong) labels as class indices, shape (n_samples,);
+    ``pred_probs``: out-of-sample probabilities, shape (n_samples, n_classes).
 
     Examples
     --------
@@ -109,32 +155,11 @@ def label_quality_scores(
     [0.8, -0.6, -0.2]
     """
     labels, pred_probs = check_pred_probs(labels, pred_probs)
-    rows = np.arange(len(labels))
-    given = pred_probs[rows, labels]
-    if method == "loss":
-        return np.log(np.clip(given, _EPS, 1.0))
-    if method == "self_confidence":
-        if len(labels) == 0:  # cleanlab refuses empty labels
-            return given
-        rank = import_cleanlab("cleanlab.rank")
-        return np.asarray(rank.get_label_quality_scores(labels, pred_probs,
-                                                        method="self_confidence"), dtype=float)
-    if method == "margin":
-        others = pred_probs.copy()
-        others[rows, labels] = -np.inf
-        return given - others.max(axis=1)
-    if method == "entropy":
-        n_classes = pred_probs.shape[1]
-        if n_classes < 2:
-            return np.ones(len(labels))
-        clipped = np.clip(pred_probs, _EPS, 1.0)
-        entropy = -(pred_probs * np.log(clipped)).sum(axis=1)
-        return 1.0 - entropy / np.log(n_classes)
-    if method == "max_prob":
-        return pred_probs.max(axis=1)
-    raise InvalidParameterError(
-        f"unknown method {method!r}; choose one of {', '.join(SCORE_METHODS)}"
-    )
+    if method not in RANKING_METHODS:
+        raise InvalidParameterError(
+            f"unknown method {method!r}; choose one of {', '.join(RANKING_METHODS)}",
+            param="method")
+    return RANKING_METHODS[method](Predictions(labels, pred_probs, pred_probs))
 
 
 def suggest_labels(labels: np.ndarray, pred_probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -9,9 +9,8 @@ import numpy as np
 
 from labelaudit._errors import InvalidParameterError
 from labelaudit._validation import check_number
+from labelaudit.detect._cleanlab import import_cleanlab
 from labelaudit.detect._scores import label_quality_scores
-
-__all__ = ["sentence_scores", "token_scores"]
 
 
 def token_scores(
@@ -68,8 +67,6 @@ def sentence_scores(
     >>> sentence_scores(labels, probs).tolist()
     [0.7, 0.2]
     """
-    from labelaudit.detect._cleanlab import import_cleanlab
-
     get_label_quality_scores = import_cleanlab(
         "cleanlab.token_classification.rank").get_label_quality_scores
 

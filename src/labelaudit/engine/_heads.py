@@ -20,13 +20,11 @@ import numpy as np
 
 from labelaudit._errors import InvalidParameterError
 from labelaudit._validation import check_int, check_number
-from labelaudit.engine._chunks import Columns
-from labelaudit.engine._hashing import FoldPrediction
+from labelaudit.engine._hashing import Columns, FoldPrediction
+from labelaudit.models import EmbedScorer, encode_texts
 
 if TYPE_CHECKING:
     import pandas as pd
-
-__all__ = ["EmbedOptions", "encode_frame", "fit_head_fold", "head_features"]
 
 HEAD_MEMORY_MB = 1024  # training features above this (float32) are fitted out of core
 
@@ -99,8 +97,6 @@ def encode_frame(frame: pd.DataFrame, columns: Columns, options: EmbedOptions,
     """Embeddings of one chunk's rows, float32: one vector per row, or for sentence pairs
     in ``"features"`` mode the two sides side by side (``[u | v]``; see
     :func:`head_features`), exactly what :meth:`EmbedScorer.prepare` encodes."""
-    from labelaudit.models import encode_texts
-
     texts = frame[columns.text].astype(str).tolist()
     settings: dict[str, Any] = {"model": options.model, "batch_size": options.batch_size,
                                 "max_length": options.max_length,
@@ -163,8 +159,6 @@ def fit_head_fold(fold: int, chunks: Any, labels: np.ndarray, folds: np.ndarray,
     ``SGDClassifier``, one-vs-rest, lost about two thirds of the head's AP on 20
     Newsgroups: ``python -m benchmarks.scale_cost --embed``.)
     """
-    from labelaudit.models import EmbedScorer
-
     pairs = bool(chunks.pairs)
     train = folds != fold
     n_train = int(train.sum())

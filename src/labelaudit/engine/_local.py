@@ -10,21 +10,25 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from labelaudit.engine import _hashing
-from labelaudit.engine._chunks import Columns, HashedChunk, hash_chunk
-from labelaudit.engine._hashing import FoldCounts, FoldPrediction, HashingOptions
+from labelaudit.engine._hashing import (
+    Columns,
+    FoldCounts,
+    FolderStore,
+    FoldPrediction,
+    HashedChunk,
+    HashingOptions,
+    hash_chunk,
+)
 from labelaudit.engine._heads import EmbedOptions, MemmapChunks, encode_frame, fit_head_fold
-from labelaudit.engine._source import Source
-from labelaudit.engine._spill import FolderStore
-from labelaudit.engine._stream import iter_frames
+from labelaudit.engine._source import Source, iter_frames
+from labelaudit.models import load_sentence_encoder
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["LocalRunner"]
-
 
 class LocalRunner:
-    """Chunks read with :func:`~labelaudit.engine._stream.iter_frames`, folds fitted one
+    """Chunks read with :func:`~labelaudit.engine._source.iter_frames`, folds fitted one
     after the other (the one-vs-rest problems of each on ``n_jobs`` threads)."""
 
     name = "local"
@@ -91,8 +95,6 @@ class LocalRunner:
                  progress: Any = None) -> MemmapChunks:
         """Every row's embedding, encoded here chunk by chunk (through the embedding
         cache) into one file under ``folder``."""
-        from labelaudit.models._encoder import load_sentence_encoder
-
         encoder = load_sentence_encoder(options.model)
         pairs = columns.text_pair is not None and options.pair_mode == "features"
         chunks = MemmapChunks(folder / "embeddings.npy", n_rows, chunk_size=self.chunk_size,

@@ -11,8 +11,6 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["MappedRows", "mapped_rows"]
-
 
 class MappedRows(list):
     """A list of per-item 2-D arrays (a sentence's word vectors, say) that are views of one

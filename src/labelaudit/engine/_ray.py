@@ -4,7 +4,8 @@ Nothing here schedules work or moves data itself: reading is ``ray.data.read_par
 ``read_csv`` / ``read_json``, hashing is ``Dataset.map_batches`` (in input order, so row
 numbers and folds are the same as on the local engine), the hashed rows wait in Ray's
 object store (which spills to disk when full), and every fold's model is a ``@ray.remote``
-task. Ray is started with every core of this machine, or joined at ``address``.
+task, whose results come back as the tasks finish. Ray is started with every core of this
+machine, or joined at ``address``.
 """
 
 from __future__ import annotations
@@ -16,22 +17,111 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from labelaudit.engine._chunks import Columns, HashedChunk, hash_chunk
-from labelaudit.engine._hashing import FoldCounts, FoldPrediction, HashingOptions
-from labelaudit.engine._ray_connect import check_engine, connect, folds_on, import_ray
-from labelaudit.engine._ray_folds import (
-    ObjectStore,
-    RefChunks,
-    as_finished,
-    fit_fold_task,
-    fit_head_task,
+from labelaudit.engine import _hashing
+from labelaudit.engine._fits import connect, import_ray
+from labelaudit.engine._hashing import (
+    Columns,
+    FoldCounts,
+    FoldPrediction,
+    HashedChunk,
+    HashingOptions,
+    hash_chunk,
 )
-from labelaudit.engine._source import Source
+from labelaudit.engine._heads import encode_frame, fit_head_fold
+from labelaudit.engine._source import Source, split_query
+from labelaudit.models import load_sentence_encoder
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["RayRunner", "check_engine", "connect", "encoder_pool", "folds_on"]
+
+class ObjectStore:
+    """The hashed rows of each bucket as Ray objects (one per chunk and bucket)."""
+
+    def __init__(self, *, n_buckets: int) -> None:
+        self.n_buckets = n_buckets
+        self.refs: list[list[Any]] = [[] for _ in range(n_buckets)]
+
+    def put(self, bucket: int, rows: np.ndarray, matrix: Any) -> None:
+        self.refs[bucket].append(import_ray().put((np.asarray(rows, dtype=np.int64), matrix)))
+
+    def close(self) -> None:
+        pass
+
+    def remove(self) -> None:
+        self.refs = [[] for _ in range(self.n_buckets)]
+
+    def reader(self) -> RefReader:
+        return RefReader(self.refs)
+
+
+class RefReader:
+    """What a fold task gets: the object refs of every bucket, fetched one bucket at a time."""
+
+    def __init__(self, refs: list[list[Any]]) -> None:
+        self.refs = refs
+        self.n_buckets = len(refs)
+
+    def read(self, bucket: int) -> tuple[Any, np.ndarray]:
+        import scipy.sparse as sp
+
+        parts = import_ray().get(self.refs[bucket]) if self.refs[bucket] else []
+        if not parts:
+            return sp.csr_matrix((0, 1), dtype=np.float32), np.zeros(0, np.int64)
+        matrix = sp.vstack([m for _, m in parts], format="csr") if len(parts) > 1 \
+            else parts[0][1]
+        return matrix, np.concatenate([r for r, _ in parts])
+
+
+def fit_fold_task(fold: int, reader: RefReader, labels: np.ndarray, folds: np.ndarray,
+                   idf: np.ndarray, options: HashingOptions, n_classes: int, n_train: int,
+                   random_state: int) -> FoldPrediction:
+    return _hashing.fit_fold(fold, reader, labels, folds, idf, options, n_classes=n_classes,
+                             n_train=n_train, random_state=random_state, n_jobs=1)
+
+
+def fit_head_task(fold: int, chunks: RefChunks, labels: np.ndarray, folds: np.ndarray,
+                   options: Any, n_classes: int, random_state: int) -> FoldPrediction:
+    return fit_head_fold(fold, chunks, labels, folds, options, n_classes=n_classes,
+                         random_state=random_state)
+
+
+class RefChunks:
+    """The embeddings of the Ray engine: one object in Ray's object store per chunk, so a
+    head's task on any node reads them chunk by chunk."""
+
+    def __init__(self, *, pairs: bool) -> None:
+        self.pairs = pairs
+        self.dim = 0
+        self.refs: list[tuple[int, Any]] = []
+        self._next = 0
+
+    def append(self, vectors: np.ndarray) -> None:
+        if not self.dim:
+            self.dim = vectors.shape[1] // 2 if self.pairs else vectors.shape[1]
+        self.refs.append((self._next, import_ray().put(np.ascontiguousarray(vectors))))
+        self._next += len(vectors)
+
+    @property
+    def n_chunks(self) -> int:
+        return len(self.refs)
+
+    def chunk(self, index: int) -> tuple[int, np.ndarray]:
+        """``(first row, vectors)`` of chunk ``index``."""
+        start, ref = self.refs[index]
+        return start, import_ray().get(ref)
+
+    def chunks(self) -> Iterator[tuple[int, np.ndarray]]:
+        for index in range(self.n_chunks):
+            yield self.chunk(index)
+
+
+def as_finished(pending: list[Any]) -> Iterator[Any]:
+    """The results of Ray tasks, each as soon as it finishes."""
+    ray = import_ray()
+    while pending:
+        ready, pending = ray.wait(pending, num_returns=1)
+        yield ray.get(ready[0])
 
 
 def _hash_batch(batch: pd.DataFrame, columns: Columns, options: HashingOptions) -> pd.DataFrame:
@@ -44,14 +134,10 @@ class _EncodeFrames:
     """The body of one actor of the encoding pool: the encoder loaded once."""
 
     def __init__(self, *, columns: Columns, options: Any, device: str | None) -> None:
-        from labelaudit.models._encoder import load_sentence_encoder
-
         self.columns, self.options = columns, options
         self.encoder = load_sentence_encoder(options.model, device=device)
 
     def __call__(self, batch: pd.DataFrame) -> dict[str, np.ndarray]:
-        from labelaudit.engine._heads import encode_frame
-
         return {"embedding": encode_frame(batch, self.columns, self.options, self.encoder)}
 
 
@@ -115,7 +201,6 @@ class RayRunner:
     def _dataset(self, columns: Sequence[str] | None) -> Any:
         import ray.data
 
-        from labelaudit.engine._uri import split_query
 
         paths = list(self.source.paths)
         fmt = self.source.format

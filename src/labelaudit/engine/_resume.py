@@ -25,7 +25,7 @@ import numpy as np
 
 from labelaudit._errors import LabelAuditWarning
 from labelaudit.engine._hashing import FoldPrediction
-from labelaudit.io import atomic_path
+from labelaudit.io import atomic_path, plain_value
 from labelaudit.models import (
     checkpoint_files,
     claim_checkpoint_folder,
@@ -33,8 +33,6 @@ from labelaudit.models import (
     own_checkpoint_file,
     release_checkpoint_folder,
 )
-
-__all__ = ["Checkpoint", "ResumeWarning"]
 
 MARK = "labelaudit scan_stream checkpoint"
 VERSION = 1
@@ -77,7 +75,7 @@ class Checkpoint:
     def __init__(self, folder: str | Path, manifest: dict[str, Any], *, resume: bool) -> None:
         self.folder = Path(folder)
         self.manifest = json.loads(json.dumps({"labelaudit": MARK, "version": VERSION,
-                                               **manifest}, default=_plain))
+                                               **manifest}, default=plain_value))
         self.resumed: list[int] = []
         claim_checkpoint_folder(self.folder)  # a new or empty folder, or one of labelaudit's
         old = self._read_manifest()
@@ -162,11 +160,3 @@ class Checkpoint:
         """After success: delete labelaudit's files, and the folder when labelaudit made
         it and it is then empty (else it stays, with a warning naming what is kept)."""
         release_checkpoint_folder(self.folder)
-
-
-def _plain(value: object) -> object:
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, (tuple, np.ndarray)):
-        return list(value)
-    raise TypeError(f"not JSON serialisable: {type(value).__name__}")

@@ -4,7 +4,7 @@ the real label errors.
 Every metric takes the truth ``is_error`` (boolean, or float with NaN for unverified
 items) and label-quality ``scores`` where **lower means more suspect**. Unverified items
 must be resolved explicitly with ``unknown="exclude"`` or ``unknown="clean"``. Tied scores
-are never split by row order (see :mod:`labelaudit.evaluation._ranking`). :func:`evaluate`
+are never split by row order (see :mod:`labelaudit.evaluation._metrics`). :func:`evaluate`
 joins a scan output with a truth table by id and measures every ranking in it;
 :func:`evaluate_tokens` does the same for a ``scan-tokens`` output.
 
@@ -13,57 +13,48 @@ joins a scan output with a truth table by id and measures every ranking in it;
 0.75
 """
 
-from labelaudit.evaluation._detection_report import (
-    DetectionReport,
-    HeadlineMetrics,
-    detection_report,
+from labelaudit.evaluation._evaluate import (
+    CutoffWarning,
+    EvaluationResult,
+    ScoreDirectionWarning,
+    evaluate,
+    plot_precision_recall,
 )
-from labelaudit.evaluation._distance import loss_wasserstein_distance
-from labelaudit.evaluation._evaluate import CutoffWarning, EvaluationResult, evaluate
-from labelaudit.evaluation._join import ScoreDirectionWarning, plain
-from labelaudit.evaluation._label_sets import class_metrics
-from labelaudit.evaluation._plot import draw_precision_recall, plot_precision_recall
-from labelaudit.evaluation._ranking import (
+from labelaudit.evaluation._evaluate import class_metrics as class_metrics
+from labelaudit.evaluation._evaluate import draw_precision_recall as draw_precision_recall
+from labelaudit.evaluation._metrics import (
+    DetectionReport,
     PrecisionRecallCurve,
+    VerifiedPrecision,
     aupr_score,
     average_precision_score,
+    detection_report,
+    loss_wasserstein_distance,
     precision_at_k,
     precision_recall_curve,
+    rank_from_ids,
     recall_at_k,
     roc_auc_score,
     truncated_aupr_score,
+    verified_precision,
 )
-from labelaudit.evaluation._tokens import (
-    LevelMetrics,
-    SpanPrecision,
-    TokenEvaluation,
-    evaluate_tokens,
-    read_token_issues,
-)
-from labelaudit.evaluation._truth import Unknown, rank_from_ids
-from labelaudit.evaluation._verified import VerifiedPrecision, verified_precision
+from labelaudit.evaluation._metrics import HeadlineMetrics as HeadlineMetrics
+from labelaudit.evaluation._tokens import TokenEvaluation, evaluate_tokens, read_token_issues
 
 __all__ = [
     "CutoffWarning",
     "DetectionReport",
     "EvaluationResult",
-    "HeadlineMetrics",
-    "LevelMetrics",
     "PrecisionRecallCurve",
     "ScoreDirectionWarning",
-    "SpanPrecision",
     "TokenEvaluation",
-    "Unknown",
     "VerifiedPrecision",
     "aupr_score",
     "average_precision_score",
-    "class_metrics",
     "detection_report",
-    "draw_precision_recall",
     "evaluate",
     "evaluate_tokens",
     "loss_wasserstein_distance",
-    "plain",
     "plot_precision_recall",
     "precision_at_k",
     "precision_recall_curve",
@@ -74,4 +65,3 @@ __all__ = [
     "truncated_aupr_score",
     "verified_precision",
 ]
-

@@ -11,17 +11,18 @@ import numpy as np
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit._validation import check_int
-from labelaudit.evaluation._detection_report import HeadlineMetrics, detection_report
-from labelaudit.evaluation._evaluate import warn_clipped
-from labelaudit.evaluation._ranking import precision_at_k, recall_at_k
+from labelaudit.evaluation._evaluate import no_nan, warn_clipped
+from labelaudit.evaluation._metrics import (
+    HeadlineMetrics,
+    detection_report,
+    precision_at_k,
+    recall_at_k,
+)
 from labelaudit.io import ResultFiles, json_lines
 from labelaudit.tokens import TokenDataset, TokenIssue, convert_tags
 
 if TYPE_CHECKING:
     import pandas as pd
-
-__all__ = ["LevelMetrics", "SpanPrecision", "TokenEvaluation", "evaluate_tokens",
-           "read_token_issues"]
 
 _REQUIRED = ("id", "tokens", "tags", "score", "token_scores", "issues")
 
@@ -92,7 +93,7 @@ class TokenEvaluation(ResultFiles):
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready fields (NaN, for example the precision of no issues, becomes None)."""
-        return _no_nan({
+        return no_nan({
             "n_sentences": self.n_sentences,
             "n_tokens": self.n_tokens,
             "levels": [x.to_dict() for x in self.levels],
@@ -118,16 +119,6 @@ class TokenEvaluation(ResultFiles):
             rows.append(row)
         frame = pd.DataFrame(rows)
         return frame.astype({"n_items": "Int64", "n_errors": "Int64"})
-
-
-def _no_nan(value):
-    if isinstance(value, float) and value != value:
-        return None
-    if isinstance(value, dict):
-        return {k: _no_nan(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_no_nan(v) for v in value]
-    return value
 
 
 def _iob2(tags: Sequence[str], scheme: str) -> list[str]:
@@ -188,12 +179,8 @@ def _spans(source: str, found: list[tuple[float, int, TokenIssue, list[str], lis
     )
 
 
-def evaluate_tokens(
-    records: Sequence[dict],
-    truth: TokenDataset,
-    *,
-    ks: Sequence[int] = (10, 50, 100),
-) -> TokenEvaluation:
+def evaluate_tokens(records: Sequence[dict], truth: TokenDataset, *,
+                    ks: Sequence[int] = (10, 50, 100)) -> TokenEvaluation:
     """Compare a token scan with a corrected copy of the same sentences.
 
     Parameters

@@ -9,40 +9,478 @@ prevalence is N = |C| / |P|. Removing a share x of B gives the expected accuracy
 
 at noise prevalence N(x) = |C| / (|C| + (1 - x)|B|): A(0; M) is the accuracy on P and
 A(1; M) the accuracy on C.
+
+For tagged data (:func:`measure_impact_tokens`) a sentence is benign when its tags are the
+same in both copies, correctable when they differ and unknown when the corrected copy
+re-tokenised it; each model's score on a set of sentences is the micro F1 over exact entity
+spans, pooled as 2 TP / (2 TP + FP + FN), so the curve keeps its form with per-model weights
+(see :func:`_crossings`).
 """
 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from labelaudit._errors import InvalidInputError, InvalidParameterError, LabelAuditWarning
-from labelaudit.impact._impact_result import ImpactCurve, ImpactResult, RankFlip
-from labelaudit.impact._impact_sets import (
-    BENIGN,
-    CORRECTABLE,
-    UNKNOWN,
-    PendingVerdictWarning,
-    align_predictions,
-    impact_sets,
+from labelaudit._errors import (
+    InvalidInputError,
+    InvalidParameterError,
+    LabelAuditWarning,
+    format_rows,
+    plain_value,
 )
-from labelaudit.io import read_table
+from labelaudit.impact._ladder import KINDS, TOKEN_KINDS
+from labelaudit.io import (
+    METRIC_NAMES,
+    PROBABILITY_SUM_TOLERANCE,
+    ResultFiles,
+    check_label_values,
+    figure_path,
+    json_number,
+    read_table,
+    require_columns,
+    save_figure,
+    text_keys,
+)
+from labelaudit.tokens import Scheme, TokenDataset, read_tokens, span_f1_counts, split_tag
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["EmptyCorrectableWarning", "ItemScores", "accuracy_scores", "flip_point", "impact",
-           "impact_curve", "measure_impact"]
+
+BENIGN, CORRECTABLE, UNKNOWN = 0, 1, 2
+VERDICT_WORDS = ("Correctable", "Non-Agreement", "Non-Error", "Pending")
+_TRUE = {"true", "1", "yes", "y", "t", "1.0"}
+_FALSE = {"false", "0", "no", "n", "f", "0.0", "", "nan", "none"}
+_LABEL_COLUMNS = ("predicted_label", "prediction", "pred", "predicted", "label")
+_PROB_PREFIXES = ("prob_", "proba_", "p_", "score_")
+
+TokenSource = TokenDataset | str | Path
+TagSource = TokenDataset | str | Path | Sequence[Sequence[str]]
+_TOKEN_SUFFIXES = (".conll", ".conllu", ".iob", ".iob1", ".iob2", ".bio", ".bioes")
+
+
+class PendingVerdictWarning(LabelAuditWarning):
+    """Flagged items still waiting for a verdict: counted as unknown (U)."""
 
 
 class EmptyCorrectableWarning(LabelAuditWarning):
     """No item is correctable: N = 0 and no ranking can flip."""
+
+
+class RetokenisedWarning(LabelAuditWarning):
+    """Sentences whose tokens differ between the two copies: counted as unknown (U)."""
+
+
+@dataclass(frozen=True)
+class ImpactCurve:
+    """A(x; M) for every model over the share ``x`` of benign items removed.
+
+    Attributes
+    ----------
+    x : ndarray of shape (n_points,)
+        Share of B removed, 0 to 1.
+    noise_prevalence : ndarray of shape (n_points,)
+        N(x) = |C| / (|C| + (1 - x)|B|).
+    corrected : ndarray of shape (n_models, n_points)
+        A(x; M) with the corrected labels of C.
+    original : ndarray of shape (n_models, n_points)
+        A(x; M) with the original (wrong) labels of C.
+    """
+
+    x: np.ndarray
+    noise_prevalence: np.ndarray
+    corrected: np.ndarray
+    original: np.ndarray
+
+
+@dataclass(frozen=True)
+class RankFlip:
+    """Two models whose accuracy order flips at ``x`` (noise prevalence ``N``):
+    ``a`` is ahead below ``x``, ``b`` above it."""
+
+    a: str
+    b: str
+    x: float
+    N: float  # noqa: N815 - the seed's symbol
+
+
+@dataclass(frozen=True)
+class ImpactResult(ResultFiles):
+    """What label errors in a test set do to each model's accuracy and to the ranking.
+
+    ``metric`` names the score: ``accuracy`` for classification, ``entity_f1`` (micro F1
+    over exact entity spans) or ``token_accuracy`` (tags without spans) for token data,
+    whose sets are made of sentences (``unit``); the ``acc_*`` fields hold that score.
+    Accuracies are on the pruned set P = B ∪ C: ``acc_original`` against the original
+    labels (Ã), ``acc_corrected`` against the corrected ones (A*); ``acc_C`` is the
+    corrected accuracy on C, ``acc_C_original`` the original one, ``acc_B`` the accuracy
+    on B (the same under both). Ranks are 1 for the best model, ties sharing the best rank.
+    ``flips`` are where the corrected curves A*(x) of two models cross as benign items are
+    removed, ``flips_original`` where the original ones Ã(x) do.
+    """
+
+    models: tuple[str, ...]
+    n_benign: int
+    n_correctable: int
+    n_unknown: int
+    n_pending: int
+    noise_prevalence: float
+    noise_prevalence_ci: tuple[float, float]
+    confidence_level: float
+    acc_original: np.ndarray
+    acc_corrected: np.ndarray
+    acc_C: np.ndarray  # noqa: N815 - the seed's symbol
+    acc_C_original: np.ndarray  # noqa: N815
+    acc_B: np.ndarray  # noqa: N815
+    rank_original: np.ndarray
+    rank_corrected: np.ndarray
+    swapped: tuple[tuple[str, str], ...]
+    flips: tuple[RankFlip, ...]
+    flips_original: tuple[RankFlip, ...]
+    curve: ImpactCurve
+    metric: str = "accuracy"
+    unit: str = "items"
+
+    @property
+    def n_pruned(self) -> int:
+        """|P| = |B| + |C|."""
+        return self.n_benign + self.n_correctable
+
+    @property
+    def _metric_name(self) -> str:
+        return METRIC_NAMES.get(self.metric, self.metric)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per model: accuracies on P, on C and on B, and both ranks."""
+        import pandas as pd
+        return pd.DataFrame({
+            "model": list(self.models),
+            "acc_original": self.acc_original, "acc_corrected": self.acc_corrected,
+            "acc_C": self.acc_C, "acc_C_original": self.acc_C_original, "acc_B": self.acc_B,
+            "rank_original": self.rank_original.astype(int),
+            "rank_corrected": self.rank_corrected.astype(int)})
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``--out`` JSON document (NaN written as null)."""
+        frame = self.to_frame().set_index("model")
+        models = {name: {k: int(v) if k.startswith("rank") else json_number(v)
+                         for k, v in row.items()} for name, row in frame.iterrows()}
+        curve = self.curve
+
+        def per_model(values: np.ndarray) -> dict[str, list]:
+            return {name: [json_number(v) for v in values[i]]
+                    for i, name in enumerate(self.models)}
+
+        def flips(found: tuple[RankFlip, ...]) -> list[dict]:
+            return [{"a": f.a, "b": f.b, "x": f.x, "N": f.N} for f in found]
+
+        return {
+            "metric": self.metric, "unit": self.unit,
+            "sizes": {"B": self.n_benign, "C": self.n_correctable, "U": self.n_unknown,
+                      "P": self.n_pruned},
+            "pending": self.n_pending, "N": self.noise_prevalence,
+            "N_ci": [json_number(v) for v in self.noise_prevalence_ci],
+            "confidence_level": self.confidence_level, "models": models,
+            "swapped": [list(pair) for pair in self.swapped],
+            "flips": flips(self.flips), "flips_original": flips(self.flips_original),
+            "curve": {"x": [float(v) for v in curve.x],
+                      "N": [json_number(v) for v in curve.noise_prevalence],
+                      "corrected": per_model(curve.corrected),
+                      "original": per_model(curve.original)}}
+
+    def summary(self) -> str:
+        """A few lines for a person: sizes, N with its interval, rank changes and flips."""
+        low, high = self.noise_prevalence_ci
+        lines = [
+            f"B={self.n_benign} C={self.n_correctable} U={self.n_unknown} P={self.n_pruned}"
+            + (f" {self.unit}" if self.unit != "items" else "")
+            + (f" ({self.n_pending} pending counted in U)" if self.n_pending else ""),
+            f"noise prevalence N = |C|/|P| = {self.noise_prevalence:.4f} "
+            f"({self.confidence_level:.0%} Wilson interval {low:.4f}-{high:.4f})",
+        ]
+        if self.n_correctable == 0:
+            lines.append("C is empty: no correctable errors, so N = 0 and no ranking flips")
+        if self.metric != "accuracy":
+            lines.append(f"score: {self._metric_name} (the acc_* columns)")
+        order = np.argsort(self.rank_corrected, kind="stable")
+        for i in order:
+            lines.append(
+                f"  {self.models[i]}: original {self.acc_original[i]:.4f} (rank "
+                f"{self.rank_original[i]}) -> corrected {self.acc_corrected[i]:.4f} (rank "
+                f"{self.rank_corrected[i]}); on C {self.acc_C[i]:.4f}")
+        if self.swapped:
+            lines.append("swapped on P: " + ", ".join(f"{a}/{b}" for a, b in self.swapped))
+        else:
+            lines.append("no pair of models swaps places on P")
+        for kind, flips in (("corrected", self.flips), ("original", self.flips_original)):
+            if flips:
+                lines.append(f"{kind} order flips as a share x of B is removed:")
+            elif self.n_correctable:
+                lines.append(f"no pair's {kind} order flips as benign items are removed")
+            for flip in flips:
+                lines.append(f"  {flip.a} ahead of {flip.b} until x = {flip.x:.4f} "
+                             f"(N = {flip.N:.4f})")
+        return "\n".join(lines)
+
+    def plot(self, path: str | Path, *, title: str | None = None) -> Path:
+        """Draw A(x; M) per model, original (dashed) and corrected (solid), against the
+        noise prevalence N(x) as the seed's figures do; PNG or SVG by the suffix."""
+        target, _ = figure_path(path)
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
+        figure = Figure(figsize=(9.0, 4.5), dpi=120)
+        FigureCanvasAgg(figure)
+        axes = figure.subplots(1, 2, sharey=True)
+        curve = self.curve
+        panels = ((curve.original, "original (Ã)"), (curve.corrected, "corrected (A*)"))
+        for panel, (accuracy, name) in zip(axes, panels, strict=True):
+            for i, model in enumerate(self.models):
+                panel.plot(curve.noise_prevalence * 100, accuracy[i] * 100, label=model,
+                           linewidth=1.5)
+            panel.set_xlabel("noise prevalence N (%)")
+            panel.set_title(f"{name} test {self._metric_name}")
+            panel.grid(True, alpha=0.3)
+        for flip in self.flips:
+            axes[1].axvline(flip.N * 100, color="grey", linestyle=":", linewidth=1)
+        axes[0].set_ylabel(f"{self._metric_name} (%)")
+        axes[1].legend(loc="best", fontsize="small")
+        if title:
+            figure.suptitle(title)
+        figure.tight_layout()
+        return save_figure(figure, target)
+
+
+@dataclass(frozen=True)
+class ImpactSets:
+    """A corrected table reduced to what the impact measures need.
+
+    ``ids``, ``original`` and ``corrected`` are text (see :func:`text_keys`); ``sets`` holds
+    0 (benign B), 1 (correctable C) or 2 (unknown U) per item.
+    """
+
+    ids: np.ndarray
+    original: np.ndarray
+    corrected: np.ndarray
+    sets: np.ndarray
+    label_set: tuple[str, ...]
+
+
+def _flags(values: pd.Series, column: str) -> np.ndarray:
+    """A flagged column (booleans, 0/1, true/false, yes/no; blank is false) as booleans."""
+    import pandas as pd
+    if pd.api.types.is_bool_dtype(values.dtype):
+        return values.to_numpy(dtype=bool)
+    words = pd.Series(text_keys(values)).str.strip().str.lower()
+    bad = ~words.isin(_TRUE | _FALSE)
+    if bad.any():
+        raise InvalidInputError(
+            f"column {column!r} is not true/false: {sorted(set(words[bad]))[:5]} in "
+            f"{format_rows(np.flatnonzero(bad.to_numpy()))}; use true/false or 1/0")
+    return words.isin(_TRUE).to_numpy()
+
+
+def _resolve_columns(frame: pd.DataFrame, label: str | None, corrected_label: str | None,
+                     flagged: str | None, verdict: str | None,
+                     ) -> tuple[str, str, str | None, str | None]:
+    """Columns by the rule: a ``review apply`` output is recognised by its provenance
+    columns; a plain table defaults to ``label``, ``corrected``, ``flagged``, ``verdict``."""
+    applied = {"review_original_label", "review_verdict"} <= set(frame.columns)
+    if applied:
+        label = label or "review_original_label"
+        corrected_label = corrected_label or "label"
+        verdict = verdict or "review_verdict"
+    else:
+        label = label or "label"
+        corrected_label = corrected_label or "corrected"
+        if verdict is None and "verdict" in frame.columns:
+            verdict = "verdict"
+        if flagged is None and "flagged" in frame.columns:
+            flagged = "flagged"
+    if flagged is None and verdict is None:
+        raise InvalidInputError(
+            "cannot tell which items were flagged: the table has neither a 'flagged' nor a "
+            "'verdict' column; name one with flagged=... or verdict=...")
+    require_columns(frame, [c for c in (label, corrected_label, flagged, verdict) if c])
+    return label, corrected_label, flagged, verdict
+
+
+def impact_sets(frame: pd.DataFrame, *, id: str = "id",  # noqa: A002 - mirrors the CLI flag
+                label: str | None = None, corrected_label: str | None = None,
+                flagged: str | None = None, verdict: str | None = None,
+                ) -> tuple[ImpactSets, int]:
+    """Split a corrected table into B, C and U; returns the sets and the number of
+    Pending (or flagged but unreviewed) items, which are counted in U."""
+    import pandas as pd
+    if len(frame) == 0:
+        raise InvalidInputError("the corrected table has no rows")
+    label, corrected_label, flagged, verdict = _resolve_columns(
+        frame, label, corrected_label, flagged, verdict)
+    require_columns(frame, [id])
+    ids = text_keys(frame[id])
+    dup = pd.Series(ids).duplicated().to_numpy()
+    if dup.any():
+        raise InvalidInputError(f"the corrected table has duplicate ids: "
+                                f"{format_rows(ids[dup])}")
+    for column in (label, corrected_label):
+        check_label_values(frame[column], column=column, ids=ids)
+    original = text_keys(frame[label])
+    if (original == "").any():
+        raise InvalidInputError(f"column {label!r} has missing labels in "
+                                f"{format_rows(ids[original == ''])}")
+    corrected = text_keys(frame[corrected_label])
+    words = (text_keys(frame[verdict]) if verdict else np.full(len(frame), "", dtype=object))
+    words = np.array([w.strip() for w in words], dtype=object)
+    is_flagged = _flags(frame[flagged], flagged) if flagged else words != ""
+    unknown_words = is_flagged & (words != "") & ~np.isin(words, VERDICT_WORDS)
+    if unknown_words.any():
+        raise InvalidInputError(
+            f"column {verdict!r} has verdicts it does not know: "
+            f"{sorted(set(words[unknown_words]))[:5]} in {format_rows(ids[unknown_words])}; "
+            f"use {', '.join(VERDICT_WORDS)}")
+    if not is_flagged.any():
+        raise InvalidInputError(
+            "no flagged items: every item is benign, so there is nothing to measure; give "
+            "the table `review apply` writes, or name the flagged/verdict columns")
+    differs = (corrected != "") & (corrected != original)
+    if verdict:
+        pending = is_flagged & np.isin(words, ("Pending", ""))
+        correctable = is_flagged & (words == "Correctable") & differs
+        benign = ~is_flagged | (words == "Non-Error")
+    else:  # no verdicts: the corrected label says it all, blank is not reviewed yet
+        pending = is_flagged & (corrected == "")
+        correctable = is_flagged & differs
+        benign = ~is_flagged | (is_flagged & (corrected == original))
+    sets = np.full(len(frame), UNKNOWN, dtype=np.int8)
+    sets[benign] = BENIGN
+    sets[correctable] = CORRECTABLE
+    corrected = np.where(sets == CORRECTABLE, corrected, original)
+    label_set = tuple(sorted(set(original.tolist()) | set(corrected.tolist())))
+    return ImpactSets(ids, original, corrected, sets, label_set), int(pending.sum())
+
+
+def _check_probabilities(frame: pd.DataFrame, columns: list, id: str,  # noqa: A002
+                         name: str) -> np.ndarray:
+    """The probability columns as numbers; NaN, infinite, negative or above-1 values,
+    and rows that do not sum to 1 (within :data:`PROBABILITY_SUM_TOLERANCE`), are refused, naming
+    the first bad row."""
+    try:
+        probs = frame[columns].to_numpy(dtype=float)
+    except (TypeError, ValueError):
+        raise InvalidInputError(f"predictions {name}: the probability columns "
+                                f"{list(map(str, columns))[:5]} are not all numbers") from None
+    finite = np.isfinite(probs)
+    sums = np.where(finite, probs, 0.0).sum(axis=1)
+    bad = ~finite.all(axis=1) | (np.where(finite, probs, 0.0) < 0).any(axis=1) \
+        | (np.where(finite, probs, 0.0) > 1 + 1e-6).any(axis=1) \
+        | (np.abs(sums - 1.0) > PROBABILITY_SUM_TOLERANCE)
+    if bad.any():
+        rows = np.flatnonzero(bad)
+        first = int(rows[0])
+        what = ("a missing or infinite probability" if not finite[first].all()
+                else "a negative probability" if (probs[first] < 0).any()
+                else "a probability above 1" if (probs[first] > 1 + 1e-6).any()
+                else f"probabilities summing to {sums[first]:.4g}, not 1 (within "
+                f"{PROBABILITY_SUM_TOLERANCE:g})")
+        values = ", ".join(f"{c}={v:g}" for c, v in zip(columns, probs[first], strict=True))
+        more = f" ({len(rows) - 1} more rows too)" if len(rows) > 1 else ""
+        key = plain_value(frame[id].iloc[first])
+        raise InvalidInputError(
+            f"predictions {name}: row {first} (0-based; id {key!r}) has "
+            f"{what} ({values[:200]}){more}; give probabilities in [0, 1] (softmax outputs, "
+            "not logits) for every class, or a predicted-label column")
+    return probs
+
+
+def _predicted_labels(frame: pd.DataFrame, id: str, label_set: tuple[str, ...],  # noqa: A002
+                      name: str) -> np.ndarray:
+    """Predicted labels from one prediction table: a label column, or one probability
+    column per class (named by the class, optionally ``prob_<class>``), argmax taken."""
+    others = [c for c in frame.columns if c != id]
+    chosen = next((c for c in _LABEL_COLUMNS if c in others), None)
+    if chosen is None and len(others) == 1:
+        chosen = others[0]
+    if chosen is not None:
+        return text_keys(frame[chosen])
+    classes = []
+    for column in map(str, others):
+        for prefix in _PROB_PREFIXES:
+            if column.startswith(prefix) and column[len(prefix):] in label_set:
+                column = column[len(prefix):]
+        classes.append(column)
+    unknown = [c for c in classes if c not in label_set]
+    if unknown or not classes:
+        raise InvalidInputError(
+            f"predictions {name}: expected {id!r} and a predicted-label column "
+            f"({', '.join(_LABEL_COLUMNS)}) or one probability column per class; columns "
+            f"{unknown[:5]} are not classes of the label set {list(label_set)[:10]}")
+    probs = _check_probabilities(frame, others, id, name)
+    return np.asarray(classes, dtype=object)[np.argmax(probs, axis=1)]
+
+
+def _count(n: int, noun: str) -> str:
+    """``3 ids have`` / ``1 id has``; ``1 predicted id is`` / ``2 predicted ids are``."""
+    verb = ("is", "are") if noun.startswith("predicted") else ("has", "have")
+    return f"{n} {noun} {verb[0]}" if n == 1 else f"{n} {noun}s {verb[1]}"
+
+
+def align_predictions(
+    sets: ImpactSets,
+    predictions: Mapping[str, pd.DataFrame | str | Path],
+    *,
+    id: str = "id",  # noqa: A002 - mirrors the CLI flag
+) -> tuple[tuple[str, ...], np.ndarray]:
+    """Predicted labels of every model, in the corrected table's row order.
+
+    Returns ``(names, predicted)`` with ``predicted`` of shape (n_models, n_samples), text.
+    """
+    import pandas as pd
+    if not predictions:
+        raise InvalidParameterError("predictions is empty: give at least one model")
+    index = pd.Index(sets.ids)
+    known = np.asarray(sets.label_set, dtype=object)
+    rows = []
+    for name, source in predictions.items():
+        frame = source if isinstance(source, pd.DataFrame) else read_table(source)
+        if id not in frame.columns:
+            raise InvalidInputError(f"predictions {name!r} have no id column {id!r}; their "
+                                    f"columns are {list(map(str, frame.columns[:12]))}")
+        keys = text_keys(frame[id])
+        where = repr(name) if isinstance(source, pd.DataFrame) else f"{name!r} ({source})"
+        labels = _predicted_labels(frame, id, sets.label_set, where)
+        position = index.get_indexer(keys)
+        extra = keys[position < 0]
+        covered = np.zeros(len(index), dtype=bool)
+        covered[position[position >= 0]] = True
+        missing = sets.ids[~covered]
+        if len(extra) or len(missing) or len(keys) != len(index):
+            raise InvalidInputError(
+                f"predictions {name!r} do not match the data's ids: "
+                + "; ".join(part for part in (
+                    f"{_count(len(missing), 'id')} no prediction "
+                    f"({format_rows(missing)})" if len(missing) else "",
+                    f"{_count(len(extra), 'predicted id')} not in the data "
+                    f"({format_rows(extra)})" if len(extra) else "",
+                    "some ids are predicted twice"
+                    if pd.Series(keys).duplicated().any() else "") if part)
+                + f"; predict every item of the corrected table, keyed by {id!r}")
+        outside = ~np.isin(labels, known)
+        if outside.any():
+            raise InvalidInputError(
+                f"predictions {name!r} have labels outside the label set "
+                f"{list(sets.label_set)[:10]}: {sorted(set(labels[outside]))[:5]} for ids "
+                f"{format_rows(keys[outside]).removeprefix('rows ').removeprefix('row ')}")
+        aligned = np.empty(len(index), dtype=object)
+        aligned[position] = labels
+        rows.append(aligned)
+    return tuple(map(str, predictions)), np.vstack(rows)
 
 
 def _curve(totals: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -121,27 +559,6 @@ def _crossings(a: np.ndarray, b: np.ndarray) -> list[float]:
     return sorted(out)
 
 
-def flip_point(c_a: float, b_a: float, c_b: float, b_b: float, n_correctable: int,
-               n_benign: int) -> float | None:
-    """The share x in (0, 1) at which A(x; a) = A(x; b), or None if their order does not
-    flip strictly inside (0, 1).
-
-    With t = (1 - x)|B|, A(x; a) - A(x; b) = (Δ_C |C| + Δ_B t) / (|C| + t), a ratio of
-    linear functions, so it is 0 at t = -Δ_C |C| / Δ_B, i.e. x = 1 + Δ_C |C| / (Δ_B |B|).
-
-    Examples
-    --------
-    >>> round(flip_point(0.2, 0.9, 0.6, 0.8, 10, 90), 12)  # 1 + (-0.4 * 10) / (0.1 * 90)
-    0.555555555556
-    """
-    if n_correctable == 0 or n_benign == 0:
-        return None
-    totals = _accuracy_totals(np.array([c_a, c_b]), np.array([b_a, b_b]), n_correctable,
-                              n_benign)
-    found = _crossings(totals[:, 0], totals[:, 1])
-    return found[0] if found else None
-
-
 def _ratio(num: np.ndarray, den: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Per model, the pooled score sum(num) / sum(den) over the items in ``mask``; NaN
     when the denominator is 0 (no items, or no entities for F1)."""
@@ -200,7 +617,7 @@ def _check_options(confidence_level: float, n_points: int) -> None:
                                     param="n_points")
 
 
-def impact(
+def measure_impact(
     corrected: pd.DataFrame | str | Path,
     predictions: Mapping[str, pd.DataFrame | str | Path],
     *,
@@ -259,11 +676,12 @@ def impact(
 
     Examples
     --------
+    >>> import pandas as pd
     >>> data = pd.DataFrame({"id": [1, 2, 3, 4], "label": ["a", "a", "b", "b"],
     ...     "corrected": ["a", "b", "b", "b"], "flagged": [False, True, False, True],
     ...     "verdict": ["", "Correctable", "", "Non-Agreement"]})
     >>> preds = {"m": pd.DataFrame({"id": [1, 2, 3, 4], "pred": ["a", "b", "b", "a"]})}
-    >>> result = impact(data, preds)
+    >>> result = measure_impact(data, preds)
     >>> (result.n_benign, result.n_correctable, result.n_unknown, result.noise_prevalence)
     (2, 1, 1, 0.3333333333333333)
     >>> float(result.acc_original[0]), float(result.acc_corrected[0]), result.flips
@@ -278,7 +696,7 @@ def impact(
     if n_pending:
         warnings.warn(f"{n_pending} flagged items have no final verdict (Pending): counted "
                       "as unknown (U)", PendingVerdictWarning, stacklevel=2)
-    return measure_impact(sets.sets, n_pending, models,
+    return _measure(sets.sets, n_pending, models,
                           accuracy_scores(predicted, sets.original, sets.corrected),
                           confidence_level, n_points)
 
@@ -303,7 +721,7 @@ def accuracy_scores(predicted: np.ndarray, original: np.ndarray,
                       (predicted == corrected[None, :]).astype(float), ones)
 
 
-def measure_impact(sets: np.ndarray, n_pending: int, models: tuple[str, ...],
+def _measure(sets: np.ndarray, n_pending: int, models: tuple[str, ...],
                    scores: ItemScores, confidence_level: float, n_points: int, *,
                    metric: str = "accuracy", unit: str = "items") -> ImpactResult:
     """The impact measures from the sets (0 B, 1 C, 2 U per item) and the item scores."""
@@ -347,3 +765,243 @@ def measure_impact(sets: np.ndarray, n_pending: int, models: tuple[str, ...],
         swapped=swapped, flips=_flips(models, totals, n_c, n_b),
         flips_original=_flips(models, totals_original, n_c, n_b), curve=curve,
         metric=metric, unit=unit)
+
+
+def _where(data: TokenDataset, i: int) -> str:
+    return f"sentence {i + 1} (line {data.lines[i]})" if data.lines else f"sentence {i + 1}"
+
+
+def token_impact_sets(original: TokenDataset, corrected: TokenDataset) -> np.ndarray:
+    """0 (B), 1 (C) or 2 (U) per sentence of two copies of the same sentences.
+
+    Examples
+    --------
+    >>> from labelaudit.tokens import make_token_dataset
+    >>> a = make_token_dataset([["a", "b"], ["c"], ["d"]], [["B-X", "O"], ["O"], ["O"]])
+    >>> b = make_token_dataset([["a", "b"], ["c"], ["d", "e"]], [["B-Y", "O"], ["O"], ["O", "O"]])
+    >>> token_impact_sets(a, b).tolist()
+    [1, 0, 2]
+    """
+    if len(original) != len(corrected):
+        raise InvalidInputError(
+            f"the original has {len(original)} sentences and the corrected copy "
+            f"{len(corrected)}: give two copies of the same sentences in the same order")
+    sets = np.full(len(original), BENIGN, dtype=np.int8)
+    for i, (toks, fixed) in enumerate(zip(original.tokens, corrected.tokens, strict=True)):
+        if toks != fixed:
+            sets[i] = UNKNOWN
+        elif original.iob2_tags[i] != corrected.iob2_tags[i]:
+            sets[i] = CORRECTABLE
+    return sets
+
+
+def _predicted_tags(name: str, source: TagSource, original: TokenDataset,
+                    scheme: Scheme | None, tag_column: int) -> list[list[str]]:
+    """One model's IOB2 tags, checked against the original's sentences and tokens."""
+    if isinstance(source, (TokenDataset, str, Path)):
+        data = read_tokens(source, scheme=scheme, tag_column=tag_column)
+        tags, tokens = data.iob2_tags, data.tokens
+    else:
+        tags, tokens = [list(map(str, sent)) for sent in source], None
+    if len(tags) != len(original):
+        raise InvalidInputError(
+            f"predictions {name!r} have {len(tags)} sentences, the data {len(original)}: "
+            "predict every sentence of the original file, in its order")
+    lengths = [i for i, (got, want) in enumerate(zip(tags, original.tokens, strict=True))
+               if len(got) != len(want) or (tokens is not None and tokens[i] != want)]
+    if lengths:
+        raise InvalidInputError(
+            f"predictions {name!r} do not match the data's tokens in {len(lengths)} "
+            f"sentences, first {_where(original, lengths[0])}: predict the original file's "
+            "tokens, one tag each")
+    return tags
+
+
+def _check_types(name: str, tags: list[list[str]], known: set[str], plain: bool) -> None:
+    """Refuse predicted tags (entity types for span tags) the data never uses."""
+    seen = {t for sent in tags for t in sent} if plain else {
+        split_tag(t)[1] for sent in tags for t in sent if t != "O"}
+    outside = sorted(seen - known)
+    if outside:
+        where = [i for i, sent in enumerate(tags)
+                 if any((t if plain else split_tag(t)[1]) in outside for t in sent if t != "O")]
+        raise InvalidInputError(
+            f"predictions {name!r} have {'tags' if plain else 'entity types'} outside the "
+            f"data's {sorted(known)[:10]}: {outside[:5]} in sentences "
+            f"{format_rows(np.array(where) + 1).removeprefix('rows ').removeprefix('row ')}")
+
+
+def token_item_scores(predicted: Sequence[list[list[str]]], original: TokenDataset,
+                      corrected: TokenDataset, sets: np.ndarray) -> ItemScores:
+    """Entity-F1 numerators and denominators per model and sentence against both copies
+    (token hits for plain tags); unknown sentences score 0 over 0."""
+    plain = original.scheme == "plain"
+    fixed = [corrected.iob2_tags[i] if sets[i] != UNKNOWN else original.iob2_tags[i]
+             for i in range(len(original))]
+    rows = [(*span_f1_counts(tags, original.iob2_tags, plain=plain),
+             *span_f1_counts(tags, fixed, plain=plain))
+            for tags in predicted]
+    unknown = sets == UNKNOWN
+    arrays = [np.vstack([row[k] for row in rows]) for k in range(4)]
+    for array in arrays:
+        array[:, unknown] = 0.0
+    return ItemScores(*arrays)
+
+
+def measure_impact_tokens(
+    corrected: TokenSource, original: TokenSource, predictions: Mapping[str, TagSource], *,
+    scheme: Scheme | None = None, tag_column: int = -1, confidence_level: float = 0.95,
+    n_points: int = 101) -> ImpactResult:
+    """:func:`measure_impact` for tagged data, with sentences as the items and
+    entity-level micro F1 (token accuracy for tags without spans) as the score.
+
+    Parameters
+    ----------
+    corrected, original : TokenDataset or path
+        The corrected and the original copy of the same sentences (CoNLL or token JSONL).
+        Sentences whose tags differ are correctable (C), the same benign (B), re-tokenised
+        unknown (U).
+    predictions : mapping of str to TokenDataset, path or list of tag lists
+        Model name to its tags for every sentence of ``original`` (same tokens).
+    scheme : {"iob1", "iob2", "bioes", "plain"}, optional
+        Tagging scheme of the files (default: detected per file).
+    tag_column : int, default=-1
+        Tag column of CoNLL files.
+    confidence_level, n_points
+        As for :func:`measure_impact`.
+
+    Returns
+    -------
+    ImpactResult
+        With ``metric="entity_f1"`` (or ``"token_accuracy"``) and ``unit="sentences"``.
+
+    Warns
+    -----
+    RetokenisedWarning
+        Sentences re-tokenised in the corrected copy, counted in U.
+
+    Examples
+    --------
+    >>> from labelaudit.tokens import make_token_dataset
+    >>> tokens = [["John", "ran"], ["Paris", "."], ["Rome", "."]]
+    >>> orig = make_token_dataset(tokens, [["B-PER", "O"], ["B-LOC", "O"], ["B-PER", "O"]])
+    >>> fixed = make_token_dataset(tokens, [["B-PER", "O"], ["B-LOC", "O"], ["B-LOC", "O"]])
+    >>> preds = {"m": [["B-PER", "O"], ["B-LOC", "O"], ["B-LOC", "O"]]}
+    >>> result = measure_impact_tokens(fixed, orig, preds)
+    >>> (result.n_benign, result.n_correctable, result.metric)
+    (2, 1, 'entity_f1')
+    >>> float(result.acc_original[0]), float(result.acc_corrected[0])
+    (0.6666666666666666, 1.0)
+    """
+    _check_options(confidence_level, n_points)
+    if not predictions:
+        raise InvalidParameterError("predictions is empty: give at least one model")
+    source = read_tokens(original, scheme=scheme, tag_column=tag_column)
+    fixed = read_tokens(corrected, scheme=scheme, tag_column=tag_column)
+    if (source.scheme == "plain") != (fixed.scheme == "plain"):
+        raise InvalidInputError(
+            f"the original's tags are {source.scheme} and the corrected copy's {fixed.scheme}: "
+            "give both in one kind (--scheme)")
+    sets = token_impact_sets(source, fixed)
+    n_retokenised = int((sets == UNKNOWN).sum())
+    if n_retokenised:
+        first = int(np.flatnonzero(sets == UNKNOWN)[0])
+        warnings.warn(f"{n_retokenised} sentences have other tokens in the corrected copy "
+                      f"(first {_where(source, first)}): counted as unknown (U)",
+                      RetokenisedWarning, stacklevel=2)
+    plain = source.scheme == "plain"
+    known = ({t for data in (source, fixed) for sent in data.iob2_tags for t in sent} if plain
+             else {split_tag(t)[1] for data in (source, fixed) for sent in data.iob2_tags
+                   for t in sent if t != "O"})
+    tags = []
+    for name, given in predictions.items():
+        predicted = _predicted_tags(str(name), given, source, scheme, tag_column)
+        _check_types(str(name), predicted, known, plain)
+        tags.append(predicted)
+    scores = token_item_scores(tags, source, fixed, sets)
+    return _measure(sets, 0, tuple(map(str, predictions)), scores, confidence_level,
+                          n_points, metric="token_accuracy" if plain else "entity_f1",
+                          unit="sentences")
+
+
+def check_impact_options(corrected: str | Path, *,
+                         predictions: Sequence[tuple[str, str]] = (),
+                         train: str | Path | None = None, original: str | Path | None = None,
+                         members: Sequence[str] | None = None, text: str | None = None,
+                         text_pair: str | None = None, label: str | None = None,
+                         corrected_label: str | None = None, flagged: str | None = None,
+                         verdict: str | None = None, scheme: str | None = None,
+                         tag_column: int = -1) -> list[str] | None:
+    """Check, before any work, the options of measuring the impact of the corrections in
+    ``corrected``: the models' ``predictions`` (name and file) or a ``train`` file to fit
+    the model ladder on (kinds of rung ``members``, default all), and the options of a
+    table (``text``... ``verdict``) or of token data (``original``, ``scheme``,
+    ``tag_column``), not both.
+
+    Returns
+    -------
+    list of str or None
+        The kinds of rung to fit on ``train`` (:func:`ladder_predictions`, or
+        :func:`token_ladder_predictions` with ``original``); None when the predictions are
+        given.
+
+    Raises
+    ------
+    InvalidParameterError
+        Both or neither of ``predictions`` and ``train``, a model named twice, a rung of
+        the other kind of data, an option of the other kind of data.
+
+    Examples
+    --------
+    >>> check_impact_options("corrected.csv", train="train.csv", text="text")
+    ['tfidf', 'embed', 'finetune']
+    >>> check_impact_options("corrected.csv", predictions=[("a", "a.csv"), ("a", "b.csv")])
+    Traceback (most recent call last):
+    labelaudit._errors.InvalidParameterError: model names given twice in predictions=: ['a']
+    """
+    if original:
+        table_only = [f"{name}=" for name, value in (
+            ("label", label), ("corrected_label", corrected_label), ("flagged", flagged),
+            ("verdict", verdict), ("text", text), ("text_pair", text_pair)) if value]
+        if table_only:
+            raise InvalidParameterError(f"{', '.join(table_only)} go with tables, not with "
+                                        "token data (original=)",
+                                        param=(*(n.rstrip("=") for n in table_only),
+                                               "original"))
+    elif Path(corrected).suffix.lower() in _TOKEN_SUFFIXES:
+        raise InvalidParameterError(
+            f"{corrected} looks like a tagged (CoNLL) file: give its original copy with "
+            "original=FILE to measure token data", param="original")
+    elif scheme is not None or tag_column != -1:
+        raise InvalidParameterError("scheme= and tag_column= go with token data (original=)",
+                                    param=("scheme", "tag_column", "original"))
+    if train and predictions:
+        raise InvalidParameterError("give predictions= or train=, not both",
+                                    param=("predictions", "train"))
+    if predictions:
+        if members is not None:
+            raise InvalidParameterError("members= goes with train=",
+                                        param=("members", "train"))
+        names = [name for name, _ in predictions]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise InvalidParameterError(f"model names given twice in predictions=: {twice}",
+                                        param="predictions")
+        return None
+    if not train:
+        raise InvalidParameterError("give predictions=NAME=FILE or train=FILE"
+                                    + ("" if original else " text=COL"),
+                                    param=("predictions", "train", "text"))
+    if not original and not text:
+        raise InvalidParameterError("train= needs text=, the text column",
+                                    param=("text", "train"))
+    kinds = TOKEN_KINDS if original else KINDS
+    if members is None:
+        return list(kinds)
+    wrong = ",".join(m for m in members if m not in kinds)
+    if wrong:
+        raise InvalidParameterError(
+            f"members={wrong} does not go with "
+            f"{'token data' if original else 'tables'}; choose ladder or some of "
+            f"{','.join(kinds)}", param="members")
+    return list(members)

@@ -1,54 +1,360 @@
-"""Model selection on clean, noisy and corrected validation data (end-to-end noising)."""
+"""Model selection on clean, noisy and corrected validation data (end-to-end noising, Chong,
+Hong & Manning 2022, Table 4): the sweep of model configurations, the three label versions
+of every split, and the result."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
-import pandas as pd
 
-from labelaudit._errors import InvalidParameterError
-from labelaudit.engine import check_fits, folds_on
-from labelaudit.impact._select_result import SPLITS, VERSIONS, SelectionResult
-from labelaudit.impact._select_splits import (
-    LabelVersions,
-    label_versions,
-    noisy_labels,
-    parse_noise,
-)
-from labelaudit.impact._select_sweep import (
-    SWEEP_SCORERS,
-    ModelConfig,
-    sweep_accuracy,
-    sweep_configs,
-)
+from labelaudit._errors import InvalidInputError, InvalidParameterError
+from labelaudit.detect import ensemble_pred_probs, label_quality_scores, suggest_labels
+from labelaudit.engine import check_fits, ray_session
 from labelaudit.io import (
+    ResultFiles,
     TextDataset,
     check_distinct_files,
     encode_labels,
     prepare_text_dataset,
+    read_table,
+    require_columns,
     warn_overlap,
 )
+from labelaudit.models import (
+    Engine,
+    default_progress,
+    make_scorer,
+    member_pred_probs,
+    progress_bar,
+    run_tasks,
+)
+from labelaudit.noise import noisy_labels, parse_noise
 
-__all__ = ["SPLITS", "VERSIONS", "ModelConfig", "SelectionResult", "select_models",
-           "sweep_configs"]
+if TYPE_CHECKING:
+    import pandas as pd
 
-Table: TypeAlias = pd.DataFrame | str | Path
+    Table: TypeAlias = pd.DataFrame | str | Path
+
+
+_C_GRID = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
+_NGRAMS = ((1, 1), (1, 2))
+_MIN_DF = (1, 2, 3)
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """One model of the sweep: a scorer by name and its options.
+
+    Attributes
+    ----------
+    scorer : str
+        A name of :func:`labelaudit.models.make_scorer` (``"tfidf"`` or ``"embed"``).
+    options : dict
+        Keyword options of that scorer (``C``, ``ngram_range``, ``min_df``...).
+
+    Examples
+    --------
+    >>> ModelConfig("tfidf", {"C": 1.0, "ngram_range": (1, 2), "min_df": 2}).name
+    'tfidf C=1 ngram=1-2 min_df=2'
+    """
+
+    scorer: str
+    options: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        """A short readable name, unique within a sweep."""
+        parts = [self.scorer]
+        for key, value in self.options.items():
+            if key == "ngram_range":
+                parts.append(f"ngram={value[0]}-{value[1]}")
+            else:
+                parts.append(f"{key}={value:g}" if isinstance(value, float) else
+                             f"{key}={value}")
+        return " ".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The scorer and its options, as JSON-ready values."""
+        return {"scorer": self.scorer, **{k: list(v) if isinstance(v, tuple) else v
+                                          for k, v in self.options.items()}}
+
+
+#: The scorers ``select`` sweeps over on a CPU (fine-tuning sweeps need a GPU): each one's
+#: grid of configurations.
+SWEEP_SCORERS: dict[str, Callable[[], list[ModelConfig]]] = {
+    "tfidf": lambda: [ModelConfig("tfidf", {"C": c, "ngram_range": ngram, "min_df": min_df})
+                      for ngram in _NGRAMS for min_df in _MIN_DF for c in _C_GRID],
+    "embed": lambda: [ModelConfig("embed", {"C": c}) for c in _C_GRID],
+}
+
+
+def sweep_configs(n_configs: int, *, scorers: Sequence[str] = ("tfidf",),
+                  random_state: int | None = 0) -> list[ModelConfig]:
+    """``n_configs`` configurations drawn without replacement from the grid of ``scorers``.
+
+    The grid: TF-IDF + logistic regression over ``C`` in 0.1 ... 100 (7 values), word
+    n-grams 1 or 1-2 and ``min_df`` 1, 2 or 3 (42 configurations); embeddings + logistic
+    regression over the same ``C`` (7). Asking for the whole grid (more is an error)
+    returns it in grid order; otherwise a random subset, in grid order.
+
+    Examples
+    --------
+    >>> len(sweep_configs(42, scorers=["tfidf"]))
+    42
+    >>> [c.name for c in sweep_configs(2, scorers=["embed"], random_state=0)]
+    ['embed C=10', 'embed C=30']
+    """
+    unknown = [s for s in scorers if s not in SWEEP_SCORERS]
+    if unknown or not scorers:
+        raise InvalidParameterError(
+            f"scorers must be some of {', '.join(SWEEP_SCORERS)}; got {list(scorers)!r}")
+    grid = [c for s in dict.fromkeys(scorers) for c in SWEEP_SCORERS[s]()]
+    if isinstance(n_configs, bool) or not isinstance(n_configs, (int, np.integer)) \
+            or not 1 <= n_configs <= len(grid):
+        raise InvalidParameterError(
+            f"n_configs must be an integer from 1 to {len(grid)} (the size of the grid of "
+            f"{', '.join(dict.fromkeys(scorers))}); got {n_configs!r}", param="n_configs")
+    if n_configs == len(grid):
+        return grid
+    chosen = np.random.default_rng(random_state).choice(len(grid), n_configs, replace=False)
+    return [grid[i] for i in np.sort(chosen)]
+
+
+def _fit_config(shared: tuple[dict[str, Any], np.ndarray, np.ndarray, np.ndarray, int,
+                             dict[str, Any]], _slot: Any, config: ModelConfig) -> np.ndarray:
+    """One configuration of the sweep (a task of :func:`run_tasks`): fitted on train,
+    scored on each label version of validation and test."""
+    features, train_labels, val_labels, test_labels, n_classes, options = shared
+    x_train, x_val, x_test = features[config.scorer]
+    model = make_scorer(config.scorer, **{**options, **config.options})
+    model.fit(x_train, train_labels, n_classes=n_classes)
+    val_pred = np.asarray(model.predict_proba(x_val)).argmax(axis=1)
+    test_pred = np.asarray(model.predict_proba(x_test)).argmax(axis=1)
+    return np.concatenate([(val_labels == val_pred[None, :]).mean(axis=1),
+                           (test_labels == test_pred[None, :]).mean(axis=1)])
+
+
+def sweep_accuracy(
+    configs: Sequence[ModelConfig], train: TextDataset, train_labels: np.ndarray,
+    val: TextDataset, val_labels: np.ndarray, test: TextDataset, test_labels: np.ndarray, *,
+    scorer_options: dict[str, Any] | None = None, progress: bool = False,
+    features: dict[str, tuple[Any, Any, Any]] | None = None,
+    on_fit: Callable[[], None] | None = None, workers: int = 1, engine: Engine = "local",
+) -> np.ndarray:
+    """Fit every configuration on ``train`` with ``train_labels`` and score it on each
+    label version of ``val`` and ``test`` (``*_labels`` of shape (3, n_samples): clean,
+    noisy, corrected); ``workers`` processes fit them at once (each a Ray task on
+    ``engine="ray"``).
+
+    ``features`` caches each scorer family's prepared features (train, val, test) across
+    calls. Returns the accuracies, shape (n_configs, 6): validation clean, noisy,
+    corrected, then test clean, noisy, corrected.
+    """
+    options = scorer_options or {}
+    cache = {} if features is None else features
+    for family in dict.fromkeys(config.scorer for config in configs):
+        if family not in cache:
+            base = make_scorer(family, **options)
+            cache[family] = tuple(base.prepare(d, progress=progress)
+                                  for d in (train, val, test))  # type: ignore[assignment]
+    shared = ({c.scorer: cache[c.scorer] for c in configs}, train_labels, val_labels,
+              test_labels, len(train.classes), options)
+    rows = run_tasks(_fit_config, [(config,) for config in configs], shared=shared,
+                     engine=engine, workers=workers, on_result=None if on_fit is None
+                     else lambda *_: on_fit())
+    return np.array(rows).reshape(len(configs), 6)
+
+
+@dataclass(frozen=True)
+class LabelVersions:
+    """The three label versions of one split, as indices into the training classes.
+
+    Attributes
+    ----------
+    labels : ndarray of int, shape (3, n_samples)
+        Rows: clean (as given), noisy, corrected.
+    relabelled : ndarray of bool, shape (n_samples,)
+        The items the scan flagged and relabelled to its suggested label.
+    """
+
+    labels: np.ndarray
+    relabelled: np.ndarray
+
+    @property
+    def n_noisy(self) -> int:
+        """Items whose noisy label differs from the clean one."""
+        return int((self.labels[1] != self.labels[0]).sum())
+
+    @property
+    def n_fixed(self) -> int:
+        """Relabelled items whose corrected label is the clean one."""
+        return int((self.relabelled & (self.labels[2] == self.labels[0])).sum())
+
+
+def label_versions(train: TextDataset, data: TextDataset, noisy: np.ndarray, *,
+                   scorers: Sequence[str], random_state: int,
+                   options: dict[str, Any] | None = None) -> LabelVersions:
+    """Clean (as given), noisy, and corrected: the noisy split scanned and its top Err %
+    relabelled to the suggested label, Err % being the share of labels that differ from the
+    clean ones.
+
+    The scan is :func:`labelaudit.scan` with ``score=`` (fit on the noisy training split,
+    score this one; Northcutt et al. 2021) and its default ranking, ``ensemble``: the
+    ``scorers`` averaged with weights fitted to their log loss, items ordered by the loss
+    of their given label (ties by row); the suggested label is the most probable other
+    one. It is computed here rather than through ``scan`` so that the scorers take
+    ``options``. ``train.labels`` must be the noisy training labels.
+    """
+    assert data.labels is not None
+    clean = data.labels
+    n_relabel = int((noisy != clean).sum())
+    relabelled = np.zeros(len(noisy), dtype=bool)
+    corrected = noisy.copy()
+    if n_relabel:
+        run = member_pred_probs(train, data, scorers=list(scorers), random_state=random_state,
+                                **(options or {}))
+        pred_probs = ensemble_pred_probs(list(run.per_scorer().values()), noisy).pred_probs
+        scores = label_quality_scores(noisy, pred_probs, method="loss")
+        top = np.argsort(scores, kind="stable")[:n_relabel]
+        suggested, _ = suggest_labels(noisy, pred_probs)
+        relabelled[top] = True
+        corrected[top] = suggested[top]
+    return LabelVersions(np.stack([clean, noisy, corrected]), relabelled)
+
+
+#: The validation (and test) versions, in the order of the accuracy columns.
+VERSIONS: tuple[str, ...] = ("clean", "noisy", "corrected")
+#: The six splits every configuration is scored on.
+SPLITS: tuple[str, ...] = tuple(f"{s}_{v}" for s in ("val", "test") for v in VERSIONS)
+
+
+@dataclass(frozen=True)
+class SelectionResult(ResultFiles):
+    """What noisy and corrected validation data do to model selection (Chong, Hong &
+    Manning 2022, Table 4).
+
+    Attributes
+    ----------
+    configs : tuple of ModelConfig
+        The sweep, shape (n_configs,).
+    accuracy : ndarray of shape (n_seeds, n_configs, 6)
+        Accuracy of every configuration on ``SPLITS``: validation clean, noisy,
+        corrected, then test clean, noisy, corrected.
+    seeds : ndarray of int, shape (n_seeds,)
+        The repeats, 0 to n_seeds - 1 (each with its own noise and scan folds, drawn
+        from ``random_state``).
+    noise : str
+        ``method:rate`` (or ``"given"`` for noisy labels read from the tables).
+    n_items : ndarray of int, shape (3,)
+        Sizes of the train, validation and test splits.
+    n_noisy, n_relabelled, n_fixed : ndarray of int, shape (n_seeds, 3)
+        Per repeat and split (train, validation, test): labels noised, labels the scan
+        relabelled (train is never corrected: 0), and relabelled labels that are now
+        the clean one.
+    seconds : float
+        Wall time.
+    """
+
+    configs: tuple[ModelConfig, ...]
+    accuracy: np.ndarray
+    seeds: np.ndarray
+    noise: str
+    n_items: np.ndarray
+    n_noisy: np.ndarray
+    n_relabelled: np.ndarray
+    n_fixed: np.ndarray
+    seconds: float
+
+    def selected(self, validation: str) -> np.ndarray:
+        """Index of the configuration each repeat selects on ``validation`` (one of
+        clean, noisy, corrected): highest accuracy, the first in sweep order on a tie;
+        shape (n_seeds,)."""
+        return self.accuracy[:, :, VERSIONS.index(validation)].argmax(axis=1)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per repeat and validation version: ``seed, validation, config,
+        val_accuracy, true_accuracy, measurable_accuracy, rank`` (rank 1 = the sweep's
+        best true accuracy; ties share the better rank)."""
+        import pandas as pd
+        rows = []
+        for v, version in enumerate(VERSIONS):
+            chosen = self.selected(version)
+            for s, seed in enumerate(self.seeds.tolist()):
+                acc = self.accuracy[s]
+                true = acc[chosen[s], 3]
+                rows.append({
+                    "seed": seed, "validation": version, "config": self.configs[chosen[s]].name,
+                    "val_accuracy": acc[chosen[s], v], "true_accuracy": true,
+                    "measurable_accuracy": acc[chosen[s], 3 + v],
+                    "rank": int(1 + (acc[:, 3] > true).sum())})
+        return pd.DataFrame(rows)
+
+    def summary_frame(self) -> pd.DataFrame:
+        """Mean and standard deviation over repeats of the true and measurable accuracy
+        and the rank of the selected model, one row per validation version."""
+        import pandas as pd
+        frame = self.to_frame()
+        grouped = frame.groupby("validation", sort=False)[
+            ["true_accuracy", "measurable_accuracy", "rank"]]
+        mean, std = grouped.mean(), grouped.std(ddof=0)
+        out = pd.DataFrame({"validation": list(VERSIONS)})
+        for column in ("true_accuracy", "measurable_accuracy", "rank"):
+            out[f"{column}_mean"] = mean.loc[list(VERSIONS), column].to_numpy()
+            out[f"{column}_std"] = std.loc[list(VERSIONS), column].to_numpy()
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready document: the options, the sweep, every accuracy, the selections
+        and their summary (what ``labelaudit select --out x.json`` writes)."""
+        summary = self.summary_frame().set_index("validation")
+        return {
+            "noise": self.noise,
+            "seeds": self.seeds.tolist(),
+            "n_items": dict(zip(("train", "val", "test"), self.n_items.tolist(), strict=True)),
+            "configs": [c.to_dict() | {"name": c.name} for c in self.configs],
+            "splits": list(SPLITS),
+            "accuracy": np.round(self.accuracy, 6).tolist(),
+            "labels": [
+                {"seed": seed, **{split: {"n_noisy": int(self.n_noisy[s, j]),
+                                          "n_relabelled": int(self.n_relabelled[s, j]),
+                                          "n_fixed": int(self.n_fixed[s, j])}
+                                  for j, split in enumerate(("train", "val", "test"))}}
+                for s, seed in enumerate(self.seeds.tolist())],
+            "selection": self.to_frame().to_dict(orient="records"),
+            "summary": {v: {k: float(x) for k, x in summary.loc[v].items()} for v in VERSIONS},
+            "seconds": round(self.seconds, 3),
+        }
+
+    def summary(self) -> str:
+        """The seed's Table 4 for this sweep: per validation version, the true and
+        measurable accuracy of the selected model and its rank, mean ± sd over repeats."""
+        table = self.summary_frame()
+        n_seeds, n_configs = self.accuracy.shape[:2]
+        best = self.accuracy[:, :, 3].max(axis=1).mean()
+        lines = [f"model selection under {self.noise} noise: {n_configs} configurations, "
+                 f"{n_seeds} seed{'s' if n_seeds > 1 else ''}; best true accuracy in the "
+                 f"sweep {best:.4f}",
+                 f"{'validation':<11} {'true acc':>17} {'measurable acc':>17} {'rank':>13}"]
+        for row in table.itertuples(index=False):
+            lines.append(
+                f"{row.validation:<11} {row.true_accuracy_mean:>8.4f} ± {row.true_accuracy_std:.4f}"
+                f" {row.measurable_accuracy_mean:>8.4f} ± {row.measurable_accuracy_std:.4f}"
+                f" {row.rank_mean:>6.1f} ± {row.rank_std:.1f}")
+        val = self.n_noisy[:, 1].mean(), self.n_relabelled[:, 1].mean(), self.n_fixed[:, 1].mean()
+        lines.append(f"validation: {val[0]:.0f} of {self.n_items[1]} labels noised; the scan "
+                     f"relabelled {val[1]:.0f}, {val[2]:.0f} of them back to the clean label "
+                     f"(mean over seeds); {self.seconds:.1f} s")
+        return "\n".join(lines)
+
 
 # TF-IDF's solver tolerance in the sweep and the scan: the scorer's default (1e-3) stops
 # newton-cg before its first step when there are many classes (158 on NoisywikiHow).
 _TFIDF_TOL = 1e-4
-
-
-def _as_frame(data: Table) -> pd.DataFrame:
-    if isinstance(data, pd.DataFrame):
-        return data.reset_index(drop=True)
-    from labelaudit.io import read_table
-
-    return read_table(data)
 
 
 def _check_options(noise: str | None, noisy_label: str | None, seeds: int,
@@ -74,8 +380,6 @@ def _check_options(noise: str | None, noisy_label: str | None, seeds: int,
 
 def _datasets(frames: list[pd.DataFrame], *, text: str, label: str, text_pair: str | None,
               noisy_label: str | None) -> list[TextDataset]:
-    from labelaudit._errors import InvalidInputError
-
     data: list[TextDataset] = []
     for name, frame in zip(("train", "val", "test"), frames, strict=True):
         try:
@@ -103,8 +407,6 @@ def _warn_overlap(data: list[TextDataset]) -> None:
 
 
 def _noisy_column(frame: pd.DataFrame, column: str) -> tuple[pd.Series, np.ndarray]:
-    from labelaudit.io import require_columns
-
     require_columns(frame, [column])
     return frame[column], np.arange(len(frame))
 
@@ -116,9 +418,8 @@ def select_models(
     configs: Sequence[ModelConfig] | None = None, seeds: int = 3,
     scorers: Sequence[str] = ("tfidf",), random_state: int | None = 0,
     model: str | None = None, cache_dir: str | Path | None = None,
-    workers: int = 1, engine: str = "local", ray_address: str | None = None,
-    progress: bool | None = None,
-) -> SelectionResult:
+    workers: int = 1, engine: Engine = "local", ray_address: str | None = None,
+    progress: bool | None = None) -> SelectionResult:
     """Which model clean, noisy and corrected validation data select, and how good it is.
 
     The end-to-end noising experiment of Chong, Hong & Manning (2022, Table 4). The
@@ -176,6 +477,7 @@ def select_models(
 
     Examples
     --------
+    >>> import pandas as pd
     >>> rng = np.random.default_rng(0)
     >>> words = {"sport": "match goal team", "food": "pasta sauce cook"}
     >>> rows = [(f"{words[c]} w{rng.integers(50)}", c) for c in ["sport", "food"] * 30]
@@ -185,7 +487,7 @@ def select_models(
     >>> result.to_frame()["validation"].tolist()
     ['clean', 'noisy', 'corrected']
     """
-    from labelaudit.models._progress import default_progress, progress_bar
+    import pandas as pd
 
     started = time.perf_counter()
     spec, sweep = _check_options(noise, noisy_label, seeds, configs, n_configs, scorers,
@@ -194,7 +496,8 @@ def select_models(
     check_distinct_files([("train", train), ("val", val), ("test", test)],
                          why="models are trained on train, selected on val and measured on "
                          "test, so each needs items of its own")
-    frames = [_as_frame(x) for x in (train, val, test)]
+    frames = [x.reset_index(drop=True) if isinstance(x, pd.DataFrame) else read_table(x)
+              for x in (train, val, test)]
     data = _datasets(frames, text=text, label=label, text_pair=text_pair,
                      noisy_label=noisy_label)
     _warn_overlap(data)
@@ -212,11 +515,12 @@ def select_models(
                                  options=options, on_scan=lambda: bar.update(1))
             for j, v in enumerate(versions):
                 counts[:, s, j] = (v.n_noisy, int(v.relabelled.sum()), v.n_fixed)
-            with folds_on(engine, ray_address):
+            with ray_session(engine, ray_address):
                 accuracy[s] = sweep_accuracy(
                     sweep, data[0], versions[0].labels[1], data[1], versions[1].labels,
                     data[2], versions[2].labels, scorer_options=options, progress=show,
-                    features=features, on_fit=lambda: bar.update(1), workers=workers)
+                    features=features, on_fit=lambda: bar.update(1), workers=workers,
+                    engine=engine)
     return SelectionResult(
         configs=tuple(sweep), accuracy=accuracy, seeds=np.arange(seeds),
         noise=noise if noise is not None else f"given ({noisy_label})",

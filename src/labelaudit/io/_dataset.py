@@ -1,9 +1,13 @@
-"""Validate a table as a text-classification dataset."""
+"""A table validated as a text-classification dataset (:class:`TextDataset`), the user's
+probabilities checked against it, and the checks that two sets a command compares are two
+sets: not one file given twice, and not mostly the same items."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import warnings
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -11,18 +15,18 @@ import numpy as np
 from labelaudit._errors import (
     InvalidInputError,
     InvalidParameterError,
+    LabelAuditWarning,
     format_rows,
     format_values,
     plain_value,
 )
 from labelaudit._validation import shown
-from labelaudit.io._labels import check_label_values, text_keys
+from labelaudit.io._labels import check_label_values, clean_label, text_keys
+from labelaudit.io._paths import same_file
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["PROBABILITY_SUM_TOLERANCE", "TextDataset", "align_pred_probs", "encode_labels",
-           "pred_probs_by_id", "prepare_text_dataset", "require_columns"]
 
 # How far a row of the user's probabilities may sum from 1 (pred_probs, impact's predictions).
 PROBABILITY_SUM_TOLERANCE = 1e-3
@@ -68,8 +72,7 @@ def require_columns(frame: pd.DataFrame, columns: list[str]) -> None:
     if missing:
         raise InvalidInputError(
             f"missing column{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))}; "
-            f"the table has {', '.join(map(repr, map(str, frame.columns[:12])))}"
-        )
+            f"the table has {', '.join(map(repr, map(str, frame.columns[:12])))}")
 
 
 def _text_column(frame: pd.DataFrame, column: str, ids: np.ndarray) -> list[str]:
@@ -80,8 +83,7 @@ def _text_column(frame: pd.DataFrame, column: str, ids: np.ndarray) -> list[str]
     if empty.any():
         raise InvalidInputError(
             f"column {column!r} has empty or missing text in {format_rows(ids[empty])}; "
-            "drop or fill those rows"
-        )
+            "drop or fill those rows")
     return as_text.tolist()
 
 
@@ -95,6 +97,7 @@ def encode_labels(
 
     Examples
     --------
+    >>> import pandas as pd
     >>> labels, classes = encode_labels(pd.Series(["b", "a", "b"]), np.arange(3))
     >>> labels.tolist(), classes.tolist()
     ([1, 0, 1], ['a', 'b'])
@@ -106,16 +109,14 @@ def encode_labels(
     if missing.any():
         raise InvalidInputError(
             f"column {column!r} has missing labels in {format_rows(ids[missing])}; "
-            "label or drop those rows"
-        )
+            "label or drop those rows")
     raw = series.to_numpy(dtype=object)
     kinds = {("number" if isinstance(v, (int, float, np.integer, np.floating))
               and not isinstance(v, bool) else type(v).__name__) for v in raw}
     if len(kinds) > 1:
         raise InvalidInputError(
             f"column {column!r} mixes label types ({', '.join(sorted(kinds))}); "
-            "use all strings or all integers"
-        )
+            "use all strings or all integers")
     if kinds == {"number"}:
         floats = np.asarray(raw, dtype=float)
         if np.all(floats == np.round(floats)):
@@ -130,8 +131,7 @@ def encode_labels(
     if unknown.any():
         raise InvalidInputError(
             f"column {column!r} has labels outside the training label set "
-            f"{uniques.tolist()} in {format_rows(ids[unknown])}"
-        )
+            f"{uniques.tolist()} in {format_rows(ids[unknown])}")
     return encoded, uniques
 
 
@@ -151,8 +151,7 @@ def _ids(frame: pd.DataFrame, id_column: str | None) -> np.ndarray:
     if ids.isna().any():
         raise InvalidInputError(
             f"column {id_column!r} has missing ids in "
-            f"{format_rows(np.flatnonzero(ids.isna().to_numpy()))}"
-        )
+            f"{format_rows(np.flatnonzero(ids.isna().to_numpy()))}")
     kinds = {_value_kind(v) for v in ids.tolist()}
     if len(kinds) > 1:
         firsts: dict[str, tuple[int, object]] = {}
@@ -161,8 +160,7 @@ def _ids(frame: pd.DataFrame, id_column: str | None) -> np.ndarray:
         kinds_seen = ", ".join(f"{shown(v)} ({k}, row {r})" for k, (r, v) in firsts.items())
         raise InvalidInputError(
             f"column {id_column!r} mixes id types: {kinds_seen}; an id 2 and an id '2' would "
-            "be two items; use all strings or all integers"
-        )
+            "be two items; use all strings or all integers")
     duplicated = ids.duplicated(keep=False).to_numpy()
     if duplicated.any():
         values = pd.unique(ids[duplicated])
@@ -170,8 +168,7 @@ def _ids(frame: pd.DataFrame, id_column: str | None) -> np.ndarray:
                     + (" ..." if len(values) > 5 else ""))
         raise InvalidInputError(
             f"column {id_column!r} has duplicate ids {repeated} in "
-            f"{format_rows(np.flatnonzero(duplicated))}; ids must be unique"
-        )
+            f"{format_rows(np.flatnonzero(duplicated))}; ids must be unique")
     return ids.to_numpy()
 
 
@@ -193,6 +190,7 @@ def prepare_text_dataset(
 
     Examples
     --------
+    >>> import pandas as pd
     >>> frame = pd.DataFrame({"text": ["good", "bad", "fine"], "label": ["pos", "neg", "pos"]})
     >>> data = prepare_text_dataset(frame, text="text", label="label")
     >>> data.labels.tolist(), data.classes.tolist()
@@ -222,8 +220,7 @@ def prepare_text_dataset(
             raise InvalidInputError(
                 f"column {label!r} has {len(present)} class"
                 f"{'es' if len(present) != 1 else ''} ({classes[present].tolist()}); "
-                f"at least {min_classes} are needed to find label errors"
-            )
+                f"at least {min_classes} are needed to find label errors")
     elif classes is None:
         classes = np.array([])
     return TextDataset(ids=ids, texts=texts, text_pairs=pairs, labels=labels,
@@ -232,10 +229,7 @@ def prepare_text_dataset(
 
 def _key(value: object) -> str:
     """A label or class name as text, so that 1, 1.0, "1" and np.int64(1) agree."""
-    value = plain_value(value)
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    return str(value).strip()
+    return str(clean_label(value)).strip()
 
 
 def _as_label_value(name: object, classes: np.ndarray) -> object:
@@ -306,6 +300,7 @@ def pred_probs_by_id(pred_probs: pd.DataFrame, ids: np.ndarray,
 
     Examples
     --------
+    >>> import pandas as pd
     >>> table = pd.DataFrame({"id": ["b", "a"], "pos": [0.2, 0.9], "neg": [0.8, 0.1]})
     >>> pred_probs_by_id(table, np.array(["a", "b"]), "id")["pos"].tolist()
     [0.9, 0.2]
@@ -405,6 +400,7 @@ def align_pred_probs(
 
     Examples
     --------
+    >>> import pandas as pd
     >>> frame = pd.DataFrame({"text": ["good", "bad", "fine"], "label": ["pos", "neg", "pos"]})
     >>> data = prepare_text_dataset(frame, text="text", label="label")
     >>> probs = pd.DataFrame({"pos": [0.9, 0.2, 0.7], "neg": [0.1, 0.8, 0.3]})
@@ -461,3 +457,58 @@ def _check_probabilities(values: np.ndarray) -> None:
             f"pred_probs rows must sum to 1 (within {PROBABILITY_SUM_TOLERANCE:g}): "
             f"{format_rows(rows)} (0-based) sum "
             f"to {shown_sums}; pass probabilities (softmax outputs), not logits or scores")
+
+
+# The share of one set's items found in the other above which a comparison is suspect.
+OVERLAP_WARN_SHARE = 0.1
+
+
+class OverlapWarning(LabelAuditWarning):
+    """Many items of one set are also in the set it is compared with."""
+
+
+def check_distinct_files(sources: Sequence[tuple[str, object]], *, why: str) -> None:
+    """Refuse one file given as two sets that are compared. ``sources`` are (name in a
+    message, what was given) pairs: paths are compared, frames and datasets skipped;
+    ``why`` (why the comparison needs two sets) ends the message.
+
+    Examples
+    --------
+    >>> check_distinct_files([("train", "a.csv"), ("suspect", "b.csv")], why="...")
+    >>> check_distinct_files([("train", "a.csv"), ("suspect", "./a.csv")], why="...")
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    labelaudit._errors.InvalidParameterError: train and suspect are the same file (a.csv): ...
+    """
+    paths = [(name, source) for name, source in sources if isinstance(source, (str, Path))]
+    for i, (first, a) in enumerate(paths):
+        for second, b in paths[i + 1:]:
+            if same_file(a, b):  # type: ignore[arg-type]
+                raise InvalidParameterError(
+                    f"{first} and {second} are the same file ({a}): {why}")
+
+
+def warn_overlap(first: tuple[str, Sequence[Hashable]], second: tuple[str, Sequence[Hashable]],
+                 *, why: str, same: str = "text", share: float = OVERLAP_WARN_SHARE) -> float:
+    """Warn (:class:`OverlapWarning`) when more than ``share`` of the second set's items
+    are also in the first set; returns the share found. ``first`` and ``second`` are each
+    a set's name and a key per item (its text, text and pair, or tokens as a tuple: equal
+    keys are the same item); ``why`` (what the overlap does to the result) ends the
+    message, ``same`` says what equal keys share (``"text"``, ``"tokens"``).
+
+    Examples
+    --------
+    >>> warn_overlap(("training", ["a", "b", "c"]), ("suspect", ["d", "e"]), why="...")
+    0.0
+    """
+    name, keys = second
+    if not len(keys):
+        return 0.0
+    seen = set(first[1])
+    shared = sum(key in seen for key in keys)
+    found = shared / len(keys)
+    if found > share:
+        warnings.warn(OverlapWarning(
+            f"{shared} of the {len(keys)} {name} items ({found:.0%}) are also in the "
+            f"{first[0]} set (the same {same}): {why}"), stacklevel=3)
+    return found

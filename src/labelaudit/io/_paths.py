@@ -1,17 +1,24 @@
-"""Checks of the files a run will write, made before any work is done."""
+"""The overwrite rule: the files and folders a command names, checked before any work.
+
+labelaudit never writes on an input or inside an input or model folder, and replaces an
+existing file only when it wrote that file itself (by the record of written files, see
+:mod:`labelaudit.io._write`): unchanged since, or changed and ``overwrite`` is given. A
+folder it writes (a saved model, an adapted encoder) carries a manifest of its files, and is
+replaced only while it holds nothing else. :func:`check_command_paths` applies the whole
+rule to a command's options.
+"""
 
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from labelaudit._errors import InvalidParameterError
-from labelaudit.io._ledger import output_record
-
-__all__ = ["FOLDER_MARKERS", "check_input_paths", "check_not_in_input_folder",
-           "check_not_in_model_folder", "check_output_paths", "check_replaceable",
-           "check_writable", "input_folders", "is_output_folder", "same_file", "sidecar_path"]
+from labelaudit._version import __version__
+from labelaudit.io._read import could_be_hub_name
+from labelaudit.io._write import figure_path, format_of, output_record
 
 # The files that mark a folder as labelaudit's own output: the manifest every folder it
 # writes gets (see labelaudit.io.write_manifest), and a saved model's description.
@@ -19,64 +26,131 @@ MANIFEST = "labelaudit-output.json"
 FOLDER_MARKERS = (MANIFEST, "labelaudit-model.json")
 
 
-def same_file(a: str | Path, b: str | Path) -> bool:
-    """Whether two paths name the same file (after resolving links and ``..``)."""
-    try:
-        return Path(a).resolve() == Path(b).resolve()
-    except OSError:
-        return False
+# Options (``dest``) that hold files a command reads. A list value (``--predictions
+# NAME=FILE``, repeated) names one file per item, the path last. The files a command writes
+# are ``out`` and every ``*_out`` (one rule for every command), and those it is told it
+# writes (review init's ``db``).
+_INPUTS = ("data", "score", "issues", "input", "verdicts", "file", "scan", "sentinels_file",
+           "annotations_file", "noise_matrix", "corrected", "train", "val", "predictions",
+           "original", "suspect", "eval", "pred_probs", "db")
+_POSITIONAL = ("data", "issues", "input", "verdicts", "file", "scan", "corrected", "train")
 
 
-def check_writable(out: str | Path, *, name: str = "out") -> None:
-    """Refuse an output whose folder cannot exist or be written; ``name`` says which
-    option gave the path in the message.
+# Folders a command writes a model to, and options that may name a model folder it reads.
+_FOLDER_OUTPUTS = {"model_out": "model", "tapt_out": "tapt"}
+_MODELS = ("model",)
+
+
+# Folders a command writes its own scratch files to (kept for a rerun, then removed).
+_SCRATCH = ("checkpoint_dir",)
+
+
+# Files an output option writes beside its own, by the suffix that replaces the option's
+# (see labelaudit.io.sidecar_path): ``--gold-out g.jsonl`` writes ``g.noise.json`` too. Each
+# is checked as an output of its own.
+SIDECARS = {"gold_out": ".noise.json"}
+
+
+# Output options whose name must say what is written: checked before anything else, so that
+# a name that cannot be written is refused before "exists" comes up.
+# Each check is given the path and the option's flag.
+_NAMES: dict[str, Callable[[str, str], object]] = {
+    "plot_out": lambda path, _: figure_path(path),
+    "metrics_out": lambda path, spelled: _json_name(path, spelled, "metrics_out", "the metrics"),
+    "gold_out": lambda path, _: format_of(path),
+    "items_out": lambda path, _: format_of(path),
+    "annotators_out": lambda path, _: format_of(path),
+}
+
+
+# Inputs that must exist before any work starts (a hub dataset name passes: see read_data).
+_MUST_EXIST = ("score", "verdicts", "sentinels_file", "annotations_file", "noise_matrix", "val",
+               "predictions", "original", "suspect", "eval", "pred_probs")
+
+
+def check_command_paths(options: Mapping[str, object], *, flag: Callable[[str], str],
+                        writes: Iterable[str] = (), overwrite: bool = False,
+                        remote: Iterable[str] = ()) -> None:
+    """Before any work: refuse an output that names an input, lies inside a model folder,
+    replaces a file or folder labelaudit did not write, or cannot be written (a sidecar of
+    an output, :data:`SIDECARS`, is checked as an output); refuse a missing input file; and
+    first of all, a name whose suffix cannot be written (a plot's, a table's, a JSON file's).
+
+    ``options`` are a command's options by name: ``out`` and every ``*_out`` are the
+    files it writes (``model_out`` and ``tapt_out`` folders), ``data``, ``eval``, ``db``...
+    those it reads (a list value holds a path per item, the last element of a tuple);
+    values that are not strings (None: not given) are skipped. ``flag`` spells an option
+    for messages (``"eval"`` as ``"--eval"``); ``writes`` names inputs this command writes
+    instead (``"db"``); ``overwrite`` replaces an earlier output of labelaudit's that was
+    changed since (never a file labelaudit did not write, :func:`check_replaceable`);
+    ``remote`` names outputs that may be URIs or folders of parts (their writer checks
+    them).
 
     Examples
     --------
-    >>> check_writable("/tmp/result.csv")
+    >>> check_command_paths({"data": "/tmp/a.csv", "out": "/tmp/a.csv"},
+    ...                     flag=lambda name: f"--{name}")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    labelaudit._errors.InvalidParameterError: /tmp/a.csv (the output) is an input file; ...
     """
-    if "://" in str(out):
-        raise InvalidParameterError(
-            f"{name} {out}: this command writes local files only; give a local path")
-    target = Path(out)
-    if target.is_dir():
-        raise InvalidParameterError(f"{name} {out} is a folder; give a file name")
-    ancestor = target.parent
-    while not ancestor.exists() and ancestor != ancestor.parent:
-        ancestor = ancestor.parent
-    if not ancestor.is_dir():
-        raise InvalidParameterError(
-            f"{name} {out}: {ancestor} is a file, not a folder, so {out} cannot be written")
-    if not os.access(ancestor, os.W_OK | os.X_OK):
-        raise InvalidParameterError(
-            f"{name} {out}: the folder {ancestor} is not writable; choose another location")
+    written = list(writes)
+    in_names = [name for name in _INPUTS if name not in written]
+    out_names = [name for name in options if name not in _FOLDER_OUTPUTS and
+                 (name == "out" or name.endswith("_out"))] + written
+    inputs = [("an input file" if name in _POSITIONAL else f"the {flag(name)} file", path)
+              for name in in_names for path in _paths(options.get(name))]
+    for name, check in _NAMES.items():  # a name that cannot be written, first
+        if isinstance(options.get(name), str):
+            check(str(options[name]), flag(name))
+    check_input_paths([(f"the {flag(name)} file", path) for name in _MUST_EXIST
+                       for path in _paths(options.get(name))])
+    models = [path for name in _MODELS for path in _paths(options.get(name))
+              if isinstance(path, str) and Path(path).is_dir()]
+    read_folders = input_folders(path for _, path in inputs)
+    for name in _SCRATCH:
+        if isinstance(options.get(name), str):
+            check_not_in_input_folder(str(options[name]), name=flag(name), folders=read_folders)
+    folders = [(name, options.get(name)) for name in _FOLDER_OUTPUTS]
+    for name, folder in folders:
+        if isinstance(folder, str):
+            check_output_folder(folder, kind=_FOLDER_OUTPUTS[name], name=flag(name),
+                                inputs=[path for _, path in inputs] + models)
+    outputs = []
+    for name in out_names:
+        value = options.get(name)
+        outputs.append((flag(name), value))
+        if name in SIDECARS and isinstance(value, str):
+            outputs.append((f"the {flag(name)} sidecar",
+                            str(sidecar_path(value, SIDECARS[name]))))
+    check_output_paths(
+        outputs, inputs, overwrite=overwrite,
+        model_folders=models + [f for _, f in folders if isinstance(f, str)],
+        remote=[flag(name) for name in remote])
+
+
+def _json_name(path: str, spelled: str, param: str, what: str) -> None:
+    """Refuse a name that does not end in .json for an option written as JSON."""
+    if not path.lower().endswith(".json"):
+        raise InvalidParameterError(f"{spelled} {path}: {what} are written as JSON; give a "
+                                    "file name ending in .json", param=param)
+
+
+def _paths(value: object) -> list[object]:
+    """The file paths an option holds: itself, or each item's path for a repeated one."""
+    if isinstance(value, list):
+        return [item[-1] if isinstance(item, tuple) else item for item in value]
+    return [value]
 
 
 def check_output_paths(outputs: Iterable[tuple[str, object]],
                        inputs: Iterable[tuple[str, object]], *,
                        remote: Iterable[str] = (), overwrite: bool = False,
                        model_folders: Iterable[object] = ()) -> None:
-    """Refuse, before any work, outputs that would destroy something: labelaudit never
-    overwrites an input, never writes into a model folder, and replaces an existing file only
-    when it wrote that file itself: unchanged since, or changed and ``overwrite`` is given
-    (see :func:`check_replaceable`).
-
-    Parameters
-    ----------
-    outputs, inputs : iterable of (name, path)
-        The paths a run writes and reads, each with the name that says where it came from
-        in a message (an option such as ``--out``, or ``an input file``). Paths that are
-        not strings (None when an option is not given) are skipped.
-    remote : iterable of str
-        Names of outputs that may be URIs (``s3://...``) or folders: the writer checks
-        those itself.
-    overwrite : bool
-        Replace an earlier output of labelaudit's that was changed since it was written
-        (``--overwrite``). A file labelaudit did not write, an input or a file inside a
-        model folder is refused all the same.
-    model_folders : iterable of path
-        Folders the run reads a model from or writes one to: nothing is written inside
-        them. Folders marked as labelaudit's own outputs are refused without being named.
+    """Refuse, before any work, outputs that would destroy something: an input, a file
+    inside a model folder (one of ``model_folders``, or any folder labelaudit marked as its
+    own), or an existing file :func:`check_replaceable` refuses. ``outputs`` and ``inputs``
+    are (name in a message, path) pairs; paths that are not strings are skipped; ``remote``
+    and ``overwrite`` are :func:`check_command_paths`'s.
 
     Examples
     --------
@@ -116,7 +190,7 @@ def check_replaceable(out: str | Path, *, name: str = "out", overwrite: bool = F
                       what: str = "choose another name") -> None:
     """The one rule for every existing file a run replaces (a single output, a sidecar, a
     part of a folder output, a review database), by the record of what labelaudit wrote
-    (see :mod:`labelaudit.io._ledger`): a file labelaudit wrote and nobody changed since is
+    (see :mod:`labelaudit.io._write`): a file labelaudit wrote and nobody changed since is
     replaced; one it wrote that was changed since, only with ``overwrite``; a file it did
     not write, never (``overwrite`` replaces only labelaudit's own earlier outputs).
 
@@ -142,6 +216,60 @@ def check_replaceable(out: str | Path, *, name: str = "out", overwrite: bool = F
         raise InvalidParameterError(
             f"{name} {out} exists and was changed since labelaudit wrote it: {what}, or pass "
             "--overwrite to replace it")
+
+
+def check_writable(out: str | Path, *, name: str = "out") -> None:
+    """Refuse an output whose folder cannot exist or be written; ``name`` says which
+    option gave the path in the message.
+
+    Examples
+    --------
+    >>> check_writable("/tmp/result.csv")
+    """
+    if "://" in str(out):
+        raise InvalidParameterError(
+            f"{name} {out}: this command writes local files only; give a local path")
+    target = Path(out)
+    if target.is_dir():
+        raise InvalidParameterError(f"{name} {out} is a folder; give a file name")
+    ancestor = target.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise InvalidParameterError(
+            f"{name} {out}: {ancestor} is a file, not a folder, so {out} cannot be written")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise InvalidParameterError(
+            f"{name} {out}: the folder {ancestor} is not writable; choose another location")
+
+
+def check_input_paths(inputs: Iterable[tuple[str, object]]) -> None:
+    """Refuse, before any work, an input file that does not exist. A URI, a
+    ``folder:split`` and a name that could be a Hugging Face hub dataset pass: their
+    readers check them.
+
+    Examples
+    --------
+    >>> check_input_paths([("--eval", "imdb")])
+    >>> check_input_paths([("--eval", "/no/such/eval.jsonl")])
+    Traceback (most recent call last):
+    labelaudit._errors.InvalidParameterError: --eval /no/such/eval.jsonl: no such file
+    """
+    for name, value in inputs:
+        if not isinstance(value, str) or "://" in value or Path(value).exists():
+            continue
+        base = value.rpartition(":")[0]
+        if (base and Path(base).is_dir()) or could_be_hub_name(value):
+            continue
+        raise InvalidParameterError(f"{name} {value}: no such file")
+
+
+def same_file(a: str | Path, b: str | Path) -> bool:
+    """Whether two paths name the same file (after resolving links and ``..``)."""
+    try:
+        return Path(a).resolve() == Path(b).resolve()
+    except OSError:
+        return False
 
 
 def sidecar_path(out: str | Path, suffix: str) -> Path:
@@ -227,24 +355,101 @@ def is_output_folder(path: str | Path) -> bool:
     return any((folder / name).is_file() for name in FOLDER_MARKERS)
 
 
-def check_input_paths(inputs: Iterable[tuple[str, object]]) -> None:
-    """Refuse, before any work, an input file that does not exist. A URI, a
-    ``folder:split`` and a name that could be a Hugging Face hub dataset pass: their
-    readers check them.
+def _files(folder: Path) -> set[str]:
+    return {p.relative_to(folder).as_posix() for p in folder.rglob("*") if not p.is_dir()}
+
+
+def write_manifest(folder: str | Path, *, kind: str) -> Path:
+    """Mark ``folder`` (finished, not yet in place) as labelaudit's output: a manifest
+    naming every file in it, so that a later run replaces it only while it holds nothing
+    else.
 
     Examples
     --------
-    >>> check_input_paths([("--eval", "imdb")])
-    >>> check_input_paths([("--eval", "/no/such/eval.jsonl")])
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "weights.bin").write_bytes(b"0")
+    >>> _ = write_manifest(folder, kind="model")
+    >>> check_output_folder(folder, kind="model") == folder
+    True
+    >>> _ = (folder / "notes.txt").write_text("mine")
+    >>> check_output_folder(folder, kind="model")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    labelaudit._errors.InvalidParameterError: --eval /no/such/eval.jsonl: no such file
+    labelaudit._errors.InvalidParameterError: --out ... is not a folder labelaudit wrote ...
     """
-    from labelaudit.io._read import could_be_hub_name
+    target = Path(folder)
+    files = sorted(_files(target) - {MANIFEST})
+    path = target / MANIFEST
+    path.write_text(json.dumps({"written_by": "labelaudit", "labelaudit_version": __version__,
+                                "kind": kind, "files": files}, indent=2), encoding="utf-8")
+    return path
 
-    for name, value in inputs:
-        if not isinstance(value, str) or "://" in value or Path(value).exists():
-            continue
-        base = value.rpartition(":")[0]
-        if (base and Path(base).is_dir()) or could_be_hub_name(value):
-            continue
-        raise InvalidParameterError(f"{name} {value}: no such file")
+
+def _foreign_files(target: Path) -> list[str]:
+    """The files in ``target`` that labelaudit did not write (all of them when it holds no
+    manifest of labelaudit's)."""
+    present = _files(target)
+    manifest = target / MANIFEST
+    if manifest.is_file():
+        try:
+            listed = json.loads(manifest.read_text(encoding="utf-8"))["files"]
+            own = {*map(str, listed), MANIFEST}
+        except (OSError, ValueError, KeyError, TypeError):
+            own = set()
+        return sorted(present - own)
+    return sorted(present) or sorted(p.name for p in target.iterdir())
+
+
+def _kind(target: Path) -> str | None:
+    """The kind of labelaudit folder ``target`` is (``"model"``, ``"tapt"``), if any."""
+    try:
+        return str(json.loads((target / MANIFEST).read_text(encoding="utf-8"))["kind"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def check_output_folder(out: str | os.PathLike[str], *, kind: str, name: str = "--out",
+                        inputs: Iterable[object] = ()) -> Path:
+    """Check, before any work, a folder a command will write (a model): it must be new,
+    empty, or a folder labelaudit wrote that holds nothing else; it must hold no input and
+    lie inside no model folder and no input folder. A folder labelaudit did not write is
+    refused whatever the flags (labelaudit never deletes a file it did not write), and so is
+    one of another ``kind`` (a saved model is not replaced by an adapted encoder).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> check_output_folder(pathlib.Path(tempfile.mkdtemp()) / "model", kind="model").name
+    'model'
+    """
+    text = str(out)
+    if not text.strip():
+        raise InvalidParameterError(f"{name} must name a folder; got an empty path")
+    if "://" in text:
+        raise InvalidParameterError(f"{name} {text}: give a local folder")
+    target = Path(text)
+    if target.exists() and not target.is_dir():
+        raise InvalidParameterError(f"{name} {text} is a file, not a folder: choose a folder")
+    resolved = target.resolve()
+    for value in inputs:
+        if isinstance(value, (str, Path)) and "://" not in str(value):
+            where = Path(value).resolve()
+            if where == resolved or resolved in where.parents:
+                raise InvalidParameterError(
+                    f"{name} {text} holds the input {value}; labelaudit never overwrites an "
+                    "input: choose another folder")
+    check_not_in_model_folder(target, name=name)
+    check_not_in_input_folder(target, name=name, folders=input_folders(inputs))
+    foreign = _foreign_files(target)[:3] if target.is_dir() else []
+    if foreign:
+        raise InvalidParameterError(
+            f"{name} {text} exists and is not a folder labelaudit wrote (it holds "
+            f"{', '.join(foreign)}); labelaudit replaces only its own folders, even with "
+            "--overwrite: choose a new folder")
+    found = _kind(target) if target.is_dir() else None
+    if found is not None and found != kind:
+        raise InvalidParameterError(
+            f"{name} {text} holds a labelaudit {found} folder, not a {kind} one; choose a "
+            "new folder rather than replace it with another kind of output")
+    check_writable(target / MANIFEST, name=name)
+    return target

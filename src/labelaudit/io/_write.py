@@ -1,30 +1,114 @@
-"""Write tables atomically, choosing the format by the file suffix."""
+"""The one output layer: every file labelaudit writes goes through :func:`atomic_path` (a
+temporary file beside the target, renamed into place, then recorded as labelaudit's own);
+tables in the format their suffix names (:func:`write_table`, :func:`emit`), JSON documents,
+figures, and the ``write(path)`` every command's result has (:class:`ResultFiles`).
+
+The record of written files is what lets labelaudit replace only its own outputs (the rule
+is :func:`labelaudit.io.check_replaceable`): each file's resolved path, size, modification
+time and inode, in a SQLite database in ``$LABELAUDIT_STATE_DIR`` (default
+``$XDG_STATE_HOME/labelaudit``, else ``~/.local/state/labelaudit``). Where it cannot be
+written (``LABELAUDIT_STATE_DIR`` naming a file, such as ``/dev/null``, turns it off),
+nothing is recorded, and an earlier output is a file labelaudit has no record of: a rerun
+over it is refused until it is moved or deleted.
+"""
 
 from __future__ import annotations
 
+import io as _stdio
 import json
+import math
 import os
+import shutil
+import sqlite3
+import sys
 import tempfile
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
-from labelaudit._errors import InvalidInputError, InvalidParameterError
-from labelaudit.io._ledger import record_output
-from labelaudit.registry import FORMATS as _FORMATS
+from labelaudit._errors import InvalidInputError, InvalidParameterError, plain_value
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["FORMATS", "OUTPUT_SUFFIXES", "SUFFIX_FORMAT", "atomic_path", "current_umask", "emit",
-           "flat_cells", "format_of", "render_table", "replace_folder", "write_json",
-           "write_jsonl", "write_table"]
-
 OUTPUT_SUFFIXES = (".csv", ".tsv", ".jsonl", ".json", ".parquet")
+# The format each output suffix names (see format_of).
+SUFFIX_FORMAT = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl",
+                 ".ndjson": "jsonl", ".json": "json", ".parquet": "parquet", ".pq": "parquet"}
+FIGURE_FORMATS = {".png": "png", ".svg": "svg"}
+# How a score is named for a person (results' summaries and plot axes).
+METRIC_NAMES = {"entity_f1": "entity F1", "token_accuracy": "token accuracy",
+                "accuracy": "accuracy", "macro_f1": "macro-F1"}
 
+
+def ledger_path() -> Path:
+    """Where the record of written files lives."""
+    base = os.environ.get("LABELAUDIT_STATE_DIR")
+    if not base:
+        state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+        base = str(Path(state) / "labelaudit")
+    return Path(base) / "outputs.sqlite"
+
+
+def _stamp(path: Path) -> tuple[str, int, int, int]:
+    info = path.stat()
+    return str(path.resolve()), info.st_size, info.st_mtime_ns, info.st_ino
+
+
+def record_output(path: str | Path) -> None:
+    """Note that labelaudit has just written ``path`` (a local file); where the record
+    cannot be written, nothing is noted (and a rerun over the file is refused).
+
+    Examples
+    --------
+    >>> import os, tempfile, pathlib
+    >>> saved = dict(os.environ)
+    >>> os.environ["LABELAUDIT_STATE_DIR"] = tempfile.mkdtemp()
+    >>> target = pathlib.Path(tempfile.mkdtemp()) / "out.csv"
+    >>> _ = target.write_text("a\\n1\\n")
+    >>> output_record(target) is None
+    True
+    >>> record_output(target)
+    >>> output_record(target)
+    'unchanged'
+    >>> _ = target.write_text("a\\n2 edited by hand\\n")
+    >>> output_record(target)
+    'changed'
+    >>> os.environ.clear(); os.environ.update(saved)
+    """
+    try:
+        stamp = _stamp(Path(path))
+        where = ledger_path()
+        where.parent.mkdir(parents=True, exist_ok=True)
+        with closing(sqlite3.connect(where, timeout=10)) as connection, connection:
+            connection.execute("CREATE TABLE IF NOT EXISTS written (path TEXT PRIMARY KEY, "
+                               "size INTEGER, mtime_ns INTEGER, inode INTEGER)")
+            connection.execute("INSERT OR REPLACE INTO written VALUES (?, ?, ?, ?)", stamp)
+    except (OSError, sqlite3.Error):
+        return
+
+
+def output_record(path: str | Path) -> str | None:
+    """What the record says of the file ``path``: ``"unchanged"`` (labelaudit wrote it and
+    nobody changed it since), ``"changed"`` (labelaudit wrote it, and it was changed or
+    replaced since), or None (no record: labelaudit did not write it, or the record cannot
+    be read)."""
+    try:
+        key, *stamp = _stamp(Path(path))
+        where = ledger_path()
+        if not where.is_file():
+            return None
+        with closing(sqlite3.connect(where, timeout=10)) as connection:
+            row = connection.execute("SELECT size, mtime_ns, inode FROM written WHERE path = ?",
+                                     (key,)).fetchone()
+    except (OSError, sqlite3.Error):
+        return None
+    if row is None:
+        return None
+    return "unchanged" if list(row) == stamp else "changed"
 
 
 @contextmanager
@@ -33,7 +117,7 @@ def atomic_path(path: str | Path, *, record: bool = True) -> Iterator[Path]:
 
     An interrupted write leaves either the old file or the new one, never half a file.
     With ``record`` (outputs, not caches), the file is noted as labelaudit's own, so a
-    later run may replace it without ``--overwrite`` (see :mod:`labelaudit.io._ledger`).
+    later run may replace it without ``--overwrite``.
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -65,33 +149,53 @@ def current_umask() -> int:
     return mask
 
 
+def replace_folder(staging: Path, target: Path) -> Path:
+    """Rename a finished ``staging`` folder (made beside ``target``) to ``target``,
+    replacing an existing one: the old folder is moved aside first and put back if the
+    rename fails, so an interruption leaves the old folder or the new one, never a mix."""
+    os.chmod(staging, 0o777 & ~current_umask())
+    if not target.exists():
+        os.replace(staging, target)
+        return target
+    old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=target.parent))
+    old.rmdir()
+    os.replace(target, old)
+    try:
+        os.replace(staging, target)
+    except OSError:
+        os.replace(old, target)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+    return target
+
+
 def _json_default(value: object) -> object:
-    import pandas as pd
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, (pd.Timestamp,)):
-        return value.isoformat()
-    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+    """numpy values (:func:`plain_value`) and timestamps in a JSON document."""
+    if callable(getattr(value, "isoformat", None)):
+        return value.isoformat()  # type: ignore[attr-defined]
+    plain = plain_value(value)
+    if plain is value:
+        raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+    return plain
 
 
-def write_jsonl(frame: pd.DataFrame, handle: IO[str]) -> None:
-    """Write ``frame`` to ``handle`` as JSON lines, one object per row (NaN as null)."""
-    for record in frame.to_dict(orient="records"):
-        clean = {k: (None if _is_missing(v) else v) for k, v in record.items()}
-        handle.write(json.dumps(clean, ensure_ascii=False, default=_json_default) + "\n")
+def write_json(data: object, path: str | Path) -> Path:
+    """Write ``data`` as indented JSON atomically."""
+    target = Path(path)
+    with atomic_path(target) as tmp, open(tmp, "w", encoding="utf-8") as handle:
+        json.dump(data, handle, indent=2, default=_json_default)
+    return target
 
 
-def _is_missing(value: object) -> bool:
-    return isinstance(value, float) and np.isnan(value)
+def json_number(value: float) -> float | None:
+    """A float for JSON: NaN becomes null.
 
-
-# Output formats by name; every command writes tables through write_table or emit.
-FORMATS: tuple[str, ...] = _FORMATS.names()
-# The format each output suffix names (see format_of).
-SUFFIX_FORMAT = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl",
-                  ".ndjson": "jsonl", ".json": "json", ".parquet": "parquet", ".pq": "parquet"}
+    Examples
+    --------
+    >>> json_number(float("nan")), json_number(0.5)
+    (None, 0.5)
+    """
+    return None if value is None or math.isnan(value) else float(value)
 
 
 def format_of(path: str | Path) -> str:
@@ -106,8 +210,15 @@ def format_of(path: str | Path) -> str:
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, object]]:
-    return [{k: (None if _is_missing(v) else v) for k, v in r.items()}
+    """The rows of ``frame`` as dicts, NaN as None."""
+    return [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
             for r in frame.to_dict(orient="records")]
+
+
+def write_jsonl(frame: pd.DataFrame, handle: IO[str]) -> None:
+    """Write ``frame`` to ``handle`` as JSON lines, one object per row (NaN as null)."""
+    for record in _records(frame):
+        handle.write(json.dumps(record, ensure_ascii=False, default=_json_default) + "\n")
 
 
 def flat_cells(frame: pd.DataFrame) -> pd.DataFrame:
@@ -133,18 +244,29 @@ def render_table(frame: pd.DataFrame, *, max_rows: int | None = None,
         return frame.to_string(index=False)
 
 
+def _write_json(frame: pd.DataFrame, handle: IO[str], max_colwidth: int) -> None:
+    json.dump(_records(frame), handle, ensure_ascii=False, default=_json_default, indent=1)
+    handle.write("\n")
+
+
+#: The output formats by name (``--format``, the ``--out`` suffix; every command writes
+#: tables through write_table or emit): each one's writer of a table to a text stream,
+#: None for Parquet, which is binary and written by pandas.
+FORMATS: dict[str, Callable[[pd.DataFrame, IO[str], int], object] | None] = {
+    "table": lambda frame, handle, width: handle.write(
+        render_table(frame, max_colwidth=width) + "\n"),
+    "csv": lambda frame, handle, width: flat_cells(frame).to_csv(handle, index=False),
+    "tsv": lambda frame, handle, width: flat_cells(frame).to_csv(handle, index=False, sep="\t"),
+    "jsonl": lambda frame, handle, width: write_jsonl(frame, handle),
+    "json": _write_json,
+    "parquet": None,
+}
+
+
 def _write_text(frame: pd.DataFrame, handle: IO[str], fmt: str, max_colwidth: int) -> None:
-    if fmt == "table":
-        handle.write(render_table(frame, max_colwidth=max_colwidth) + "\n")
-    elif fmt in ("csv", "tsv"):
-        flat_cells(frame).to_csv(handle, index=False, sep="\t" if fmt == "tsv" else ",")
-    elif fmt == "jsonl":
-        write_jsonl(frame, handle)
-    elif fmt == "json":
-        json.dump(_records(frame), handle, ensure_ascii=False, default=_json_default, indent=1)
-        handle.write("\n")
-    else:  # pragma: no cover - callers check the name
-        raise InvalidParameterError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
+    write = FORMATS[fmt]
+    assert write is not None  # noqa: S101 - Parquet is written apart
+    write(frame, handle, max_colwidth)
 
 
 @contextmanager
@@ -169,6 +291,7 @@ def write_table(frame: pd.DataFrame, path: str | Path) -> Path:
 
     Examples
     --------
+    >>> import pandas as pd
     >>> import tempfile, pathlib
     >>> out = pathlib.Path(tempfile.mkdtemp()) / "x.jsonl"
     >>> _ = write_table(pd.DataFrame({"a": [1, 2]}), out)
@@ -189,24 +312,9 @@ def write_table(frame: pd.DataFrame, path: str | Path) -> Path:
 
 def emit(frame: pd.DataFrame, out: str | Path | None = None, *, format: str | None = None,
          max_colwidth: int = 60, stdout: IO[str] | None = None) -> Path | None:
-    """Write a result table to ``out`` (format by suffix) or to standard output.
-
-    Parameters
-    ----------
-    frame : DataFrame
-    out : path, optional
-        A file, written atomically; its suffix picks the format.
-    format : {"table", "csv", "tsv", "jsonl", "json", "parquet"}, optional
-        The format on standard output (default ``table``); with ``out`` it must agree
-        with the suffix. Parquet goes to stdout only when it is not a terminal.
-
-    Returns
-    -------
-    Path or None
-        The file written, if any.
-    """
-    import sys
-
+    """Write a result table to ``out`` (atomically, in the format its suffix names) and
+    return the path, or to standard output in ``format`` (default ``table``; Parquet only
+    when it is not a terminal). With ``out``, ``format`` must agree with the suffix."""
     if format is not None and format not in FORMATS:
         raise InvalidParameterError(f"unknown format {format!r}; choose from {', '.join(FORMATS)}")
     if out is not None:
@@ -222,9 +330,7 @@ def emit(frame: pd.DataFrame, out: str | Path | None = None, *, format: str | No
         if stream.isatty():
             raise InvalidParameterError(
                 "parquet is binary: write it with --out FILE.parquet or pipe it to a file")
-        import io
-
-        buffer = io.BytesIO()
+        buffer = _stdio.BytesIO()
         with parquet_refusal():
             frame.to_parquet(buffer, index=False)
         stream.flush()
@@ -238,22 +344,6 @@ def emit(frame: pd.DataFrame, out: str | Path | None = None, *, format: str | No
     return None
 
 
-def _with_text(path: Path, body: Callable[[IO[str]], None]) -> None:
-    with open(path, "w", encoding="utf-8") as handle:
-        body(handle)
-
-
-def write_json(data: object, path: str | Path) -> Path:
-    """Write ``data`` as indented JSON atomically."""
-    target = Path(path)
-    with atomic_path(target) as tmp:
-        _with_text(tmp, lambda h: json.dump(data, h, indent=2, default=_json_default))
-    return target
-
-
-FIGURE_FORMATS = {".png": "png", ".svg": "svg"}
-
-
 def figure_path(path: str | Path) -> tuple[Path, str]:
     """``path`` and its figure format from the suffix (.png or .svg); checked before any
     drawing, so a wrong suffix fails fast.
@@ -263,8 +353,6 @@ def figure_path(path: str | Path) -> tuple[Path, str]:
     >>> figure_path("curves.SVG")
     (PosixPath('curves.SVG'), 'svg')
     """
-    from labelaudit._errors import InvalidParameterError
-
     target = Path(path)
     fmt = FIGURE_FORMATS.get(target.suffix.lower())
     if fmt is None:
@@ -282,23 +370,59 @@ def save_figure(figure: object, path: str | Path, **options: object) -> Path:
     return target
 
 
-def replace_folder(staging: Path, target: Path) -> Path:
-    """Rename a finished ``staging`` folder (made beside ``target``) to ``target``,
-    replacing an existing one: the old folder is moved aside first and put back if the
-    rename fails, so an interruption leaves the old folder or the new one, never a mix."""
-    import shutil
+class ResultFiles:
+    """The files of a command's result (mixed into each): :meth:`write` puts its
+    ``to_dict()`` document, where it has one, in a JSON file and its :meth:`file_frame`
+    table in the others; the commands write ``--out`` with it."""
 
-    os.chmod(staging, 0o777 & ~current_umask())
-    if not target.exists():
-        os.replace(staging, target)
-        return target
-    old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=target.parent))
-    old.rmdir()
-    os.replace(target, old)
-    try:
-        os.replace(staging, target)
-    except OSError:
-        os.replace(old, target)
-        raise
-    shutil.rmtree(old, ignore_errors=True)
-    return target
+    def file_frame(self: Any) -> pd.DataFrame:
+        """The table a table file of the result holds: ``to_frame()``, unless the result
+        says otherwise."""
+        return self.to_frame()
+
+    def write(self: Any, path: str | Path) -> Path:
+        """Write the result atomically to ``path``: a ``.json`` file gets the ``to_dict()``
+        document (the table's rows where the result has no document), any other suffix
+        (``.csv .tsv .jsonl .parquet``) the :meth:`file_frame` table. Returns the path."""
+        if Path(path).suffix.lower() == ".json" and hasattr(self, "to_dict"):
+            return write_json(self.to_dict(), path)
+        return write_table(self.file_frame(), path)
+
+
+def emit_report(frame: pd.DataFrame, document: dict, text: str, out: str | Path | None = None,
+                *, format: str | None = None, stdout: IO[str] | None = None) -> str:
+    """Write a result to ``out`` (atomically) or to standard output, and return the format
+    written: ``text`` as the ``table`` format, ``document`` as ``json``, ``frame`` in the
+    other formats through :func:`emit`.
+
+    Without ``format``, the ``out`` file's suffix picks it, and on standard output it is
+    ``json`` off a terminal and ``table`` on one.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import io
+    >>> emit_report(pd.DataFrame({"n": [3]}), {"n": 3}, "n  3\\n", format="json",
+    ...             stdout=io.StringIO())
+    'json'
+    """
+    stream = stdout if stdout is not None else sys.stdout
+    if format not in (None, "table", "json"):
+        emit(frame, out, format=None if out else format, stdout=stream)
+        return format
+    fmt = format or ("json" if out or not stream.isatty() else "table")
+    if out and fmt != format_of(out):
+        if format is None:
+            emit(frame, out)
+            return format_of(out)
+        raise InvalidParameterError(
+            f"--format {fmt} does not match the output file {out} "
+            f"({format_of(out)}); the suffix picks the file's format")
+    if fmt == "json":
+        text = json.dumps(document, indent=2, ensure_ascii=False, default=_json_default) + "\n"
+    if out:
+        with atomic_path(out) as tmp:
+            Path(tmp).write_text(text, encoding="utf-8")
+    else:
+        stream.write(text)
+    return fmt

@@ -8,8 +8,6 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Scorer", "take", "full_proba"]
-
 
 def take(features: Any, index: np.ndarray) -> Any:
     """Rows ``index`` of features that are an array, a sparse matrix or a list."""

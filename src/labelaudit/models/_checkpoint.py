@@ -13,21 +13,16 @@ import threading
 import warnings
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from labelaudit._errors import InvalidParameterError, LabelAuditWarning, format_values
-
-__all__ = ["CheckpointWarning", "FoldStore", "active_fold_store", "checkpoint_files",
-           "claim_checkpoint_folder", "drop_checkpoint_files", "fold_checkpoints",
-           "own_checkpoint_file", "release_checkpoint_folder"]
+from labelaudit.io import atomic_path
 
 _MARK = "labelaudit fold checkpoints"
 _MANIFEST = "checkpoints.json"
-_STORE: ContextVar[FoldStore | None] = ContextVar("labelaudit_fold_store", default=None)
 _LOCK = threading.Lock()  # one update of a manifest's list of files at a time
 
 
@@ -111,8 +106,6 @@ class FoldStore:
         """Keep one fold's held-out predictions (array outputs only), atomically."""
         if not isinstance(probs, np.ndarray):
             return
-        from labelaudit.io import atomic_path
-
         path = own_checkpoint_file(self.folder, self._path(key, fold).name)
         with atomic_path(path, record=False) as tmp, open(tmp, "wb") as f:
             np.savez(f, rows=np.asarray(rows), probs=probs)
@@ -237,8 +230,6 @@ def _read_note(folder: Path) -> dict[str, Any]:
 
 
 def _write_note(folder: Path, note: dict[str, Any]) -> None:
-    from labelaudit.io import atomic_path
-
     with atomic_path(folder / _MANIFEST, record=False) as tmp:
         tmp.write_text(json.dumps(note), encoding="utf-8")
 
@@ -264,26 +255,18 @@ def _is_ours(manifest: Path) -> bool:
     return bool(_read_note(manifest.parent))
 
 
-def active_fold_store() -> FoldStore | None:
-    """The store of the enclosing :func:`fold_checkpoints` block, if any."""
-    return _STORE.get()
-
-
 @contextmanager
 def fold_checkpoints(folder: str | Path | None, *,
                      resume: bool = True) -> Iterator[FoldStore | None]:
-    """Within the block, every cross-fit saves each finished fold to ``folder`` and takes
-    a fold saved there by an earlier, interrupted run of the same cross-fit (same scorer
-    options, features, labels and folds) instead of fitting it again. The checkpoints are
-    removed when the block ends without an error; ``None`` does nothing. With
-    ``resume=False`` the checkpoints of an earlier run are discarded first."""
+    """The :class:`FoldStore` of ``folder`` for the block (``None`` for no folder): a
+    cross-fit given it as ``store=`` saves each finished fold there and takes a fold saved
+    by an earlier, interrupted run of the same cross-fit (same scorer options, features,
+    labels and folds) instead of fitting it again. The checkpoints are removed when the
+    block ends without an error. With ``resume=False`` those of an earlier run are
+    discarded first."""
     if folder is None:
         yield None
         return
     store = FoldStore(folder, resume=resume)
-    token = _STORE.set(store)
-    try:
-        yield store
-    finally:
-        _STORE.reset(token)
+    yield store
     store.remove()

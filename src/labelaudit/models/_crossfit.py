@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -18,45 +16,29 @@ from labelaudit._errors import (
 )
 from labelaudit._validation import shown
 from labelaudit.models._base import Scorer, take
-from labelaudit.models._checkpoint import active_fold_store, fold_key
-from labelaudit.models._tasks import current_fold_engine, fold_engine, run_tasks
+from labelaudit.models._checkpoint import FoldStore, fold_key
+from labelaudit.models._encoder import progress_bar
+from labelaudit.models._tasks import Engine, run_tasks
 
-__all__ = ["FoldWarning", "check_fold_count", "crossfit_pred_probs", "current_fold_engine",
-           "exact_folds", "fit_score_pred_probs", "fold_engine", "group_folds", "make_folds"]
-
-_EXACT_FOLDS: ContextVar[bool] = ContextVar("labelaudit_exact_folds", default=False)
+DEFAULT_FOLDS = 5  # lowered to the smallest class's size when the caller gave no number
 
 
 class FoldWarning(LabelAuditWarning):
-    """Fewer folds were used than asked for, because a class is too small."""
-
-
-@contextmanager
-def exact_folds(enabled: bool = True) -> Iterator[None]:
-    """Within the block, ``n_folds`` is taken as asked (the command line's rule for a
-    ``--folds`` the user gave): :func:`make_folds` refuses more folds than the smallest
-    class has items instead of lowering them with a :class:`FoldWarning`.
-    ``enabled=False`` restores the lowering inside such a block (for a sample)."""
-    token = _EXACT_FOLDS.set(enabled)
-    try:
-        yield
-    finally:
-        _EXACT_FOLDS.reset(token)
+    """Fewer folds were used than the default, because a class is too small."""
 
 
 def check_fold_count(counts: np.ndarray, n_folds: int, names: Sequence[object]) -> None:
-    """Inside :func:`exact_folds`, refuse ``n_folds`` above the size of the smallest class
-    (``counts`` items per class, named ``names``); outside it, do nothing.
+    """Refuse ``n_folds`` folds the caller asked for when it is above the size of the
+    smallest class (``counts`` items per class, named ``names``).
 
     Examples
     --------
-    >>> with exact_folds():
-    ...     check_fold_count(np.array([8, 3]), 5, ["a", "b"])  # doctest: +ELLIPSIS
+    >>> check_fold_count(np.array([8, 3]), 5, ["a", "b"])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     labelaudit._errors.InvalidParameterError: asked for 5 folds, but the smallest class, ...
     """
     counts = np.asarray(counts)
-    if not _EXACT_FOLDS.get() or not len(counts) or n_folds <= counts.min():
+    if not len(counts) or n_folds <= counts.min():
         return
     smallest = int(np.argmin(counts))
     raise InvalidParameterError(
@@ -65,14 +47,16 @@ def check_fold_count(counts: np.ndarray, n_folds: int, names: Sequence[object]) 
         f"items of each class; use at most {int(counts.min())} folds")
 
 
-def make_folds(labels: np.ndarray, *, n_folds: int = 5, random_state: int | None = 0,
+def make_folds(labels: np.ndarray, *, n_folds: int | None = None,
+               random_state: int | None = 0,
                classes: np.ndarray | Sequence[object] | None = None) -> np.ndarray:
     """Assign every item to a fold, stratified by label; returns fold ids (n_samples,).
 
-    When the smallest class has fewer items than ``n_folds``, the number of folds drops
-    to that size with a :class:`FoldWarning` (inside :func:`exact_folds`, that is an
-    :class:`InvalidParameterError` instead). A class with a single item cannot be held
-    out and learned at the same time: that is an :class:`InvalidInputError`.
+    ``n_folds`` given is taken as asked: more folds than the smallest class has items is
+    an :class:`InvalidParameterError`. ``None`` is :data:`DEFAULT_FOLDS`, lowered to the
+    size of the smallest class with a :class:`FoldWarning`. A class with a single item
+    cannot be held out and learned at the same time: that is an
+    :class:`InvalidInputError`.
 
     Examples
     --------
@@ -82,6 +66,8 @@ def make_folds(labels: np.ndarray, *, n_folds: int = 5, random_state: int | None
     """
     from sklearn.model_selection import StratifiedKFold
 
+    exact = n_folds is not None
+    n_folds = DEFAULT_FOLDS if n_folds is None else n_folds
     if not isinstance(n_folds, (int, np.integer)) or n_folds < 2:
         raise InvalidParameterError(f"n_folds must be an integer >= 2; got {n_folds!r}")
     labels = np.asarray(labels)
@@ -95,7 +81,8 @@ def make_folds(labels: np.ndarray, *, n_folds: int = 5, random_state: int | None
             "a single item: it cannot be held out and learned at once; "
             "drop or merge it, or score it against a separate training file with --score"
         )
-    check_fold_count(counts, int(n_folds), names.tolist())
+    if exact:
+        check_fold_count(counts, int(n_folds), names.tolist())
     folds_used = int(min(n_folds, counts.min()))
     if folds_used < n_folds:
         small = names[counts < n_folds].tolist()
@@ -162,7 +149,8 @@ def group_folds(
 
 def crossfit_pred_probs(
     scorer: Scorer, features: Any, labels: Any, fold_ids: np.ndarray, *,
-    n_classes: int, progress: bool = False,
+    n_classes: int, engine: Engine = "local", store: FoldStore | None = None,
+    progress: bool = False,
 ) -> Any:
     """Out-of-sample probabilities: each fold is scored by a model fitted on the other
     folds only.
@@ -172,12 +160,16 @@ def crossfit_pred_probs(
     :meth:`~Scorer.join_predictions` makes of the held-out predictions: an array
     (n_samples, n_classes) for text scorers, one array (n_tokens, n_classes) per sentence
     for token scorers.
-    """
-    from labelaudit.models._progress import progress_bar
 
+    ``engine="ray"`` fits every fold as a Ray task (on the Ray this process is connected
+    to: :func:`labelaudit.engine.ray_session`); locally the folds run one after another, or
+    at once on the scorer's devices (:meth:`~Scorer.fold_devices`). ``store`` (of
+    :func:`fold_checkpoints`) keeps each finished fold of a local run in turn, and takes
+    the folds an earlier, interrupted run of the same cross-fit finished.
+    """
     folds = np.unique(fold_ids)
     parts = []
-    on_ray = current_fold_engine() == "ray" and len(folds) > 1
+    on_ray = engine == "ray" and len(folds) > 1
     devices = [] if on_ray else scorer.fold_devices()
     where = (" as Ray tasks" if on_ray else
              f" on {len(devices)} devices" if len(devices) > 1 else "")
@@ -191,7 +183,6 @@ def crossfit_pred_probs(
             parts = _parallel_folds(scorer, features, labels, fold_ids, devices,
                                     n_classes=n_classes, bar=bar)
             return scorer.join_predictions(parts, len(labels), n_classes=n_classes)
-        store = active_fold_store()
         key = fold_key(scorer, features, labels, fold_ids, n_classes) if store else ""
         for fold in folds:
             held_out = np.flatnonzero(fold_ids == fold)

@@ -14,12 +14,11 @@ from labelaudit._errors import InvalidInputError
 from labelaudit._validation import check_choice, check_int, check_number
 from labelaudit.io import TextDataset
 from labelaudit.models._base import Scorer
+from labelaudit.models._embed import EmbedScorer
+from labelaudit.models._tfidf import TfidfScorer
 
 if TYPE_CHECKING:
     import pandas as pd
-
-__all__ = ["DynamicsRecorder", "DynamicsScorer", "TrainingDynamics", "mean_epoch_probs",
-           "recording", "training_dynamics"]
 
 
 def _softmax(logits: np.ndarray) -> np.ndarray:
@@ -245,9 +244,6 @@ class DynamicsScorer(Scorer):
     random_state: int | None = 0
 
     def _featurizer(self) -> Scorer:
-        from labelaudit.models._embed import EmbedScorer
-        from labelaudit.models._tfidf import TfidfScorer
-
         check_choice(self.features, "features", ("tfidf", "embed"))
         if self.features == "embed":
             return EmbedScorer(model=self.model, pair_mode=self.pair_mode,
@@ -259,8 +255,6 @@ class DynamicsScorer(Scorer):
 
     def _design(self, features: Any, *, fit: bool) -> Any:
         """The model's input rows: TF-IDF (sparse) or standardised embeddings."""
-        from labelaudit.models._tfidf import TfidfScorer
-
         if self.features != "embed":
             if fit:
                 self.vectorizer_ = TfidfScorer(max_features=self.max_features)

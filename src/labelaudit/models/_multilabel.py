@@ -10,8 +10,7 @@ from typing import Any
 import numpy as np
 
 from labelaudit.models._base import Scorer
-
-__all__ = ["OneVsRestScorer", "label_set_folds"]
+from labelaudit.models._tfidf import TfidfScorer
 
 
 @dataclass(eq=False)
@@ -45,8 +44,6 @@ class OneVsRestScorer(Scorer):
         return self.base.prepare(data, progress=progress)
 
     def _matrix(self, features: Any, *, fit: bool) -> Any:
-        from labelaudit.models._tfidf import TfidfScorer
-
         if isinstance(self.base, TfidfScorer):
             return self.base._transform(features, fit=fit)
         from sklearn.preprocessing import StandardScaler

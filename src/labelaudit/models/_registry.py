@@ -1,37 +1,48 @@
-"""Scorers by name, and the default out-of-sample probabilities used across labelaudit."""
+"""Scorers by name (:data:`SCORERS`, the one list of them), and the default out-of-sample
+probabilities used across labelaudit."""
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
+import itertools
 import time
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
+from labelaudit.detect import ensemble_pred_probs
 from labelaudit.io import TextDataset
 from labelaudit.models._base import Scorer
-from labelaudit.registry import SCORERS as _SCORERS
+from labelaudit.models._checkpoint import FoldStore
+from labelaudit.models._crossfit import (
+    DEFAULT_FOLDS,
+    FoldWarning,
+    crossfit_pred_probs,
+    fit_score_pred_probs,
+    make_folds,
+)
+from labelaudit.models._dynamics import DynamicsScorer, mean_epoch_probs, recording
+from labelaudit.models._embed import EmbedScorer, KnnScorer
+from labelaudit.models._finetune import FinetuneScorer
+from labelaudit.models._tasks import Engine
+from labelaudit.models._tfidf import CharTfidfScorer, TfidfScorer
 
-__all__ = [
-    "DEFAULT_SCORERS",
-    "SCORERS",
-    "MemberProbs",
-    "ScorerName",
-    "cross_val_pred_probs",
-    "make_scorer",
-    "member_keys",
-    "member_pred_probs",
-]
-
-ScorerName = Literal["tfidf", "embed", "finetune", "tfidf-char", "knn", "dynamics"]
-SCORERS: tuple[str, ...] = _SCORERS.names()
-DEFAULT_SCORERS: tuple[str, ...] = _SCORERS.default
+#: The scorers by name (``scorers=``, ``--scorers``), in the order users see them: each
+#: one's class. A new scorer is a :class:`Scorer` subclass and one line here.
+SCORERS: dict[str, type[Scorer]] = {
+    "tfidf": TfidfScorer, "embed": EmbedScorer, "finetune": FinetuneScorer,
+    "tfidf-char": CharTfidfScorer, "knn": KnnScorer, "dynamics": DynamicsScorer}
+#: The members when the user names none.
+DEFAULT_SCORERS: tuple[str, ...] = ("tfidf", "tfidf-char")
 
 
 def make_scorer(name: str, **options: Any) -> Scorer:
-    """A scorer by name: ``"tfidf"``, ``"embed"`` or ``"finetune"``.
+    """A scorer by its :data:`SCORERS` name.
 
     Options unknown to a scorer are ignored, so one set of options (``model=...``) can be
     passed to every member of an ensemble.
@@ -41,9 +52,9 @@ def make_scorer(name: str, **options: Any) -> Scorer:
     >>> make_scorer("tfidf").name
     'tfidf'
     """
-    import inspect
-
-    cls: type[Scorer] = _SCORERS.load(name)
+    if name not in SCORERS:
+        raise InvalidParameterError(f"unknown scorer {name!r}; choose from {', '.join(SCORERS)}")
+    cls = SCORERS[name]
     accepted = inspect.signature(cls.__init__).parameters
     return cls(**{k: v for k, v in options.items() if k in accepted and v is not None})
 
@@ -107,8 +118,6 @@ def member_keys(scorers: Sequence[str | Scorer]) -> list[str]:
 def _with_seed(scorer: str | Scorer, state: int | None, options: dict[str, Any]) -> Scorer:
     """A fresh scorer for one repeat: by name with the shared options, or a copy of the
     given object with its ``random_state`` set."""
-    import dataclasses
-
     if isinstance(scorer, str):
         return make_scorer(scorer, **{**options, "random_state": state})
     fresh = scorer.clone()
@@ -135,9 +144,6 @@ def sweep_scorers(base: Scorer, n_configs: int, *, random_state: int | None = 0,
     >>> len({(c.learning_rate, c.epochs, c.random_state) for c in configs})
     3
     """
-    import dataclasses
-    import itertools
-
     rng = np.random.default_rng(random_state)
     grid = list(itertools.product(_SWEEP_LR, _SWEEP_EPOCHS, range(max(1, n_configs))))
     picks = rng.choice(len(grid), size=min(n_configs, len(grid)), replace=False)
@@ -163,9 +169,9 @@ def keep_best(probs: dict[str, np.ndarray], labels: np.ndarray, keep: int) -> li
 
 def member_pred_probs(
     train: TextDataset, target: TextDataset | None = None, *,
-    scorers: Sequence[str | Scorer] = DEFAULT_SCORERS, n_folds: int = 5, n_seeds: int = 1,
-    random_state: int | None = 0, progress: bool = False, sweep: int = 0,
-    keep: int | None = None,
+    scorers: Sequence[str | Scorer] = DEFAULT_SCORERS, n_folds: int | None = None,
+    n_seeds: int = 1, random_state: int | None = 0, progress: bool = False, sweep: int = 0,
+    keep: int | None = None, engine: Engine = "local", store: FoldStore | None = None,
     **options: Any,
 ) -> MemberProbs:
     """Out-of-sample probabilities of each scorer (and each seed repeat).
@@ -179,20 +185,20 @@ def member_pred_probs(
     all of ``train`` to score ``target``, where a repeat only changes scorers that are
     random. A scorer is a name (made with ``options``) or a configured
     :class:`~labelaudit.models.Scorer` object (its own options: one object per member).
+    ``n_folds``, ``engine`` and ``store`` are those of :func:`make_folds` and
+    :func:`crossfit_pred_probs`.
     """
-    from labelaudit.models._crossfit import crossfit_pred_probs, fit_score_pred_probs, make_folds
-    from labelaudit.models._dynamics import DynamicsScorer, mean_epoch_probs, recording
-
     if train.labels is None:
         raise InvalidInputError("the dataset has no labels to cross-fit on")
     _check_before_encoding(train, target, scorers, n_folds=n_folds, random_state=random_state,
-                           **options)
+                           engine=engine, **options)
     n_classes = len(train.classes)
     members: dict[str, np.ndarray] = {}
-    folds_used = n_folds
+    folds_used = DEFAULT_FOLDS if n_folds is None else n_folds
     if sweep:
         return _swept(train, target, scorers, n_folds=n_folds, random_state=random_state,
-                      progress=progress, sweep=sweep, keep=keep, **options)
+                      progress=progress, sweep=sweep, keep=keep, engine=engine, store=store,
+                      **options)
     seconds: dict[str, float] = {}
     epoch_logits: dict[str, np.ndarray] = {}
     for key, given in zip(member_keys(scorers), scorers, strict=True):
@@ -217,7 +223,8 @@ def member_pred_probs(
                                    classes=train.classes)
                 folds_used = int(folds.max()) + 1
                 out = crossfit_pred_probs(seeded, train_features, train.labels, folds,
-                                          n_classes=n_classes, progress=progress)
+                                          n_classes=n_classes, engine=engine, store=store,
+                                          progress=progress)
             if recorded:
                 epoch_logits[name], out = out, mean_epoch_probs(out)
             members[name] = out
@@ -226,28 +233,25 @@ def member_pred_probs(
 
 
 def _check_before_encoding(train: TextDataset, target: TextDataset | None,
-                           scorers: Sequence[str | Scorer], *, n_folds: int,
-                           random_state: int | None, **options: Any) -> None:
+                           scorers: Sequence[str | Scorer], *, n_folds: int | None,
+                           random_state: int | None, engine: Engine, **options: Any) -> None:
     """What would fail only after the scorers have encoded every text, checked first: the
     folds (a class with a single item...; the folds are made again per repeat) and the
     devices a scorer trains on (a GPU that is not there)."""
-    import warnings
-
-    from labelaudit.models._crossfit import FoldWarning, current_fold_engine, make_folds
-
     if target is None and train.labels is not None:
         with warnings.catch_warnings():  # warned when the folds are made for real
             warnings.simplefilter("ignore", FoldWarning)
             make_folds(train.labels, n_folds=n_folds, random_state=random_state,
                        classes=train.classes)
-    if current_fold_engine() != "ray":  # on Ray, each task uses the devices of its node
+    if engine != "ray":  # on Ray, each task uses the devices of its node
         for given in scorers:
             (make_scorer(given, **options) if isinstance(given, str) else given).fold_devices()
 
 
 def _swept(train: TextDataset, target: TextDataset | None, scorers: Sequence[str | Scorer], *,
-           n_folds: int, random_state: int | None, progress: bool, sweep: int,
-           keep: int | None, **options: Any) -> MemberProbs:
+           n_folds: int | None, random_state: int | None, progress: bool, sweep: int,
+           keep: int | None, engine: Engine, store: FoldStore | None,
+           **options: Any) -> MemberProbs:
     """Members with every fine-tuning member replaced by the best ``keep`` of a sweep
     (``None``: 3, or all of a smaller sweep)."""
     keep = min(3, sweep) if keep is None else keep
@@ -263,12 +267,13 @@ def _swept(train: TextDataset, target: TextDataset | None, scorers: Sequence[str
     members: dict[str, np.ndarray] = {}
     seconds: dict[str, float] = {}
     epoch_logits: dict[str, np.ndarray] = {}
-    folds_used = n_folds
+    folds_used = DEFAULT_FOLDS if n_folds is None else n_folds
     for key, given in zip(keys, scorers, strict=True):
         started = time.perf_counter()
         if key not in tuned:
             run = member_pred_probs(train, target, scorers=[given], n_folds=n_folds,
-                                    random_state=random_state, progress=progress, **options)
+                                    random_state=random_state, progress=progress,
+                                    engine=engine, store=store, **options)
             members[key] = run.probs[next(iter(run.probs))]
             if run.epoch_logits:  # a dynamics member's first (only) run
                 epoch_logits[key] = next(iter(run.epoch_logits.values()))
@@ -280,7 +285,8 @@ def _swept(train: TextDataset, target: TextDataset | None, scorers: Sequence[str
         for c, config in enumerate(sweep_scorers(base, sweep, random_state=random_state)):
             # the same folds as every other member; each configuration keeps its own seed
             run = member_pred_probs(train, target, scorers=[config], n_folds=n_folds,
-                                    random_state=random_state, progress=progress)
+                                    random_state=random_state, progress=progress,
+                                    engine=engine, store=store)
             swept[f"config{c}"] = run.probs[next(iter(run.probs))]
             folds_used = run.n_folds
         labels = (target if target is not None else train).labels
@@ -292,7 +298,7 @@ def _swept(train: TextDataset, target: TextDataset | None, scorers: Sequence[str
 
 
 def cross_val_pred_probs(
-    data: TextDataset, *, scorers: Sequence[str] = DEFAULT_SCORERS, n_folds: int = 5,
+    data: TextDataset, *, scorers: Sequence[str] = DEFAULT_SCORERS, n_folds: int | None = None,
     random_state: int | None = 0, progress: bool = False, **options: Any,
 ) -> np.ndarray:
     """Out-of-sample probabilities (n_samples, n_classes) from the default scorer set.
@@ -301,8 +307,6 @@ def cross_val_pred_probs(
     averaged with weights fitted to their out-of-sample log loss
     (:func:`labelaudit.detect.ensemble_pred_probs`), as :func:`labelaudit.scan` does.
     """
-    from labelaudit.detect import ensemble_pred_probs
-
     members = member_pred_probs(data, scorers=scorers, n_folds=n_folds,
                                 random_state=random_state, progress=progress, **options)
     return ensemble_pred_probs(list(members.per_scorer().values()), data.labels).pred_probs

@@ -15,8 +15,24 @@ import numpy as np
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit._validation import check_fraction, check_int, check_number
-
-__all__ = ["TaptResult", "tapt"]
+from labelaudit.io import (
+    check_output_folder,
+    read_table,
+    replace_folder,
+    require_columns,
+    write_manifest,
+)
+from labelaudit.models._encoder import (
+    clamp_length,
+    keep_umask,
+    load_pretrained,
+    progress_bar,
+    quiet_loading,
+    resolve_device,
+    torch_setup,
+)
+from labelaudit.models._loop import TrainingSteps, autocast, autocast_dtype, linear_schedule
+from labelaudit.models._networks import length_sorted_batches
 
 
 @dataclass(frozen=True)
@@ -129,7 +145,6 @@ def collect_texts(data: Any, *, text: str = "text",
     """
     import pandas as pd
 
-    from labelaudit.io import read_table, require_columns
 
     columns = [text] + ([text_pair] if text_pair is not None else [])
     seen: dict[tuple[str, ...], None] = {}
@@ -152,8 +167,6 @@ def collect_texts(data: Any, *, text: str = "text",
 
 
 def _check_out(out: str | os.PathLike[str]) -> Path:
-    from labelaudit.io import check_output_folder
-
     if out is None:
         raise InvalidParameterError("out must name a folder for the adapted model")
     return check_output_folder(out, kind="tapt", name="out")
@@ -162,8 +175,6 @@ def _check_out(out: str | os.PathLike[str]) -> Path:
 def _move_into_place(tmp: Path, out: Path) -> None:
     """Mark the finished ``tmp`` folder as labelaudit's and rename it to ``out`` (checked
     again: another program may have written there while training ran)."""
-    from labelaudit.io import check_output_folder, replace_folder, write_manifest
-
     check_output_folder(out, kind="tapt", name="out")
     write_manifest(tmp, kind="tapt")
     replace_folder(tmp, out)
@@ -273,17 +284,6 @@ def tapt(data: Any, *, text: str = "text", text_pair: str | None = None,
     import torch
     from transformers import AutoModelForMaskedLM, AutoTokenizer
 
-    from labelaudit.models._encoder import clamp_length
-    from labelaudit.models._loading import keep_umask, load_pretrained, quiet_loading
-    from labelaudit.models._loop_steps import (
-        TrainingSteps,
-        autocast,
-        autocast_dtype,
-        linear_schedule,
-    )
-    from labelaudit.models._progress import progress_bar
-    from labelaudit.models._runtime import resolve_device, torch_setup
-    from labelaudit.models._text_inputs import length_sorted_batches
 
     torch_setup()
     target = resolve_device(device)

@@ -6,52 +6,35 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from contextvars import ContextVar
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
-__all__ = ["current_fold_engine", "fold_engine", "run_tasks", "worker_pool"]
-
-_FOLD_ENGINE: ContextVar[str] = ContextVar("labelaudit_fold_engine", default="local")
-# What a worker process keeps for its life: the shared object and its slot.
+Engine = Literal["local", "ray"]
+# A worker process's own state for its life (set by _start_worker in that process only):
+# the shared object and its slot.
 _WORKER: dict[str, Any] = {}
-# The pool of worker processes kept by worker_pool: (shared, number of workers, executor).
-_KEPT: ContextVar[tuple[Any, int, Any] | None] = ContextVar("labelaudit_worker_pool",
-                                                            default=None)
+
+
+@dataclass(frozen=True)
+class WorkerPool:
+    """Worker processes kept across :func:`run_tasks` calls (see :func:`worker_pool`)."""
+
+    shared: Any
+    workers: int
+    executor: Any
 
 
 @contextmanager
-def fold_engine(name: str) -> Iterator[None]:
-    """Within the block, :func:`run_tasks` (and so cross-fitting) runs on ``name``:
-    ``"local"`` (this process, or a pool of worker processes) or ``"ray"`` (every task a
-    Ray task on the Ray this process is connected to; a GPU scorer's fold asks for one GPU
-    when the cluster has GPUs). The commands' ``--engine`` sets it
-    (:func:`labelaudit.engine.folds_on`)."""
-    token = _FOLD_ENGINE.set(name)
-    try:
-        yield
-    finally:
-        _FOLD_ENGINE.reset(token)
-
-
-@contextmanager
-def worker_pool(shared: Any, workers: int) -> Iterator[None]:
-    """Within the block, every :func:`run_tasks` call with this very ``shared`` object and
-    ``workers`` local worker processes reuses one pool of them, started (and sent
-    ``shared``) once, instead of starting a pool per call; with one worker, nothing."""
+def worker_pool(shared: Any, workers: int) -> Iterator[WorkerPool | None]:
+    """A pool of ``workers`` local processes, started (and sent ``shared``) once, for the
+    block: every :func:`run_tasks` call given it as ``pool=`` with this very ``shared``
+    object and ``workers`` reuses it instead of starting a pool per call. None (nothing
+    kept) for one worker."""
     if workers < 2:
-        yield
+        yield None
         return
-    with _executor(shared, [None] * workers) as pool:
-        token = _KEPT.set((shared, workers, pool))
-        try:
-            yield
-        finally:
-            _KEPT.reset(token)
-
-
-def current_fold_engine() -> str:
-    """The engine of the innermost :func:`fold_engine` block: ``"local"`` outside one."""
-    return _FOLD_ENGINE.get()
+    with _executor(shared, [None] * workers) as executor:
+        yield WorkerPool(shared, workers, executor)
 
 
 def run_tasks(
@@ -59,36 +42,37 @@ def run_tasks(
     tasks: Sequence[tuple[Any, ...]],
     *,
     shared: Any = None,
-    engine: str | None = None,
+    engine: Engine = "local",
     workers: int = 1,
     slots: Sequence[Any] | None = None,
     ray_resources: dict[str, float] | None = None,
     ray_slot: Any = None,
     on_result: Callable[[int, Any], None] | None = None,
+    pool: WorkerPool | None = None,
 ) -> list[Any]:
     """``function(shared, slot, *task)`` for every task; the results in task order.
 
-    ``engine`` is ``"local"`` or ``"ray"`` (default :func:`current_fold_engine`). Locally the tasks
-    run in this process, one after another, unless there are several workers: ``workers``
-    spawned processes, or one per entry of ``slots`` (a device each, say), which each
-    receive ``shared`` once and keep their slot for their life. On Ray every task is a Ray
-    task asking for ``ray_resources`` (default one CPU) with ``ray_slot`` as its slot, and
-    ``shared`` goes to the object store once. ``on_result(index, result)`` runs here as
-    each task finishes (a progress bar, a checkpoint). A failing task cancels the ones not
-    started and its error is raised.
+    ``engine="local"`` runs the tasks in this process, one after another, unless there are
+    several workers: ``workers`` spawned processes (those of ``pool`` when it was made for
+    this ``shared`` and ``workers``), or one per entry of ``slots`` (a device each, say),
+    which each receive ``shared`` once and keep their slot for their life. ``"ray"`` makes
+    every task a Ray task (on the Ray this process is connected to) asking for
+    ``ray_resources`` (default one CPU) with ``ray_slot`` as its slot, and ``shared`` goes
+    to the object store once. ``on_result(index, result)`` runs here as each task finishes
+    (a progress bar, a checkpoint). A failing task cancels the ones not started and its
+    error is raised.
 
     Examples
     --------
     >>> run_tasks(lambda shared, slot, x: shared * x, [(1,), (2,), (3,)], shared=10)
     [10, 20, 30]
     """
-    engine = current_fold_engine() if engine is None else engine
     if engine == "ray" and len(tasks) > 1:
         return _on_ray(function, tasks, shared, ray_resources, ray_slot, on_result)
     n_workers = len(slots) if slots else workers
     if n_workers > 1 and len(tasks) > 1:
         return _in_processes(function, tasks, shared, list(slots or [None] * n_workers),
-                             on_result)
+                             on_result, pool)
     slot = slots[0] if slots else None
     results = []
     for i, task in enumerate(tasks):
@@ -123,15 +107,16 @@ def _executor(shared: Any, slots: list[Any]) -> Any:
 
 def _in_processes(function: Callable[..., Any], tasks: Sequence[tuple[Any, ...]],
                   shared: Any, slots: list[Any],
-                  on_result: Callable[[int, Any], None] | None) -> list[Any]:
-    """The tasks over the worker processes: those of the :func:`worker_pool` block for
-    ``shared``, else a pool of one per slot for this call; each worker takes tasks in
-    turn."""
-    kept = _KEPT.get()
-    if kept is not None and kept[0] is shared and kept[1] == len(slots) and not any(slots):
-        return _submit(kept[2], function, tasks, on_result)
-    with _executor(shared, slots) as pool:
-        return _submit(pool, function, tasks, on_result)
+                  on_result: Callable[[int, Any], None] | None,
+                  pool: WorkerPool | None) -> list[Any]:
+    """The tasks over the worker processes: those of ``pool`` when it was made for
+    ``shared`` and as many workers, else a pool of one per slot for this call; each worker
+    takes tasks in turn."""
+    if pool is not None and pool.shared is shared and pool.workers == len(slots) \
+            and not any(slots):
+        return _submit(pool.executor, function, tasks, on_result)
+    with _executor(shared, slots) as executor:
+        return _submit(executor, function, tasks, on_result)
 
 
 def _submit(pool: Any, function: Callable[..., Any], tasks: Sequence[tuple[Any, ...]],

@@ -12,8 +12,6 @@ from labelaudit._errors import LabelAuditWarning
 from labelaudit.io import TextDataset
 from labelaudit.models._base import Scorer, full_proba
 
-__all__ = ["CharTfidfScorer", "ConvergenceWarning", "TfidfScorer", "fit_converged"]
-
 
 class ConvergenceWarning(LabelAuditWarning):
     """A member's model stopped before its solver converged."""

@@ -7,13 +7,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from labelaudit._errors import InvalidParameterError
+from labelaudit.detect import import_cleanlab
 from labelaudit.io import clean_label
 from labelaudit.noise._common import Flips, NoiseData, Shortfall, allocate
 
 if TYPE_CHECKING:
     import pandas as pd
-
-__all__ = ["check_noise_matrix", "class_dependent_flips", "random_noise_matrix"]
 
 
 def random_noise_matrix(n_classes: int, rate: float, rng: np.random.Generator) -> np.ndarray:
@@ -37,8 +36,6 @@ def random_noise_matrix(n_classes: int, rate: float, rng: np.random.Generator) -
     """
     if n_classes < 2 or rate <= 0:
         return np.eye(n_classes)
-    from labelaudit.detect._cleanlab import import_cleanlab
-
     generation = import_cleanlab("cleanlab.benchmarking.noise_generation")
     seed = int(rng.integers(2**32 - 1))
     state = np.random.get_state()  # noqa: NPY002 - cleanlab's draws must not leak out
@@ -64,6 +61,7 @@ def check_noise_matrix(matrix: np.ndarray | pd.DataFrame, classes: np.ndarray) -
 
     Examples
     --------
+    >>> import pandas as pd
     >>> frame = pd.DataFrame([[0.1, 0.9], [1.0, 0.0]], index=["b", "a"], columns=["a", "b"])
     >>> check_noise_matrix(frame, np.array(["a", "b"])).tolist()
     [[1.0, 0.0], [0.1, 0.9]]

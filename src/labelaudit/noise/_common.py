@@ -13,18 +13,6 @@ from labelaudit._errors import InvalidInputError, LabelAuditWarning
 from labelaudit._validation import check_fraction
 from labelaudit.io import Annotations
 
-__all__ = [
-    "Flips",
-    "NoiseData",
-    "NoiseRateWarning",
-    "Shortfall",
-    "allocate",
-    "check_rate",
-    "target_count",
-    "warn_rounding",
-    "warn_wrong_majority",
-]
-
 
 class NoiseRateWarning(LabelAuditWarning):
     """The rate, rounded to whole items, noises no item or every item; or the noise gives
@@ -256,6 +244,5 @@ def require_crowd(data: NoiseData, method: str, *, workers: bool = False,
         )
     if several and data.crowd.counts().sum(axis=1).max() < 2:
         raise InvalidInputError(
-            f"{method} needs several annotations per item; no item has more than one"
-        )
+            f"{method} needs several annotations per item; no item has more than one")
     return data.crowd

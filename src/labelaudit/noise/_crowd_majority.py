@@ -6,8 +6,6 @@ import numpy as np
 
 from labelaudit.noise._common import Flips, NoiseData, Shortfall, require_crowd
 
-__all__ = ["crowd_majority_flips", "crowd_majority_labels"]
-
 
 def crowd_majority_labels(labels: np.ndarray, counts: np.ndarray,
                           rng: np.random.Generator) -> np.ndarray:

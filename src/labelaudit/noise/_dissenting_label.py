@@ -6,8 +6,6 @@ import numpy as np
 
 from labelaudit.noise._common import Flips, NoiseData, Shortfall, require_crowd
 
-__all__ = ["dissenting_label_flips"]
-
 
 def dissenting_label_flips(data: NoiseData, eligible: np.ndarray, count: int,
                            rng: np.random.Generator) -> Flips:

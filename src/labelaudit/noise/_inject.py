@@ -1,17 +1,35 @@
-"""Inject controlled label noise: one method or a recipe, at an exact rate, per split and source."""
+"""Inject controlled label noise: one method or a recipe of several, at an exact rate, per
+split and source; from arrays (:func:`inject_noise`) or from a table's columns
+(:func:`inject_noise_table`). :data:`NOISE_METHODS` is the one list of methods, and the one
+it dispatches on."""
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
-from labelaudit.io import encode_labels, to_annotations
-from labelaudit.noise._class_dependent import _key, check_noise_matrix, random_noise_matrix
+from labelaudit._validation import check_number, shown
+from labelaudit.io import (
+    encode_labels,
+    holds_label_sets,
+    read_label_sets,
+    refuse_single_label_options,
+    require_columns,
+    to_annotations,
+)
+from labelaudit.models import encode_texts
+from labelaudit.noise._class_dependent import (
+    _key,
+    check_noise_matrix,
+    class_dependent_flips,
+    random_noise_matrix,
+)
 from labelaudit.noise._common import (
     Flips,
     NoiseData,
@@ -22,26 +40,135 @@ from labelaudit.noise._common import (
     warn_rounding,
     warn_wrong_majority,
 )
-from labelaudit.noise._recipe import Recipe, parse_recipe
+from labelaudit.noise._crowd_majority import crowd_majority_flips
+from labelaudit.noise._dissenting_label import dissenting_label_flips
+from labelaudit.noise._dissenting_worker import dissenting_worker_flips
+from labelaudit.noise._instance_dependent import instance_dependent_flips
+from labelaudit.noise._label_sets import LabelSetNoiseResult, inject_label_set_noise
+from labelaudit.noise._minority_split import minority_split_flips
 from labelaudit.noise._result import NoiseResult
-from labelaudit.registry import NOISE_METHODS as _REGISTRY
+from labelaudit.noise._uniform import uniform_flips
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["NOISE_METHODS", "NoiseMethod", "inject_noise", "parse_recipe"]
-
 NoiseMethod = Literal[
     "uniform", "class-dependent", "dissenting-label", "dissenting-worker", "crowd-majority",
-    "minority-split", "instance-dependent",
-]
-#: The names of :data:`labelaudit.registry.NOISE_METHODS`, the one list of noise methods.
-NOISE_METHODS: tuple[str, ...] = _REGISTRY.names()
+    "minority-split", "instance-dependent"]
+#: The noise methods by name, in the order users see them: each one's flip function.
+NOISE_METHODS: dict[str, Callable[..., Flips]] = {
+    "uniform": uniform_flips, "class-dependent": class_dependent_flips,
+    "dissenting-label": dissenting_label_flips, "dissenting-worker": dissenting_worker_flips,
+    "crowd-majority": crowd_majority_flips, "minority-split": minority_split_flips,
+    "instance-dependent": instance_dependent_flips}
+Recipe = Mapping[str, float] | Sequence[tuple[str, float]] | str
+#: The columns :meth:`NoiseResult.apply_to` adds to every noised table.
+ADDED_COLUMNS = ("clean_label", "is_noisy", "noise_method")
 
 
-def _flips(name: str) -> Callable[..., Flips]:
-    """The flip function registered as ``name``."""
-    return _REGISTRY.load(name)
+def _check_method(method: str, where: str, param: str) -> str:
+    if method not in NOISE_METHODS:
+        raise InvalidParameterError(f"unknown noise method {method!r}{where}; choose from "
+                                    f"{', '.join(NOISE_METHODS)}", param=param)
+    return method
+
+
+def parse_recipe(recipe: Recipe) -> tuple[tuple[str, float], ...]:
+    """Validate a recipe: methods with positive shares that sum to 1.
+
+    Accepts ``"dissenting-worker:0.8,dissenting-label:0.2"``, a mapping or pairs.
+
+    Examples
+    --------
+    >>> parse_recipe("dissenting-worker:0.8, dissenting-label:0.2")
+    (('dissenting-worker', 0.8), ('dissenting-label', 0.2))
+    >>> parse_recipe({"uniform": 0.5, "uniform ": 0.5})
+    Traceback (most recent call last):
+    ...
+    labelaudit._errors.InvalidParameterError: recipe names 'uniform' twice
+    """
+    if isinstance(recipe, str):
+        pairs: list[tuple[str, object]] = []
+        for part in recipe.split(","):
+            name, sep, share = part.strip().rpartition(":")
+            if not sep or not name.strip():
+                raise InvalidParameterError(
+                    f"recipe part {part.strip()!r} is not METHOD:SHARE; write e.g. "
+                    "'dissenting-worker:0.8,dissenting-label:0.2'", param="recipe"
+                )
+            try:
+                pairs.append((name, float(share)))
+            except ValueError:
+                raise InvalidParameterError(
+                    f"recipe share {share!r} of {name.strip()!r} is not a number",
+                    param="recipe") from None
+    elif isinstance(recipe, Mapping):
+        pairs = list(recipe.items())
+    else:
+        try:
+            pairs = [(key, share) for key, share in recipe]
+        except (TypeError, ValueError):
+            raise InvalidParameterError(
+                "recipe must be 'METHOD:SHARE,...', a mapping or (method, share) pairs",
+                param="recipe") from None
+    out: list[tuple[str, float]] = []
+    for raw_name, raw_share in pairs:
+        method = str(raw_name).strip()
+        _check_method(method, " in the recipe", "recipe")
+        if any(method == seen for seen, _ in out):
+            raise InvalidParameterError(f"recipe names {method!r} twice", param="recipe")
+        try:
+            number = check_number(raw_share, "share", low=0.0, low_open=True)
+        except InvalidParameterError:
+            raise InvalidParameterError(f"the share of {method!r} must be a positive number; "
+                                        f"got {shown(raw_share)}", param="recipe") from None
+        out.append((method, number))
+    if not out:
+        raise InvalidParameterError("the recipe is empty", param="recipe")
+    total = sum(share for _, share in out)
+    if abs(total - 1.0) > 1e-6:
+        raise InvalidParameterError(f"recipe shares must sum to 1; they sum to {total:g}",
+                                    param="recipe")
+    return tuple(out)
+
+
+def parse_noise(noise: str) -> tuple[str, float]:
+    """``"method:rate"`` as ``(method, rate)``, checked against the noise methods.
+
+    Examples
+    --------
+    >>> parse_noise("uniform:0.05")
+    ('uniform', 0.05)
+    """
+    method, sep, rate_text = str(noise).strip().rpartition(":")
+    if not sep or not method:
+        raise InvalidParameterError(
+            f"noise must be METHOD:RATE such as 'uniform:0.05'; got {noise!r}", param="noise")
+    _check_method(method, f" in noise={noise!r}", "noise")
+    try:
+        rate = float(rate_text)
+    except ValueError:
+        raise InvalidParameterError(
+            f"the rate of noise={noise!r} is not a number; write e.g. 'uniform:0.05'",
+            param="noise") from None
+    if not 0.0 < rate < 1.0:
+        raise InvalidParameterError(f"the rate of noise={noise!r} must be in (0, 1)",
+                                    param="noise")
+    return method, rate
+
+
+def noisy_labels(frame: pd.DataFrame, *, label: str, method: str, rate: float,
+                 classes: np.ndarray, text: str, text_pair: str | None,
+                 random_state: int, options: dict[str, Any] | None = None) -> np.ndarray:
+    """The ``label`` column noised at ``rate`` by ``method``, as indices into ``classes``."""
+    import pandas as pd
+
+    result = inject_noise_table(frame, label=label, method=method,  # type: ignore[arg-type]
+                                rate=rate, random_state=random_state, text=text,
+                                text_pair=text_pair, **(options or {}))
+    assert isinstance(result, NoiseResult)  # noqa: S101 - the callers read one label per item
+    return encode_labels(pd.Series(result.labels), np.arange(len(frame)), column=label,
+                         classes=classes)[0]
 
 
 def _text_key(text: object) -> str:
@@ -108,8 +235,6 @@ def _embed(texts: Sequence[object] | None, embeddings: np.ndarray | None,
     elif embed is not None:
         vectors = np.asarray(embed(list(texts)), dtype=float)
     else:
-        from labelaudit.models import encode_texts
-
         vectors = encode_texts(list(texts), model=model, cache_dir=cache_dir,  # type: ignore[arg-type]
                                progress=progress)
     if vectors.ndim != 2 or len(vectors) != n:
@@ -126,7 +251,7 @@ def _plan(method: str | None, recipe: Recipe | None, rate: object, noise_matrix:
     if recipe is not None:
         components = parse_recipe(recipe)
     else:
-        components = ((_REGISTRY.check(method), 1.0),)  # type: ignore[arg-type]
+        components = ((_check_method(str(method), "", "method"), 1.0),)
     names = [name for name, _ in components]
     checked = check_rate(rate, allow_none=names == ["crowd-majority"])
     if noise_matrix is not None and "class-dependent" not in names:
@@ -343,12 +468,12 @@ def _noise(data: NoiseData, components: tuple[tuple[str, float], ...], rate: flo
             count = int(counts[s, c])
             eligible = (strata == s) & ~taken
             try:
-                flips = _flips(name)(data, eligible, None if count < 0 else count, rng)
+                flips = NOISE_METHODS[name](data, eligible, None if count < 0 else count, rng)
             except Shortfall as short:
                 if not cap_only:
                     raise _shortfall_error(name, short, count, share, int(sizes[s]), where[s],
                                            rate, len(components) > 1) from None
-                flips = _flips(name)(data, eligible, short.available, rng)  # rate is a cap
+                flips = NOISE_METHODS[name](data, eligible, short.available, rng)  # a cap
             _apply(flips, name, data, new_labels, text_source, method_of, taken)
     return new_labels, text_source, method_of
 
@@ -381,3 +506,151 @@ def _shortfall_error(name: str, short: Shortfall, count: int, share: float, size
         f"{'about ' if in_recipe else ''}rate {math.floor(possible * 1e4) / 1e4:.4f}: "
         "lower the rate or use another method"
     )
+
+
+def _json_object(file: Path, expected: str) -> dict:
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InvalidInputError(f"{file}: not valid JSON ({exc.msg})") from None
+    if not isinstance(data, dict):
+        raise InvalidInputError(f"{file}: expected a JSON object {expected}")
+    return data
+
+
+def read_noise_matrix(path: str | Path) -> pd.DataFrame:
+    """Read a noise matrix: CSV/TSV with clean classes as rows and noisy classes as columns,
+    or JSON ``{clean: {noisy: p}}`` (missing entries are 0).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> file = Path(tempfile.mkdtemp()) / "m.json"
+    >>> _ = file.write_text('{"a": {"a": 0.9, "b": 0.1}, "b": {"b": 1}}')
+    >>> read_noise_matrix(file).to_numpy().tolist()
+    [[0.9, 0.1], [0.0, 1.0]]
+    """
+    import pandas as pd
+    file = Path(path)
+    if not file.is_file():
+        raise InvalidInputError(f"{file}: no such noise-matrix file")
+    if file.suffix.lower() == ".json":
+        data = _json_object(file, "{clean: {noisy: p}}")
+        if not all(isinstance(v, dict) for v in data.values()):
+            raise InvalidInputError(f"{file}: expected a JSON object {{clean: {{noisy: p}}}}")
+        return pd.DataFrame.from_dict(data, orient="index").fillna(0.0)
+    sep = "\t" if file.suffix.lower() in (".tsv", ".tab") else ","
+    try:
+        return pd.read_csv(file, sep=sep, index_col=0)
+    except (pd.errors.ParserError, ValueError, UnicodeDecodeError) as exc:
+        raise InvalidInputError(f"{file}: cannot read the noise matrix ({exc})") from None
+
+
+def read_noise_sources(spec: str | Path) -> dict[str, str]:
+    """Noise sources by class: a JSON file ``{class: source}`` or ``"CLASS=SOURCE,..."``.
+
+    Examples
+    --------
+    >>> read_noise_sources("a=S1, b=S1, c=S2")
+    {'a': 'S1', 'b': 'S1', 'c': 'S2'}
+    """
+    file = Path(spec)
+    if file.is_file():
+        return {k: str(v) for k, v in _json_object(file, "{class: source}").items()}
+    mapping = {}
+    for part in str(spec).split(","):
+        name, sep, source = part.strip().partition("=")
+        if not sep or not name.strip() or not source.strip():
+            raise InvalidParameterError(
+                f"sources part {part.strip()!r} is not CLASS=SOURCE (or {spec!r} is not a file)",
+                param="sources")
+        mapping[name.strip()] = source.strip()
+    return mapping
+
+
+def _check_columns(frame: pd.DataFrame, columns: list[str | None], id: str | None) -> None:
+    taken = [c for c in ADDED_COLUMNS if c in frame.columns]
+    if taken:
+        raise InvalidInputError(
+            f"the input already has the column{'s' if len(taken) > 1 else ''} "
+            f"{', '.join(map(repr, taken))}: is it noised already? rename or drop them")
+    require_columns(frame, [c for c in columns if c])
+    if id and frame[id].duplicated().any():
+        raise InvalidInputError(f"column {id!r} has duplicate ids; ids must be unique")
+
+
+def inject_noise_table(
+    frame: pd.DataFrame, *, label: str = "label", method: NoiseMethod | None = None,
+    rate: float | None = None, recipe: Recipe | None = None, random_state: int | None = 0,
+    id: str | None = None, text: str | None = None, text_pair: str | None = None,
+    annotations: str | pd.DataFrame | None = None, split: str | None = None,
+    noise_matrix: np.ndarray | pd.DataFrame | None = None, sources: Mapping[Any, str] | None = None,
+    swap_input: bool = False, model: str | None = None, cache_dir: str | Path | None = None,
+    label_sep: str | None = None, progress: bool = False) -> NoiseResult | LabelSetNoiseResult:
+    """Noise the ``label`` column of a table, reading every input of :func:`inject_noise`
+    from its columns; :meth:`NoiseResult.apply_to` then gives the noised table.
+
+    A column of label sets (lists, or text joined by ``label_sep``) gets multi-label noise
+    (:func:`inject_label_set_noise`: ``uniform`` or ``class-dependent`` flips per class)
+    and a :class:`LabelSetNoiseResult`.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        One row per item.
+    label : str, default "label"
+        The clean labels.
+    method, rate, recipe, random_state, noise_matrix, sources, swap_input
+        As :func:`inject_noise`; so are ``model``, ``cache_dir`` and ``progress``.
+    id : str, optional
+        Item ids (default: the row numbers); a long ``annotations`` table refers to them.
+    text, text_pair : str, optional
+        Text columns, for instance-dependent noise (a pair for NLI).
+    annotations : str or DataFrame, optional
+        A column of per-item lists of crowd labels, or a long table ``item_id,
+        annotator_id, label``.
+    split : str, optional
+        A split column; the rate applies per split.
+
+    Returns
+    -------
+    NoiseResult
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"id": list("abcdefgh"), "label": ["x", "y"] * 4})
+    >>> result = inject_noise_table(frame, method="uniform", rate=0.25, id="id")
+    >>> noisy = result.apply_to(frame)
+    >>> int(noisy["is_noisy"].sum()), bool((noisy["label"] != noisy["clean_label"]).sum() == 2)
+    (2, True)
+    """
+    column = annotations if isinstance(annotations, str) else None
+    _check_columns(frame, [label, id, text, text_pair, column, split], id)
+    ids = frame[id].to_numpy() if id else np.arange(len(frame))
+    if label_sep is not None or holds_label_sets(frame[label]):
+        refuse_single_label_options(
+            "multi-label noise takes method (uniform or class-dependent), rate and "
+            "random_state", recipe=recipe, annotations=annotations, split=split,
+            noise_matrix=noise_matrix, sources=sources, swap_input=swap_input or None)
+        sets, classes = read_label_sets(frame[label], column=label, ids=ids, sep=label_sep)
+        return inject_label_set_noise(sets, classes, method=str(method), rate=rate,  # type: ignore[arg-type]
+                                      ids=ids, random_state=random_state)
+
+    encode_labels(frame[label], ids, column=label)  # errors name the column
+    names = [method] if recipe is None else [name for name, _ in parse_recipe(recipe)]
+    needs_text = "instance-dependent" in names
+    if needs_text and not text:
+        raise InvalidParameterError("instance-dependent noise needs text=COLUMN",
+                                    param=("text", "method"))
+    texts = None
+    if needs_text and text:
+        texts = frame[text].astype(str).tolist()
+        if text_pair:
+            texts = list(zip(texts, frame[text_pair].astype(str).tolist(), strict=True))
+    return inject_noise(
+        frame[label], method=method, recipe=recipe, rate=rate, random_state=random_state,
+        annotations=frame[column].tolist() if column else annotations,  # type: ignore[arg-type]
+        ids=ids, noise_matrix=noise_matrix, texts=texts, model=model, cache_dir=cache_dir,
+        swap_input=swap_input, sources=sources,
+        split=frame[split].tolist() if split else None, progress=progress)

@@ -9,13 +9,10 @@ import numpy as np
 from labelaudit._errors import InvalidInputError
 from labelaudit.noise._common import Flips, NoiseData, Shortfall
 
-__all__ = ["instance_dependent_flips", "nearest_other_class"]
-
 
 def nearest_other_class(
     embeddings: np.ndarray, labels: np.ndarray, *, texts: Sequence[str] | None = None,
-    block_size: int | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
+    block_size: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """For every item, the most similar item of another class and their cosine similarity.
 
     Implements equations (1) and (2) of Wu et al. (2023):

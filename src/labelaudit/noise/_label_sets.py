@@ -9,12 +9,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from labelaudit._errors import InvalidParameterError
-from labelaudit.io import ResultFiles
+from labelaudit.io import ResultFiles, format_label_set
+from labelaudit.noise._common import check_rate
 
 if TYPE_CHECKING:
     import pandas as pd
-
-__all__ = ["LABEL_SET_NOISE", "LabelSetNoiseResult", "inject_label_set_noise"]
 
 # The noise methods that take label sets.
 LABEL_SET_NOISE = ("uniform", "class-dependent")
@@ -50,8 +49,6 @@ class LabelSetNoiseResult(ResultFiles):
         return (self.clean != self.noisy).any(axis=1)
 
     def _sets(self, matrix: np.ndarray, sep: str | None) -> list[Any]:
-        from labelaudit.io import format_label_set
-
         return [format_label_set(row, self.classes, sep) for row in matrix]
 
     def apply_to(self, frame: pd.DataFrame, *, label: str = "label",
@@ -112,8 +109,6 @@ def inject_label_set_noise(label_sets: np.ndarray, classes: np.ndarray, *,
     >>> (result.clean != result.noisy).sum(axis=0).tolist()
     [2, 2]
     """
-    from labelaudit.noise._common import check_rate
-
     if method not in LABEL_SET_NOISE:
         raise InvalidParameterError(
             f"method {method!r} does not noise label sets; multi-label noise is "

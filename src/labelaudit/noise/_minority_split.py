@@ -6,8 +6,6 @@ import numpy as np
 
 from labelaudit.noise._common import Flips, NoiseData, Shortfall, require_crowd
 
-__all__ = ["minority_split_flips"]
-
 
 def minority_split_flips(data: NoiseData, eligible: np.ndarray, count: int,
                          rng: np.random.Generator) -> Flips:

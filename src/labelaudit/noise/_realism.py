@@ -10,12 +10,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from labelaudit._errors import InvalidInputError
-from labelaudit.io import ResultFiles
+from labelaudit.detect import per_item_loss
+from labelaudit.evaluation import loss_wasserstein_distance
+from labelaudit.io import ResultFiles, atomic_path, prepare_text_dataset
+from labelaudit.models import DEFAULT_SCORERS, cross_val_pred_probs
 
 if TYPE_CHECKING:
     import pandas as pd
-
-__all__ = ["RealismResult", "measure_noise_realism", "noise_realism", "plot_loss_histograms"]
 
 
 def _method_names(noise_method: object, n: int) -> np.ndarray:
@@ -71,23 +72,18 @@ class RealismResult(ResultFiles):
         distinct (least realistic) first."""
         import pandas as pd
 
-        from labelaudit.evaluation import loss_wasserstein_distance
-
         clean = self.is_clean
         rows = []
         for method in self.methods:
             noisy = self.noise_method == method
             keep = noisy | clean
             rows.append({
-                "method": method,
-                "n_noisy": int(noisy.sum()),
-                "n_clean": int(clean.sum()),
+                "method": method, "n_noisy": int(noisy.sum()), "n_clean": int(clean.sum()),
                 "wasserstein_distance": loss_wasserstein_distance(self.losses[keep], noisy[keep]),
                 "noisy_loss_mean": float(self.losses[noisy].mean()),
                 "noisy_loss_median": float(np.median(self.losses[noisy])),
                 "clean_loss_mean": float(self.losses[clean].mean()),
-                "clean_loss_median": float(np.median(self.losses[clean])),
-            })
+                "clean_loss_median": float(np.median(self.losses[clean]))})
         frame = pd.DataFrame(rows)
         return frame.sort_values("wasserstein_distance", ascending=False, kind="stable"
                                  ).reset_index(drop=True)
@@ -134,8 +130,6 @@ def noise_realism(labels: np.ndarray, pred_probs: np.ndarray, *,
     0           uniform        1                 1.381
     1  dissenting-label        1                 0.688
     """
-    from labelaudit.detect import per_item_loss
-
     losses = per_item_loss(labels, pred_probs)
     methods = _method_names(noise_method, len(losses))
     clean = np.array([m is None for m in methods.tolist()])
@@ -155,7 +149,7 @@ def _marks(frame: pd.DataFrame, noise_column: str | None) -> np.ndarray:
     if column is None or column not in frame.columns:
         raise InvalidInputError(
             f"no noise column {column or 'noise_method or is_noisy'!r} in the table; name the "
-            "column that marks noised items with noise_column=COLUMN")
+            "column that marks noised items with noise_column=COLUMN", param="noise_column")
     marks = frame[column]
     if marks.dtype == bool or set(marks.dropna().unique().tolist()) <= {True, False}:
         flags = marks.fillna(False).astype(bool).tolist()
@@ -164,20 +158,10 @@ def _marks(frame: pd.DataFrame, noise_column: str | None) -> np.ndarray:
 
 
 def measure_noise_realism(
-    frame: pd.DataFrame,
-    *,
-    text: str = "text",
-    label: str = "label",
-    text_pair: str | None = None,
-    id: str | None = None,
-    noise_column: str | None = None,
-    scorers: Sequence[str] | None = None,
-    n_folds: int = 5,
-    random_state: int | None = 0,
-    model: str | None = None,
-    cache_dir: str | Path | None = None,
-    progress: bool = False,
-) -> RealismResult:
+    frame: pd.DataFrame, *, text: str = "text", label: str = "label", text_pair: str | None = None,
+    id: str | None = None, noise_column: str | None = None, scorers: Sequence[str] | None = None,
+    n_folds: int | None = None, random_state: int | None = 0, model: str | None = None,
+    cache_dir: str | Path | None = None, progress: bool = False) -> RealismResult:
     """Cross-fit scorers on a noised table's labels and compare the losses of its noised and
     clean items (:func:`noise_realism`); what ``labelaudit noise realism`` reports.
 
@@ -186,14 +170,10 @@ def measure_noise_realism(
     the scan's default members, as the command), ``n_folds``, ``model`` and ``cache_dir`` are
     those of :func:`labelaudit.models.cross_val_pred_probs`.
     """
-    from labelaudit.io import prepare_text_dataset
-    from labelaudit.models import cross_val_pred_probs
-    from labelaudit.registry import SCORERS
-
     methods = _marks(frame, noise_column)
     data = prepare_text_dataset(frame, text=text, label=label, text_pair=text_pair, id=id)
     pred_probs = cross_val_pred_probs(
-        data, scorers=list(scorers if scorers is not None else SCORERS.default),
+        data, scorers=list(scorers if scorers is not None else DEFAULT_SCORERS),
         n_folds=n_folds, random_state=random_state,
         progress=progress, model=model, cache_dir=cache_dir)
     if data.labels is None:  # pragma: no cover - prepare_text_dataset was given a label
@@ -214,8 +194,6 @@ def plot_loss_histograms(results: RealismResult | Sequence[RealismResult], path:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    from labelaudit.io import atomic_path
 
     runs = [results] if isinstance(results, RealismResult) else list(results)
     panels = []

@@ -8,13 +8,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from labelaudit._errors import InvalidInputError
-from labelaudit.io import ResultFiles
+from labelaudit.io import ResultFiles, render_table
 from labelaudit.noise._common import target_count
 
 if TYPE_CHECKING:
     import pandas as pd
-
-__all__ = ["NoiseResult"]
 
 
 _MATRIX_CLASSES = 20  # the largest noise matrix a summary prints
@@ -116,12 +114,8 @@ class NoiseResult(ResultFiles):
         present, ``noise_source``, ``split`` and ``text_from`` (id of the swapped-in text)."""
         import pandas as pd
         frame = pd.DataFrame({
-            "id": self.ids,
-            "label": self.labels,
-            "clean_label": self.clean_labels,
-            "is_noisy": self.is_noisy,
-            "noise_method": self.noise_method,
-        })
+            "id": self.ids, "label": self.labels, "clean_label": self.clean_labels,
+            "is_noisy": self.is_noisy, "noise_method": self.noise_method})
         if self.sources is not None:
             frame["noise_source"] = self.sources
         if self.split is not None:
@@ -142,6 +136,7 @@ class NoiseResult(ResultFiles):
         Examples
         --------
         >>> from labelaudit.noise import inject_noise
+        >>> import pandas as pd
         >>> frame = pd.DataFrame({"text": list("abcd"), "label": ["x", "y", "x", "y"]})
         >>> result = inject_noise(frame["label"], method="uniform", rate=0.25, random_state=1)
         >>> result.apply_to(frame).columns.tolist()
@@ -178,26 +173,19 @@ class NoiseResult(ResultFiles):
         return {
             "method": self.recipe[0][0] if len(self.recipe) == 1 else None,
             "recipe": [{"method": m, "share": s} for m, s in self.recipe],
-            "requested_rate": self.rate,
-            "n_requested": self.n_requested,
-            "seed": self.random_state,
-            "n_items": len(self.labels),
-            "n_noisy": self.n_noisy,
+            "requested_rate": self.rate, "n_requested": self.n_requested, "seed": self.random_state,
+            "n_items": len(self.labels), "n_noisy": self.n_noisy,
             "achieved_rate": self.achieved_rate,
             "rates": self.achieved_rates().to_dict(orient="records"),
-            "classes": self.classes.tolist(),
-            "noise_matrix": self.noise_matrix.tolist(),
+            "classes": self.classes.tolist(), "noise_matrix": self.noise_matrix.tolist(),
             "transition_counts": self.transition_counts.tolist(),
-            "target_matrix": None if self.target_matrix is None else self.target_matrix.tolist(),
-        }
+            "target_matrix": None if self.target_matrix is None else self.target_matrix.tolist()}
 
     def summary(self) -> str:
         """What was noised, for a person: the count, the rate asked for and what it rounds
         to, the rate achieved, the rates table and the achieved noise matrix (up to 20
         classes; a larger one is named, not printed)."""
         import pandas as pd
-
-        from labelaudit.io import render_table
 
         what = (self.recipe[0][0] if len(self.recipe) == 1
                 else ", ".join(f"{m} {s:g}" for m, s in self.recipe))

@@ -6,8 +6,6 @@ import numpy as np
 
 from labelaudit.noise._common import Flips, NoiseData, Shortfall
 
-__all__ = ["uniform_flips"]
-
 
 def uniform_flips(data: NoiseData, eligible: np.ndarray, count: int,
                   rng: np.random.Generator) -> Flips:

@@ -8,15 +8,39 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from labelaudit._errors import InvalidParameterError
 from labelaudit._validation import check_int
-from labelaudit.report._html import esc, fmt_count
+from labelaudit._version import __version__
+from labelaudit.io import atomic_path
+from labelaudit.report._html import esc, fmt_count, page
+from labelaudit.report._label_sets import label_set_frame, label_set_sections
+from labelaudit.report._load import TextAudit, TokenAudit, load_source
+from labelaudit.report._text import (
+    TASKS,
+    cartography_section,
+    classes_section,
+    datalab_section,
+    has_datalab,
+    has_dynamics,
+    issues_section,
+    probability_section,
+    summary_section,
+)
+from labelaudit.report._tokens import (
+    token_issue_section,
+    token_sentences_section,
+    token_summary_section,
+)
+from labelaudit.report._truth import (
+    agreement_report_of,
+    agreement_section,
+    text_truth_section,
+    token_truth_section,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
     from labelaudit.agreement import AgreementReport
     from labelaudit.scanning import ScanResult, TokenScanResult
-
-__all__ = ["AuditReport", "render_report", "write_report"]
 
 HTML_SUFFIXES = (".html", ".htm")
 
@@ -54,8 +78,6 @@ class AuditReport:
 
     def write(self, path: str | Path) -> Path:
         """Write the page to ``path`` (``.html``) atomically; returns the path."""
-        from labelaudit.io import atomic_path
-
         target = _html_path(path)
         with atomic_path(target) as tmp:
             tmp.write_text(self.html, encoding="utf-8")
@@ -104,6 +126,7 @@ def render_report(
 
     Examples
     --------
+    >>> import pandas as pd
     >>> frame = pd.DataFrame({"id": [1, 2], "text": ["good film", "<b>bad</b>"],
     ...                       "label": ["pos", "pos"], "suggested_label": ["neg", "neg"],
     ...                       "suggested_prob": [0.1, 0.8], "given_prob": [0.9, 0.2],
@@ -112,9 +135,6 @@ def render_report(
     >>> report.n_items, report.n_flagged, "&lt;b&gt;bad" in report.html
     (2, 1, True)
     """
-    from labelaudit.report._label_sets import label_set_frame, label_set_sections
-    from labelaudit.report._load import TextAudit, load_source
-
     top = check_int(top, "top", minimum=1)
     truth_options = {"id": id, "is_error": is_error, "true_label": true_label,
                      "unknown": unknown}
@@ -149,13 +169,8 @@ def _assemble(sections: list[tuple[str, str, str]], meta: dict[str, Any], *, kin
               n_items: int, n_flagged: int, top: int, source: str,
               title: str | None) -> AuditReport:
     """The page around the sections: title, subtitle, metadata and footer."""
-    from labelaudit._version import __version__
-    from labelaudit.report._page import page
-
     title = title or f"Label audit: {source}"
-    tasks = {"text": "text classification", "pairs": "sentence-pair classification",
-             "tokens": "token tagging", "label sets": "multi-label classification"}
-    subtitle = (f"data: <b>{esc(source)}</b> · task: {esc(tasks[kind])} · "
+    subtitle = (f"data: <b>{esc(source)}</b> · task: {esc(TASKS[kind])} · "
                 f"{fmt_count(n_items)} {'sentences' if kind == 'tokens' else 'items'}")
     meta.update(kind=kind, n_items=n_items, n_flagged=n_flagged, top=top, source=source)
     footer = (f"Made by labelaudit {esc(__version__)}. This page is self-contained: it loads "
@@ -165,20 +180,9 @@ def _assemble(sections: list[tuple[str, str, str]], meta: dict[str, Any], *, kin
                        sections=tuple(anchor for anchor, _, _ in sections))
 
 
-def _text_sections(audit: Any, *, truth: Any, annotations: Any, top: int,
+def _text_sections(audit: TextAudit, *, truth: Any, annotations: Any, top: int,
                    truth_options: dict[str, Any], annotation_options: dict[str, Any]
                    ) -> tuple[list[tuple[str, str, str]], dict[str, Any]]:
-    from labelaudit.report._agreement import agreement_report_of, agreement_section
-    from labelaudit.report._cartography import cartography_section, has_dynamics
-    from labelaudit.report._datalab import datalab_section, has_datalab
-    from labelaudit.report._sections import (
-        classes_section,
-        issues_section,
-        probability_section,
-        summary_section,
-    )
-    from labelaudit.report._truth import text_truth_section
-
     meta: dict[str, Any] = {"near_chance": bool(audit.near_chance),
                             "accuracy": round(float(audit.accuracy), 6),
                             "classes": [str(c) for c in audit.classes[:1000]]}
@@ -206,16 +210,9 @@ def _text_sections(audit: Any, *, truth: Any, annotations: Any, top: int,
     return sections, meta
 
 
-def _token_sections(audit: Any, *, truth: Any, annotations: Any, top: int
-                    ) -> tuple[list[tuple[str, str, str]], dict[str, Any]]:
+def _token_sections(audit: TokenAudit, *, truth: Any, annotations: Any, top: int
+                     ) -> tuple[list[tuple[str, str, str]], dict[str, Any]]:
     import pandas as pd
-
-    from labelaudit.report._tokens import (
-        token_issue_section,
-        token_sentences_section,
-        token_summary_section,
-    )
-    from labelaudit.report._truth import token_truth_section
 
     if annotations is not None:
         raise InvalidParameterError(
@@ -295,6 +292,7 @@ def write_report(
     Examples
     --------
     >>> import tempfile
+    >>> import pandas as pd
     >>> frame = pd.DataFrame({"id": [1, 2], "text": ["good film", "awful"],
     ...                       "label": ["pos", "pos"], "suggested_label": ["neg", "neg"],
     ...                       "suggested_prob": [0.1, 0.8], "given_prob": [0.9, 0.2],

@@ -9,14 +9,22 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from labelaudit.io import check_label_set_members, label_set_names
-from labelaudit.report._html import cell, details_text, esc, fmt_count, fmt_num, fmt_share, table
-from labelaudit.report._sections import fact
+from labelaudit.engine import first_rows
+from labelaudit.evaluation import evaluate
+from labelaudit.io import check_label_set_members, label_set_names, read_table
+from labelaudit.report._html import (
+    cell,
+    details_text,
+    esc,
+    fact,
+    fmt_count,
+    fmt_num,
+    fmt_share,
+    table,
+)
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
-
-__all__ = ["label_set_frame", "label_set_sections"]
 
 _SETS = ("label", "suggested_label", "missing", "extra")
 
@@ -40,8 +48,6 @@ def label_set_frame(source: object) -> pd.DataFrame | None:
     elif isinstance(source, (str, Path)) and Path(source).is_file():
         if not _head_is_label_set_output(Path(source)):
             return None
-        from labelaudit.io import read_table
-
         frame = read_table(source)
     else:
         return None
@@ -60,8 +66,6 @@ def label_set_frame(source: object) -> pd.DataFrame | None:
 def _head_is_label_set_output(path: Path) -> bool:
     """Whether the first rows of a table file have a multi-label scan's columns (read
     cheaply, so that other reports do not read their file twice)."""
-    from labelaudit.engine import first_rows
-
     head = first_rows(path, rows=50)
     return head is not None and _is_label_set_output(head)
 
@@ -109,8 +113,6 @@ def _classes(counts: pd.DataFrame) -> str:
 
 
 def _truth(frame: pd.DataFrame, truth: Any, options: dict[str, Any]) -> tuple[str, dict]:
-    from labelaudit.evaluation import evaluate
-
     result = evaluate(frame, truth, **options)
     ap = {m: float(r.average_precision) for m, r in result.reports.items()}
     rows = [[method, cell(fmt_num(ap[method]), cls="num"),

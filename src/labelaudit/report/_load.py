@@ -1,28 +1,34 @@
 """What a report is made from: a scan result, a token scan result, a table or a file of one.
 
-Every source becomes a :class:`TextAudit` (one row per item, most suspect first, with
-what the scan knew about its models when it is a :class:`~labelaudit.scanning.ScanResult`)
-or a :class:`TokenAudit` (sentence records, or only the table of span issues).
+Every source becomes a :class:`TextAudit` (one row per item, most suspect first, with what
+the scan knew about its models when it is a :class:`~labelaudit.scanning.ScanResult`) or a
+:class:`TokenAudit` (sentence records, or only the table of span issues).
+
+A scan output table is checked before the report trusts it (:func:`check_scan_table`):
+unique ids, a given and a suggested label on every row, probabilities in [0, 1], and ranks
+that number the items once each in the order of a score column. A scan writes all of these
+right; a table that breaks one was edited or damaged, and the report refuses it with one
+line naming the column, the first offending row (counted from 1 after the header) and the fix.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from labelaudit._errors import InvalidInputError
-from labelaudit.report._checks import check_scan_table
+from labelaudit._errors import InvalidInputError, InvalidParameterError, plain_value
+from labelaudit.io import json_lines, read_table
+from labelaudit.tokens import issues_to_frame
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
     from labelaudit.scanning import ScanResult, TokenScanResult
-
-__all__ = ["REQUIRED_COLUMNS", "Member", "TextAudit", "TokenAudit", "load_source",
-           "model_prefers_given"]
 
 REQUIRED_COLUMNS = ("id", "label", "suggested_label", "suggested_prob", "given_prob")
 _TOKEN_RECORD = ("id", "tokens", "tags", "score", "issues")
@@ -83,12 +89,6 @@ class TokenAudit:
     scheme: str | None = None
 
 
-def _plain(value: object) -> object:
-    from labelaudit.evaluation import plain
-
-    return plain(value)
-
-
 def model_prefers_given(frame: pd.DataFrame, classes: list[Any]) -> np.ndarray:
     """Whether the model's most probable label is the given one, from the scan output.
 
@@ -99,6 +99,7 @@ def model_prefers_given(frame: pd.DataFrame, classes: list[Any]) -> np.ndarray:
 
     Examples
     --------
+    >>> import pandas as pd
     >>> frame = pd.DataFrame({"label": ["a", "b", "b"], "suggested_label": ["b", "a", "a"],
     ...                       "given_prob": [0.7, 0.3, 0.5], "suggested_prob": [0.3, 0.7, 0.5]})
     >>> model_prefers_given(frame, ["a", "b"]).tolist()
@@ -138,10 +139,6 @@ def _bool_column(series: pd.Series, name: str, where: str) -> np.ndarray:
     return truth.to_numpy()
 
 
-def _majority(labels: pd.Series) -> float:
-    return float(labels.value_counts().max() / len(labels)) if len(labels) else 0.0
-
-
 def text_audit_from_frame(frame: pd.DataFrame, where: str) -> TextAudit:
     """A scan output table (``labelaudit scan --out``) as a :class:`TextAudit`."""
     import pandas as pd
@@ -172,7 +169,8 @@ def text_audit_from_frame(frame: pd.DataFrame, where: str) -> TextAudit:
     return TextAudit(
         frame=frame, source=where, task="pairs" if "text_pair" in frame.columns else "text",
         classes=classes, accuracy=float(agrees.mean()) if len(frame) else 0.0,
-        majority_rate=_majority(frame["label"]))
+        majority_rate=(float(frame["label"].value_counts().max() / len(frame))
+                       if len(frame) else 0.0))
 
 
 def text_audit_from_result(result: ScanResult, where: str) -> TextAudit:
@@ -206,8 +204,6 @@ def text_audit_from_result(result: ScanResult, where: str) -> TextAudit:
 
 def _token_audit_from_records(records: list[dict], where: str, *, scorer: str | None = None
                               ) -> TokenAudit:
-    from labelaudit.tokens import issues_to_frame
-
     missing = sorted({k for r in records[:50] for k in _TOKEN_RECORD if k not in r})
     if missing:
         raise InvalidInputError(
@@ -220,18 +216,7 @@ def _token_audit_from_records(records: list[dict], where: str, *, scorer: str | 
         scorer=scorer, scheme=str(records[0].get("scheme", "iob2")) if records else None)
 
 
-def _token_audit_from_table(frame: pd.DataFrame, where: str) -> TokenAudit:
-    return TokenAudit(records=None, issues=frame.reset_index(drop=True), source=where,
-                      n_sentences=int(frame["id"].nunique()), n_tokens=None)
-
-
-def _looks_like_records(frame: pd.DataFrame) -> bool:
-    return all(c in frame.columns for c in ("tokens", "tags", "issues"))
-
-
 def _frame_records(frame: pd.DataFrame) -> list[dict]:
-    import json
-
     records = frame.to_dict(orient="records")
     for record in records:
         for key in ("tokens", "tags", "suggested_tags", "issues", "token_scores"):
@@ -245,8 +230,6 @@ def _frame_records(frame: pd.DataFrame) -> list[dict]:
 
 def _is_result(source: object, fields: tuple[str, ...]) -> bool:
     """Whether ``source`` is a scan result with these fields (a frozen dataclass)."""
-    import dataclasses
-
     return (dataclasses.is_dataclass(source) and not isinstance(source, type)
             and all(hasattr(source, f) for f in fields))
 
@@ -254,14 +237,15 @@ def _is_result(source: object, fields: tuple[str, ...]) -> bool:
 def load_source(source: object, *, name: str | None = None) -> TextAudit | TokenAudit:
     """Read a report's source (see :func:`labelaudit.report.write_report`).
 
-    A scan's result is recognised by its fields, not by ``isinstance``: the report sits above
-    :mod:`labelaudit.scan`, and ``ScanResult.report`` calls down here, so importing the
-    scan package at run time would close an import cycle."""
+    A scan's result is recognised by its fields, not by ``isinstance``: ``ScanResult.report``
+    calls down here, so importing :mod:`labelaudit.scanning` would close an import cycle."""
     import pandas as pd
     if _is_result(source, ("member_probs", "weights", "scores", "rank_by")):
         return text_audit_from_result(source, name or "in-memory")  # type: ignore[arg-type]
     if _is_result(source, ("token_scores", "sentence_scores", "suggested_tags")):
-        return _from_token_result(source, name or "in-memory")  # type: ignore[arg-type]
+        tokens: TokenScanResult = source  # type: ignore[assignment]
+        return _token_audit_from_records(tokens.to_records(), name or "in-memory",
+                                         scorer=tokens.scorer)
     if isinstance(source, pd.DataFrame):
         return _from_frame(source, name or "in-memory")
     if isinstance(source, (str, Path)):
@@ -270,12 +254,8 @@ def load_source(source: object, *, name: str | None = None) -> TextAudit | Token
         if path.suffix.lower() in (".jsonl", ".ndjson"):
             frame = _read_jsonl_frame(path)
         else:
-            from labelaudit.io import read_table
-
             frame = read_table(path)
         return _from_frame(frame, where)
-    from labelaudit._errors import InvalidParameterError
-
     raise InvalidParameterError(
         f"source must be a ScanResult, a TokenScanResult, a DataFrame or the path of a scan "
         f"output; got {type(source).__name__}")
@@ -285,8 +265,6 @@ def _read_jsonl_frame(path: Path) -> pd.DataFrame:
     """A JSON-lines file as a frame; list cells (token records) stay lists."""
     import pandas as pd
 
-    from labelaudit.io import json_lines
-
     rows = [record for _, record in json_lines(path)]
     if rows and not all(isinstance(r, dict) for r in rows):
         raise InvalidInputError(f"{path}: every line must be a JSON object")
@@ -294,12 +272,158 @@ def _read_jsonl_frame(path: Path) -> pd.DataFrame:
 
 
 def _from_frame(frame: pd.DataFrame, where: str) -> TextAudit | TokenAudit:
-    if _looks_like_records(frame):
+    if all(c in frame.columns for c in ("tokens", "tags", "issues")):  # sentence records
         return _token_audit_from_records(_frame_records(frame), where)
-    if all(c in frame.columns for c in _TOKEN_TABLE):
-        return _token_audit_from_table(frame, where)
+    if all(c in frame.columns for c in _TOKEN_TABLE):  # only the table of span issues
+        return TokenAudit(records=None, issues=frame.reset_index(drop=True), source=where,
+                          n_sentences=int(frame["id"].nunique()), n_tokens=None)
     return text_audit_from_frame(frame, where)
 
 
-def _from_token_result(result: TokenScanResult, where: str) -> TokenAudit:
-    return _token_audit_from_records(result.to_records(), where, scorer=result.scorer)
+PROBABILITY_COLUMNS = ("given_prob", "suggested_prob")
+LABEL_COLUMNS = ("label", "suggested_label")
+_SLACK = 1e-6  # rounding in a weighted mean of probabilities; such values are clipped
+_FIX = "re-run `labelaudit scan --out` rather than editing its output"
+
+
+def _row(frame: pd.DataFrame, position: int) -> str:
+    """``row 5 (id 'd3')``: the table's row counted from 1, and its id."""
+    return f"row {position + 1} (id {plain_value(frame['id'].iloc[position])!r})"
+
+
+def _rows(positions: np.ndarray) -> str:
+    """``rows 3 and 10``: the first few of several rows, counted from 1."""
+    shown = [str(int(r) + 1) for r in positions[:5]]
+    return f"rows {', '.join(shown[:-1])} and {shown[-1]}"
+
+
+def _more(n: int, what: str) -> str:
+    return f" ({n:,} {what} in all)" if n > 1 else ""
+
+
+def check_scan_table(frame: pd.DataFrame, where: str) -> pd.DataFrame:
+    """The table with its probability (and rank) columns as numbers, or an
+    :class:`~labelaudit._errors.InvalidInputError` on the first problem found.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"id": ["a", "b"], "given_prob": [0.2, 41.0],
+    ...                       "suggested_prob": [0.7, 0.1]})
+    >>> check_scan_table(frame, "issues.csv")
+    Traceback (most recent call last):
+    ...
+    labelaudit._errors.InvalidInputError: issues.csv: column 'given_prob' must hold \
+probabilities in [0, 1]; row 2 (id 'b') has 41.0; re-run `labelaudit scan --out` rather \
+than editing its output
+    """
+    frame = frame.copy()
+    _check_ids(frame, where)
+    for column in LABEL_COLUMNS:
+        _check_labels(frame, column, where)
+    for column in PROBABILITY_COLUMNS:
+        frame[column] = _probabilities(frame, column, where)
+    if "rank" in frame.columns:
+        frame["rank"] = _ranks(frame, where)
+        _check_rank_order(frame, where)
+    return frame
+
+
+def _check_ids(frame: pd.DataFrame, where: str) -> None:
+    ids = frame["id"]
+    repeated = (ids.duplicated(keep=False) & ids.notna()).to_numpy()
+    if not repeated.any():
+        return
+    first = int(np.flatnonzero(repeated)[0])
+    rows = np.flatnonzero(repeated & (ids == ids.iloc[first]).to_numpy())
+    n_ids = int(ids[repeated].nunique())
+    raise InvalidInputError(
+        f"{where}: column 'id' must name each item once; id "
+        f"{plain_value(ids.iloc[first])!r} is on {_rows(rows)}{_more(n_ids, 'repeated ids')}; "
+        f"{_FIX}")
+
+
+def _check_labels(frame: pd.DataFrame, column: str, where: str) -> None:
+    """Every row has a label in ``column`` (the given one, or the one the scan suggests)."""
+    if column not in frame.columns:
+        return
+    values = frame[column]
+    blank = (values.isna() | (values.astype(str).str.strip() == "")).to_numpy()
+    if blank.any():
+        first = int(np.flatnonzero(blank)[0])
+        raise InvalidInputError(
+            f"{where}: column {column!r} must hold a label on every row (one of the "
+            f"classes); {_row(frame, first)} is blank{_more(int(blank.sum()), 'rows')}; "
+            f"{_FIX}")
+
+
+def _probabilities(frame: pd.DataFrame, column: str, where: str) -> np.ndarray:
+    import pandas as pd
+    raw = frame[column]
+    values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
+    blank = np.isnan(values)
+    bad = blank | (values < -_SLACK) | (values > 1 + _SLACK)
+    if not bad.any():
+        return np.clip(values, 0.0, 1.0)
+    first = int(np.flatnonzero(bad)[0])
+    shown = raw.iloc[first]
+    has = ("is blank" if pd.isna(shown) else f"has {plain_value(shown)!r}" if blank[first]
+           else f"has {plain_value(values[first])!r}")
+    raise InvalidInputError(
+        f"{where}: column {column!r} must hold probabilities in [0, 1]; "
+        f"{_row(frame, first)} {has}{_more(int(bad.sum()), 'rows')}; {_FIX}")
+
+
+def _ranks(frame: pd.DataFrame, where: str) -> np.ndarray:
+    import pandas as pd
+    n = len(frame)
+    raw = frame["rank"]
+    values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
+    with np.errstate(invalid="ignore"):
+        bad = np.isnan(values) | (values != np.round(values)) | (values < 1) | (values > n)
+    expected = f"column 'rank' must number the rows 1 to {n:,}, each once"
+    if bad.any():
+        first = int(np.flatnonzero(bad)[0])
+        shown = raw.iloc[first]
+        has = "is blank" if pd.isna(shown) else f"has {plain_value(shown)!r}"
+        raise InvalidInputError(f"{where}: {expected}; {_row(frame, first)} {has}"
+                                f"{_more(int(bad.sum()), 'rows')}; {_FIX}")
+    ranks = values.astype(np.int64)
+    seen = pd.Series(ranks).duplicated(keep=False).to_numpy()
+    if seen.any():
+        first = int(np.flatnonzero(seen)[0])
+        rows = np.flatnonzero(ranks == ranks[first])
+        raise InvalidInputError(
+            f"{where}: {expected}; rank {ranks[first]} is on {_rows(rows)}"
+            f"{_more(len(np.unique(ranks[seen])), 'repeated ranks')}; {_FIX}")
+    return ranks
+
+
+def _check_rank_order(frame: pd.DataFrame, where: str) -> None:
+    """Ranks follow the scan's ranking: some ``score_*`` column (lower = more suspect)
+    never decreases from rank 1 on. Tables without score columns are not checked."""
+    import pandas as pd
+    columns = [c for c in frame.columns if str(c).startswith("score_")]
+    order = np.argsort(frame["rank"].to_numpy(), kind="stable")
+    worst: tuple[int, str, int] | None = None
+    for column in columns:
+        scores = pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=float)[order]
+        if np.isnan(scores).any():
+            continue
+        falls = np.flatnonzero(np.diff(scores) < 0)
+        if not len(falls):
+            return
+        if worst is None or len(falls) < worst[0]:
+            worst = (len(falls), str(column), int(falls[0]) + 1)
+    if worst is None:
+        return
+    _, column, at = worst
+    scores = pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=float)[order]
+    low, high = (f"{v:.6g}" for v in (scores[at], scores[at - 1]))
+    if low == high:  # too close for six digits
+        low, high = repr(float(scores[at])), repr(float(scores[at - 1]))
+    raise InvalidInputError(
+        f"{where}: column 'rank' does not follow the scan's ranking: no score column "
+        f"(lower = more suspect) grows with the rank; in the closest, {column!r}, rank "
+        f"{at + 1} at {_row(frame, int(order[at]))} scores {low}, below rank {at}'s {high}; "
+        f"{_FIX}")

@@ -8,15 +8,24 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from labelaudit.report._html import Html, cell, esc, fmt_count, fmt_num, fmt_share, table
+from labelaudit.report._html import (
+    Html,
+    bar_chart,
+    cell,
+    esc,
+    fact,
+    filters,
+    fmt_count,
+    fmt_num,
+    fmt_share,
+    issues_table,
+    table,
+)
 from labelaudit.report._load import TokenAudit
-from labelaudit.report._plots import bar_chart
+from labelaudit.tokens import spans_from_tags
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
-
-__all__ = ["mark_spans", "token_issue_section", "token_sentences_section",
-           "token_summary_section"]
 
 KIND_NOTES = {
     "wrong-type": "same span, another entity type",
@@ -32,8 +41,6 @@ _PALETTE = 8
 
 def token_summary_section(audit: TokenAudit) -> str:
     """Sentences, tokens, scheme, scorer and the sentences with issues."""
-    from labelaudit.report._sections import fact
-
     n_issue_sentences = int(audit.issues["id"].nunique()) if len(audit.issues) else 0
     facts = [fact("sentences", fmt_count(audit.n_sentences),
                   "" if audit.n_tokens is None else f"{fmt_count(audit.n_tokens)} tokens"),
@@ -66,8 +73,6 @@ def token_issue_section(audit: TokenAudit) -> str:
 
 
 def _types(records: Sequence[dict], scheme: str) -> dict[str, int]:
-    from labelaudit.tokens import spans_from_tags
-
     seen: Counter[str] = Counter()
     for record in records:
         for tags in (record["tags"], record.get("suggested_tags") or record["tags"]):
@@ -89,8 +94,6 @@ def mark_spans(tokens: Sequence[str], tags: Sequence[str], *, scheme: str,
     >>> html.endswith('<span class="tok">&lt;b&gt;</span>')
     True
     """
-    from labelaudit.tokens import spans_from_tags
-
     colours = colours or {}
     in_region = [any(a <= i < b for a, b in regions) for i in range(len(tokens))]
     if scheme == "plain":
@@ -160,27 +163,9 @@ def token_sentences_section(audit: TokenAudit, *, top: int) -> str:
             "first). Each sentence is shown twice: with the given tags and with the model's "
             "suggested tags; entities are coloured by type, issue regions are underlined or "
             "outlined in red.</p>"
-            + _filters("issue type", kinds_seen)
-            + _table(["rank", "id", "score", "issues", "sentence"],
-                     ["num", "text", "num", "text", ""], rows))
-
-
-def _filters(what: str, counts: Counter[str]) -> str:
-    options = "".join(f'<option value="{esc(k)}">{esc(k)} ({n:,})</option>'
-                      for k, n in sorted(counts.items()))
-    return ('<div class="filters" data-for="issues-table"><label>' + esc(what)
-            + f' <select id="class-filter"><option value="">all</option>{options}</select>'
-            '</label><label>search <input type="search" id="text-filter" '
-            'placeholder="token, id…"></label><span class="count muted"></span></div>')
-
-
-def _table(headers: list[str], kinds: list[str], rows: list[Html]) -> str:
-    heads = "".join(
-        (f'<th data-sort="{k}" title="click to sort"' + (' class="num"' if k == "num" else "")
-         + f">{esc(h)}</th>") if k else f"<th>{esc(h)}</th>"
-        for h, k in zip(headers, kinds, strict=True))
-    return (f'<table class="grid sortable" id="issues-table"><thead><tr>{heads}</tr></thead>'
-            f'<tbody>{"".join(rows)}</tbody></table>')
+            + filters("issue type", kinds_seen, every="all", placeholder="token, id…")
+            + issues_table(["rank", "id", "score", "issues", "sentence"],
+                           ["num", "text", "num", "text", ""], rows))
 
 
 def _issue_rows(issues: pd.DataFrame, *, top: int) -> str:
@@ -196,6 +181,7 @@ def _issue_rows(issues: pd.DataFrame, *, top: int) -> str:
                          + "</tr>"))
     counts = Counter(str(k) for k in shown["kind"])
     return (f'<p class="note">The {fmt_count(len(shown))} most suspect of '
-            f"{fmt_count(len(issues))} issues.</p>" + _filters("issue type", counts)
-            + _table(["rank", "id", "kind", "text", "given", "suggested", "score", "detail"],
+            f"{fmt_count(len(issues))} issues.</p>" + filters("issue type", counts, every="all",
+                                                         placeholder="token, id…")
+            + issues_table(["rank", "id", "kind", "text", "given", "suggested", "score", "detail"],
                      ["num", "text", "text", "text", "text", "text", "num", "text"], rows))

@@ -1,7 +1,8 @@
-"""The review web app: FastAPI with server-rendered pages, no build step.
+"""The review web app (FastAPI, server-rendered pages, no build step), the reviewers' links
+to it, and serving it.
 
-Security model (the checks themselves are in :mod:`labelaudit.review._security`)
-------------------------------------------------------------------------------
+Security model
+--------------
 * Every reviewer (and admin) has a personal link ``/login?token=...``; the token is 256
   random bits, stored only as a SHA-256 hash. Opening the link signs nobody in: it shows
   whose link it is and a button that POSTs the token (CSRF-checked like every form, with a
@@ -10,37 +11,265 @@ Security model (the checks themselves are in :mod:`labelaudit.review._security`)
   the token and redirects to a URL without it.
 * Every page needs a valid token (cookie, or ``Authorization: Bearer``); static files
   (CSS, JS) are the only exception.
-* Answer forms carry a CSRF token, an HMAC of the reviewer, the item and the reviewer's
-  token hash under the project's secret; a POST whose ``Origin`` is another site is
-  refused as well. A refused answer is echoed back shortened (80 characters at most).
+* Answer forms carry a CSRF token (:func:`csrf_token`), an HMAC of the reviewer, the form's
+  purpose (the item, ``logout``) and the reviewer's token hash under the project's secret;
+  :func:`csrf_ok`, the check of every POST, also refuses a request whose ``Origin`` is
+  another site. A refused answer is echoed back shortened (80 characters at most).
 * A reviewer answers only the item they were shown, once (a unique constraint).
 * Pages are Jinja2 templates with autoescaping, so dataset text containing HTML is shown
-  as text; a strict Content-Security-Policy forbids inline scripts on top of that.
+  as text; :data:`SECURITY_HEADERS` on every response add a strict Content-Security-Policy
+  (no inline scripts), no framing, no sniffing, no caching.
 * ``serve`` binds 127.0.0.1 unless told otherwise.
+
+Links (``review invite``)
+-------------------------
+An invite link is ``<base>/login?token=...``. Its base is, in this order:
+
+1. ``--base-url`` (the address reviewers use, e.g. ``https://review.example.org`` behind a
+   proxy);
+2. ``http://<host>:<--port>`` (the host of the last ``serve``, else 127.0.0.1);
+3. the address the project was last served on (``serve`` records it when it starts);
+4. the base of the previous invite;
+5. ``http://127.0.0.1:8000``, the address ``serve`` uses by default.
+
+The project keeps each reviewer's base. ``serve`` without ``--port`` runs on the port of
+those links (when they agree), and warns, naming the reviewers, when a link cannot reach
+the server it starts.
+
+Serving (``review serve``)
+--------------------------
+:func:`open_server` does everything that can fail in a way the user can fix before the
+server starts: it opens the project, builds the app, binds ``host:port`` (a port in use, a
+port that needs root, an unknown host or one that is not this machine's is one clear
+error), records the address for the invites made from now on, and lists what the user
+should know (:attr:`ReviewServer.notices`). :meth:`ReviewServer.run` then serves until
+interrupted.
 """
 
 # no `from __future__ import annotations`: FastAPI reads the routes' annotations at runtime
+import errno
+import hashlib
+import hmac
 import math
 import secrets
+import socket
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
-from labelaudit._errors import MissingExtraError
+from labelaudit._errors import InvalidParameterError, LabelAuditError, MissingExtraError
 from labelaudit.review._protocol import NONE_OF_THESE, UNSURE
-from labelaudit.review._queue import next_item, progress, record_answer
-from labelaudit.review._security import (
-    SECURITY_HEADERS,
-    csrf_ok,
-    csrf_token,
+from labelaudit.review._results import review_results
+from labelaudit.review._store import (
+    Reviewer,
+    ReviewStore,
+    as_store,
     hash_token,
-    login_csrf,
+    next_item,
+    progress,
+    record_answer,
 )
-from labelaudit.review._store import Reviewer, ReviewStore
-
-__all__ = ["COOKIE", "LOGIN_COOKIE", "create_app"]
 
 COOKIE = "labelaudit_review"
 LOGIN_COOKIE = "labelaudit_login"  # the sign-in form's nonce, bound to this browser
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
+_WILDCARD = ("0.0.0.0", "::", "")
+_LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+SECURITY_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+        "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "same-origin",
+    "Cache-Control": "no-store",
+}
+
+
+def csrf_token(secret: bytes, reviewer_pk: int, token_hash: str, purpose: str) -> str:
+    """The CSRF token of one form of a signed-in reviewer (``purpose``: the item or action).
+
+    Examples
+    --------
+    >>> a = csrf_token(b"k", 1, hash_token("t"), "answer:3")
+    >>> a == csrf_token(b"k", 1, hash_token("t"), "answer:4"), len(a)
+    (False, 64)
+    """
+    message = f"{purpose}:{reviewer_pk}:{token_hash}".encode()
+    return hmac.new(secret, message, hashlib.sha256).hexdigest()
+
+
+def login_csrf(secret: bytes, nonce: str, token_hash: str) -> str:
+    """The CSRF token of the sign-in form: ties the form to the browser's nonce cookie."""
+    return hmac.new(secret, f"login:{nonce}:{token_hash}".encode(), hashlib.sha256).hexdigest()
+
+
+def foreign_origin(headers: Mapping[str, str]) -> bool:
+    """Whether a request's ``Origin`` is another site than its ``Host`` (``null`` is).
+
+    Examples
+    --------
+    >>> foreign_origin({"origin": "http://evil.example", "host": "127.0.0.1:8000"})
+    True
+    >>> foreign_origin({"origin": "http://127.0.0.1:8000", "host": "127.0.0.1:8000"})
+    False
+    >>> foreign_origin({"host": "127.0.0.1:8000"})  # no Origin: the CSRF token decides
+    False
+    """
+    origin = headers.get("origin")
+    if not origin or origin == "null":
+        return origin == "null"
+    return origin.split("://", 1)[-1] != headers.get("host", "")
+
+
+def csrf_ok(headers: Mapping[str, str], given: str, expected: str) -> bool:
+    """The CSRF check of every POST: same site, and the form's token is the expected one.
+
+    The comparison takes constant time and accepts any submitted text (non-ASCII too).
+
+    Examples
+    --------
+    >>> csrf_ok({"host": "h"}, "abc", "abc"), csrf_ok({"host": "h"}, "é", "abc")
+    (True, False)
+    """
+    if foreign_origin(headers):
+        return False
+    return hmac.compare_digest(given.encode("utf-8"), expected.encode("utf-8"))
+
+
+def http_url(host: str, port: int) -> str:
+    """The address of a server bound to ``host:port`` (all addresses: 127.0.0.1).
+
+    Examples
+    --------
+    >>> http_url("0.0.0.0", 8765), http_url("::1", 80)
+    ('http://127.0.0.1:8765', 'http://[::1]:80')
+    """
+    shown = DEFAULT_HOST if host in _WILDCARD else host
+    if ":" in shown:
+        shown = f"[{shown}]"
+    return f"http://{shown}:{port}"
+
+
+def _check_base(base_url: str) -> str:
+    parts = urlsplit(base_url.strip())
+    try:
+        parts.port  # noqa: B018 - raises on a port that is not a number in range
+    except ValueError:
+        parts = parts._replace(netloc="")
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.query:
+        raise InvalidParameterError(
+            f"--base-url {base_url!r} is not an address like http://127.0.0.1:8000 or "
+            "https://review.example.org", param="base_url"
+        )
+    return base_url.strip().rstrip("/")
+
+
+def invite_base(store: ReviewStore, *, base_url: str | None = None,
+                port: int | None = None) -> str:
+    """The base of a new invite link (see the module notes for the order)."""
+    if base_url is not None:
+        return _check_base(base_url)
+    served = store.setting("served_at")
+    if port is not None:
+        host = served["host"] if served and served["host"] not in _WILDCARD else DEFAULT_HOST
+        return http_url(host, port)
+    if served:
+        return http_url(served["host"], int(served["port"]))
+    links = store.setting("invite_links", {})
+    if links:
+        return str(list(links.values())[-1])
+    return http_url(DEFAULT_HOST, DEFAULT_PORT)
+
+
+def _address(url: str) -> tuple[str, int] | None:
+    """Host and port of a plain ``http`` link; None where a proxy may be in between."""
+    parts = urlsplit(url)
+    if parts.scheme != "http" or not parts.hostname:
+        return None
+    try:
+        return parts.hostname, parts.port or 80
+    except ValueError:
+        return None
+
+
+def serve_port(store: ReviewStore) -> int:
+    """The port ``serve`` uses without ``--port``: that of the invite links when they all
+    agree, else 8000."""
+    links = store.setting("invite_links", {})
+    ports = {address[1] for address in map(_address, links.values()) if address is not None}
+    return ports.pop() if len(ports) == 1 else DEFAULT_PORT
+
+
+def unreachable_links(store: ReviewStore, host: str, port: int) -> dict[str, list[str]]:
+    """Invite links (base -> reviewer names) that cannot reach a server on ``host:port``:
+    another port, or a loopback address while the server binds another one (or the
+    reverse). ``https`` links are left out: a proxy may forward them anywhere."""
+    found: dict[str, list[str]] = {}
+    for name, base in store.setting("invite_links", {}).items():
+        address = _address(base)
+        if address is None:
+            continue
+        link_host, link_port = address
+        wrong_host = host not in _WILDCARD and (link_host in _LOOPBACK) != (host in _LOOPBACK)
+        if link_port != port or wrong_host:
+            found.setdefault(base, []).append(name)
+    return found
+
+
+@dataclass(frozen=True)
+class Invitation:
+    """A reviewer's personal link: shown once, since only the token's hash is stored."""
+
+    reviewer: Reviewer
+    token: str
+    base: str
+
+    @property
+    def url(self) -> str:
+        """The link to send the reviewer: ``<base>/login?token=...``."""
+        return f"{self.base}/login?token={self.token}"
+
+
+def invite_reviewer(db: ReviewStore | str | Path, name: str, *, admin: bool = False,
+                    new_token: bool = False, base_url: str | None = None,
+                    port: int | None = None) -> Invitation:
+    """Add a reviewer (or an admin) to a project and make their personal link.
+
+    Parameters
+    ----------
+    db : ReviewStore or path
+        The project.
+    name : str
+        The reviewer's name, unique in the project.
+    admin : bool, default=False
+        An admin sees ``/admin`` and reviews nothing.
+    new_token : bool, default=False
+        Give an existing reviewer a new link (the old one stops working).
+    base_url, port : optional
+        Where the link points (see the module notes for the default).
+
+    Returns
+    -------
+    Invitation
+    """
+    store = as_store(db)
+    base = invite_base(store, base_url=base_url, port=port)
+    reviewer, token = store.add_reviewer(name, role="admin" if admin else "reviewer",
+                                         new_token=new_token)
+    links = dict(store.setting("invite_links", {}))  # each reviewer's base, the latest last
+    links.pop(reviewer.name, None)
+    links[reviewer.name] = base
+    store.set_setting("invite_links", links)
+    return Invitation(reviewer=reviewer, token=token, base=base)
+
+
 _HERE = Path(__file__).parent
 _STATE_TEXTS = {
     "done": "There is nothing left for you to review. Thank you!",
@@ -268,8 +497,6 @@ def _review_routes(app: Any, pages: _Pages, fastapi: Any) -> None:
             return pages.unauthorised()
         if reviewer.role != "admin":
             return pages.message("Admins only", "This page is for the project's admin.", 403)
-        from labelaudit.review._results import review_results
-
         results = review_results(store)
         done = progress(store)
         return pages.page(
@@ -296,3 +523,139 @@ def _fmt(value: Any, digits: int = 2) -> str:
             return ""
         return f"{value:.{digits}f}"
     return str(value)
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port``, or a one-line error saying what to do."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+    except (OSError, UnicodeError) as exc:
+        raise InvalidParameterError(
+            f"cannot serve on {host}:{port}: the host {host!r} is unknown "
+            f"({getattr(exc, 'strerror', None) or exc}); use --host 127.0.0.1 (this machine) "
+            "or 0.0.0.0 (every address)") from None
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError as exc:
+        sock.close()
+        reasons: dict[int | None, str] = {
+            errno.EADDRINUSE: f"port {port} is already in use (another server, or this "
+                              "project served already?); stop that one or choose another "
+                              "--port",
+            errno.EACCES: f"no permission to use port {port} (ports below 1024 need root); "
+                          "choose another --port, e.g. 8000",
+            errno.EADDRNOTAVAIL: f"{host} is not an address of this machine; use --host "
+                                 "127.0.0.1 (this machine) or 0.0.0.0 (every address)",
+        }
+        raise InvalidParameterError(
+            f"cannot serve on {host}:{port}: {reasons.get(exc.errno, exc.strerror or str(exc))}"
+        ) from None
+    return sock
+
+
+@dataclass
+class ReviewServer:
+    """A review app bound to its address, ready to :meth:`run`.
+
+    Attributes
+    ----------
+    store : ReviewStore
+    host, port : str, int
+        The bound address.
+    notices : list of str
+        What the user should know before reviewers come: the app is reachable beyond this
+        machine, or invite links point to another address (naming the reviewers and the
+        fix).
+    """
+
+    store: ReviewStore
+    host: str
+    port: int
+    app: Any = field(repr=False)
+    sock: socket.socket = field(repr=False)
+    notices: list[str] = field(default_factory=list)
+
+    @property
+    def url(self) -> str:
+        """The address to open (``http://127.0.0.1:PORT`` for a server on every address)."""
+        return http_url(self.host, self.port)
+
+    def run(self) -> None:
+        """Serve until interrupted (Ctrl-C); the socket is closed afterwards."""
+        import uvicorn
+
+        server = uvicorn.Server(uvicorn.Config(self.app, host=self.host, port=self.port,
+                                               log_level="warning", access_log=False))
+        try:
+            server.run(sockets=[self.sock])
+        except SystemExit:  # uvicorn exits on a failed startup; say it in one line below
+            pass
+        finally:
+            self.sock.close()
+        if not server.started:
+            raise LabelAuditError(f"the review server did not start on {self.url} (see the "
+                                  "messages above)")
+
+
+def _notices(store: ReviewStore, host: str, port: int) -> list[str]:
+    notices = []
+    if host not in _LOOPBACK:
+        notices.append(f"binding {host} exposes the app beyond this machine; use HTTPS in "
+                       "front of it")
+    url = http_url(host, port)
+    for base, names in unreachable_links(store, host, port).items():
+        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        there = urlsplit(base)
+        notices.append(
+            f"the invite links of {shown} point to {base}, which does not reach this server "
+            f"({url}); serve with --host {there.hostname} --port {there.port or 80} instead, "
+            f"or give them new links: labelaudit review invite --db {store.path} --name NAME "
+            f"--new-token --port {port}")
+    return notices
+
+
+def open_server(db: ReviewStore | str | Path, *, host: str = DEFAULT_HOST,
+                port: int | None = None) -> ReviewServer:
+    """Build a project's web app and bind it to ``host:port``, ready to run.
+
+    Parameters
+    ----------
+    db : ReviewStore or path
+        The project.
+    host : str, default="127.0.0.1"
+        The address to bind; ``0.0.0.0`` exposes the app to the network (put HTTPS in
+        front of it).
+    port : int, optional
+        Default: the port of the project's invite links when they agree, else 8000.
+
+    Returns
+    -------
+    ReviewServer
+        Bound, with the address recorded for new invites; call :meth:`ReviewServer.run`.
+    """
+    try:
+        import uvicorn  # noqa: F401 - checked before anything is bound
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise MissingExtraError("uvicorn", "review") from None
+    store = as_store(db)
+    port = port if port is not None else serve_port(store)
+    app = create_app(store)
+    sock = _bind(host, port)
+    store.set_setting("served_at", {"host": host, "port": int(port)})  # for the next invites
+    return ReviewServer(store=store, host=host, port=port, app=app, sock=sock,
+                        notices=_notices(store, host, port))
+
+
+def serve(db: ReviewStore | str | Path, *, host: str = DEFAULT_HOST,
+          port: int | None = None) -> None:
+    """Serve a review project until interrupted (:func:`open_server`, then run it).
+
+    The server's notices come as :class:`UserWarning`.
+    """
+    server = open_server(db, host=host, port=port)
+    for notice in server.notices:
+        warnings.warn(notice, UserWarning, stacklevel=2)
+    server.run()

@@ -34,9 +34,6 @@ from labelaudit.review._store import ReviewStore
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["init_review"]
-
-
 def _table(value: pd.DataFrame | str | Path) -> pd.DataFrame:
     import pandas as pd
     return value if isinstance(value, pd.DataFrame) else read_table(value)
@@ -209,6 +206,7 @@ def init_review(
     Examples
     --------
     >>> import tempfile, pathlib
+    >>> import pandas as pd
     >>> scan = pd.DataFrame({"id": range(8), "text": [f"t{i}" for i in range(8)],
     ...                      "label": ["a", "b"] * 4, "rank": range(1, 9),
     ...                      "flagged": [True] * 3 + [False] * 5})

@@ -35,21 +35,6 @@ from labelaudit._errors import InvalidInputError, InvalidParameterError, format_
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = [
-    "CORRECTABLE",
-    "NON_AGREEMENT",
-    "NON_ERROR",
-    "NONE_OF_THESE",
-    "PENDING",
-    "UNSURE",
-    "VERDICTS",
-    "ItemVerdict",
-    "ProjectConfig",
-    "check_majority",
-    "classify_votes",
-    "verdicts_from_annotations",
-]
-
 CORRECTABLE: Final = "Correctable"
 NON_AGREEMENT: Final = "Non-Agreement"
 NON_ERROR: Final = "Non-Error"
@@ -261,6 +246,7 @@ def verdicts_from_annotations(
 
     Examples
     --------
+    >>> import pandas as pd
     >>> votes = pd.DataFrame({"item_id": [1, 1, 1, 2, 2, 2],
     ...                       "annotator_id": ["a", "b", "c", "a", "b", "c"],
     ...                       "label": ["x", "x", "y", "y", "y", "y"]})

@@ -1,10 +1,27 @@
-"""The review project: one SQLite file in WAL mode holding items, reviewers and answers.
+"""The review project: one SQLite file in WAL mode holding items, reviewers and answers, and
+the protocol's bookkeeping over it (who sees what next, recording answers).
 
-Every answer is its own committed transaction (``synchronous=FULL``), so a server killed
-at any moment loses nothing it has acknowledged. Reviewer tokens are stored only as
-SHA-256 hashes; the per-project secret signs the CSRF tokens of answer forms (see
-:mod:`labelaudit.review._security`). The project's settings are a
-:class:`~labelaudit.review._protocol.ProjectConfig`.
+Every answer is its own committed transaction (``synchronous=FULL``), so a server killed at
+any moment loses nothing it has acknowledged. Reviewer tokens are stored only as SHA-256
+hashes (:func:`hash_token`); the per-project secret signs the CSRF tokens of answer forms.
+The project's settings are a :class:`~labelaudit.review._protocol.ProjectConfig`.
+
+The queue:
+
+* A new reviewer first answers the qualification items (known answers) in order; when all
+  are answered they become ``active`` if their share of correct answers reaches the
+  pass mark, ``failed`` otherwise.
+* An active reviewer gets the most suspect review item that they have not answered and
+  that still needs votes: ``n_reviewers`` distinct reviewers per item, counting answers
+  not excluded plus items currently shown to other reviewers (a lease of
+  ``lease_seconds``, so that no item is handed to more reviewers than it needs).
+* After every ``sentinel_every`` review answers, the next sentinel (known answer) comes
+  instead. Once a reviewer has answered ``min_sentinels`` sentinels, a sentinel accuracy
+  below ``sentinel_threshold`` suspends them: their answers stay in the database, marked
+  ``excluded``, and their items go back into the queue. ``unsure`` on a sentinel counts
+  as wrong.
+* A reviewer answers an item at most once (a unique constraint), and only an item they
+  were shown.
 """
 
 from __future__ import annotations
@@ -16,23 +33,20 @@ import secrets
 import sqlite3
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
+from labelaudit.io import check_replaceable, record_output
 from labelaudit.review._protocol import ProjectConfig
-from labelaudit.review._security import hash_token
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
-
-__all__ = ["Reviewer", "ReviewStore", "as_store"]
 
 SCHEMA_VERSION = 1
 ItemKind = Literal["review", "sentinel", "qualification"]
-ReviewerStatus = Literal["qualifying", "active", "failed", "suspended"]
 
 _SCHEMA = """
 CREATE TABLE project (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -87,6 +101,18 @@ CREATE TABLE views (
 """
 
 
+
+def hash_token(token: str) -> str:
+    """SHA-256 of a reviewer token (tokens are 256-bit random, so no slow hash is needed).
+
+    Examples
+    --------
+    >>> hash_token("abc")[:12]
+    'ba7816bf8f01'
+    """
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
 @dataclass(frozen=True)
 class Reviewer:
     """A person with a token: a reviewer or an admin."""
@@ -102,7 +128,7 @@ class ReviewStore:
     """Access to a review project's SQLite file.
 
     Open connections with :meth:`connect` (one per thread or request); the queue and the
-    answer logic live in :mod:`labelaudit.review._queue`.
+    answers are the functions below the class (:func:`next_item`, :func:`record_answer`).
     """
 
     def __init__(self, path: str | Path) -> None:
@@ -117,8 +143,6 @@ class ReviewStore:
         existing file is replaced only when labelaudit wrote it and ``overwrite`` is given
         (a file labelaudit did not write never is: :func:`labelaudit.io.check_replaceable`).
         """
-        from labelaudit.io import check_replaceable, record_output
-
         target = Path(path)
         tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
         try:
@@ -225,12 +249,13 @@ class ReviewStore:
             if own:
                 conn.close()
 
+    def _row(self, sql: str, params: tuple[Any, ...]) -> sqlite3.Row | None:
+        """The first row of one query, on a connection of its own."""
+        with closing(self.connect()) as conn:
+            return conn.execute(sql, params).fetchone()
+
     def _meta(self, key: str) -> Any:
-        conn = self.connect()
-        try:
-            row = conn.execute("SELECT value FROM project WHERE key = ?", (key,)).fetchone()
-        finally:
-            conn.close()
+        row = self._row("SELECT value FROM project WHERE key = ?", (key,))
         if row is None:
             raise sqlite3.DatabaseError(f"the project table has no {key!r}")
         return json.loads(row["value"])
@@ -323,33 +348,19 @@ class ReviewStore:
 
     def reviewer(self, reviewer_pk: int) -> Reviewer | None:
         """The reviewer with this id, or None."""
-        conn = self.connect()
-        try:
-            row = conn.execute("SELECT * FROM reviewers WHERE reviewer_pk = ?",
-                               (reviewer_pk,)).fetchone()
-        finally:
-            conn.close()
-        return _reviewer(row)
+        return _reviewer(self._row("SELECT * FROM reviewers WHERE reviewer_pk = ?",
+                                   (reviewer_pk,)))
 
     def reviewer_by_token(self, token: str | None) -> Reviewer | None:
         """The reviewer holding this token, or None for a missing or unknown token."""
         if not token or len(token) > 200:
             return None
-        conn = self.connect()
-        try:
-            row = conn.execute("SELECT * FROM reviewers WHERE token_hash = ?",
-                               (hash_token(token),)).fetchone()
-        finally:
-            conn.close()
-        return _reviewer(row)
+        return _reviewer(self._row("SELECT * FROM reviewers WHERE token_hash = ?",
+                                   (hash_token(token),)))
 
     def _n_items(self, kind: ItemKind) -> int:
-        conn = self.connect()
-        try:
-            return int(conn.execute("SELECT COUNT(*) FROM items WHERE kind = ?",
-                                    (kind,)).fetchone()[0])
-        finally:
-            conn.close()
+        row = self._row("SELECT COUNT(*) FROM items WHERE kind = ?", (kind,))
+        return int(row[0]) if row is not None else 0
 
     # -- tables for results -------------------------------------------------------------
     def item_counts(self) -> dict[str, int]:
@@ -388,13 +399,10 @@ class ReviewStore:
 
     def _frame(self, sql: str) -> pd.DataFrame:
         import pandas as pd
-        conn = self.connect()
-        try:
+        with closing(self.connect()) as conn:
             cursor = conn.execute(sql)
             names = [d[0] for d in cursor.description]
             return pd.DataFrame([tuple(r) for r in cursor.fetchall()], columns=names)
-        finally:
-            conn.close()
 
 
 def _reviewer(row: sqlite3.Row | None) -> Reviewer | None:
@@ -407,3 +415,267 @@ def _reviewer(row: sqlite3.Row | None) -> Reviewer | None:
 def as_store(db: ReviewStore | str | Path) -> ReviewStore:
     """``db`` itself when it is a :class:`ReviewStore`, else the project file opened."""
     return db if isinstance(db, ReviewStore) else ReviewStore.open(db)
+
+
+AnswerStatus = Literal["recorded", "duplicate", "item_full", "not_shown", "invalid_answer",
+                       "not_allowed", "unknown_item"]
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """The item a reviewer should answer now (or why there is none).
+
+    ``state`` is ``"item"`` (``item`` is set), ``"done"`` (nothing left), ``"waiting"``
+    (the remaining items are shown to other reviewers right now), ``"failed"`` or
+    ``"suspended"``.
+    """
+
+    state: Literal["item", "done", "waiting", "failed", "suspended", "admin"]
+    item: sqlite3.Row | None = None
+    qualification_index: int = 0
+    qualification_total: int = 0
+
+
+@dataclass(frozen=True)
+class AnswerOutcome:
+    """What happened to a submitted answer, and the reviewer's status afterwards."""
+
+    status: AnswerStatus
+    reviewer_status: str
+    message: str = ""
+
+    @property
+    def recorded(self) -> bool:
+        return self.status == "recorded"
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Counts for the progress bar of a reviewer and of the project."""
+
+    n_items: int
+    n_complete: int
+    n_answers: int
+    n_needed: int
+    reviewer_answers: int
+
+    @property
+    def share_complete(self) -> float:
+        return self.n_answers / self.n_needed if self.n_needed else 1.0
+
+
+_OPEN_ITEMS = """
+SELECT i.* FROM items i
+WHERE i.kind = 'review'
+  AND NOT EXISTS (SELECT 1 FROM answers a WHERE a.item_pk = i.item_pk AND a.reviewer_pk = :me)
+  AND (SELECT COUNT(*) FROM answers a WHERE a.item_pk = i.item_pk AND a.excluded = 0)
+    + (SELECT COUNT(*) FROM views v JOIN reviewers r ON r.reviewer_pk = v.reviewer_pk
+       WHERE v.item_pk = i.item_pk AND v.reviewer_pk != :me AND v.shown_at > :since
+         AND r.status = 'active'
+         AND NOT EXISTS (SELECT 1 FROM answers a2
+                         WHERE a2.item_pk = v.item_pk AND a2.reviewer_pk = v.reviewer_pk))
+    < :need
+ORDER BY i.position
+LIMIT 1
+"""
+
+_STILL_NEEDED = """
+SELECT (SELECT COUNT(*) FROM answers a WHERE a.item_pk = :item AND a.excluded = 0) < :need
+"""
+
+
+def _show(conn: sqlite3.Connection, item: sqlite3.Row, reviewer_pk: int, now: float,
+          lease: float) -> None:
+    conn.execute("INSERT OR IGNORE INTO views (item_pk, reviewer_pk, shown_at) VALUES (?, ?, ?)",
+                 (item["item_pk"], reviewer_pk, now))
+    conn.execute("UPDATE views SET shown_at = ? WHERE item_pk = ? AND reviewer_pk = ? "
+                 "AND shown_at <= ?", (now, item["item_pk"], reviewer_pk, now - lease))
+
+
+def next_item(store: ReviewStore, reviewer_pk: int, *, now: float | None = None,
+              conn: sqlite3.Connection | None = None) -> Assignment:
+    """Choose the item to show a reviewer now and record that it was shown."""
+    config = store.config
+    now = time.time() if now is None else now
+    # what is on screen is bookkeeping, not data: no fsync needed (see ReviewStore.transaction)
+    with store.transaction(conn, durable=False) as db:
+        me = db.execute("SELECT * FROM reviewers WHERE reviewer_pk = ?", (reviewer_pk,)).fetchone()
+        if me is None or me["role"] == "admin":
+            return Assignment(state="admin")
+        if me["status"] in ("failed", "suspended"):
+            return Assignment(state=me["status"])
+        if me["status"] == "qualifying":
+            quals = db.execute("SELECT * FROM items WHERE kind = 'qualification' "
+                               "ORDER BY position").fetchall()
+            done = {r[0] for r in db.execute(
+                "SELECT item_pk FROM answers WHERE reviewer_pk = ?", (reviewer_pk,))}
+            for index, item in enumerate(quals):
+                if item["item_pk"] not in done:
+                    _show(db, item, reviewer_pk, now, config.lease_seconds)
+                    return Assignment(state="item", item=item, qualification_index=index + 1,
+                                      qualification_total=len(quals))
+            status = _grade_qualification(db, store, reviewer_pk, now)
+            if status != "active":
+                return Assignment(state="failed")
+        # an item already on screen comes back on reload, while it still needs votes
+        pending = db.execute(
+            "SELECT i.* FROM views v JOIN items i USING (item_pk) WHERE v.reviewer_pk = ? "
+            "AND i.kind IN ('review', 'sentinel') AND NOT EXISTS (SELECT 1 FROM answers a "
+            "WHERE a.item_pk = v.item_pk AND a.reviewer_pk = v.reviewer_pk) "
+            "ORDER BY v.shown_at, i.position", (reviewer_pk,)).fetchall()
+        for item in pending:
+            if item["kind"] == "sentinel" or db.execute(
+                    _STILL_NEEDED, {"item": item["item_pk"], "need": config.n_reviewers}
+            ).fetchone()[0]:
+                _show(db, item, reviewer_pk, now, config.lease_seconds)
+                return Assignment(state="item", item=item)
+        item = db.execute(_OPEN_ITEMS, {"me": reviewer_pk, "since": now - config.lease_seconds,
+                                        "need": config.n_reviewers}).fetchone()
+        if item is None:
+            waiting = db.execute(
+                "SELECT 1 FROM items i WHERE i.kind = 'review' AND NOT EXISTS (SELECT 1 FROM "
+                "answers a WHERE a.item_pk = i.item_pk AND a.reviewer_pk = :me) AND (SELECT "
+                "COUNT(*) FROM answers a WHERE a.item_pk = i.item_pk AND a.excluded = 0) < :need "
+                "LIMIT 1", {"me": reviewer_pk, "need": config.n_reviewers}).fetchone()
+            return Assignment(state="waiting" if waiting else "done")
+        sentinel = _due_sentinel(db, reviewer_pk, config.sentinel_every)
+        chosen = sentinel if sentinel is not None else item
+        _show(db, chosen, reviewer_pk, now, config.lease_seconds)
+        return Assignment(state="item", item=chosen)
+
+
+def _due_sentinel(db: sqlite3.Connection, reviewer_pk: int, every: int) -> sqlite3.Row | None:
+    counts = dict(db.execute(
+        "SELECT i.kind, COUNT(*) FROM answers a JOIN items i USING (item_pk) "
+        "WHERE a.reviewer_pk = ? GROUP BY i.kind", (reviewer_pk,)).fetchall())
+    if counts.get("review", 0) < (counts.get("sentinel", 0) + 1) * every:
+        return None
+    return db.execute(
+        "SELECT i.* FROM items i WHERE i.kind = 'sentinel' AND NOT EXISTS (SELECT 1 FROM answers "
+        "a WHERE a.item_pk = i.item_pk AND a.reviewer_pk = ?) ORDER BY i.position LIMIT 1",
+        (reviewer_pk,)).fetchone()
+
+
+def _grade_qualification(db: sqlite3.Connection, store: ReviewStore, reviewer_pk: int,
+                         now: float) -> str:
+    rows = db.execute(
+        "SELECT a.answer = i.known_label FROM items i LEFT JOIN answers a ON "
+        "a.item_pk = i.item_pk AND a.reviewer_pk = ? WHERE i.kind = 'qualification'",
+        (reviewer_pk,)).fetchall()
+    if any(r[0] is None for r in rows):
+        return "qualifying"
+    score = sum(r[0] for r in rows) / len(rows) if rows else 1.0
+    passed = score >= store.config.pass_mark - 1e-12
+    status = "active" if passed else "failed"
+    db.execute("UPDATE reviewers SET status = ?, status_reason = ?, status_at = ? "
+               "WHERE reviewer_pk = ?",
+               (status, f"qualification {score:.0%} (pass mark {store.config.pass_mark:.0%})",
+                now, reviewer_pk))
+    return status
+
+
+def _check_sentinels(db: sqlite3.Connection, store: ReviewStore, reviewer_pk: int,
+                     now: float) -> str:
+    config = store.config
+    rows = db.execute(
+        "SELECT a.answer = i.known_label FROM answers a JOIN items i USING (item_pk) "
+        "WHERE a.reviewer_pk = ? AND i.kind = 'sentinel'", (reviewer_pk,)).fetchall()
+    if len(rows) < config.min_sentinels:
+        return "active"
+    accuracy = sum(r[0] for r in rows) / len(rows)
+    if accuracy >= config.sentinel_threshold - 1e-12:
+        return "active"
+    reason = (f"sentinel accuracy {accuracy:.0%} over {len(rows)} sentinels is below "
+              f"{config.sentinel_threshold:.0%}")
+    db.execute("UPDATE reviewers SET status = 'suspended', status_reason = ?, status_at = ? "
+               "WHERE reviewer_pk = ?", (reason, now, reviewer_pk))
+    db.execute("UPDATE answers SET excluded = 1, exclusion_reason = 'reviewer suspended' "
+               "WHERE reviewer_pk = ?", (reviewer_pk,))
+    db.execute("DELETE FROM views WHERE reviewer_pk = ?", (reviewer_pk,))
+    return "suspended"
+
+
+def _shorten(text: str, limit: int = 80) -> str:
+    """At most ``limit`` characters of ``text`` (an answer echoed in a message).
+
+    Examples
+    --------
+    >>> _shorten("x" * 100, 5)
+    'xxxx…'
+    """
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def record_answer(store: ReviewStore, reviewer_pk: int, item_pk: int, answer: str, *,
+                  source: Literal["web", "import"] = "web", now: float | None = None,
+                  shown_at: float | None = None, seconds: float | None = None,
+                  conn: sqlite3.Connection | None = None) -> AnswerOutcome:
+    """Record one answer in its own committed transaction.
+
+    Web answers must be for an item the reviewer was shown and allowed to answer;
+    imported answers (``source="import"``) skip that check. Either way an item gets at
+    most ``n_reviewers`` counted answers and a reviewer answers it at most once.
+    """
+    config = store.config
+    now = time.time() if now is None else now
+    with store.transaction(conn) as db:
+        me = db.execute("SELECT * FROM reviewers WHERE reviewer_pk = ?", (reviewer_pk,)).fetchone()
+        item = db.execute("SELECT * FROM items WHERE item_pk = ?", (item_pk,)).fetchone()
+        if me is None or me["role"] != "reviewer":
+            return AnswerOutcome("not_allowed", "unknown", "only reviewers answer items")
+        status = me["status"]
+        if item is None:
+            return AnswerOutcome("unknown_item", status, "no such item")
+        if answer not in config.options:
+            return AnswerOutcome("invalid_answer", status,
+                                 f"{_shorten(answer)!r} is not an answer option")
+        if db.execute("SELECT 1 FROM answers WHERE item_pk = ? AND reviewer_pk = ?",
+                      (item_pk, reviewer_pk)).fetchone():
+            return AnswerOutcome("duplicate", status, "you have already answered this item")
+        expected = {"qualifying": ("qualification",), "active": ("review", "sentinel")}
+        if source == "web" and item["kind"] not in expected.get(status, ()):
+            return AnswerOutcome("not_allowed", status, f"a {status} reviewer cannot answer "
+                                 f"a {item['kind']} item")
+        view = db.execute("SELECT shown_at FROM views WHERE item_pk = ? AND reviewer_pk = ?",
+                          (item_pk, reviewer_pk)).fetchone()
+        if source == "web" and view is None:
+            return AnswerOutcome("not_shown", status, "this item was not shown to you")
+        if item["kind"] == "review" and not db.execute(
+                _STILL_NEEDED, {"item": item_pk, "need": config.n_reviewers}).fetchone()[0]:
+            db.execute("DELETE FROM views WHERE item_pk = ? AND reviewer_pk = ?",
+                       (item_pk, reviewer_pk))
+            return AnswerOutcome("item_full", status, "other reviewers completed this item "
+                                 "meanwhile; here is the next one")
+        if shown_at is None and view is not None:
+            shown_at = float(view["shown_at"])
+        if seconds is None and shown_at is not None:
+            seconds = max(now - shown_at, 0.0)
+        excluded = 1 if status == "suspended" else 0
+        db.execute(
+            "INSERT INTO answers (item_pk, reviewer_pk, answer, shown_at, answered_at, seconds, "
+            "source, excluded, exclusion_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (item_pk, reviewer_pk, answer, shown_at, now, seconds, source, excluded,
+             "reviewer suspended" if excluded else None))
+        db.execute("DELETE FROM views WHERE item_pk = ? AND reviewer_pk = ?",
+                   (item_pk, reviewer_pk))
+        if item["kind"] == "qualification" and status == "qualifying":
+            status = _grade_qualification(db, store, reviewer_pk, now)
+        elif item["kind"] == "sentinel" and status == "active":
+            status = _check_sentinels(db, store, reviewer_pk, now)
+    return AnswerOutcome("recorded", status)
+
+
+def progress(store: ReviewStore, reviewer_pk: int | None = None) -> Progress:
+    """Project progress (answers counted toward ``n_reviewers`` per review item)."""
+    need = store.config.n_reviewers
+    with closing(store.connect()) as conn:
+        per_item = [r[0] for r in conn.execute(
+            "SELECT (SELECT COUNT(*) FROM answers a WHERE a.item_pk = i.item_pk "
+            "AND a.excluded = 0) FROM items i WHERE i.kind = 'review'")]
+        mine = 0
+        if reviewer_pk is not None:
+            mine = conn.execute("SELECT COUNT(*) FROM answers WHERE reviewer_pk = ?",
+                                (reviewer_pk,)).fetchone()[0]
+    return Progress(n_items=len(per_item), n_complete=sum(c >= need for c in per_item),
+                    n_answers=sum(min(c, need) for c in per_item), n_needed=need * len(per_item),
+                    reviewer_answers=int(mine))

@@ -1,63 +1,44 @@
 """Audits: read data, score it out of sample with :mod:`labelaudit.models`, rank it with
 :mod:`labelaudit.detect` and return one result.
 
-:func:`scan` audits a text classification table, :func:`scan_tokens` a token-tagged
-dataset (NER, POS); both are orchestration only.
+:func:`scan` audits a text classification table (in memory, or streamed with ``out``),
+:func:`scan_tokens` a token-tagged dataset (NER, POS). The other names imported here are
+for the command line and the other packages.
 """
 
-from labelaudit.scanning._label_set_result import LabelSetScanResult, output_frame
-from labelaudit.scanning._label_sets import label_set_scores, scan_label_sets
-from labelaudit.scanning._plan import ScanPlan, plan_scan
-from labelaudit.scanning._presets import (
-    PRESET_FINETUNE,
-    PRESETS,
-    SlowPresetWarning,
-    preset_members,
-    preset_settings,
+from labelaudit.scanning._label_sets import LABEL_SET_METHODS as LABEL_SET_METHODS
+from labelaudit.scanning._label_sets import label_set_scores
+from labelaudit.scanning._label_sets import scan_label_sets as scan_label_sets
+from labelaudit.scanning._options import PRESET_FINETUNE, ScanOptions, SlowPresetWarning
+from labelaudit.scanning._options import PRESETS as PRESETS
+from labelaudit.scanning._options import preset_members as preset_members
+from labelaudit.scanning._options import streams as streams
+from labelaudit.scanning._results import (
+    ChanceLevelWarning,
+    LabelSetScanResult,
+    ScanResult,
+    StreamScanResult,
 )
-from labelaudit.scanning._scan_stream import scan_stream
-from labelaudit.scanning._streamed import HASHING_THRESHOLD, StreamScanResult
-from labelaudit.scanning._summary import ScanFacts, format_scan_summary
-from labelaudit.scanning._text import ChanceLevelWarning, ScanResult, check_flagging, scan
-from labelaudit.scanning._text_result import chance_note
-from labelaudit.scanning._token_output import (
-    describe_token_scan,
-    evaluate_token_scan,
-    make_token_scorers,
-    token_output_format,
-    write_token_scan,
-)
-from labelaudit.scanning._token_result import TokenScanResult
-from labelaudit.scanning._tokens import scan_tokens
+from labelaudit.scanning._results import result_table as result_table
+from labelaudit.scanning._scan import run_scan as run_scan
+from labelaudit.scanning._scan import scan
+from labelaudit.scanning._tokens import TokenScanResult, scan_tokens
+from labelaudit.scanning._tokens import describe_token_scan as describe_token_scan
+from labelaudit.scanning._tokens import evaluate_token_scan as evaluate_token_scan
+from labelaudit.scanning._tokens import make_token_scorers as make_token_scorers
+from labelaudit.scanning._tokens import token_output_format as token_output_format
+from labelaudit.scanning._tokens import write_token_scan as write_token_scan
 
 __all__ = [
     "ChanceLevelWarning",
-    "HASHING_THRESHOLD",
     "LabelSetScanResult",
-    "PRESETS",
     "PRESET_FINETUNE",
-    "ScanFacts",
-    "ScanPlan",
+    "ScanOptions",
     "ScanResult",
     "SlowPresetWarning",
     "StreamScanResult",
     "TokenScanResult",
-    "chance_note",
-    "check_flagging",
-    "describe_token_scan",
-    "evaluate_token_scan",
-    "format_scan_summary",
     "label_set_scores",
-    "make_token_scorers",
-    "output_frame",
-    "plan_scan",
-    "preset_members",
-    "preset_settings",
     "scan",
-    "scan_label_sets",
-    "scan_stream",
     "scan_tokens",
-    "token_output_format",
-    "write_token_scan",
 ]
-

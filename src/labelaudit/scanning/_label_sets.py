@@ -1,4 +1,4 @@
-"""``scan`` of multi-label data: every member cross-fitted one-vs-rest on folds stratified by
+"""The scan of multi-label data: every member cross-fitted one-vs-rest on folds stratified by
 label sets, the items ranked by how likely their given label set is, and the classes that
 look missing or wrong named."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -14,29 +14,63 @@ import numpy as np
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit._validation import check_choice, check_int
-from labelaudit.registry import LABEL_SET_METHODS, LABEL_SET_SCORERS
-from labelaudit.scanning._label_set_result import LabelSetScanResult
-from labelaudit.scanning._options import check_flagging
+from labelaudit.io import (
+    TextDataset,
+    check_label_set_classes,
+    pred_probs_by_id,
+    prepare_text_dataset,
+    read_label_sets,
+    read_pred_probs,
+    require_columns,
+)
+from labelaudit.models import (
+    OneVsRestScorer,
+    Scorer,
+    crossfit_pred_probs,
+    default_progress,
+    label_set_folds,
+    make_scorer,
+)
+from labelaudit.scanning._options import ScanOptions, check_flagging, id_column
+from labelaudit.scanning._pipeline import extra_columns
+from labelaudit.scanning._results import LabelSetScanResult
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["MULTI_LABEL_SCAN_TAKES", "label_set_scores", "scan_label_sets"]
-
+# The members that score label sets (a one-vs-rest head on each one's features).
+LABEL_SET_SCORERS: tuple[str, ...] = ("tfidf", "tfidf-char", "embed")
 # What a multi-label scan takes, for the line that refuses single-label options.
 MULTI_LABEL_SCAN_TAKES = ("a multi-label scan takes the columns, label_sep, classes, scorers "
-                          "(tfidf, tfidf-char, embed), rank_by, n_folds, top, threshold, "
-                          "pred_probs, model and cache_dir")
+                          f"({', '.join(LABEL_SET_SCORERS)}), rank_by, n_folds, top, "
+                          "threshold, pred_probs, model and cache_dir")
 
 _DEFAULT_METHOD = "worst_class"
 _DEFAULT_SCORERS = ("tfidf-char",)
 _EPS = 1e-6
 
 
+def _cleanlab_scores(label_sets: np.ndarray, pred_probs: np.ndarray,
+                     like: np.ndarray) -> np.ndarray:
+    from cleanlab.multilabel_classification import get_label_quality_scores
+
+    return get_label_quality_scores(_label_lists(label_sets), np.clip(pred_probs, _EPS, 1 - _EPS))
+
+
+#: The label-set quality scores by name (a multi-label scan's ``rank_by``), each one's
+#: function of the label sets, the probabilities and the probability of each given
+#: membership (see :func:`label_set_scores`; benchmarks/multilabel_detection.py).
+LABEL_SET_METHODS: dict[str, Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]] = {
+    "log_likelihood": lambda sets, probs, like: np.exp(np.log(like).mean(axis=1)),
+    "worst_class": lambda sets, probs, like: like.min(axis=1),
+    "cleanlab": _cleanlab_scores,
+}
+
+
 def label_set_scores(label_sets: np.ndarray, pred_probs: np.ndarray,
-                     methods: Sequence[str] = LABEL_SET_METHODS) -> dict[str, np.ndarray]:
-    """How likely each item's given label set is under per-class probabilities; lower =
-    more suspect.
+                     methods: Sequence[str] | None = None) -> dict[str, np.ndarray]:
+    """How likely each item's given label set is under per-class probabilities, by each of
+    ``methods`` (None: every :data:`LABEL_SET_METHODS`); lower = more suspect.
 
     ``log_likelihood``: the mean over classes of the log probability of the given
     membership (``p`` where the item has the class, ``1 - p`` where not), as a geometric
@@ -52,20 +86,8 @@ def label_set_scores(label_sets: np.ndarray, pred_probs: np.ndarray,
     {'worst_class': [0.9, 0.2]}
     """
     like = np.clip(np.where(label_sets == 1, pred_probs, 1.0 - pred_probs), _EPS, 1.0)
-    out = {}
-    for method in methods:
-        if method == "log_likelihood":
-            out[method] = np.exp(np.log(like).mean(axis=1))
-        elif method == "worst_class":
-            out[method] = like.min(axis=1)
-        elif method == "cleanlab":
-            from cleanlab.multilabel_classification import get_label_quality_scores
-
-            out[method] = get_label_quality_scores(_label_lists(label_sets),
-                                                   np.clip(pred_probs, _EPS, 1 - _EPS))
-        else:
-            check_choice(method, "methods", LABEL_SET_METHODS)
-    return out
+    return {m: LABEL_SET_METHODS[check_choice(m, "methods", LABEL_SET_METHODS)](
+        label_sets, pred_probs, like) for m in (LABEL_SET_METHODS if methods is None else methods)}
 
 
 def _label_lists(label_sets: np.ndarray) -> list[list[int]]:
@@ -88,8 +110,6 @@ def _check_classes(label_sets: np.ndarray, classes: np.ndarray, n_folds: int | N
     """Some item has a label; when cross-fitting (``n_folds``), every class is on two
     items or more (one item's class cannot be learned out of sample) and each fold has
     two items or more."""
-    from labelaudit.io import check_label_set_classes
-
     if len(classes) < 1:
         raise InvalidInputError("no item has a label: the label sets are all empty")
     if n_folds is None:  # the user's probabilities: nothing is fitted
@@ -105,8 +125,6 @@ def _given_probs(pred_probs: Any, classes: np.ndarray, ids: np.ndarray,
     columns in ``classes`` order, or a table (a file) with one column per class (its rows
     matched to the items ``ids`` when it has the data's id column ``id_name``)."""
     import pandas as pd
-
-    from labelaudit.io import pred_probs_by_id, read_pred_probs
 
     given = read_pred_probs(pred_probs) if isinstance(pred_probs, (str, Path)) else pred_probs
     if isinstance(given, pd.DataFrame) and id_name is not None and id_name in given.columns:
@@ -130,9 +148,6 @@ def _given_probs(pred_probs: Any, classes: np.ndarray, ids: np.ndarray,
 
 def _member(name: Any, *, model: str | None, cache_dir: str | Path | None) -> Any:
     """A member's one-vs-rest form: from its name, or from a configured scorer."""
-    from labelaudit.models import Scorer, make_scorer
-    from labelaudit.models._multilabel import OneVsRestScorer
-
     if isinstance(name, Scorer):
         return OneVsRestScorer(name)
     options: dict[str, Any] = {}
@@ -141,19 +156,12 @@ def _member(name: Any, *, model: str | None, cache_dir: str | Path | None) -> An
     return OneVsRestScorer(make_scorer(name, **options))
 
 
-def scan_label_sets(
-    frame: pd.DataFrame, *, text: str = "text", label: str = "label",
-    text_pair: str | None = None, id: str | None = None,  # noqa: A002 - the CLI's flag
-    label_sep: str | None = None, classes: Sequence[object] | None = None,
-    scorers: Sequence[Any] | None = None, rank_by: str | None = None,
-    n_folds: int = 5, random_state: int | None = 0, top: int | None = None,
-    threshold: float | None = None, model: str | None = None,
-    cache_dir: str | Path | None = None, keep_columns: bool = True,
-    pred_probs: Any = None, progress: bool = False,
-) -> LabelSetScanResult:
+def scan_label_sets(frame: pd.DataFrame, options: ScanOptions) -> LabelSetScanResult:
     """Rank multi-label items by how likely their given label set is wrong (what
     :func:`labelaudit.scan` runs when the label column holds lists, or with
-    ``label_sep``).
+    ``label_sep``); it takes the columns, ``label_sep``, ``classes``, ``scorers``,
+    ``rank_by``, ``n_folds``, ``random_state``, ``top``, ``threshold``, ``model``,
+    ``cache_dir``, ``keep_columns``, ``pred_probs`` and ``progress`` of ``options``.
 
     Every member (``scorers``: ``tfidf-char`` by default, ``tfidf``, ``embed``) is
     cross-fitted with one binary logistic regression per class on its features, over
@@ -168,14 +176,13 @@ def scan_label_sets(
     out-of-sample probability of being in the item's set, columns in ``classes`` order or
     the sorted class names) replaces the members, as in the single-label scan.
     """
-    from labelaudit.io import TextDataset, prepare_text_dataset, read_label_sets, require_columns
-    from labelaudit.models._crossfit import crossfit_pred_probs
-    from labelaudit.models._multilabel import label_set_folds
-    from labelaudit.scanning._inputs import extra_columns
-    from labelaudit.scanning._options import id_column
-
+    text, label, text_pair, top, threshold = (options.text, options.label, options.text_pair,
+                                              options.top, options.threshold)
+    scorers, pred_probs, label_sep = options.scorers, options.pred_probs, options.label_sep
+    n_folds = 5 if options.n_folds is None else options.n_folds
+    progress = default_progress() if options.progress is None else options.progress
     started = time.perf_counter()
-    rank_by = check_choice(rank_by or _DEFAULT_METHOD, "rank_by", LABEL_SET_METHODS)
+    rank_by = check_choice(options.rank_by or _DEFAULT_METHOD, "rank_by", LABEL_SET_METHODS)
     check_int(n_folds, "n_folds", minimum=2)
     names = list(scorers) if scorers is not None else list(_DEFAULT_SCORERS)
     bad = [getattr(n, "name", n) for n in names
@@ -186,10 +193,10 @@ def scan_label_sets(
             f"{', '.join(LABEL_SET_SCORERS)}", param="scorers")
     check_flagging(top, threshold)
     require_columns(frame, [label])
-    id_name = id_column(frame, id)
+    id_name = id_column(frame, options.id)
     base = prepare_text_dataset(frame, text=text, label=None, text_pair=text_pair, id=id_name)
     label_sets, found = read_label_sets(frame[label], column=label, ids=base.ids,
-                                        sep=label_sep, classes=classes)
+                                        sep=label_sep, classes=options.classes)
     _check_classes(label_sets, found, n_folds if pred_probs is None else None)
     data = TextDataset(base.ids, base.texts, base.text_pairs, label_sets, found)
     if pred_probs is not None:
@@ -201,10 +208,10 @@ def scan_label_sets(
             raise InvalidInputError(f"pred_probs has {len(member_probs['pred_probs'])} rows "
                                     f"for {len(label_sets)} items")
     else:
-        folds = label_set_folds(label_sets, n_folds=n_folds, random_state=random_state)
+        folds = label_set_folds(label_sets, n_folds=n_folds, random_state=options.random_state)
         member_probs = {}
         for name in names:
-            scorer = _member(name, model=model, cache_dir=cache_dir)
+            scorer = _member(name, model=options.first_model, cache_dir=options.cache_dir)
             features = scorer.prepare(data, progress=progress)
             member_probs[scorer.name] = crossfit_pred_probs(scorer, features, label_sets, folds,
                                                      n_classes=len(found), progress=progress)
@@ -226,5 +233,5 @@ def scan_label_sets(
         scores=scores, rank_by=rank_by, flagged=flagged, flag_rule=rule,
         n_issues_estimate=n_issues, seconds=time.perf_counter() - started,
         label_sep=label_sep,
-        extra=extra_columns(frame, [text, text_pair, label, id_name]) if keep_columns
+        extra=extra_columns(frame, [text, text_pair, label, id_name]) if options.keep_columns
         else None)

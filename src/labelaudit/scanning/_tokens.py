@@ -1,36 +1,163 @@
-"""``scan_tokens``: out-of-sample token probabilities to token, span and sentence issues."""
+"""``scan_tokens``: out-of-sample token probabilities to token, span and sentence issues; its
+result, and how the result is written (records, the text view, or the table of issues)."""
 
 from __future__ import annotations
 
+import json
+import sys
 from collections.abc import Sequence
-from dataclasses import replace
-from typing import Any
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit._validation import check_fraction, check_int, check_number
-from labelaudit.models import Scorer
-from labelaudit.models._heads import HeadName
-from labelaudit.models._token_scorer import (
+from labelaudit.detect import ensemble_pred_probs, sentence_scores, token_scores
+from labelaudit.engine import check_engine, ray_session
+from labelaudit.io import atomic_path, emit
+from labelaudit.models import (
+    Engine,
+    HeadName,
+    Scorer,
     as_token_scorer,
     check_seed,
     cross_val_token_probs,
     fit_score_token_probs,
     make_token_scorer,
 )
-from labelaudit.scanning._token_result import TokenScanResult
-from labelaudit.tokens import TokenDataset, TokenIssue
-from labelaudit.tokens._rules import consistency_issues, invalid_sequence_issues, tag_consistency
-from labelaudit.tokens._spans import (
+from labelaudit.tokens import (
+    TokenDataset,
+    TokenIssue,
+    consistency_issues,
     decode_tags,
     encode_tags,
+    format_issue_table,
+    invalid_sequence_issues,
+    issues_to_frame,
+    read_tokens,
     span_issues,
+    tag_consistency,
     tag_issues,
     token_classes,
 )
 
-__all__ = ["TokenScanResult", "scan_tokens"]
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+    from labelaudit.evaluation import TokenEvaluation
+    from labelaudit.tokens import Scheme
+
+# Line separators that JSON allows raw inside strings but str.splitlines() breaks at.
+_LINE_BREAKS = {"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+@dataclass(frozen=True)
+class TokenScanResult:
+    """Result of :func:`scan_tokens` on the audited dataset.
+
+    Attributes
+    ----------
+    dataset : TokenDataset
+        The audited sentences.
+    classes : tuple of str
+        IOB2 tag classes (columns of ``pred_probs``).
+    pred_probs : list of ndarray (n_tokens, n_classes)
+        Out-of-sample token probabilities, one array per sentence.
+    labels : list of ndarray of int
+        Given IOB2 tags as indices into ``classes``.
+    token_scores : list of ndarray
+        ``log p(given tag)`` per token (lower = more suspect).
+    sentence_scores, sentence_scores_softmin : ndarray of shape (n_sentences,)
+        Worst-token and soft-min sentence scores (lower = more suspect).
+    suggested_tags : list of list of str
+        Most probable valid IOB2 tags per sentence.
+    issues : list of tuple of TokenIssue
+        Span, tag and rule issues of each sentence, most suspect first.
+    scorer : str
+        What produced the probabilities.
+    """
+
+    dataset: TokenDataset
+    classes: tuple[str, ...]
+    pred_probs: list[np.ndarray]
+    labels: list[np.ndarray]
+    token_scores: list[np.ndarray]
+    sentence_scores: np.ndarray
+    sentence_scores_softmin: np.ndarray
+    suggested_tags: list[list[str]]
+    issues: list[tuple[TokenIssue, ...]]
+    scorer: str
+
+    def ranking(self) -> np.ndarray:
+        """Sentence indices, most suspect first (worst token, then soft-min, then order)."""
+        n = len(self.sentence_scores)
+        return np.lexsort((np.arange(n), self.sentence_scores_softmin, self.sentence_scores))
+
+    def to_records(self) -> list[dict]:
+        """One JSON-ready record per sentence, most suspect first.
+
+        Fields: ``id, doc, rank, tokens, tags`` (given, in the input scheme),
+        ``suggested_tags`` (input scheme), ``score`` (worst token), ``score_softmin``,
+        ``token_scores`` (``log p(given tag)``), ``issues`` (list of issue objects) and
+        ``scheme``.
+        """
+        ds = self.dataset
+        return [{
+            "id": ds.ids[i],
+            "doc": int(ds.documents[i]),
+            "rank": rank,
+            "tokens": ds.tokens[i],
+            "tags": ds.tags[i],
+            "suggested_tags": ds.to_scheme(self.suggested_tags[i]),
+            "score": float(f"{self.sentence_scores[i]:.6g}"),
+            "score_softmin": float(f"{self.sentence_scores_softmin[i]:.6g}"),
+            "token_scores": [float(f"{s:.5g}") for s in self.token_scores[i]],
+            "issues": [issue.to_dict(ds.tokens[i]) for issue in self.issues[i]],
+            "scheme": ds.scheme,
+        } for rank, i in enumerate(self.ranking(), start=1)]
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per sentence, most suspect first: ``id, doc, rank, text, score,
+        score_softmin, n_issues, issues`` (the issue kinds, comma-separated)."""
+        import pandas as pd
+        ds = self.dataset
+        return pd.DataFrame([{
+            "id": ds.ids[i],
+            "doc": int(ds.documents[i]),
+            "rank": rank,
+            "text": " ".join(ds.tokens[i]),
+            "score": float(self.sentence_scores[i]),
+            "score_softmin": float(self.sentence_scores_softmin[i]),
+            "n_issues": len(self.issues[i]),
+            "issues": ",".join(sorted({x.kind for x in self.issues[i]})),
+        } for rank, i in enumerate(self.ranking(), start=1)])
+
+    def write(self, path: str | Path) -> Path:
+        """What ``labelaudit scan-tokens --out PATH`` writes, atomically: records in a
+        ``.jsonl`` file, one row per issue in ``.csv .tsv .json .parquet``, the text view of
+        every sentence in ``.txt``."""
+        write_token_scan(self, str(path), format=token_output_format(str(path)), show=None)
+        return Path(path)
+
+    def issue_frame(self) -> pd.DataFrame:
+        """One row per issue, most suspect first: ``id, rank, sentence_score, kind, source,
+        start, end, text, given, suggested, score, detail`` (spans as ``TYPE[start:end]``)."""
+        return issues_to_frame(self.to_records())
+
+    def token_frame(self) -> pd.DataFrame:
+        """One row per token: ``id, position, token, tag, suggested_tag, loss, score``."""
+        import pandas as pd
+        ds = self.dataset
+        rows = []
+        for i in range(len(ds)):
+            for t, token in enumerate(ds.tokens[i]):
+                score = float(self.token_scores[i][t])
+                rows.append((ds.ids[i], t, token, ds.iob2_tags[i][t], self.suggested_tags[i][t],
+                             -score, score))
+        return pd.DataFrame(rows, columns=["id", "position", "token", "tag", "suggested_tag",
+                                           "loss", "score"])
 
 
 def _check_probs(pred_probs, dataset: TokenDataset, classes: Sequence[str]) -> list[np.ndarray]:
@@ -101,7 +228,7 @@ def scan_tokens(
     pred_probs: Sequence[np.ndarray] | None = None, classes: Sequence[str] | None = None,
     rules: bool = True, consistency_min_count: int = 3, consistency_max_share: float = 0.34,
     softmin_temperature: float = 0.05, cache: bool = True, cache_dir: str | None = None,
-    progress: bool = False, engine: str = "local", ray_address: str | None = None,
+    progress: bool = False, engine: Engine = "local", ray_address: str | None = None,
 ) -> TokenScanResult:
     """Find label errors in token-tagged data at the token, span and sentence level.
 
@@ -115,7 +242,7 @@ def scan_tokens(
     scorer : {"encoder", "finetune"}, a scorer object, or a list of them
         ``encoder``: frozen contextual word vectors (default encoder all-MiniLM-L6-v2) with
         a ``head``; ``finetune``: fine-tune ``model`` for token classification (names from
-        :data:`labelaudit.registry.TOKEN_SCORERS`). A :class:`labelaudit.models.TokenScorer`,
+        :data:`labelaudit.models.TOKEN_SCORERS`). A :class:`labelaudit.models.TokenScorer`,
         or any object with ``prepare``/``fit``/``predict_proba``, works too. Several
         members are averaged per token with weights fitted to their out-of-sample log loss
         (:func:`labelaudit.detect.ensemble_pred_probs`), as :func:`labelaudit.scan` does.
@@ -167,12 +294,8 @@ def scan_tokens(
     >>> result.to_records()[0]["issues"][0]["kind"], result.to_records()[0]["id"]
     ('wrong-type', 1)
     """
-    from labelaudit.detect import sentence_scores, token_scores
-
     n_folds = check_int(n_folds, "n_folds", minimum=2)
     random_state = check_seed(random_state)
-    from labelaudit.engine import check_engine, folds_on
-
     check_engine(engine, ray_address)
     min_count = check_int(consistency_min_count, "consistency_min_count", minimum=1)
     max_share = check_fraction(consistency_max_share, "consistency_max_share", low_open=True,
@@ -197,9 +320,10 @@ def scan_tokens(
                                 progress=progress, random_state=random_state)
                    for one in _members(scorer)]
         name = "+".join(m.name for m in members)
-        with folds_on(engine, ray_address):
+        with ray_session(engine, ray_address):
             runs = [cross_val_token_probs(dataset, m, classes=classes, n_folds=n_folds,
-                                          random_state=random_state, progress=progress)
+                                          random_state=random_state, progress=progress,
+                                          engine=engine)
                     if score is None
                     else fit_score_token_probs(dataset, score, m, classes=classes)
                     for m in members]
@@ -230,8 +354,6 @@ def _members(scorer: Any) -> list[Any]:
 def _ensemble(runs: list[list[np.ndarray]], labels: list[np.ndarray]) -> list[np.ndarray]:
     """Several scorers' token probabilities averaged with
     :func:`labelaudit.detect.ensemble_pred_probs` (over all tokens), one array per sentence."""
-    from labelaudit.detect import ensemble_pred_probs
-
     lengths = np.cumsum([len(y) for y in labels])[:-1]
     flat = ensemble_pred_probs([np.vstack(r) for r in runs], np.concatenate(labels)).pred_probs
     return np.split(flat, lengths)
@@ -266,3 +388,108 @@ def _find_issues(
         for i, found in enumerate(extra):
             per_sentence[i].extend(found)
     return [tuple(sorted(x, key=lambda issue: (issue.score, issue.start))) for x in per_sentence]
+
+
+def make_token_scorers(names: Sequence[str] | None = None, *, model: str | None = None,
+                       head: str = "crf", cache: bool = True, cache_dir: str | None = None,
+                       epochs: int = 3, batch_size: int = 16, progress: bool = False,
+                       random_state: int | None = 0) -> list[Any]:
+    """The token scorers named (each once), each with the options that apply to it.
+
+    Without ``names``: ``finetune`` when a ``model`` is given, else ``encoder``.
+
+    Examples
+    --------
+    >>> [type(s).__name__ for s in make_token_scorers(["encoder"], head="linear")]
+    ['EncoderTokenScorer']
+    """
+    kinds = names or ["finetune" if model else "encoder"]
+    return [make_token_scorer("finetune", model=model, epochs=epochs, batch_size=batch_size,
+                              progress=progress, random_state=random_state)
+            if kind == "finetune" else
+            make_token_scorer(kind, model=model, head=head, cache=cache, cache_dir=cache_dir,
+                              progress=progress, random_state=random_state)
+            for kind in dict.fromkeys(kinds)]
+
+
+def token_output_format(out: str | None, format: str | None = None) -> str:
+    """The format of a token scan's output: ``format``, else the one ``out``'s suffix picks
+    (``.txt``: the text view, ``.jsonl``: records, others: the table of issues).
+
+    Examples
+    --------
+    >>> token_output_format("issues.txt"), token_output_format(None)
+    ('table', 'table')
+    """
+    if not out:
+        return format or "table"
+    suffix = Path(out).suffix.lower()
+    formats = {".txt": ("table", "csv"), ".jsonl": ("jsonl",), ".csv": ("csv",)}.get(
+        suffix, (suffix[1:], "csv"))
+    if format and format not in formats:
+        raise InvalidParameterError(
+            f"--format {format} does not match --out {out}: a {suffix} file gets "
+            f"--format {' or '.join(formats)}; change the suffix or leave out --format",
+            param=("format", "out"))
+    return format or formats[0]
+
+
+def _json_line(record: dict) -> str:
+    """One JSON line, with U+0085, U+2028 and U+2029 escaped so any line reader keeps it whole."""
+    text = json.dumps(record, ensure_ascii=False)
+    for char, escaped in _LINE_BREAKS.items():
+        text = text.replace(char, escaped)
+    return text + "\n"
+
+
+def write_token_scan(result: TokenScanResult, out: str | None = None, *, format: str = "table",
+                     show: int | None = 20) -> None:
+    """Write ``result`` to ``out`` (atomically) or to standard output: records (``jsonl``)
+    or the text view of the ``show`` most suspect sentences (``table``, all with 0 or None)
+    as text; any other format is the table of issues through :func:`labelaudit.io.emit`
+    (CSV in a ``.txt`` file)."""
+    records = result.to_records()
+    if format == "jsonl":
+        text = "".join(_json_line(r) for r in records)
+    elif format == "table":
+        text = format_issue_table(records, top=show or None) + "\n"
+    elif out and Path(out).suffix.lower() == ".txt":
+        text = issues_to_frame(records).to_csv(index=False)
+    else:
+        emit(issues_to_frame(records), out, format=None if out else format)
+        return
+    if not out:
+        sys.stdout.write(text)
+        return
+    with atomic_path(out) as tmp:
+        Path(tmp).write_text(text, encoding="utf-8")
+
+
+def describe_token_scan(result: TokenScanResult, seconds: float) -> str:
+    """One line: sentences and tokens audited, the scorer, the time, and the issues found
+    by kind, most frequent first."""
+    audited = result.dataset
+    kinds: dict[str, int] = {}
+    for issues in result.issues:
+        for x in issues:
+            kinds[x.kind] = kinds.get(x.kind, 0) + 1
+    flagged = sum(1 for issues in result.issues if issues)
+    summary = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items(), key=lambda kv: -kv[1]))
+    return (f"{len(audited)} sentences ({audited.n_tokens} tokens, "
+            f"{audited.scheme.upper()}) scored by {result.scorer} in {seconds:.1f}s; "
+            f"{flagged} sentences with issues" + (f": {summary}" if summary else ""))
+
+
+def evaluate_token_scan(issues: str | Path, truth: str | Path, *, tag_column: int = -1,
+                        scheme: Scheme | None = None,
+                        ks: Sequence[int] = (10, 50, 100)) -> TokenEvaluation:
+    """:func:`labelaudit.evaluation.evaluate_tokens` of a ``scan-tokens`` JSONL file (read by
+    :func:`labelaudit.evaluation.read_token_issues`) against a corrected copy of the sentences
+    (a CoNLL or JSONL file read by :func:`labelaudit.tokens.read_tokens` with ``tag_column``
+    and ``scheme``, detected when None)."""
+    # an upward import: evaluation reads what a token scan wrote
+    from labelaudit.evaluation import evaluate_tokens, read_token_issues
+
+    records = read_token_issues(issues)
+    return evaluate_tokens(records, read_tokens(truth, tag_column=tag_column, scheme=scheme),
+                           ks=ks)

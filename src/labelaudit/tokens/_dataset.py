@@ -1,17 +1,27 @@
-"""Token-tagged sentences: the :class:`TokenDataset` every token tool works on."""
+"""Token-tagged sentences: the :class:`TokenDataset` every token tool works on, read from and
+written to CoNLL column files and JSONL with ``tokens``/``tags``, and its tags as classes."""
 
 from __future__ import annotations
 
+import json
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
-from labelaudit.tokens._schemes import SCHEMES, Scheme, convert_tags, detect_scheme, is_span_tag
-
-__all__ = ["TokenDataset", "make_token_dataset"]
+from labelaudit.io import atomic_path, json_lines, read_text, split_lines
+from labelaudit.tokens._schemes import (
+    Scheme,
+    check_scheme,
+    convert_tags,
+    detect_scheme,
+    is_span_tag,
+    split_tag,
+)
 
 
 @dataclass(frozen=True)
@@ -66,28 +76,18 @@ class TokenDataset:
     def subset(self, index: Sequence[int]) -> TokenDataset:
         """The sentences at ``index``, in that order."""
         idx = list(index)
-        return TokenDataset(
-            ids=[self.ids[i] for i in idx],
-            documents=self.documents[idx] if idx else self.documents[:0],
-            tokens=[self.tokens[i] for i in idx],
-            tags=[self.tags[i] for i in idx],
-            scheme=self.scheme,
-            lines=[self.lines[i] for i in idx],
-            has_documents=self.has_documents,
-            _iob2=[self._iob2[i] for i in idx],
-        )
+        return TokenDataset(ids=[self.ids[i] for i in idx],
+                            documents=self.documents[idx] if idx else self.documents[:0],
+                            tokens=[self.tokens[i] for i in idx],
+                            tags=[self.tags[i] for i in idx], scheme=self.scheme,
+                            lines=[self.lines[i] for i in idx], has_documents=self.has_documents,
+                            _iob2=[self._iob2[i] for i in idx])
 
 
-def make_token_dataset(
-    tokens: Sequence[Sequence[str]],
-    tags: Sequence[Sequence[str]],
-    *,
-    ids: Sequence[object] | None = None,
-    documents: Sequence[int] | None = None,
-    scheme: Scheme | None = None,
-    lines: Sequence[int] | None = None,
-    source: str = "data",
-) -> TokenDataset:
+def make_token_dataset(tokens: Sequence[Sequence[str]], tags: Sequence[Sequence[str]], *,
+                       ids: Sequence[object] | None = None, documents: Sequence[int] | None = None,
+                       scheme: Scheme | None = None, lines: Sequence[int] | None = None,
+                       source: str = "data") -> TokenDataset:
     """Validate sentences of tokens and tags and build a :class:`TokenDataset`.
 
     Parameters
@@ -120,10 +120,8 @@ def make_token_dataset(
     _check_sentences(toks, tgs, where, unit, source)
     sentence_ids: list[object] = list(ids) if ids is not None else list(range(len(toks)))
     _check_ids(sentence_ids, len(toks), source)
-    if scheme is not None and scheme not in SCHEMES:
-        raise InvalidParameterError(
-            f"unknown scheme {scheme!r}; choose one of {', '.join(SCHEMES)}"
-        )
+    if scheme is not None:
+        check_scheme(scheme)
     found = scheme or detect_scheme(tgs)
     if found != "plain":
         _check_prefixes(tgs, where, unit, source, found)
@@ -138,16 +136,8 @@ def make_token_dataset(
         raise InvalidInputError(
             f"{source}: {docs.shape[0]} document numbers for {len(toks)} sentences"
         )
-    return TokenDataset(
-        ids=sentence_ids,
-        documents=docs,
-        tokens=toks,
-        tags=tgs,
-        scheme=found,
-        lines=where,
-        has_documents=documents is not None,
-        _iob2=iob2,
-    )
+    return TokenDataset(ids=sentence_ids, documents=docs, tokens=toks, tags=tgs, scheme=found,
+                        lines=where, has_documents=documents is not None, _iob2=iob2)
 
 
 def _check_sentences(toks: list[list[str]], tgs: list[list[str]], where: list[int], unit: str,
@@ -188,3 +178,277 @@ def _check_prefixes(tgs: list[list[str]], where: list[int], unit: str, source: s
             "expected O or B-/I-/E-/S- followed by a type, or pass scheme 'plain' "
             "for tags without spans"
         )
+
+
+def token_classes(*datasets: TokenDataset) -> tuple[str, ...]:
+    """The tag classes of one or more datasets in IOB2: ``O``, then ``B-X``, ``I-X`` per type.
+
+    Plain tags (no spans) are sorted. Both ``B-`` and ``I-`` of every type are included
+    even if one never occurs, so that a model can suggest either.
+
+    Examples
+    --------
+    >>> token_classes(make_token_dataset([["a", "b"]], [["B-PER", "O"]]))
+    ('O', 'B-PER', 'I-PER')
+    """
+    tags = {t for ds in datasets for sent in ds.iob2_tags for t in sent}
+    if any(ds.scheme == "plain" for ds in datasets):
+        return tuple(sorted(tags))
+    types = sorted({split_tag(t)[1] for t in tags if t != "O"})
+    return ("O",) + tuple(f"{p}-{kind}" for kind in types for p in ("B", "I"))
+
+
+def encode_tags(dataset: TokenDataset, classes: Sequence[str]) -> list[np.ndarray]:
+    """IOB2 tags of each sentence as indices into ``classes``."""
+    index = {c: i for i, c in enumerate(classes)}
+    unknown = sorted({t for s in dataset.iob2_tags for t in s if t not in index})
+    if unknown:
+        raise InvalidInputError(
+            f"tags {unknown[:5]} do not occur in the training data; the model cannot score them"
+        )
+    return [np.array([index[t] for t in s], dtype=np.int64) for s in dataset.iob2_tags]
+
+
+def decode_tags(pred_probs: np.ndarray, classes: Sequence[str], *, spans: bool = True) -> list[str]:
+    """The most probable valid IOB2 tag sequence under independent token probabilities.
+
+    Viterbi over ``sum_t log p(y_t)`` with the IOB2 constraint that ``I-X`` only follows
+    ``B-X`` or ``I-X``; with ``spans=False`` (plain tags) the per-token argmax.
+
+    Examples
+    --------
+    >>> classes = ("O", "B-PER", "I-PER")
+    >>> probs = np.array([[0.4, 0.35, 0.25], [0.2, 0.1, 0.7]])
+    >>> decode_tags(probs, classes)  # argmax would be O I-PER, which IOB2 forbids
+    ['B-PER', 'I-PER']
+    """
+    logp = np.log(np.clip(np.asarray(pred_probs, dtype=float), 1e-12, 1.0))
+    n, k = logp.shape
+    if n == 0:
+        return []
+    if not spans:
+        return [classes[j] for j in logp.argmax(1)]
+    parts = [split_tag(c) for c in classes]
+    allowed = np.ones((k, k), dtype=bool)  # allowed[previous, current]
+    for j, (prefix, kind) in enumerate(parts):
+        if prefix == "I":
+            allowed[:, j] = [p in ("B", "I") and t == kind for p, t in parts]
+    start_ok = np.array([p != "I" for p, _ in parts])
+    penalty = np.where(allowed, 0.0, -np.inf)
+    score = np.where(start_ok, logp[0], -np.inf)
+    back = np.zeros((n, k), dtype=np.int64)
+    for t in range(1, n):
+        cand = score[:, None] + penalty
+        back[t] = cand.argmax(0)
+        score = cand[back[t], np.arange(k)] + logp[t]
+    path = [int(score.argmax())]
+    for t in range(n - 1, 0, -1):
+        path.append(int(back[t, path[-1]]))
+    return [classes[j] for j in path[::-1]]
+
+
+DOCSTART = "-DOCSTART-"
+# Keys of the tag list in token JSONL, in the order they are looked for.
+TAG_KEYS = ("tags", "labels")
+
+
+# ASCII whitespace only: str.split() and str.strip() would also cut at U+0085, U+00A0,
+# U+2028 and U+2029, which tokens may hold.
+_BLANKS = " \t\r\f\v"
+_BLANK_RUN = re.compile(r"[ \t\r\f\v]+")
+
+
+def _split_line(line: str, use_tabs: bool) -> list[str]:
+    if use_tabs:
+        return line.split("\t")
+    return _BLANK_RUN.split(line.strip(_BLANKS))
+
+
+def read_conll(path: str | Path, *, tag_column: int = -1,
+               scheme: Scheme | None = None) -> TokenDataset:
+    """Read a CoNLL-style column file: one token per line, blank lines between sentences.
+
+    Columns are tab-separated when the file contains a tab, whitespace-separated otherwise.
+    The token is the first column and the tag the column ``tag_column`` (0-based; negative
+    counts from the end, default the last). ``-DOCSTART-`` lines start a new document.
+    Every token line must have the same number of columns; a wrong count or an unknown tag
+    prefix is reported with its line number.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "tiny.conll"
+    >>> _ = path.write_text("-DOCSTART- O\\n\\nJohn B-PER\\nruns O\\n\\nParis B-LOC\\n")
+    >>> ds = read_conll(path)
+    >>> ds.tokens, ds.tags, ds.documents.tolist(), ds.scheme
+    ([['John', 'runs'], ['Paris']], [['B-PER', 'O'], ['B-LOC']], [0, 0], 'iob2')
+    """
+    path = Path(path)
+    parsed = _parse_conll(read_text(path), path, tag_column)
+    if not parsed.tokens:
+        raise InvalidInputError(f"{path}: no sentences found (expected token and tag columns)")
+    found = scheme or detect_scheme(parsed.tags)
+    if found != "plain":
+        bad = [f"line {parsed.tag_lines[i][j]}: {tag!r}"
+               for i, sent in enumerate(parsed.tags) for j, tag in enumerate(sent)
+               if not is_span_tag(tag)]
+        if bad:
+            more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
+            raise InvalidInputError(
+                f"{path}: unknown tag prefix ({'; '.join(bad[:5])}{more}); expected O or "
+                "B-/I-/E-/S- followed by a type (use --scheme plain for tags without spans, "
+                "--tag-column to pick another column)"
+            )
+    return make_token_dataset(
+        parsed.tokens, parsed.tags, documents=parsed.documents if parsed.has_documents else None,
+        scheme=found, lines=[lines[0] for lines in parsed.tag_lines], source=str(path),
+    )
+
+
+@dataclass
+class _Parsed:
+    """Sentences of a CoNLL file, with the line of every tag and the document breaks."""
+
+    tokens: list[list[str]] = field(default_factory=list)
+    tags: list[list[str]] = field(default_factory=list)
+    tag_lines: list[list[int]] = field(default_factory=list)
+    documents: list[int] = field(default_factory=list)
+    has_documents: bool = False
+
+    def add(self, tokens: list[str], tags: list[str], lines: list[int], doc: int) -> None:
+        if tokens:
+            self.tokens.append(tokens)
+            self.tags.append(tags)
+            self.tag_lines.append(lines)
+            self.documents.append(doc)
+
+
+def _check_tag_column(path: Path, number: int, n_columns: int, tag_column: int) -> None:
+    if n_columns < 2:
+        raise InvalidInputError(
+            f"{path}, line {number}: one column only; a CoNLL file needs the token and "
+            "its tag on each line"
+        )
+    if not -n_columns <= tag_column < n_columns or tag_column == 0:
+        raise InvalidParameterError(
+            f"tag column {tag_column} does not exist in {path}: its lines have "
+            f"{n_columns} columns (0 is the token; use 1..{n_columns - 1} or -1)"
+        )
+
+
+def _parse_conll(text: str, path: Path, tag_column: int) -> _Parsed:
+    use_tabs = "\t" in text
+    out = _Parsed()
+    tokens: list[str] = []
+    tags: list[str] = []
+    lines: list[int] = []
+    doc, n_columns, first_line = 0, 0, 0
+    bad_columns: list[str] = []
+    # io.split_lines, not str.splitlines(), which would also break a line at U+0085,
+    # U+2028 or U+2029 inside a token.
+    for number, line in enumerate(split_lines(text), start=1):
+        columns = _split_line(line, use_tabs) if line.strip(_BLANKS) else []
+        if not columns or columns[0].strip(_BLANKS) == DOCSTART:
+            out.add(tokens, tags, lines, doc)
+            tokens, tags, lines = [], [], []
+            if columns:  # a -DOCSTART- line
+                doc += 1 if (out.has_documents or out.tokens) else 0
+                out.has_documents = True
+            continue
+        if not n_columns:
+            n_columns, first_line = len(columns), number
+            _check_tag_column(path, number, n_columns, tag_column)
+        if len(columns) != n_columns:
+            bad_columns.append(f"line {number} has {len(columns)}")
+            continue
+        tokens.append(columns[0].strip(_BLANKS))
+        tags.append(columns[tag_column].strip(_BLANKS))
+        lines.append(number)
+    out.add(tokens, tags, lines, doc)
+    if bad_columns:
+        more = f" and {len(bad_columns) - 5} more" if len(bad_columns) > 5 else ""
+        raise InvalidInputError(
+            f"{path}: wrong number of columns ({'; '.join(bad_columns[:5])}{more}); "
+            f"expected {n_columns} like line {first_line}"
+        )
+    return out
+
+
+def read_token_jsonl(path: str | Path, *, scheme: Scheme | None = None) -> TokenDataset:
+    """Read JSONL with one sentence per line: ``{"tokens": [...], "tags": [...]}``.
+
+    The tags may be under ``labels`` instead (as in CoNLL-2003 exports); a line with both
+    keys uses ``tags``. Optional fields: ``id`` (sentence id) and ``doc`` (document id,
+    for cross-fitting).
+
+    Examples
+    --------
+    >>> import json, pathlib, tempfile
+    >>> record = {"id": "a", "tokens": ["Rome"], "tags": ["S-LOC"]}
+    >>> path = pathlib.Path(tempfile.mkdtemp(), "tiny.jsonl")
+    >>> _ = path.write_text(json.dumps(record) + "\\n")
+    >>> ds = read_token_jsonl(path)
+    >>> ds.ids, ds.scheme, ds.iob2_tags
+    (['a'], 'bioes', [['B-LOC']])
+    """
+    path = Path(path)
+    tokens: list[list[str]] = []
+    tags: list[list[str]] = []
+    ids: list[object] = []
+    docs: list[int] = []
+    lines: list[int] = []
+    doc_ids: dict[str, int] = {}
+    has_docs = False
+    for number, record in json_lines(path):
+        key = next((k for k in TAG_KEYS if k in record), None) \
+            if isinstance(record, dict) else None
+        if not isinstance(record, dict) or "tokens" not in record or key is None:
+            found = (f"; the line has {', '.join(map(repr, list(record)[:12]))}"
+                     if isinstance(record, dict) else "")
+            raise InvalidInputError(
+                f"{path}, line {number}: expected an object with a 'tokens' list and a list "
+                f"of tags under {' or '.join(map(repr, TAG_KEYS))}{found}"
+            )
+        if not isinstance(record["tokens"], list) or not isinstance(record[key], list):
+            raise InvalidInputError(
+                f"{path}, line {number}: 'tokens' and {key!r} must be lists")
+        tokens.append(record["tokens"])
+        tags.append(record[key])
+        ids.append(record.get("id", len(ids)))
+        has_docs = has_docs or "doc" in record
+        doc_key = json.dumps(record.get("doc", f"#line{number}"))
+        docs.append(doc_ids.setdefault(doc_key, len(doc_ids)))
+        lines.append(number)
+    return make_token_dataset(tokens, tags, ids=ids, documents=docs if has_docs else None,
+                              scheme=scheme, lines=lines, source=str(path))
+
+
+def read_tokens(path: str | Path | TokenDataset, *, tag_column: int = -1,
+                scheme: Scheme | None = None) -> TokenDataset:
+    """Read ``.jsonl`` token files with :func:`read_token_jsonl`, anything else as CoNLL;
+    a :class:`TokenDataset` is returned as it is, so functions can take either."""
+    if isinstance(path, TokenDataset):
+        return path
+    if Path(path).suffix.lower() in (".jsonl", ".ndjson"):
+        return read_token_jsonl(path, scheme=scheme)
+    return read_conll(path, tag_column=tag_column, scheme=scheme)
+
+
+def write_conll(dataset: TokenDataset, path: str | Path, *,
+                tags: Sequence[Sequence[str]] | None = None) -> Path:
+    """Write tokens and tags (default: the dataset's own) as a two-column CoNLL file, atomically.
+
+    Documents are separated by ``-DOCSTART-`` lines when the dataset has documents.
+    """
+    rows = dataset.tags if tags is None else tags
+    target = Path(path)
+    with atomic_path(target) as tmp, open(tmp, "w", encoding="utf-8") as handle:
+        previous = None
+        for i, (toks, tgs) in enumerate(zip(dataset.tokens, rows, strict=False)):
+            if dataset.has_documents and dataset.documents[i] != previous:
+                handle.write(f"{DOCSTART}\tO\n\n")
+                previous = dataset.documents[i]
+            for token, tag in zip(toks, tgs, strict=False):
+                handle.write(f"{token}\t{tag}\n")
+            handle.write("\n")
+    return target

@@ -1,4 +1,5 @@
-"""Tagging schemes (IOB1, IOB2, BIOES, plain tags): parsing, detection, conversion, spans.
+"""Tagging schemes (IOB1, IOB2, BIOES, plain tags): parsing, detection, conversion, spans,
+and span F1.
 
 Internally every span-tagged dataset is held in IOB2 (``B-`` opens every entity, ``I-``
 continues it). Plain tag sets without prefixes (part-of-speech tags) use the scheme
@@ -11,20 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from labelaudit._errors import InvalidInputError, InvalidParameterError
+import numpy as np
 
-__all__ = [
-    "SCHEMES",
-    "Scheme",
-    "Span",
-    "convert_tags",
-    "detect_scheme",
-    "invalid_transitions",
-    "is_span_tag",
-    "spans_from_tags",
-    "split_tag",
-    "tags_from_spans",
-]
+from labelaudit._errors import InvalidInputError, InvalidParameterError
 
 Scheme = Literal["iob1", "iob2", "bioes", "plain"]
 SCHEMES: tuple[str, ...] = ("iob1", "iob2", "bioes", "plain")
@@ -120,7 +110,7 @@ def detect_scheme(sentences: Sequence[Sequence[str]]) -> Scheme:
     return "iob2"
 
 
-def _check_scheme(scheme: str) -> None:
+def check_scheme(scheme: str) -> None:
     if scheme not in SCHEMES:
         raise InvalidParameterError(
             f"unknown scheme {scheme!r}; choose one of {', '.join(SCHEMES)}"
@@ -143,7 +133,7 @@ def spans_from_tags(tags: Sequence[str], *, scheme: Scheme = "iob2") -> list[Spa
     >>> spans_from_tags(["O", "I-ORG", "I-ORG"])
     [Span(start=1, end=3, type='ORG')]
     """
-    _check_scheme(scheme)
+    check_scheme(scheme)
     if scheme == "plain":
         return []
     tags = convert_tags(tags, source=scheme, target="iob2") if scheme != "iob2" else tags
@@ -200,8 +190,8 @@ def convert_tags(tags: Sequence[str], *, source: Scheme, target: Scheme) -> list
     >>> convert_tags(["B-LOC", "B-LOC", "O"], source="iob2", target="iob1")
     ['I-LOC', 'B-LOC', 'O']
     """
-    _check_scheme(source)
-    _check_scheme(target)
+    check_scheme(source)
+    check_scheme(target)
     if source == "plain" or target == "plain":
         if source != target:
             raise InvalidParameterError("plain tags cannot be converted to or from a span scheme")
@@ -255,7 +245,7 @@ def invalid_transitions(tags: Sequence[str], *, scheme: Scheme) -> list[tuple[in
     >>> invalid_transitions(["B-PER", "O"], scheme="bioes")
     [(0, 'B-PER not closed by I-PER or E-PER')]
     """
-    _check_scheme(scheme)
+    check_scheme(scheme)
     if scheme in ("iob1", "plain"):
         return []
     found: list[tuple[int, str]] = []
@@ -273,3 +263,29 @@ def invalid_transitions(tags: Sequence[str], *, scheme: Scheme) -> list[tuple[in
                 found.append((i, f"{tag} not closed by I-{kind} or E-{kind}"))
         previous_tag = tag
     return found
+
+
+def span_f1_counts(predicted: Sequence[Sequence[str]], gold: Sequence[Sequence[str]], *,
+                   plain: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Per sentence, 2 TP and 2 TP + FP + FN over exact entity spans of IOB2 tags, so that
+    ``num.sum() / den.sum()`` is the micro F1 of any set of sentences (for ``plain`` tags:
+    token hits and token counts, i.e. token accuracy).
+
+    Examples
+    --------
+    >>> num, den = span_f1_counts([["B-PER", "O"], ["B-LOC"]], [["B-PER", "O"], ["B-ORG"]])
+    >>> num.tolist(), den.tolist(), float(num.sum() / den.sum())
+    ([2.0, 0.0], [2.0, 2.0], 0.5)
+    """
+    num = np.zeros(len(gold))
+    den = np.zeros(len(gold))
+    for i, (pred, true) in enumerate(zip(predicted, gold, strict=True)):
+        if plain:
+            num[i] = sum(p == t for p, t in zip(pred, true, strict=True))
+            den[i] = len(true)
+            continue
+        found = {(s.start, s.end, s.type) for s in spans_from_tags(pred)}
+        wanted = {(s.start, s.end, s.type) for s in spans_from_tags(true)}
+        num[i] = 2 * len(found & wanted)
+        den[i] = len(found) + len(wanted)
+    return num, den

@@ -10,43 +10,41 @@ with method hooks. :func:`train_bench` runs every method under injected noise an
 measures it on a clean test set, as the NoisywikiHow benchmark does (Wu et al. 2023).
 """
 
-from labelaudit.training._auto import AUTO_CANDIDATES, Screen, choose_method, train
-from labelaudit.training._bench import BenchResult, parse_noise_grid, train_bench
-from labelaudit.training._filter import (
-    FILTER_METHODS,
-    NO_SIGNAL_RATE,
-    NOISE_RATE_CAP,
-    FilterPlan,
-    FilterWarning,
-    noise_share,
-)
-from labelaudit.training._metrics import TrainMetrics, evaluate_model, read_eval_table
+from labelaudit.training._bench import BenchResult, train_bench
+from labelaudit.training._bench import parse_noise_grid as parse_noise_grid
+from labelaudit.training._filter import FILTER_DETECTORS as FILTER_DETECTORS
+from labelaudit.training._filter import FILTER_METHODS, FilterWarning
+from labelaudit.training._filter import NOISE_RATE_CAP as NOISE_RATE_CAP
+from labelaudit.training._filter import FilterPlan as FilterPlan
+from labelaudit.training._filter import HeadScorer as HeadScorer
+from labelaudit.training._filter import noise_share as noise_share
+from labelaudit.training._metrics import TrainMetrics, evaluate_model
+from labelaudit.training._metrics import read_eval_table as read_eval_table
 from labelaudit.training._model import TrainedModel, load_model
-from labelaudit.training._notes import training_facts, training_notes
-from labelaudit.training._train import NoiseEstimateWarning, estimate_noise_rate
+from labelaudit.training._model import embed as embed
+from labelaudit.training._train import (
+    AUTO_CANDIDATES,
+    NoiseEstimateWarning,
+    Screen,
+    choose_method,
+    train,
+)
+from labelaudit.training._train import method_names as method_names
+from labelaudit.training._train import training_facts as training_facts
+from labelaudit.training._train import training_notes as training_notes
 
 __all__ = [
     "AUTO_CANDIDATES",
     "FILTER_METHODS",
-    "NOISE_RATE_CAP",
-    "NO_SIGNAL_RATE",
     "BenchResult",
-    "FilterPlan",
     "FilterWarning",
     "NoiseEstimateWarning",
     "Screen",
     "TrainMetrics",
     "TrainedModel",
     "choose_method",
-    "estimate_noise_rate",
     "evaluate_model",
     "load_model",
-    "noise_share",
-    "parse_noise_grid",
-    "read_eval_table",
     "train",
     "train_bench",
-    "training_facts",
-    "training_notes",
 ]
-

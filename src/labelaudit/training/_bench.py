@@ -14,12 +14,24 @@ import numpy as np
 from labelaudit._errors import InvalidParameterError
 from labelaudit._validation import check_int
 from labelaudit.engine import check_fits, run_fits
-from labelaudit.io import ResultFiles
+from labelaudit.io import (
+    ResultFiles,
+    check_distinct_files,
+    check_label_values,
+    figure_path,
+    prepare_text_dataset,
+    save_figure,
+    text_keys,
+    warn_overlap,
+)
+from labelaudit.noise import noisy_labels, parse_noise
+from labelaudit.training._metrics import evaluate_model
+from labelaudit.training._model import read_frame
+from labelaudit.training._train import method_names
+from labelaudit.training._train import train as train_model
 
 if TYPE_CHECKING:
     import pandas as pd
-
-__all__ = ["BenchResult", "parse_noise_grid", "train_bench"]
 
 
 def parse_noise_grid(spec: str) -> tuple[str, tuple[float, ...]]:
@@ -30,8 +42,6 @@ def parse_noise_grid(spec: str) -> tuple[str, tuple[float, ...]]:
     >>> parse_noise_grid("uniform:0.1,0.2")
     ('uniform', (0.1, 0.2))
     """
-    from labelaudit.noise import parse_noise
-
     method, sep, rates = str(spec).strip().rpartition(":")
     if not sep or not rates:
         raise InvalidParameterError(
@@ -142,8 +152,6 @@ class BenchResult(ResultFiles):
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
 
-        from labelaudit.io import figure_path, save_figure
-
         target, _ = figure_path(path)
         frame = self.to_frame()
         noises = list(dict.fromkeys(frame["noise"]))
@@ -179,14 +187,10 @@ def _spearman_gap(cell: pd.DataFrame) -> str | None:
     return None
 
 
-def _noised_eval(test: pd.DataFrame, *, label: str, method: str, rate: float,
-                 classes: np.ndarray, text: str, text_pair: str | None,
-                 seed: int) -> pd.DataFrame | None:
+def _noised_eval(test: pd.DataFrame, *, label: str, method: str, rate: float, classes: np.ndarray,
+                 text: str, text_pair: str | None, seed: int) -> pd.DataFrame | None:
     """The evaluation table with its labels noised as the training labels were (another
     seed); None when its labels are not all training classes."""
-    from labelaudit.io import text_keys
-    from labelaudit.noise import noisy_labels
-
     if label not in test.columns or not np.isin(text_keys(test[label]),
                                                 np.asarray(classes, dtype=str)).all():
         return None
@@ -200,9 +204,6 @@ def _bench_run(shared: tuple[pd.DataFrame, pd.DataFrame, dict[str, Any], dict[st
                noisy_test: pd.DataFrame | None) -> dict[str, Any]:
     """One run of the bench (a task of :func:`run_tasks`): ``name`` trained on the table
     with the noised ``labels``, measured on the clean evaluation table and its noised copy."""
-    from labelaudit.training._metrics import evaluate_model
-    from labelaudit.training._train import train as train_model
-
     frame, test, columns, options = shared
     started = time.perf_counter()
     fitted = train_model(frame.assign(**{columns["label"]: labels}), **columns, method=name,
@@ -232,7 +233,7 @@ def train_bench(
     train_options: dict[str, Any] | None = None,
     random_state: int = 0,
     workers: int = 1,
-    engine: str = "local",
+    engine: Literal["local", "ray"] = "local",
     ray_address: str | None = None,
     progress: bool = False,
 ) -> BenchResult:
@@ -267,16 +268,6 @@ def train_bench(
     """
     import pandas as pd
 
-    from labelaudit.io import (
-        check_distinct_files,
-        check_label_values,
-        prepare_text_dataset,
-        read_table,
-        warn_overlap,
-    )
-    from labelaudit.noise import noisy_labels
-    from labelaudit.training._train import method_names
-
     check_int(seeds, "seeds", minimum=1)
     check_fits(workers, engine, ray_address)
     grid = [parse_noise_grid(spec) for spec in noise]
@@ -289,8 +280,7 @@ def train_bench(
                                         f"{', '.join(method_names())}")
     check_distinct_files([("train", train), ("eval", eval)], why="every method is trained "
                          "on train and measured on eval, so eval needs items of its own")
-    frame = train if isinstance(train, pd.DataFrame) else read_table(train)
-    test = eval if isinstance(eval, pd.DataFrame) else read_table(eval)
+    frame, test = read_frame(train), read_frame(eval)
     clean = prepare_text_dataset(frame, text=text, label=label, text_pair=text_pair)
     held = prepare_text_dataset(test, text=text, label=None, text_pair=text_pair)
     warn_overlap(("training", clean.item_keys()), ("evaluation", held.item_keys()),

@@ -19,6 +19,7 @@ A method's name says its steps: ``filter[-relabel][-iterate][+METHOD]``.
 
 from __future__ import annotations
 
+import hashlib
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -27,18 +28,31 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError, LabelAuditWarning
-from labelaudit.models import Scorer
-from labelaudit.registry import FILTER_DETECTORS, LNL_METHODS
+from labelaudit.detect import import_cleanlab, suggest_labels
+from labelaudit.models import (
+    EmbeddingInputs,
+    LoopConfig,
+    Scorer,
+    crossfit_pred_probs,
+    head_factory,
+    make_folds,
+    predict_proba,
+    train_networks,
+)
+from labelaudit.scanning import ScanResult, scan
+from labelaudit.training._methods import METHODS, make_method
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["FILTER_METHODS", "NOISE_RATE_CAP", "NO_SIGNAL_RATE", "FilterPlan",
-           "FilterWarning", "HeadScorer", "clean_labels", "detect", "noise_share", "run_filter",
-           "wrong_posterior"]
-
-# The filter methods offered by name (the grammar allows a few more combinations).
-FILTER_METHODS = tuple(name for name in LNL_METHODS.names() if name.startswith("filter"))
+# The filter methods offered by name: `filter`, a step of `train` itself, and its
+# detect-then-train forms, each read by FilterPlan.parse (the grammar allows a few more).
+FILTER_METHODS: tuple[str, ...] = (
+    "filter", "filter-relabel", "filter-iterate", "filter+seal", "filter+co-teaching",
+    "filter+mixup", "filter-relabel+seal", "filter-relabel-iterate+seal")
+# The detectors of a filter method: the scan, or a head trained with one of these methods
+# (co-teaching and CNLCU need a noise rate before any is estimated, so they are not offered).
+FILTER_DETECTORS: tuple[str, ...] = ("scan", "seal", "base", "mixup")
 # The most an estimated share of wrong labels is taken to be: beyond it, the estimate counts
 # the model's own errors more than label errors (a weak model's confident joint is 1 -
 # its accuracy), and co-teaching's small-loss trick needs the clean items in the majority.
@@ -58,8 +72,6 @@ def noise_share(labels: np.ndarray, pred_probs: np.ndarray) -> float:
     """cleanlab's estimate of the share of wrong labels: 1 - the trace of the calibrated
     confident joint of given and true labels (Northcutt et al. 2021, equation 3), from
     out-of-sample ``pred_probs`` of shape (n_samples, n_classes); at most 0.95."""
-    from labelaudit.detect._cleanlab import import_cleanlab
-
     joint = import_cleanlab("cleanlab.count").estimate_joint(labels, pred_probs)
     return float(np.clip(1.0 - np.trace(joint), 0.0, 0.95))
 
@@ -83,8 +95,6 @@ class FilterPlan:
 
     @classmethod
     def parse(cls, name: str, *, detector: str | None = None) -> FilterPlan:
-        from labelaudit.training._methods import METHODS
-
         head, _, then = str(name).partition("+")
         steps = head.split("-")
         if steps[0] != "filter" or len(set(steps[1:])) != len(steps[1:]) \
@@ -131,9 +141,6 @@ class HeadScorer(Scorer):
         raise NotImplementedError("HeadScorer is fitted on embeddings the caller computed")
 
     def fit(self, features: Any, labels: Any, *, n_classes: int) -> HeadScorer:
-        from labelaudit.models import EmbeddingInputs, LoopConfig, head_factory, train_networks
-        from labelaudit.training._methods import make_method
-
         labels = np.asarray(labels)
         used = labels >= 0
         config = LoopConfig(**_HEAD_TRAINING, device=self.device,
@@ -147,8 +154,6 @@ class HeadScorer(Scorer):
         return self
 
     def predict_proba(self, features: Any) -> np.ndarray:
-        from labelaudit.models import EmbeddingInputs, predict_proba
-
         return predict_proba(self.network_, EmbeddingInputs(np.asarray(features)))
 
 
@@ -161,8 +166,6 @@ _KEEP_BYTES = 512 * 2**20
 
 def _detection_key(vectors: np.ndarray, labels: np.ndarray, folds: np.ndarray,
                    scorer: HeadScorer, n_classes: int) -> str:
-    import hashlib
-
     digest = hashlib.sha256()
     for array in (np.ascontiguousarray(vectors), labels, folds):
         digest.update(str((array.shape, array.dtype)).encode())
@@ -173,16 +176,13 @@ def _detection_key(vectors: np.ndarray, labels: np.ndarray, folds: np.ndarray,
 
 
 def detect(vectors: np.ndarray, labels: np.ndarray, n_classes: int, *, detector: str,
-           trained: np.ndarray | None = None, settings: dict[str, Any],
-           device: str | None = None, random_state: int = 0,
-           progress: bool = False) -> tuple[np.ndarray, dict[str, Any]]:
+           trained: np.ndarray | None = None, settings: dict[str, Any], device: str | None = None,
+           random_state: int = 0, progress: bool = False) -> tuple[np.ndarray, dict[str, Any]]:
     """Out-of-sample probabilities of every item from ``detector`` heads, cross-fitted over
     stratified folds (at most 5, at most the smallest class's size); ``trained`` marks the
     items the heads may train on (all when None; a class that would then be missing from a
     fold's training part keeps all its items). Also says how the folds cover the classes:
     the fewest items of a class in a training part."""
-    from labelaudit.models._crossfit import crossfit_pred_probs, make_folds
-
     labels = np.asarray(labels)
     counts = np.bincount(labels, minlength=n_classes)
     present = counts[counts > 0]
@@ -291,20 +291,19 @@ def clean_labels(labels: np.ndarray, pred_probs: np.ndarray, *, relabel: bool, c
     return flagged, targets, {**info, "filter": "relabel", "relabelled": n_flagged}
 
 
-def _scan_filter(frame: pd.DataFrame, dataset: Any, *, text: str, label: str,
-                 text_pair: str | None, mode: str, scorers: Sequence[str], settings: dict,
-                 random_state: int | None,
+def _scan_filter(frame: pd.DataFrame, dataset: Any, *, text: str, label: str, text_pair: str | None,
+                 mode: str, scorers: Sequence[str], settings: dict, random_state: int | None,
                  progress: bool) -> tuple[np.ndarray, np.ndarray, dict]:
     """Rows kept and their labels after a cross-fitted scan dropped or relabelled the
     flagged items."""
-    from labelaudit.detect import suggest_labels
-    from labelaudit.scanning import ScanResult, scan
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        encodes = "embed" in scorers  # scan refuses an encoder no member takes
         result = scan(frame, text=text, label=label, text_pair=text_pair, scorers=scorers,
-                      random_state=random_state, model=settings.get("encoder"),
-                      cache_dir=settings.get("cache_dir"), progress=progress)
+                      random_state=random_state,
+                      model=settings.get("encoder") if encodes else None,
+                      cache_dir=settings.get("cache_dir") if encodes else None,
+                      progress=progress)
     assert isinstance(result, ScanResult)  # noqa: S101 - train reads one label per item
     flagged = np.asarray(result.flagged, dtype=bool)
     labels = np.asarray(dataset.labels).copy()

@@ -11,20 +11,21 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows
-from labelaudit.training._model import TrainedModel
+from labelaudit.engine import first_rows_hold_label_sets
+from labelaudit.io import (
+    SET_THRESHOLD,
+    check_distinct_files,
+    check_label_values,
+    holds_label_sets,
+    read_label_sets,
+    require_columns,
+    text_keys,
+    warn_overlap,
+)
+from labelaudit.training._model import TrainedModel, read_frame
 
 if TYPE_CHECKING:
     import pandas as pd
-
-__all__ = ["TrainMetrics", "evaluate_model", "read_eval_table"]
-
-
-def _read(data: pd.DataFrame | str | Path) -> pd.DataFrame:
-    import pandas as pd
-
-    from labelaudit.io import read_table
-
-    return data if isinstance(data, pd.DataFrame) else read_table(data)
 
 
 @dataclass(frozen=True)
@@ -73,11 +74,9 @@ def read_eval_table(data: pd.DataFrame | str | Path, *, label: str = "label",
     (their ``text`` and ``text_pair``) are training items, and its labels and the
     training data's must be of one kind: label sets (also when ``label_sep`` is given) or
     one label per item."""
-    from labelaudit.io import check_distinct_files, check_label_values, holds_label_sets
-
     if training is not None:
         check_distinct_files([("data", training), ("eval=", data)], why=_HELD_OUT_WHY)
-    frame = _read(data)
+    frame = read_frame(data)
     if label not in frame.columns:
         raise InvalidInputError(f"{where} has no label column {label!r}; its columns are "
                                 f"{list(map(str, frame.columns[:12]))}")
@@ -88,8 +87,6 @@ def read_eval_table(data: pd.DataFrame | str | Path, *, label: str = "label",
             raise InvalidInputError(f"{where} has no label in "
                                     f"{format_rows(np.flatnonzero(missing))}")
     if training is not None:  # sets on one side only: one line now, not after training
-        from labelaudit.engine import first_rows_hold_label_sets
-
         sets = label_sep is not None or first_rows_hold_label_sets(training, label)
         if (label_sep is not None or holds_label_sets(frame[label])) != sets:
             raise InvalidParameterError(
@@ -97,7 +94,7 @@ def read_eval_table(data: pd.DataFrame | str | Path, *, label: str = "label",
                 f"{'label sets' if not sets else 'one label per item'} and the training "
                 f"data's {'label sets' if sets else 'one label per item'}: give both the same "
                 "kind of labels")
-        _warn_seen(_read(training), frame, text=text, text_pair=text_pair)
+        _warn_seen(read_frame(training), frame, text=text, text_pair=text_pair)
     return frame
 
 
@@ -108,8 +105,6 @@ _HELD_OUT_WHY = ("the model is trained on data and measured on eval=, so eval= n
 def _warn_seen(training: pd.DataFrame, evaluation: pd.DataFrame, *, text: str,
                text_pair: str | None) -> None:
     """Warn when many evaluation items (the same text and text pair) are training items."""
-    from labelaudit.io import warn_overlap
-
     columns = [text] if text_pair is None else [text, text_pair]
     if not all(c in t.columns for c in columns for t in (training, evaluation)):
         return  # training names the missing column
@@ -127,9 +122,6 @@ def _evaluate_label_sets(model: TrainedModel, frame: pd.DataFrame, *, text: str 
                          label_sep: str | None) -> TrainMetrics:
     """A multi-label model on true label sets: subset accuracy as ``top1``, macro-F1, and
     micro-F1 and the Hamming loss in ``extra``."""
-    from labelaudit.io import read_label_sets, require_columns
-    from labelaudit.training._label_sets import label_set_metrics
-
     require_columns(frame, [label])
     truth, _ = read_label_sets(frame[label], column=label, ids=np.arange(len(frame)),
                                sep=label_sep, classes=list(model.classes))
@@ -141,11 +133,9 @@ def _evaluate_label_sets(model: TrainedModel, frame: pd.DataFrame, *, text: str 
                         n_unseen=0, extra={"multi_label": True, **metrics})
 
 
-def evaluate_model(model: TrainedModel, data: pd.DataFrame | str | Path, *,
-                   text: str | None = None, label: str = "label",
-                   text_pair: str | None = None,
-                   probs: np.ndarray | None = None,
-                   label_sep: str | None = None) -> TrainMetrics:
+def evaluate_model(model: TrainedModel, data: pd.DataFrame | str | Path, *, text: str | None = None,
+                   label: str = "label", text_pair: str | None = None,
+                   probs: np.ndarray | None = None, label_sep: str | None = None) -> TrainMetrics:
     """Top-1 and top-5 accuracy and macro-F1 of ``model`` on a labelled table (``probs``:
     the model's probabilities of its rows, when already predicted); for a multi-label
     model, subset accuracy (as ``top1``), macro-F1, micro-F1 and the Hamming loss on the
@@ -153,10 +143,8 @@ def evaluate_model(model: TrainedModel, data: pd.DataFrame | str | Path, *,
     import pandas as pd
     from sklearn.metrics import f1_score
 
-    from labelaudit.io import text_keys
-
     if model.multi_label:
-        return _evaluate_label_sets(model, _read(data), text=text, label=label,
+        return _evaluate_label_sets(model, read_frame(data), text=text, label=label,
                                     text_pair=text_pair, probs=probs, label_sep=label_sep)
     frame = read_eval_table(data, label=label)
     truth = text_keys(frame[label])
@@ -175,3 +163,21 @@ def evaluate_model(model: TrainedModel, data: pd.DataFrame | str | Path, *,
         macro_f1=float(f1_score(truth, predicted, average="macro", zero_division=0)),
         n_eval=len(frame), unseen_labels=tuple(sorted(set(truth[~known]))),
         n_unseen=int((~known).sum()))
+
+
+def label_set_metrics(truth: np.ndarray, probs: np.ndarray) -> dict[str, float]:
+    """Subset accuracy (the whole set right), micro and macro F1 and the Hamming loss of
+    the sets at probability 0.5.
+
+    Examples
+    --------
+    >>> label_set_metrics(np.array([[1, 0], [1, 1]]), np.array([[0.9, 0.2], [0.8, 0.1]]))
+    {'subset_accuracy': 0.5, 'micro_f1': 0.8, 'macro_f1': 0.5, 'hamming_loss': 0.25}
+    """
+    from sklearn.metrics import f1_score
+
+    predicted = (probs >= SET_THRESHOLD).astype(int)
+    return {"subset_accuracy": float((predicted == truth).all(axis=1).mean()),
+            "micro_f1": float(f1_score(truth, predicted, average="micro", zero_division=0)),
+            "macro_f1": float(f1_score(truth, predicted, average="macro", zero_division=0)),
+            "hamming_loss": float((predicted != truth).mean())}

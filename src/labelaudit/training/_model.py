@@ -1,4 +1,9 @@
-"""A model trained by :func:`labelaudit.train`: prediction, and a folder to save it in."""
+"""A model trained by :func:`labelaudit.train`: its backbone (``head``, a small network over
+frozen sentence embeddings from the scan's embedding cache, or ``finetune``, a Hugging Face
+encoder with a linear classifier trained whole), the inputs each one reads, prediction, and a
+folder to save it in and load it from. The networks and inputs themselves are the models
+floor's (:class:`labelaudit.models.HeadNetwork`, :class:`labelaudit.models.TextInputs`,
+:func:`labelaudit.models.finetune_factory`)."""
 
 from __future__ import annotations
 
@@ -12,25 +17,133 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
-from labelaudit.io import SET_THRESHOLD
-from labelaudit.training._weights import DAMAGED as _DAMAGED
-from labelaudit.training._weights import META as _META
-from labelaudit.training._weights import load_weights
+from labelaudit._validation import check_int
+from labelaudit._version import __version__
+from labelaudit.io import (
+    SET_THRESHOLD,
+    check_output_folder,
+    format_label_set,
+    plain_value,
+    prepare_text_dataset,
+    read_table,
+    replace_folder,
+    write_manifest,
+)
+from labelaudit.models import (
+    EmbeddingInputs,
+    FinetuneNetwork,
+    HeadNetwork,
+    TextInputs,
+    finetune_factory,
+    head_factory,
+    keep_umask,
+    load_pretrained,
+    make_scorer,
+    predict_proba,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "TrainedModel", "is_model_folder",
-           "load_model", "load_weights"]
-
 FORMAT = "labelaudit-model"
 FORMAT_VERSION = 1
+META = "labelaudit-model.json"  # the description of a model folder
 _WEIGHTS = "head.pt"
+DAMAGED = "the file is damaged; retrain the model, or restore the file from a copy"
+BACKBONES: tuple[str, ...] = ("head", "finetune")
 
 
-def is_model_folder(path: str | Path) -> bool:
-    """Whether ``path`` is a folder a labelaudit model was saved in."""
-    return (Path(path) / _META).is_file()
+def read_frame(data: pd.DataFrame | str | Path) -> pd.DataFrame:
+    """A table given as a DataFrame or as a file."""
+    import pandas as pd
+    return data if isinstance(data, pd.DataFrame) else read_table(data)
+
+
+def embed(dataset: Any, settings: dict[str, Any], *, progress: bool = False) -> np.ndarray:
+    """Sentence embeddings of a dataset through the scan's ``embed`` scorer (and its
+    on-disk cache); pairs as ``[u, v, |u - v|, u * v]``."""
+    scorer = make_scorer("embed", model=settings.get("encoder"),
+                         cache_dir=settings.get("cache_dir"))
+    return np.asarray(scorer.prepare(dataset, progress=progress), dtype=np.float32)
+
+
+def encode_inputs(model: Any, frame: pd.DataFrame, *, text: str,
+                  text_pair: str | None) -> Any:
+    """Inputs of new items for a trained model: what its backbone's network reads."""
+    dataset = prepare_text_dataset(frame, text=text, text_pair=text_pair, label=None)
+    if model.settings["backbone"] == "finetune":
+        return TextInputs.from_dataset(dataset, model.settings)
+    return EmbeddingInputs(embed(dataset, model.settings))
+
+
+def network_factory(settings: dict[str, Any], n_classes: int) -> Any:
+    """A function making a fresh network for ``settings`` (``dim``: the input width of
+    the head)."""
+    if settings["backbone"] == "finetune":
+        return finetune_factory(settings, n_classes)
+    if settings["backbone"] != "head":
+        raise InvalidParameterError(
+            f"backbone must be one of {', '.join(BACKBONES)}; got {settings['backbone']!r}")
+    return head_factory(settings["dim"], n_classes, hidden=settings["hidden"],
+                        dropout=settings["dropout"])
+
+
+def rebuild_network(backbone: str, settings: dict[str, Any], n_classes: int,
+                    root: Path) -> Any:
+    """An untrained network of a saved model's shape (the finetune backbone loads its
+    weights from ``root / "backbone"``)."""
+    if backbone == "finetune":
+        return load_finetuned(root / "backbone", settings, n_classes)
+    return HeadNetwork(settings["dim"], n_classes, hidden=settings["hidden"],
+                       dropout=settings["dropout"])
+
+
+def load_finetuned(folder: Path, settings: dict[str, Any], n_classes: int) -> Any:
+    """A saved fine-tuned network; new texts are tokenised with the original tokenizer.
+    A damaged or mismatched file is one line naming it (:func:`load_weights`)."""
+    from transformers import AutoModel
+
+    encoder = load_pretrained(AutoModel, folder)
+    network = FinetuneNetwork(encoder, n_classes, float(settings.get("dropout", 0.1)))
+    load_weights(network.head, folder / "classifier.pt", n_classes=n_classes)
+    return network
+
+
+def load_weights(module: Any, path: Path, *, n_classes: int) -> None:
+    """Load the weights saved at ``path`` into ``module`` (whose output layer has
+    ``n_classes`` rows), or say in one line what is wrong with the file: missing,
+    truncated, or for another number of classes than the model's description lists."""
+    import torch
+
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except FileNotFoundError:
+        raise InvalidInputError(f"{path} is missing: the model folder is incomplete; "
+                                "retrain the model, or restore the file from a copy") from None
+    except Exception as exc:  # noqa: BLE001 - torch raises many kinds for a damaged file
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InvalidInputError(f"{path} cannot be read as torch weights ({first[:120]}): "
+                                f"{DAMAGED.replace('damaged', 'truncated or damaged')}"
+                                ) from None
+    expected = module.state_dict()
+    if not isinstance(state, dict) or set(state) != set(expected):
+        raise InvalidInputError(f"{path} does not hold the weights of this model's network "
+                                f"(other layers): {DAMAGED}")
+    for key, tensor in expected.items():
+        saved = tuple(getattr(state[key], "shape", ()))
+        if saved == tuple(tensor.shape):
+            continue
+        if saved and tensor.ndim and tensor.shape[0] == n_classes and saved[1:] == tuple(
+                tensor.shape[1:]):
+            described = next((folder / META for folder in path.parents
+                              if (folder / META).is_file()), path.parent / META)
+            raise InvalidInputError(
+                f"{described} lists {n_classes} classes but {path.name} has an "
+                f"output layer for {saved[0]}: the class list was edited, or the files come "
+                "from different models; restore the class list or retrain the model")
+        raise InvalidInputError(f"{path}: layer {key!r} has shape {list(saved)}, the network "
+                                f"needs {list(tensor.shape)}: {DAMAGED}")
+    module.load_state_dict(state)
 
 
 @dataclass
@@ -62,9 +175,6 @@ class TrainedModel:
                 text_pair: str | None) -> Any:
         import pandas as pd
 
-        from labelaudit.io import read_table
-        from labelaudit.training._backbones import encode_inputs
-
         trained = (self.settings.get("text", "text"), self.settings.get("text_pair"))
         if text_pair is not None and trained[1] is None:
             raise InvalidParameterError(
@@ -79,7 +189,7 @@ class TrainedModel:
             frame = pd.DataFrame({"text": data})
             text, text_pair = "text", None
         else:
-            frame = data if isinstance(data, pd.DataFrame) else read_table(data)
+            frame = read_frame(data)
             text = text or trained[0]
             text_pair = text_pair if text_pair is not None else trained[1]
             if text_pair is not None and text_pair not in frame.columns:
@@ -89,17 +199,14 @@ class TrainedModel:
                     f"column {text_pair!r}; its columns are "
                     f"{', '.join(map(repr, map(str, frame.columns[:12])))}"
                     f"{' ...' if len(frame.columns) > 12 else ''}: give text_pair=COLUMN, the "
-                    "column of the second texts")
+                    "column of the second texts", param="text_pair")
         return encode_inputs(self, frame, text=text, text_pair=text_pair)
 
-    def predict_proba(self, data: pd.DataFrame | str | Path | list[str], *,
-                      text: str | None = None, text_pair: str | None = None,
-                      progress: bool = False) -> np.ndarray:
+    def predict_proba(self, data: pd.DataFrame | str | Path | list[str], *, text: str | None = None,
+                      text_pair: str | None = None, progress: bool = False) -> np.ndarray:
         """Class probabilities, shape ``(n_samples, n_classes)``, columns in ``classes``
         order. ``data`` is a table (the training text columns unless given) or a list of
         texts."""
-        from labelaudit.models import predict_proba
-
         inputs = self._inputs(data, text, text_pair)
         return predict_proba(self.network, inputs, multi_label=self.multi_label)
 
@@ -137,17 +244,14 @@ class TrainedModel:
         """
         import pandas as pd
 
-        from labelaudit._validation import check_int
-        from labelaudit.io import format_label_set, read_table
-
         check_int(top_k, "top_k", minimum=1)
-        frame = data if isinstance(data, pd.DataFrame) else read_table(data)
+        frame = read_frame(data)
         if id is not None and id not in frame.columns:
             where = "the table" if isinstance(data, pd.DataFrame) else data
             raise InvalidInputError(
                 f"id={id!r}: {where} has no such column; its columns are "
                 f"{', '.join(map(repr, map(str, frame.columns[:12])))}"
-                f"{' ...' if len(frame.columns) > 12 else ''}")
+                f"{' ...' if len(frame.columns) > 12 else ''}", param="id")
         column = id or "id"
         out = pd.DataFrame({"id": frame[column].to_numpy() if column in frame.columns
                             else np.arange(len(frame))})
@@ -175,10 +279,6 @@ class TrainedModel:
         """
         import torch
 
-        from labelaudit._version import __version__
-        from labelaudit.io import check_output_folder, replace_folder, write_manifest
-        from labelaudit.models._loading import keep_umask
-
         del overwrite
         target = check_output_folder(folder, kind="model", name="the model folder")
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -188,12 +288,10 @@ class TrainedModel:
                     "labelaudit_version": __version__, "method": self.method,
                     "backbone": self.backbone, "classes": [str(c) for c in self.classes],
                     "settings": self.settings, "log": self.log}
-            (staging / _META).write_text(json.dumps(meta, indent=2, default=_plain),
+            (staging / META).write_text(json.dumps(meta, indent=2, default=plain_value),
                                          encoding="utf-8")
             if self.backbone == "finetune":
                 from transformers import AutoTokenizer
-
-                from labelaudit.models._loading import load_pretrained
 
                 self.network.save(staging / "backbone")
                 load_pretrained(AutoTokenizer, self.settings.get("encoder")).save_pretrained(
@@ -208,15 +306,6 @@ class TrainedModel:
         return target
 
 
-def _plain(value: Any) -> Any:
-    """JSON for numpy values in the log."""
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, np.generic):
-        return value.item()
-    raise TypeError(f"cannot write {type(value).__name__} to JSON")
-
-
 def load_model(folder: str | Path) -> TrainedModel:
     """Read a model that :meth:`TrainedModel.save` wrote.
 
@@ -228,13 +317,11 @@ def load_model(folder: str | Path) -> TrainedModel:
         entry, is truncated, or no longer matches the others (a class list edited so that
         it does not match the output layer). The message names the file.
     """
-    from labelaudit.training._backbones import rebuild_network
-
     root = Path(folder)
-    if not is_model_folder(root):
-        raise InvalidInputError(f"{root} is not a labelaudit model folder (no {_META}); "
+    if not (root / META).is_file():
+        raise InvalidInputError(f"{root} is not a labelaudit model folder (no {META}); "
                                 "train one with `labelaudit train ... --out FOLDER`")
-    meta = _read_meta(root / _META)
+    meta = _read_meta(root / META)
     version = meta.get("format_version")
     if meta.get("format") != FORMAT or version != FORMAT_VERSION:
         raise InvalidInputError(
@@ -242,7 +329,7 @@ def load_model(folder: str | Path) -> TrainedModel:
             f"written by labelaudit {meta.get('labelaudit_version', '?')}; this labelaudit "
             f"reads {FORMAT!r} version {FORMAT_VERSION}: retrain it, or use the labelaudit "
             "version that wrote it")
-    _check_meta(meta, root / _META)
+    _check_meta(meta, root / META)
     classes = np.array(meta["classes"], dtype=object)
     settings = dict(meta["settings"])
     if meta["backbone"] == "finetune":  # new texts use the tokenizer saved with it
@@ -262,29 +349,27 @@ def _read_meta(path: Path) -> dict[str, Any]:
     except OSError as exc:
         raise InvalidInputError(f"{path} cannot be read: {exc.strerror or exc}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InvalidInputError(f"{path} is not valid JSON ({exc}): {_DAMAGED}") from None
+        raise InvalidInputError(f"{path} is not valid JSON ({exc}): {DAMAGED}") from None
     if not isinstance(meta, dict):
         raise InvalidInputError(f"{path} holds a JSON {type(meta).__name__}, not the "
-                                f"model's description (an object): {_DAMAGED}")
+                                f"model's description (an object): {DAMAGED}")
     return meta
 
 
 def _check_meta(meta: dict[str, Any], path: Path) -> None:
     """Refuse a description that lacks an entry or holds one of the wrong kind."""
-    from labelaudit.training._backbones import BACKBONES
-
     missing = [key for key in ("method", "backbone", "classes", "settings") if key not in meta]
     if missing:
-        raise InvalidInputError(f"{path} lacks {', '.join(map(repr, missing))}: {_DAMAGED}")
+        raise InvalidInputError(f"{path} lacks {', '.join(map(repr, missing))}: {DAMAGED}")
     classes, settings = meta["classes"], meta["settings"]
     if not isinstance(classes, list) or len(classes) < 2:
         raise InvalidInputError(f"{path}: 'classes' must list the model's classes (at least "
-                                f"2); it holds {str(classes)[:60]}: {_DAMAGED}")
+                                f"2); it holds {str(classes)[:60]}: {DAMAGED}")
     if meta["backbone"] not in BACKBONES:
         raise InvalidInputError(f"{path}: backbone {meta['backbone']!r} is not one of "
-                                f"{', '.join(BACKBONES)}: {_DAMAGED}")
+                                f"{', '.join(BACKBONES)}: {DAMAGED}")
     needed = ("dim", "hidden", "dropout") if meta["backbone"] == "head" else ()
     lacking = [key for key in needed if not isinstance(settings, dict) or key not in settings]
     if not isinstance(settings, dict) or lacking:
         what = f"lacks {', '.join(map(repr, lacking))}" if lacking else "is not an object"
-        raise InvalidInputError(f"{path}: 'settings' {what}: {_DAMAGED}")
+        raise InvalidInputError(f"{path}: 'settings' {what}: {DAMAGED}")

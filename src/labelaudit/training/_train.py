@@ -1,5 +1,7 @@
-"""``labelaudit.train``: fit a classifier with a learning-with-noisy-labels method, and
-measure it on a clean evaluation set."""
+"""``labelaudit.train``: fit a classifier with a learning-with-noisy-labels method (or, with
+``method="auto"``, screen the candidates on a held-out part of the given, noisy data and
+train the winner on everything); for label sets, ``base`` with one sigmoid per class or
+``filter``; and what ``labelaudit train`` tells a person about the model."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ import time
 import warnings
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -14,13 +17,41 @@ import numpy as np
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError, LabelAuditWarning
 from labelaudit._validation import check_choice, check_int, check_number
-from labelaudit.training._filter import NOISE_RATE_CAP, noise_share
-from labelaudit.training._model import TrainedModel
+from labelaudit.io import (
+    ResultFiles,
+    TextDataset,
+    check_label_set_classes,
+    holds_label_sets,
+    prepare_text_dataset,
+    read_label_sets,
+    text_keys,
+)
+from labelaudit.models import (
+    EmbeddingInputs,
+    LoopConfig,
+    TextInputs,
+    crossfit_pred_probs,
+    make_folds,
+    make_scorer,
+    resolve_device,
+    train_networks,
+)
+from labelaudit.scanning import ScanOptions, scan_label_sets
+from labelaudit.training._filter import (
+    FILTER_METHODS,
+    NOISE_RATE_CAP,
+    FilterPlan,
+    noise_share,
+    run_filter,
+)
+from labelaudit.training._methods import METHODS, make_method
+from labelaudit.training._methods.base import MultiLabelBase
+from labelaudit.training._methods.seal import SEAL
+from labelaudit.training._metrics import evaluate_model
+from labelaudit.training._model import BACKBONES, TrainedModel, embed, network_factory, read_frame
 
 if TYPE_CHECKING:
     import pandas as pd
-
-__all__ = ["FILTER_MODES", "NoiseEstimateWarning", "estimate_noise_rate", "method_names", "train"]
 
 FILTER_MODES = ("drop", "relabel")
 # Defaults per backbone: the head trains in seconds on CPU, fine-tuning as in the seed
@@ -41,18 +72,8 @@ class NoiseEstimateWarning(LabelAuditWarning):
 
 
 def method_names() -> tuple[str, ...]:
-    """Every training method: the LNL methods, and ``filter``."""
-    from labelaudit.registry import LNL_METHODS
-
-    return LNL_METHODS.names()
-
-
-def _read(data: pd.DataFrame | str | Path) -> pd.DataFrame:
-    import pandas as pd
-
-    from labelaudit.io import read_table
-
-    return data if isinstance(data, pd.DataFrame) else read_table(data)
+    """Every training method: the LNL methods' hooks, then ``filter`` and its forms."""
+    return (*METHODS, *FILTER_METHODS)
 
 
 def _check_classes(labels: np.ndarray, classes: np.ndarray) -> None:
@@ -75,9 +96,6 @@ def estimate_noise_rate(embeddings: np.ndarray, labels: np.ndarray, n_classes: i
     items each), it counts the model's errors too; :func:`train` caps it at
     :data:`NOISE_RATE_CAP`.
     """
-    from labelaudit.models import make_scorer
-    from labelaudit.models._crossfit import crossfit_pred_probs, make_folds
-
     scorer = make_scorer("embed", C=_ESTIMATE_C)
     folds = make_folds(labels, n_folds=min(5, int(np.bincount(labels).min())),
                        random_state=random_state)
@@ -93,8 +111,8 @@ def _capped(estimate: float, *, source: str) -> float:
     warnings.warn(NoiseEstimateWarning(
         f"{source} puts {estimate:.0%} of the labels wrong, more than {NOISE_RATE_CAP:.0%}: "
         "the model is too weak on this data to tell label errors from its own, so "
-        f"{NOISE_RATE_CAP} is used; give noise_rate=RATE if you know the share"),
-        stacklevel=3)
+        f"{NOISE_RATE_CAP} is used; give noise_rate=RATE if you know the share",
+        param="noise_rate"), stacklevel=3)
     return NOISE_RATE_CAP
 
 
@@ -185,14 +203,19 @@ def train(
     Wu et al. (2023), NoisywikiHow: A Benchmark for Learning with Real-world Noisy Labels
     in Natural Language Processing (the methods and their defaults, appendix tables).
     """
-    from labelaudit.io import holds_label_sets, prepare_text_dataset
-    from labelaudit.models import EmbeddingInputs, LoopConfig, TextInputs, train_networks
-    from labelaudit.training._backbones import BACKBONES, embed, network_factory
-    from labelaudit.training._filter import FilterPlan, run_filter
-    from labelaudit.training._label_sets import train_label_sets
-    from labelaudit.training._methods import make_method
-    from labelaudit.training._methods.seal import SEAL
-
+    if method == "auto":
+        frame = read_frame(data)
+        options: dict[str, Any] = dict(
+            text=text, label=label, text_pair=text_pair, backbone=backbone, model=model,
+            noise_rate=noise_rate, filter=filter, filter_scorers=filter_scorers,
+            filter_detector=filter_detector, epochs=epochs, batch_size=batch_size,
+            learning_rate=learning_rate, hidden=hidden, dropout=dropout,
+            method_options=method_options, device=device, cache_dir=cache_dir,
+            random_state=random_state, label_sep=label_sep, progress=progress)
+        screen = choose_method(frame, **options)
+        fitted = train(frame, method=screen.winner, **_options_for(screen.winner, options))
+        fitted.log["auto"] = screen.to_dict()  # the model's log holds the screen
+        return fitted
     started = time.perf_counter()
     check_choice(method, "method", method_names())
     check_choice(backbone, "backbone", BACKBONES)
@@ -212,8 +235,6 @@ def train(
     check_int(batch_size, "batch_size", minimum=1)
     hidden = check_int(HIDDEN if hidden is None else hidden, "hidden", minimum=0)
     if device is not None:  # a missing GPU is one line now, not once the texts are encoded
-        from labelaudit.models import resolve_device
-
         resolve_device(device)
     if noise_rate is not None:
         if not isinstance(noise_rate, (int, float)) or not 0.0 <= noise_rate < 1.0:
@@ -225,33 +246,28 @@ def train(
     learning_rate = check_number(learning_rate if learning_rate is not None
                                  else defaults["learning_rate"], "learning_rate",
                                  low=0.0, low_open=True)
-    frame = _read(data)
+    frame = read_frame(data)
     config = LoopConfig(epochs=epochs, batch_size=batch_size, learning_rate=learning_rate,
                         warmup=defaults["warmup"], device=device,
                         bf16=backbone == "finetune", random_state=random_state,
                         progress=progress)
+    settings: dict[str, Any] = {
+        "backbone": backbone, "encoder": model, "text": text, "text_pair": text_pair,
+        "hidden": hidden, "dropout": dropout,
+        "cache_dir": None if cache_dir is None else str(cache_dir)}
     if label_sep is not None or (label in frame.columns and holds_label_sets(frame[label])):
         if noise_rate is not None or filter_detector is not None:
             raise InvalidParameterError("noise_rate and filter_detector go with one label per "
                                         "item; label sets train with base or filter")
         return train_label_sets(
             frame, text=text, label=label, text_pair=text_pair, label_sep=label_sep,
-            method=method, filter_mode=filter, backbone=backbone,
-            settings={"backbone": backbone, "encoder": model, "text": text,
-                      "text_pair": text_pair, "hidden": hidden, "dropout": dropout,
-                      "cache_dir": None if cache_dir is None else str(cache_dir)},
+            method=method, filter_mode=filter, backbone=backbone, settings=settings,
             config=config, random_state=random_state, progress=progress)
     dataset = prepare_text_dataset(frame, text=text, label=label, text_pair=text_pair)
     assert dataset.labels is not None  # noqa: S101 - label is given
     _check_classes(dataset.labels, dataset.classes)
-    settings: dict[str, Any] = {
-        "backbone": backbone, "encoder": model, "text": text, "text_pair": text_pair,
-        "hidden": hidden, "dropout": dropout,
-        "cache_dir": None if cache_dir is None else str(cache_dir)}
     log: dict[str, Any] = {"n_train": len(dataset), "random_state": random_state}
     if "clean_label" in frame.columns:  # as `labelaudit noise` writes: the rate achieved
-        from labelaudit.io import text_keys
-
         log["achieved_noise_rate"] = float(np.mean(
             text_keys(frame["clean_label"]) != text_keys(frame[label])))
     keep, labels = np.arange(len(dataset)), np.asarray(dataset.labels)
@@ -301,3 +317,291 @@ def train(
     return TrainedModel(classes=np.asarray(dataset.classes).astype(str).astype(object),
                         method=method, backbone=backbone, network=networks[0],
                         settings=settings, log=log)
+
+
+# The training methods that take label sets.
+LABEL_SET_METHODS = ("base", "filter")
+
+
+def check_label_set_method(method: str) -> None:
+    """Refuse a method that does not train on label sets, naming those that do."""
+    if method not in LABEL_SET_METHODS:
+        takes = ("screens methods that take" if method == "auto" else "takes")
+        raise InvalidParameterError(
+            f"the label column holds label sets (multi-label), and method {method!r} {takes} "
+            f"one label per item; for label sets: {' or '.join(LABEL_SET_METHODS)}")
+
+
+def train_label_sets(frame: pd.DataFrame, *, text: str, label: str, text_pair: str | None,
+                     label_sep: str | None, method: str, filter_mode: str | None,
+                     backbone: str, settings: dict[str, Any], config: Any,
+                     random_state: int, progress: bool) -> Any:
+    """A multi-label :class:`TrainedModel` (``settings["multi_label"]``: its probabilities
+    are per-class sigmoids); called by :func:`labelaudit.train` for a column of label sets."""
+    started = time.perf_counter()
+    check_label_set_method(method)
+    base = prepare_text_dataset(frame, text=text, label=None, text_pair=text_pair)
+    label_sets, classes = read_label_sets(frame[label], column=label, ids=base.ids,
+                                          sep=label_sep)
+    if len(classes) < 2:
+        raise InvalidInputError(f"column {label!r} has {len(classes)} class in its label sets; "
+                                "at least 2 are needed (one class is binary classification)")
+    check_label_set_classes(label_sets, classes)
+    log: dict[str, Any] = {"n_train": len(base), "random_state": random_state,
+                           "multi_label": True}
+    keep = np.arange(len(base))
+    if method == "filter":
+        scanned = scan_label_sets(frame, ScanOptions(
+            text=text, label=label, text_pair=text_pair, label_sep=label_sep,
+            classes=list(classes), random_state=random_state, keep_columns=False,
+            progress=progress))
+        flagged = np.asarray(scanned.flagged)
+        if (filter_mode or "drop") == "drop":
+            keep = np.flatnonzero(~flagged)
+        else:
+            label_sets = np.where(flagged[:, None], scanned.suggested_sets, label_sets)
+        log.update(filter=filter_mode or "drop", flagged=int(flagged.sum()),
+                   filter_scorers=list(scanned.member_probs), filter_rule=scanned.flag_rule)
+    settings = dict(settings, multi_label=True)
+    dataset = TextDataset(base.ids, base.texts, base.text_pairs, label_sets, classes)
+    if backbone == "head":
+        vectors = embed(dataset, settings, progress=progress)
+        settings["dim"] = int(vectors.shape[1])
+        inputs: Any = EmbeddingInputs(vectors[keep])
+    else:
+        inputs = TextInputs.from_dataset(dataset, settings).subset(keep)
+    placeholder = np.zeros(len(keep), dtype=np.int64)  # the loop's labels; the sets are the
+    networks, training = train_networks(  # targets of MultiLabelBase's loss
+        network_factory(settings, len(classes)), inputs, placeholder, len(classes),
+        MultiLabelBase(label_sets[keep]), config)
+    log.update(n_used=int(len(keep)), epochs=config.epochs,
+               learning_rate=config.learning_rate, batch_size=config.batch_size,
+               losses=list(training.losses), seconds=time.perf_counter() - started)
+    return TrainedModel(classes=np.asarray(classes).astype(str).astype(object), method=method,
+                        backbone=backbone, network=networks[0], settings=settings, log=log)
+
+
+# The methods --method auto screens: the strongest published ones on NoisywikiHow and
+# 20news (benchmarks/results/train_noise.md), and our detect-then-train forms.
+AUTO_CANDIDATES = ("base", "mixup", "co-teaching", "seal", "filter+seal",
+                   "filter-relabel+seal")
+# The share of each class held out for the screen, and how many disjoint such parts it
+# measures on (their mean decides: one part's noise alone cost up to 0.7 points of top-1 on
+# NoisywikiHow, benchmarks/results/train_noise.md).
+SCREEN_SHARE = 0.2
+SCREEN_ROUNDS = 3
+# The fewest items of a class the screen can hold out and still train on (see _held_out).
+_SCREEN_MIN_CLASS = 3
+
+
+@dataclass(frozen=True)
+class Screen(ResultFiles):
+    """The screening run of ``--method auto``: one row per candidate with its accuracy on
+    the held-out items' given (possibly wrong) labels (``noisy_top1``, the mean over the
+    rounds; ``round_1``, ``round_2``... each round's), the winner and why.
+    ``n_screen_train`` and ``n_screen_eval`` count the items of one round."""
+
+    table: pd.DataFrame
+    winner: str
+    reason: str
+    n_screen_train: int
+    n_screen_eval: int
+    rounds: int = 1
+
+    def to_frame(self) -> pd.DataFrame:
+        return self.table.copy()
+
+    def summary(self) -> str:
+        shown = self.table.assign(**{
+            column: [f"{v:.2%}" for v in self.table[column]]
+            for column in self.table.columns if column == "noisy_top1"
+            or column.startswith("round_")}, seconds=[f"{v:.1f}" for v in self.table["seconds"]])
+        rounds = (f" in each of {self.rounds} rounds (disjoint held-out parts; the mean "
+                  "decides)" if self.rounds > 1 else "")
+        return (f"screened {len(self.table)} methods: trained on {self.n_screen_train} items, "
+                f"measured on {self.n_screen_eval} held-out items' given labels{rounds}\n"
+                + shown.to_string(index=False) + f"\nchose {self.winner}: {self.reason}")
+
+    @classmethod
+    def from_dict(cls, doc: dict[str, Any]) -> Screen:
+        """A screen as :meth:`to_dict` wrote it (a model's log)."""
+        import pandas as pd
+        return cls(pd.DataFrame(doc["table"]), doc["winner"], doc["reason"],
+                   int(doc["n_screen_train"]), int(doc["n_screen_eval"]),
+                   int(doc.get("rounds", 1)))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"winner": self.winner, "reason": self.reason,
+                "n_screen_train": self.n_screen_train, "n_screen_eval": self.n_screen_eval,
+                "rounds": self.rounds, "table": self.table.to_dict(orient="records")}
+
+
+def _options_for(method: str, options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` without the filter options ``method`` does not take (``filter_detector``
+    goes to the filter methods, ``filter`` to plain ``filter`` alone)."""
+    return {k: v for k, v in options.items()
+            if (k != "filter_detector" or method.startswith("filter"))
+            and (k != "filter" or method == "filter")}
+
+
+def _held_out(labels: np.ndarray, classes: np.ndarray, share: float, rounds: int,
+              random_state: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``rounds`` pairs of rows to train and to measure the screen on: each holds out
+    ``share`` of each class, and the held-out parts are disjoint (stratified folds of
+    ``round(1 / share)``).
+
+    Every class needs :data:`_SCREEN_MIN_CLASS` items: a held-out part takes one of a
+    class too small to split, and each candidate trains on the rest, which must keep 2
+    (:func:`labelaudit.train` refuses a class of one item).
+    """
+    from sklearn.model_selection import StratifiedKFold
+
+    n_parts = max(int(round(1 / share)), 2)
+    counts = np.bincount(labels, minlength=len(classes))
+    few = [f"{classes[k]} ({counts[k]})"
+           for k in np.flatnonzero((counts > 0) & (counts < _SCREEN_MIN_CLASS))]
+    if few or len(labels) < n_parts:
+        what = (f"{len(few)} class{'es have' if len(few) > 1 else ' has'} fewer: "
+                f"{', '.join(few[:10])}" if few else
+                f"the data has {len(labels)} items, fewer than the {n_parts} parts")
+        raise InvalidInputError(
+            f"--method auto screens the methods on held-out items of every class and trains "
+            f"them on the rest, so every class needs at least {_SCREEN_MIN_CLASS} items; "
+            f"{what}; add items, drop or merge small classes, or name a method")
+    if rounds > n_parts:
+        raise InvalidParameterError(
+            f"rounds={rounds} disjoint held-out parts of share {share:g} do not fit in the "
+            f"data: at most {n_parts}")
+    folds = StratifiedKFold(n_splits=n_parts, shuffle=True, random_state=random_state)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a class smaller than n_parts: in some parts only
+        splits = list(folds.split(np.zeros(len(labels)), labels))
+    return [(np.sort(fit), np.sort(held)) for fit, held in splits[:rounds]]
+
+
+def choose_method(data: pd.DataFrame | str | Path, *, text: str = "text", label: str = "label",
+                  text_pair: str | None = None, candidates: Sequence[str] | None = None,
+                  share: float = SCREEN_SHARE, rounds: int = SCREEN_ROUNDS, random_state: int = 0,
+                  progress: bool = False, **options: Any) -> Screen:
+    """Train every candidate on the rest of the data and measure it on a held-out
+    ``share`` of each class, against the given labels, in ``rounds`` rounds with disjoint
+    held-out parts; the highest mean accuracy wins (ties go to the earlier candidate, the
+    simpler method).
+
+    The labels of the held-out items are as noisy as the rest: under uniform and
+    instance-dependent noise, accuracy on them ranks methods as accuracy on clean labels
+    does (``train_bench`` reports both and how well they agree).
+
+    Parameters
+    ----------
+    candidates : sequence of str, optional
+        Default :data:`AUTO_CANDIDATES`.
+    rounds : int
+        Held-out parts to measure on, at most ``round(1 / share)``; each round trains
+        every candidate once, so the screen costs ``rounds`` times one round.
+    options
+        More options of :func:`labelaudit.train` (backbone, epochs...).
+    """
+    import pandas as pd
+
+    names = list(AUTO_CANDIDATES if candidates is None else candidates)
+    if len(names) < 1:
+        raise InvalidParameterError("candidates is empty: give at least one method")
+    for name in names:
+        if name not in method_names():
+            raise InvalidParameterError(f"unknown candidate {name!r}; choose from "
+                                        f"{', '.join(method_names())}")
+    share = check_number(share, "share", low=0.0, high=1.0, low_open=True, high_open=True)
+    rounds = check_int(rounds, "rounds", minimum=1)
+    frame = read_frame(data)
+    if options.get("label_sep") is not None or (label in frame.columns
+                                                 and holds_label_sets(frame[label])):
+        check_label_set_method("auto")
+    dataset = prepare_text_dataset(frame, text=text, label=label, text_pair=text_pair)
+    assert dataset.labels is not None  # noqa: S101 - label is given
+    parts = _held_out(np.asarray(dataset.labels), dataset.classes, share, rounds, random_state)
+    scores = np.zeros((len(names), rounds))
+    seconds = np.zeros(len(names))
+    for r, (fit, held) in enumerate(parts):
+        part, check = frame.iloc[fit].reset_index(drop=True), frame.iloc[held]
+        for i, name in enumerate(names):
+            started = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                model = train(part, text=text, label=label, text_pair=text_pair,
+                              method=name, random_state=random_state, progress=progress,
+                              **_options_for(name, options))
+            scores[i, r] = evaluate_model(model, check, text=text, label=label,
+                                          text_pair=text_pair).top1
+            seconds[i] += time.perf_counter() - started
+    table = pd.DataFrame({"method": names, "noisy_top1": scores.mean(axis=1)})
+    if rounds > 1:
+        for r in range(rounds):
+            table[f"round_{r + 1}"] = scores[:, r]
+    table["seconds"] = seconds
+    best = int(np.argmax(table["noisy_top1"].to_numpy()))  # the first of equal ones
+    winner = str(table["method"].iloc[best])
+    order = table["noisy_top1"].sort_values(ascending=False, kind="stable")
+    runner = (f"; next {table['method'].iloc[order.index[1]]} "
+              f"{order.iloc[1]:.2%}" if len(order) > 1 else "")
+    mean = "mean " if rounds > 1 else ""
+    reason = (f"the highest {mean}accuracy on the held-out items' given labels "
+              f"({table['noisy_top1'].iloc[best]:.2%}{runner}), the measure that ranks the "
+              "methods as clean accuracy does under injected noise (train-bench)")
+    return Screen(table, winner, reason, len(parts[0][0]), len(parts[0][1]), rounds)
+
+
+# The training log's entries that the metrics file keeps.
+_FACTS = ("flagged", "filter", "dropped", "relabelled", "filter_scorers", "filter_noise_share",
+          "filter_noise_share_cleanlab", "filter_detector", "filter_then", "filter_rounds",
+          "auto", "filter_accuracy", "noise_rate", "noise_rate_source", "noise_rate_estimated",
+          "noise_rate_cleanlab", "achieved_noise_rate", "multi_label", "filter_rule")
+
+
+def training_notes(model: TrainedModel) -> list[str]:
+    """Lines for a person: ``--method auto``'s screen, the run, the items filter dropped
+    (or relabelled) and why, and the noise rate co-teaching or CNLCU used and where it
+    came from."""
+    record = model.log
+    notes = [Screen.from_dict(record["auto"]).summary()] if "auto" in record else []
+    notes.append(f"trained {model.method} ({model.backbone}) on {record['n_used']} of "
+                 f"{record['n_train']} items in {record['seconds']:.1f} s")
+    if record.get("multi_label") and "filter" in record:
+        done = "dropped" if record["filter"] == "drop" else "gave their suggested set to"
+        notes.append(f"filter: {done} {record['flagged']} of {record['n_train']} items whose "
+                     f"label set a cross-fitted multi-label scan "
+                     f"({', '.join(record['filter_scorers'])}) flags ({record['filter_rule']})")
+    elif "filter" in record and "filter_scorers" in record:
+        done = "dropped" if record["filter"] == "drop" else "relabelled"
+        n, total = record["flagged"], record["n_train"]
+        notes.append(
+            f"filter: {done} {n} of {total} items ({n / max(total, 1):.1%}): those a "
+            f"cross-fitted scan ({', '.join(record['filter_scorers'])}, out-of-sample "
+            f"accuracy {record['filter_accuracy']:.3f}) flags as cleanlab's estimated number "
+            f"of label errors; estimated share of wrong labels {record['filter_noise_share']:.1%}")
+    elif "filter" in record:
+        total = record["n_train"]
+        for step in record["filter_rounds"]:
+            notes.append(
+                f"filter round {step['round']}: a cross-fitted {record['filter_detector']} "
+                f"head ({record['filter_folds']} folds, every class in every training part) "
+                f"estimates {step['noise_share']:.1%} of the labels wrong "
+                f"(cleanlab's confident joint: {step['noise_share_cleanlab']:.1%}); flagged "
+                f"{step['flagged']} of {total} ({step['flagged'] / max(total, 1):.1%})")
+        notes.append(
+            f"filter: {'dropped' if record['filter'] == 'drop' else 'soft-relabelled'} the "
+            f"{record['flagged']} flagged items, then trained {record['filter_then']}")
+    if "noise_rate_source" in record:
+        notes.append(f"noise rate: {record['noise_rate']:.3f} ({record['noise_rate_source']}"
+                     f"{' with --noise-rate' if record['noise_rate_source'] == 'given' else ''})")
+    return notes
+
+
+def training_facts(model: TrainedModel, **more: Any) -> dict[str, Any]:
+    """Method, time, item counts and what the training log knows (items dropped by filter,
+    the noise rate given or estimated, the achieved noise rate of a file with
+    clean_label), with ``more`` (the seed...) after the method."""
+    facts = {"method": model.method, "backbone": model.backbone, **more,
+             "train_seconds": model.log["seconds"], "n_train": model.log["n_train"],
+             "n_used": model.log["n_used"]}
+    return facts | {key: model.log[key] for key in _FACTS if key in model.log}

@@ -1,4 +1,4 @@
-"""The learning-with-noisy-labels methods, one per module, behind a registry of names.
+"""The learning-with-noisy-labels methods, one per module, by name.
 
 Examples
 --------
@@ -10,30 +10,23 @@ Mixup(alpha=0.5)
 
 from __future__ import annotations
 
-import importlib
 import inspect
 from typing import Any
 
 from labelaudit._errors import InvalidParameterError
-from labelaudit.registry import LNL_METHODS
-from labelaudit.training._methods._base import Method
+from labelaudit.models import Method
+from labelaudit.training._methods.base import Base
+from labelaudit.training._methods.cnlcu import CNLCU
+from labelaudit.training._methods.co_teaching import CoTeaching
+from labelaudit.training._methods.data_parameters import DataParameters
+from labelaudit.training._methods.mixup import Mixup
+from labelaudit.training._methods.seal import SEAL
+from labelaudit.training._methods.sr import SparseRegularization
 
-__all__ = ["METHODS", "Method", "make_method"]
-
-# The hook classes, as registered in labelaudit.registry.LNL_METHODS (whose `filter`
-# methods are steps of `labelaudit.train`, not hooks).
-METHODS: dict[str, str] = {name: where for name, where in LNL_METHODS.entries.items()
-                           if not name.startswith("filter")}
-
-
-def method_class(name: str) -> type[Method]:
-    """The class registered as ``name``."""
-    if name not in METHODS:
-        known = ", ".join(repr(n) for n in METHODS)
-        raise InvalidParameterError(f"unknown method {name!r}: choose one of {known}")
-    module_name, class_name = METHODS[name].split(":")
-    cls: type[Method] = getattr(importlib.import_module(module_name), class_name)
-    return cls
+# The hook classes by name (the `filter` methods, training._filter.FILTER_METHODS, are
+# steps of `labelaudit.train`, not hooks; `base` for label sets is MultiLabelBase).
+METHODS: dict[str, type[Method]] = {cls.name: cls for cls in (
+    Base, Mixup, DataParameters, SparseRegularization, CoTeaching, CNLCU, SEAL)}
 
 
 def make_method(name: str, *, noise_rate: float | None = None, **options: Any) -> Method:
@@ -47,7 +40,10 @@ def make_method(name: str, *, noise_rate: float | None = None, **options: Any) -
     InvalidParameterError
         For an unknown name, an option the method does not take, or a bad value.
     """
-    cls = method_class(name)
+    if name not in METHODS:
+        known = ", ".join(repr(n) for n in METHODS)
+        raise InvalidParameterError(f"unknown method {name!r}: choose one of {known}")
+    cls = METHODS[name]
     accepted = [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
     unknown = sorted(set(options) - set(accepted))
     if unknown:

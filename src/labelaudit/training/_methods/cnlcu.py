@@ -15,8 +15,6 @@ if TYPE_CHECKING:
 
     from labelaudit.models import LoopConfig, Step
 
-__all__ = ["CNLCU"]
-
 
 class CNLCU(CoTeaching):
     r"""Co-teaching with confidence bounds on losses over time (CNLCU-S, soft truncation).

@@ -10,14 +10,12 @@ import numpy as np
 
 from labelaudit._errors import InvalidParameterError
 from labelaudit._validation import check_fraction
-from labelaudit.training._methods._base import Method
+from labelaudit.models import Method
 
 if TYPE_CHECKING:
     import torch
 
     from labelaudit.models import Inputs, LoopConfig, Network, Step
-
-__all__ = ["CoTeaching"]
 
 
 class CoTeaching(Method):

@@ -7,14 +7,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from labelaudit.training._methods._base import Method, check_positive
+from labelaudit._validation import check_number
+from labelaudit.models import Method, resolve_device
 
 if TYPE_CHECKING:
     import torch
 
     from labelaudit.models import LoopConfig, Step
 
-__all__ = ["DataParameters"]
 
 _LOG_MIN, _LOG_MAX = math.log(1 / 20), math.log(20)
 
@@ -78,10 +78,11 @@ class DataParameters(Method):
     def __init__(self, *, lr_inst_param: float = 0.2, wd_inst_param: float = 0.0,
                  lr_class_param: float = 0.1, wd_class_param: float = 0.0,
                  learn_class: bool = False) -> None:
-        self.lr_inst_param = check_positive("lr_inst_param", lr_inst_param)
-        self.wd_inst_param = check_positive("wd_inst_param", wd_inst_param, allow_zero=True)
-        self.lr_class_param = check_positive("lr_class_param", lr_class_param)
-        self.wd_class_param = check_positive("wd_class_param", wd_class_param, allow_zero=True)
+        self.lr_inst_param = check_number(lr_inst_param, "lr_inst_param", low=0, low_open=True)
+        self.wd_inst_param = check_number(wd_inst_param, "wd_inst_param", low=0)
+        self.lr_class_param = check_number(lr_class_param, "lr_class_param", low=0,
+                                           low_open=True)
+        self.wd_class_param = check_number(wd_class_param, "wd_class_param", low=0)
         self.learn_class = bool(learn_class)
         self._inst: torch.Tensor | None = None
         self._class: torch.Tensor | None = None
@@ -89,8 +90,6 @@ class DataParameters(Method):
     def start(self, labels: np.ndarray, n_classes: int, config: LoopConfig,
               round_index: int) -> None:
         import torch
-
-        from labelaudit.models import resolve_device
 
         device = resolve_device(config.device)
         # start at sigma* = 1: both halves at 0.5, or the instance part alone at 1

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from labelaudit.training._methods._base import Method, check_positive
+from labelaudit._validation import check_number
+from labelaudit.models import Method
 
 if TYPE_CHECKING:
     import torch
 
     from labelaudit.models import Step
-
-__all__ = ["Mixup"]
 
 
 class Mixup(Method):
@@ -47,7 +46,7 @@ class Mixup(Method):
     name = "mixup"
 
     def __init__(self, *, alpha: float = 1.0) -> None:
-        self.alpha = check_positive("alpha", alpha)
+        self.alpha = check_number(alpha, "alpha", low=0, low_open=True)
 
     def loss(self, step: Step) -> torch.Tensor:
         import torch

@@ -8,14 +8,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from labelaudit._errors import InvalidParameterError
-from labelaudit.training._methods._base import Method
+from labelaudit.models import Method, predict_proba, resolve_device
 
 if TYPE_CHECKING:
     import torch
 
     from labelaudit.models import Inputs, LoopConfig, Network, Step
-
-__all__ = ["SEAL"]
 
 
 class SEAL(Method):
@@ -93,8 +91,6 @@ class SEAL(Method):
               round_index: int) -> None:
         import torch
 
-        from labelaudit.models import resolve_device
-
         if round_index == 0:
             self.soft_labels, self.epoch_predictions = [], []
         self._sum = np.zeros((len(labels), n_classes), dtype=np.float64)
@@ -126,8 +122,6 @@ class SEAL(Method):
 
     def end_epoch(self, epoch: int, networks: Sequence[Network], inputs: Inputs,
                   labels: np.ndarray) -> None:
-        from labelaudit.models import predict_proba
-
         assert self._sum is not None
         probs = predict_proba(networks[0], inputs)
         self._sum += probs

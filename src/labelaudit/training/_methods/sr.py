@@ -7,14 +7,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from labelaudit.training._methods._base import Method, check_positive
+from labelaudit._validation import check_number
+from labelaudit.models import Method
 
 if TYPE_CHECKING:
     import torch
 
     from labelaudit.models import Inputs, LoopConfig, Network, Step
-
-__all__ = ["SparseRegularization"]
 
 
 class SparseRegularization(Method):
@@ -72,14 +71,10 @@ class SparseRegularization(Method):
 
     def __init__(self, *, tau: float = 0.5, p: float = 0.1, lambda0: float = 0.5,
                  rho: float = 1.02) -> None:
-        self.tau = check_positive("tau", tau)
-        self.p = check_positive("p", p)
-        if self.p > 1:
-            from labelaudit._errors import InvalidParameterError
-
-            raise InvalidParameterError(f"p must be in (0, 1], got {p!r}")
-        self.lambda0 = check_positive("lambda0", lambda0, allow_zero=True)
-        self.rho = check_positive("rho", rho)
+        self.tau = check_number(tau, "tau", low=0, low_open=True)
+        self.p = check_number(p, "p", low=0, high=1, low_open=True)
+        self.lambda0 = check_number(lambda0, "lambda0", low=0)
+        self.rho = check_number(rho, "rho", low=0, low_open=True)
         self._lambdas: list[float] = []
 
     def weight(self, epoch: int) -> float:
