@@ -7,7 +7,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install demo test test-all test-integration bench bench-detection lint clean browser
+.PHONY: install demo test test-fast test-all test-integration bench bench-detection lint clean browser
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -35,6 +35,13 @@ demo: $(STAMP)
 
 test: $(STAMP) browser
 	$(BIN)/python -m pytest -q -p no:cacheprovider
+
+# the edit-test loop: everything but the tests that train networks, start servers or a
+# cluster, or drive a browser (marked `heavy`, see tests/conftest.py), on two workers of one
+# thread each (no torch training left to compete for the cores); `make test` runs them all
+test-fast: $(STAMP)
+	LABELAUDIT_THREADS=1 $(BIN)/python -m pytest -q -p no:cacheprovider -n 2 \
+		-m "not slow and not integration and not heavy"
 
 test-all: $(STAMP) browser
 	$(BIN)/python -m pytest -q -p no:cacheprovider -m ""

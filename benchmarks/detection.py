@@ -227,7 +227,7 @@ def _run_one(spec: DevSet, root: str, name: str, seed: int) -> dict[str, Any]:
     """One ranking in a process of its own: suspicion scores, seconds, peak memory."""
     import warnings
 
-    from labelaudit.models._crossfit import make_folds
+    from labelaudit.models import make_folds
     from labelaudit.scanning import scan
 
     warnings.simplefilter("ignore")

@@ -31,8 +31,7 @@ DETECTORS = ("tfidf", "embed", "head-base", "head-seal")
 
 def _probs(name: str, dataset, labels: np.ndarray, folds: np.ndarray, n_classes: int,
            vectors: np.ndarray) -> np.ndarray:
-    from labelaudit.models import make_scorer
-    from labelaudit.models._crossfit import crossfit_pred_probs
+    from labelaudit.models import crossfit_pred_probs, make_scorer
     from labelaudit.training import HeadScorer
 
     if name.startswith("head-"):
@@ -55,7 +54,7 @@ def main() -> None:
     from sklearn.metrics import average_precision_score
 
     from labelaudit.io import prepare_text_dataset, read_table
-    from labelaudit.models._crossfit import make_folds
+    from labelaudit.models import make_folds
     from labelaudit.noise import noisy_labels
     from labelaudit.training import embed, noise_share, parse_noise_grid
 

@@ -68,7 +68,7 @@ def run_dataset(name: str, members: list[str], data_root: Path, screen_timing: b
     from labelaudit import scan
     from labelaudit.detect import ensemble_pred_probs
     from labelaudit.io import prepare_text_dataset
-    from labelaudit.models._crossfit import crossfit_pred_probs, make_folds
+    from labelaudit.models import crossfit_pred_probs, make_folds
 
     data = load(SPECS[name], data_root)
     if data is None:

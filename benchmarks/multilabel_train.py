@@ -33,8 +33,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=2)
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
-    import labelaudit
-    from labelaudit.training import evaluate_model
+    from labelaudit.training import evaluate_model, train
 
     dev = dev_sets(args.data_dir)
     held = dev[["id", "text"]].assign(label=dev["true_label"])
@@ -45,7 +44,7 @@ def main() -> None:
             started = time.perf_counter()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                model = labelaudit.train(noisy, method=method, filter=mode, random_state=seed)
+                model = train(noisy, method=method, filter=mode, random_state=seed)
             metrics = evaluate_model(model, held)
             rows.append({"method": method + (f" ({mode})" if mode else ""), "seed": seed,
                          "noised_items": int(planted.sum()),

@@ -109,3 +109,15 @@ def _private_embedding_cache(tmp_path_factory):
         os.environ.pop("LABELAUDIT_CACHE", None)
     else:
         os.environ["LABELAUDIT_CACHE"] = previous
+
+
+# A test that trains a network, starts a server or a cluster, or drives a browser uses one of
+# these fixtures; `make test-fast` leaves such tests out (`-m "not heavy"`), `make test` runs them.
+HEAVY_FIXTURES = frozenset({"tiny_bert_dir", "tiny_st_dir", "local_ray", "s3", "live_server",
+                            "label_studio", "server"})
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if HEAVY_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.heavy)

@@ -18,6 +18,7 @@ from tests.conftest import make_topic_frame
 os.environ.setdefault("LABELAUDIT_THREADS", "1")  # the test machine is shared
 
 import labelaudit  # noqa: E402
+import labelaudit.training  # noqa: E402
 from labelaudit._errors import InvalidInputError, InvalidParameterError  # noqa: E402
 from labelaudit.cli import main  # noqa: E402
 from labelaudit.io import OverlapWarning, check_label_values, warn_overlap  # noqa: E402
@@ -127,7 +128,7 @@ def test_consistency_corrected_with_duplicate_ids(files, capsys):
 
 
 def test_predict_with_an_unknown_id_column(files, capsys, tiny_st_dir):
-    model = labelaudit.train(_topics(5, 0), model=str(tiny_st_dir), epochs=1)
+    model = labelaudit.training.train(_topics(5, 0), model=str(tiny_st_dir), epochs=1)
     model.save(files / "model")
     line = _one_line_error(capsys, ["predict", files / "model", files / "test.jsonl",
                                     "--id", "nope"])
@@ -276,8 +277,9 @@ def test_impact_refuses_bad_probabilities(tmp_path, capsys, bad, what):
 def test_filter_says_what_it_dropped_and_warns_above_the_noise_share(tiny_st_dir):
     with pytest.warns(FilterWarning, match=r"filter dropped \d+ of 60 items .* more than the "
                                            r"estimated share of wrong labels"):
-        model = labelaudit.train(_random_labels(), method="filter", filter_scorers=["tfidf"],
-                                 model=str(tiny_st_dir), epochs=1)
+        model = labelaudit.training.train(_random_labels(), method="filter",
+                                          filter_scorers=["tfidf"], model=str(tiny_st_dir),
+                                          epochs=1)
     log = model.log
     assert log["dropped"] == log["flagged"] == 60 - log["n_used"]
     assert log["dropped"] > 60 * log["filter_noise_share"] and log["filter_noise_share"] <= 0.5
@@ -285,7 +287,7 @@ def test_filter_says_what_it_dropped_and_warns_above_the_noise_share(tiny_st_dir
 
 def test_co_teaching_caps_a_noise_estimate_of_a_weak_model(tiny_st_dir):
     with pytest.warns(NoiseEstimateWarning, match="labels wrong, more than 50%"):
-        model = labelaudit.train(_random_labels(), method="co-teaching",
+        model = labelaudit.training.train(_random_labels(), method="co-teaching",
                                  model=str(tiny_st_dir), epochs=1)
     assert model.log["noise_rate"] == NOISE_RATE_CAP < model.log["noise_rate_cleanlab"]
     assert model.log["noise_rate_source"].startswith("cleanlab's confident joint")

@@ -1,6 +1,6 @@
-"""The documented calls ``labelaudit.scan``, ``.evaluate``, ``.train`` and ``.consistency`` are
-plain functions, whatever of their packages (``scanning``, ``evaluation``, ``training``,
-``consistency_check``) has been imported."""
+"""The documented calls are plain functions, whatever of their packages has been imported:
+``labelaudit.scan`` and ``labelaudit.evaluate`` at the top, the other commands' from their
+packages (``labelaudit.training.train``, ``labelaudit.consistency_check.consistency``)."""
 
 import importlib
 import inspect
@@ -10,14 +10,21 @@ import pytest
 import labelaudit
 
 
-@pytest.mark.parametrize("name, package", [("scan", "scanning"), ("evaluate", "evaluation"),
-                                           ("train", "training"),
-                                           ("consistency", "consistency_check")])
-def test_a_command_is_a_function_beside_its_package(name, package):
+@pytest.mark.parametrize("name, package", [("scan", "scanning"), ("evaluate", "evaluation")])
+def test_the_top_level_calls_are_the_functions_of_their_packages(name, package):
     module = importlib.import_module(f"labelaudit.{package}")
     function = getattr(labelaudit, name)
     assert inspect.isfunction(function) and function is getattr(module, name)
     assert getattr(labelaudit, package) is module
+
+
+@pytest.mark.parametrize("name, package", [("train", "training"), ("load_model", "training"),
+                                           ("train_bench", "training"),
+                                           ("consistency", "consistency_check"),
+                                           ("measure_impact", "impact")])
+def test_every_other_command_is_a_function_of_its_package(name, package):
+    module = importlib.import_module(f"labelaudit.{package}")
+    assert inspect.isfunction(getattr(module, name)) and name in module.__all__
 
 
 def test_calling_the_function_after_its_modules_are_imported(topic_frame):

@@ -24,16 +24,12 @@ __all__ = [
     "LabelAuditWarning",
     "MissingExtraError",
     "ScanResult",
-    "consistency",
     "evaluate",
-    "load_model",
     "scan",
-    "train",
-    "train_bench",
     "__version__",
 ]
 
-from labelaudit.consistency_check import consistency
+# The tour's two calls; other commands' functions come from their packages (``from
+# labelaudit.training import train``), so ``import labelaudit`` loads scan's code alone.
 from labelaudit.evaluation import evaluate
 from labelaudit.scanning import ChanceLevelWarning, ScanResult, scan
-from labelaudit.training import load_model, train, train_bench

@@ -1,31 +1,25 @@
-"""Exceptions raised by labelaudit.
-
-Every error a user can cause is one of these. ``InvalidInputError`` is for bad
-data (a missing column, an empty text, duplicate ids), ``InvalidParameterError``
-for bad options. The CLI prints either as one line on stderr; it exits 2 (a usage error)
-for an ``InvalidParameterError`` that names its option (``param``), else 1.
-Every warning labelaudit gives is a ``LabelAuditWarning`` (a ``UserWarning``).
-"""
+"""Exceptions and warnings of labelaudit: ``InvalidInputError`` for bad data,
+``InvalidParameterError`` for bad options (the CLI prints either as one line and exits 2 for
+one naming its option, ``param``, else 1), ``LabelAuditWarning`` for every warning."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
 
-class LabelAuditError(Exception):
-    """Base class of every error labelaudit raises on purpose.
-
-    ``param`` names the option (the Python keyword) that the message is about, or several,
-    the one at fault first: ``InvalidParameterError("keep must be at most sweep (2); got 5",
-    param=("keep", "sweep"))``. The message spells them as a Python caller does; the command
-    line spells them as its flags (``--keep``, ``--sweep``) from ``params``, without
-    rewording the text.
-    """
+class _Params:
+    """``param`` names the option (the Python keyword) the message is about, or several, the
+    one at fault first: ``InvalidParameterError("keep must be at most sweep (2); got 5",
+    param=("keep", "sweep"))``; the command line spells them as its flags from ``params``."""
 
     def __init__(self, *args: object, param: str | Sequence[str] | None = None) -> None:
         super().__init__(*args)
         self.params: tuple[str, ...] = ((param,) if isinstance(param, str)
                                         else tuple(param or ()))
+
+
+class LabelAuditError(_Params, Exception):
+    """Base class of every error labelaudit raises on purpose (``param``: see ``_Params``)."""
 
 
 class InvalidInputError(LabelAuditError, ValueError):
@@ -37,16 +31,10 @@ class InvalidParameterError(LabelAuditError, ValueError, TypeError):
     option at fault: the command line prints it as a usage error (exit 2)."""
 
 
-class LabelAuditWarning(UserWarning):
-    """Base class of every warning labelaudit gives on purpose, so that one filter
-    silences them all: ``warnings.simplefilter("ignore", LabelAuditWarning)``. A warning
-    about options names them as an error does (``param``), when it is given as an instance:
-    ``warnings.warn(FoldWarning("...", param="n_folds"), stacklevel=2)``."""
-
-    def __init__(self, *args: object, param: str | Sequence[str] | None = None) -> None:
-        super().__init__(*args)
-        self.params: tuple[str, ...] = ((param,) if isinstance(param, str)
-                                        else tuple(param or ()))
+class LabelAuditWarning(_Params, UserWarning):
+    """Base class of every warning labelaudit gives on purpose, so that one filter silences
+    them all; one about options names them as an error does: ``FoldWarning("...",
+    param="n_folds")``."""
 
 
 class MissingExtraError(LabelAuditError, ImportError):
@@ -60,10 +48,8 @@ class MissingExtraError(LabelAuditError, ImportError):
 
 
 def plain_value(value: object) -> object:
-    """A numpy value as the Python value it holds: a scalar as a Python number (messages
-    print ``68``, not ``np.int64(68)``), an array as a list; anything else unchanged. The
-    one conversion of numpy values, for messages and JSON documents alike (public as
-    ``labelaudit.io.plain_value``).
+    """A numpy value as the Python value it holds (messages print ``68``, not
+    ``np.int64(68)``; an array as a list): the one conversion, for messages and JSON alike.
 
     Examples
     --------
@@ -75,11 +61,9 @@ def plain_value(value: object) -> object:
     return tolist() if callable(tolist) and hasattr(value, "dtype") else value
 
 
-def format_rows(rows: Iterable[object], *, limit: int = 5) -> str:
-    """Format the first few offending rows for an error message.
+def format_rows(rows: Iterable[object], *, limit: int = 5, word: str = "row") -> str:
+    """The first few offending rows (or ``word``: items, ids) for an error message.
 
-    Examples
-    --------
     >>> format_rows([3, 7, 9, 11, 12, 40, 41])
     'rows 3, 7, 9, 11, 12 and 2 more'
     >>> format_rows(["a"])
@@ -87,17 +71,14 @@ def format_rows(rows: Iterable[object], *, limit: int = 5) -> str:
     """
     items: Sequence[object] = [plain_value(r) for r in rows]
     shown = ", ".join(repr(r) if isinstance(r, str) else str(r) for r in items[:limit])
-    word = "row" if len(items) == 1 else "rows"
     more = f" and {len(items) - limit} more" if len(items) > limit else ""
-    return f"{word} {shown}{more}"
+    return f"{word}{'' if len(items) == 1 else 's'} {shown}{more}"
 
 
 def format_values(values: Iterable[object], *, limit: int = 5, width: int = 40) -> str:
     """The first few values of a list for a message, each cut to ``width`` characters, so
     that a message stays one readable line however many values there are.
 
-    Examples
-    --------
     >>> format_values(["a", "b", "c"], limit=2)
     "['a', 'b'] and 1 more"
     >>> format_values(["a long text that is not a class name"], width=12)

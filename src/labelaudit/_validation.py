@@ -1,14 +1,6 @@
-"""Checks of option values, one place for all of labelaudit.
+"""Checks of option values, one place for all of labelaudit: each names the parameter as a
+Python user writes it, in the message and as the error's ``param`` (the CLI spells its flag).
 
-Every check names the *parameter* as a Python user writes it (``n_folds``, ``rate``), in
-the message and as the error's ``param``, from which the CLI spells its flag (``--folds``,
-``--rate``) and makes the error a usage error.
-Numpy scalars print as plain values (``3``, not ``np.int64(3)``).
-
-Examples
---------
->>> check_int(3, "n_folds", minimum=2)
-3
 >>> check_fraction(1.5, "threshold")
 Traceback (most recent call last):
 ...
@@ -25,14 +17,7 @@ from labelaudit._errors import InvalidParameterError, plain_value
 
 
 def shown(value: object) -> str:
-    """A value as a message shows it: numpy scalars as the Python value they hold.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> shown(np.int64(68)), shown("a"), shown(np.float64(0.5))
-    ('68', "'a'", '0.5')
-    """
+    """A value as a message shows it: ``68``, not ``np.int64(68)`` (:func:`plain_value`)."""
     return repr(plain_value(value))
 
 

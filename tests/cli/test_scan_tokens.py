@@ -16,6 +16,9 @@ from ner_fixtures import build_tiny_bert, conll_text, make_corpus, plant_errors 
 from labelaudit.cli import main  # noqa: E402
 from labelaudit.tokens import ISSUE_KINDS  # noqa: E402
 
+# scan-tokens trains tagging heads (torch networks): `make test-fast` leaves these out
+pytestmark = pytest.mark.heavy
+
 
 @pytest.fixture(scope="module")
 def tiny_bert(tmp_path_factory):

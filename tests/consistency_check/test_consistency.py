@@ -13,7 +13,7 @@ import pytest
 
 import labelaudit
 from labelaudit._errors import InvalidInputError, InvalidParameterError
-from labelaudit.consistency_check import curve_grid, draw_schemes
+from labelaudit.consistency_check import consistency, curve_grid, draw_schemes
 
 TOPICS = {"sport": ["goal", "match", "team", "score", "coach"],
           "tech": ["code", "chip", "server", "app", "cloud"],
@@ -89,9 +89,9 @@ def test_curve_grid():
 
 def test_shifted_rule_is_inconsistent_and_same_rule_consistent():
     train = make_task(450, 1)
-    same = labelaudit.consistency(train, make_task(80, 2), text="text", repeats=4,
+    same = consistency(train, make_task(80, 2), text="text", repeats=4,
                                   n_points=6)
-    shifted = labelaudit.consistency(train, make_task(80, 3, shift=0.5), text="text",
+    shifted = consistency(train, make_task(80, 3, shift=0.5), text="text",
                                      repeats=4, n_points=6)
     assert same.verdict == "consistent"
     assert same.verdicts["TrainTest"].verdict == "consistent"
@@ -106,7 +106,7 @@ def test_correction_restores_consistency():
     train = make_task(450, 1)
     clean = make_task(80, 3)
     noisy = make_task(80, 3, shift=0.5)
-    result = labelaudit.consistency(train, noisy, clean, text="text", repeats=4, n_points=5,
+    result = consistency(train, noisy, clean, text="text", repeats=4, n_points=5,
                                     size=80, train_size=60)
     assert result.sizes["z"] == int((noisy["label"] != clean["label"]).sum())
     assert result.sizes["y"] + result.sizes["z"] == 80
@@ -123,9 +123,9 @@ def test_correction_restores_consistency():
 
 def test_same_seed_same_curves_and_another_seed_other_draws():
     train, suspect = make_task(300, 1), make_task(50, 4, shift=0.3)
-    first = labelaudit.consistency(train, suspect, text="text", repeats=3, n_points=4)
-    again = labelaudit.consistency(train, suspect, text="text", repeats=3, n_points=4)
-    other = labelaudit.consistency(train, suspect, text="text", repeats=3, n_points=4,
+    first = consistency(train, suspect, text="text", repeats=3, n_points=4)
+    again = consistency(train, suspect, text="text", repeats=3, n_points=4)
+    other = consistency(train, suspect, text="text", repeats=3, n_points=4,
                                    random_state=1)
     assert first.to_dict() == again.to_dict()
     assert first.to_dict()["curves"] != other.to_dict()["curves"]
@@ -138,47 +138,47 @@ def test_fits_in_worker_processes_give_the_same_result():
     """The curve points are independent fits: two spawned workers give what one process
     gives."""
     train, suspect = make_task(300, 1), make_task(50, 4, shift=0.3)
-    one = labelaudit.consistency(train, suspect, text="text", repeats=2, n_points=3,
+    one = consistency(train, suspect, text="text", repeats=2, n_points=3,
                                  workers=1)
-    two = labelaudit.consistency(train, suspect, text="text", repeats=2, n_points=3,
+    two = consistency(train, suspect, text="text", repeats=2, n_points=3,
                                  workers=2)
     assert one.to_dict() == two.to_dict()
     points = 2 * sum(len(c.sizes) for c in one.curves.values())
     assert one.n_fits == points
     with pytest.raises(InvalidParameterError, match="workers"):
-        labelaudit.consistency(train, suspect, text="text", workers=0)
+        consistency(train, suspect, text="text", workers=0)
     with pytest.raises(InvalidParameterError, match="engine"):
-        labelaudit.consistency(train, suspect, text="text", engine="spark")
+        consistency(train, suspect, text="text", engine="spark")
 
 
 def test_the_default_is_one_worker_per_free_core(monkeypatch):
     monkeypatch.setattr("labelaudit.consistency_check._run.default_threads", lambda: 2)
     said = []
-    labelaudit.consistency(make_task(300, 1), make_task(50, 4), text="text", repeats=2,
+    consistency(make_task(300, 1), make_task(50, 4), text="text", repeats=2,
                            n_points=2, on_plan=said.append)
     assert said[0].endswith("on 2 workers (priced by one fit timed now)")
 
 
 def test_macro_f1_metric_and_bad_input():
     train, suspect = make_task(300, 1), make_task(50, 2)
-    result = labelaudit.consistency(train, suspect, text="text", repeats=2, n_points=3,
+    result = consistency(train, suspect, text="text", repeats=2, n_points=3,
                                     metric="macro_f1")
     assert result.metric == "macro_f1"
     odd = suspect.assign(label=["music"] * 50)
     with pytest.raises(InvalidInputError, match=r"labels only in the suspect file: \['music'\]"):
-        labelaudit.consistency(train, odd, text="text")
+        consistency(train, odd, text="text")
     fixed = suspect.assign(id=[f"x{i}" for i in range(50)])
     with pytest.raises(InvalidInputError, match="50 suspect ids are missing"):
-        labelaudit.consistency(train, suspect, fixed, text="text")
+        consistency(train, suspect, fixed, text="text")
     with pytest.raises(InvalidInputError, match="has 49 rows and the suspect file 50"):
-        labelaudit.consistency(train, suspect.drop(columns="id"),
+        consistency(train, suspect.drop(columns="id"),
                                suspect.drop(columns="id").iloc[:49], text="text")
     with pytest.raises(InvalidInputError, match="no rows"):
-        labelaudit.consistency(train, suspect.iloc[:0], text="text")
+        consistency(train, suspect.iloc[:0], text="text")
     with pytest.raises(InvalidParameterError, match="repeats"):
-        labelaudit.consistency(train, suspect, text="text", repeats=1)
+        consistency(train, suspect, text="text", repeats=1)
     with pytest.raises(InvalidParameterError, match="nothing to validate"):
-        labelaudit.consistency(train, suspect, suspect, text="text", size=20)
+        consistency(train, suspect, suspect, text="text", size=20)
 
 
 def run_cli(*argv, cwd):
@@ -235,13 +235,13 @@ def test_random_labels_warn_that_the_model_is_near_chance():
     train = make_task(300, 1)
     train["label"] = np.random.default_rng(0).choice(list(TOPICS), len(train))
     with pytest.warns(labelaudit.ChanceLevelWarning, match="near chance"):
-        labelaudit.consistency(train, make_task(50, 2), text="text", repeats=2, n_points=3)
+        consistency(train, make_task(50, 2), text="text", repeats=2, n_points=3)
 
 
 def test_bootstrap_interval_is_narrower_than_t_with_few_repeats():
     train, suspect = make_task(300, 1), make_task(50, 4, shift=0.3)
-    by_t = labelaudit.consistency(train, suspect, text="text", repeats=4, n_points=4)
-    boot = labelaudit.consistency(train, suspect, text="text", repeats=4, n_points=4,
+    by_t = consistency(train, suspect, text="text", repeats=4, n_points=4)
+    boot = consistency(train, suspect, text="text", repeats=4, n_points=4,
                                   interval="bootstrap")
     for name, v in by_t.verdicts.items():
         b = boot.verdicts[name]
@@ -279,14 +279,14 @@ def test_cli_prints_the_near_chance_warning_before_the_summary(tmp_path):
 
 def test_adaptive_repeats_stop_early_when_clear_and_use_the_maximum_when_not():
     train = make_task(300, 1)
-    clear = labelaudit.consistency(train, make_task(50, 3, shift=0.7), text="text",
+    clear = consistency(train, make_task(50, 3, shift=0.7), text="text",
                                    repeats=10, n_points=3)
     assert clear.verdict == "inconsistent" and clear.repeats == 3 and clear.max_repeats == 10
     assert "stopped after 3 of at most 10 repeats" in clear.summary()
-    null = labelaudit.consistency(train, make_task(50, 4), text="text", repeats=8,
+    null = consistency(train, make_task(50, 4), text="text", repeats=8,
                                   n_points=3, width=0.0)
     assert null.verdict == "consistent" and null.repeats == 8
-    fixed = labelaudit.consistency(train, make_task(50, 3, shift=0.7), text="text",
+    fixed = consistency(train, make_task(50, 3, shift=0.7), text="text",
                                    repeats=4, n_points=3, adaptive=False)
     assert fixed.repeats == 4
     # the first repeats are the same draws either way
@@ -298,26 +298,26 @@ def test_a_killed_run_resumes_without_refitting_finished_fits(tmp_path, monkeypa
     import labelaudit.consistency_check._fits as module
 
     train, suspect = make_task(300, 1), make_task(50, 2)
-    real, calls = module.fit_score, []
+    real, calls = module.fit_point, []
 
-    def dies_after_five(*args):
+    def dies_after_five(*args, **kwargs):
         if len(calls) == 5:
             raise KeyboardInterrupt
         calls.append(1)
-        return real(*args)
+        return real(*args, **kwargs)
 
-    monkeypatch.setattr(module, "fit_score", dies_after_five)
+    monkeypatch.setattr(module, "fit_point", dies_after_five)
     options = {"text": "text", "repeats": 3, "n_points": 3, "adaptive": False,
                "checkpoint_dir": tmp_path / "fits"}
     with pytest.raises(KeyboardInterrupt):
-        labelaudit.consistency(train, suspect, **options)
-    assert len(list((tmp_path / "fits").glob("consistency-fit-*.json"))) == 5
+        consistency(train, suspect, **options)
+    assert len(list((tmp_path / "fits").glob("consistency-point-*.pkl"))) == 5
     calls.clear()
-    monkeypatch.setattr(module, "fit_score", lambda *a: (calls.append(1), real(*a))[1])
-    resumed = labelaudit.consistency(train, suspect, **options)
+    monkeypatch.setattr(module, "fit_point", lambda *a, **k: (calls.append(1), real(*a, **k))[1])
+    resumed = consistency(train, suspect, **options)
     assert len(calls) == resumed.n_fits - 5
-    monkeypatch.setattr(module, "fit_score", real)
-    fresh = labelaudit.consistency(train, suspect, **{**options, "checkpoint_dir": None})
+    monkeypatch.setattr(module, "fit_point", real)
+    fresh = consistency(train, suspect, **{**options, "checkpoint_dir": None})
     assert resumed.to_dict() == fresh.to_dict()
 
 
@@ -329,7 +329,7 @@ def test_a_checkpoint_folder_of_the_users_is_refused_before_any_reading(tmp_path
     for folder, message in ((mine, "is not one of labelaudit's"), (tmp_path / "afile",
                                                                     "is a file")):
         with pytest.raises(InvalidParameterError, match=message):
-            labelaudit.consistency(tmp_path / "missing.csv", tmp_path / "missing2.csv",
+            consistency(tmp_path / "missing.csv", tmp_path / "missing2.csv",
                                    text="text", checkpoint_dir=folder)
     assert sorted(p.name for p in mine.iterdir()) == ["todo.txt"]
     assert (tmp_path / "afile").read_text() == "x"

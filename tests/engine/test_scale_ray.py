@@ -88,11 +88,11 @@ def test_the_embed_member_on_ray_ranks_as_on_the_local_engine(local_ray, data, t
 def test_scan_with_folds_as_ray_tasks_gives_the_local_result(local_ray, tiny_bert_dir,
                                                             monkeypatch):
     from labelaudit import scan
-    from labelaudit.models import EmbedScorer, _crossfit
+    from labelaudit.models import EmbedScorer, _folds
 
     on_tasks: list[str] = []
-    real = _crossfit._ray_folds
-    monkeypatch.setattr(_crossfit, "_ray_folds",
+    real = _folds._ray_folds
+    monkeypatch.setattr(_folds, "_ray_folds",
                         lambda scorer, *a, **k: (on_tasks.append(scorer.name),
                                                  real(scorer, *a, **k))[1])
 
@@ -159,13 +159,13 @@ def test_the_default_members_on_ray_are_screened_as_scan_screens_them(local_ray,
 
 def test_scan_tokens_with_folds_as_ray_tasks_gives_the_local_result(local_ray, tiny_bert_dir,
                                                                    monkeypatch):
-    from labelaudit.models import _crossfit
+    from labelaudit.models import _folds
     from labelaudit.scanning import scan_tokens
     from labelaudit.tokens import make_token_dataset
 
     on_tasks: list[int] = []
-    real = _crossfit._ray_folds
-    monkeypatch.setattr(_crossfit, "_ray_folds",
+    real = _folds._ray_folds
+    monkeypatch.setattr(_folds, "_ray_folds",
                         lambda *a, **k: (on_tasks.append(1), real(*a, **k))[1])
 
     rng = np.random.default_rng(0)

@@ -39,7 +39,7 @@ def test_a_preset_that_streams_is_its_members(data, tmp_path):
 
 @pytest.mark.parametrize(("options", "named"), [
     ({"datalab": True}, "datalab= needs"),
-    ({"scorers": ["tfidf", "finetune"]}, "scorers='finetune' needs"),
+    ({"scorers": ["tfidf", "finetune"]}, "scorers=finetune needs"),
     ({"weights": [1.0, 2.0], "n_seeds": 2}, "weights=, n_seeds= need"),
     ({"preset": "best"}, "preset='best' needs"),
     ({"methods": ["loss"], "annotations": "votes"}, "annotations=, methods= need"),

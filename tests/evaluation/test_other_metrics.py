@@ -50,8 +50,8 @@ def test_verified_precision_edges():
 @pytest.mark.parametrize(("args", "kwargs", "match"), [
     ((5, 0), {}, "n_verified is 0"),
     ((6, 5), {}, "cannot exceed"),
-    ((-1, 5), {}, ">= 0"),
-    ((1.5, 5), {}, "integer"),
+    ((-1, 5), {}, "at least 0"),
+    ((1.5, 5), {}, "whole number"),
     ((1, 5), {"confidence": 1.0}, r"\(0, 1\)"),
     ((1, 5), {"n_flagged": 3}, "cannot be smaller"),
 ])

@@ -11,12 +11,12 @@ from labelaudit.evaluation import precision_at_k, recall_at_k, verified_precisio
 
 @pytest.mark.parametrize(("call", "message"), [
     (lambda: precision_at_k([1, 0], [0.1, 0.2], k=np.int64(0)),
-     "k must be a positive integer, got 0"),
+     "k must be at least 1; got 0"),
     (lambda: precision_at_k([1, 0], [0.1, 0.2], k=np.float64(2.5)),
-     "k must be a positive integer, got 2.5"),
+     "k must be a whole number; got 2.5"),
     (lambda: recall_at_k([1, 0], [0.1, 0.2], k=1, n_errors=np.float64(3.5)),
-     "n_errors must be a positive integer, got 3.5"),
-    (lambda: verified_precision(np.float64(2.5), 3), "must be an integer, got 2.5"),
+     "n_errors must be a whole number; got 3.5"),
+    (lambda: verified_precision(np.float64(2.5), 3), "must be a whole number; got 2.5"),
 ])
 def test_numpy_values_print_plainly_in_errors(call, message):
     with pytest.raises(InvalidParameterError) as exc:

@@ -276,7 +276,7 @@ def test_bad_input(is_error, scores, match):
 
 @pytest.mark.parametrize("k", [0, -1, 1.5, True, "3"])
 def test_bad_k(k):
-    with pytest.raises(InvalidParameterError, match="positive integer"):
+    with pytest.raises(InvalidParameterError, match="k must be (at least 1|a whole number)"):
         precision_at_k(IS_ERROR, SCORES, k=k)
 
 

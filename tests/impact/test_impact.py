@@ -17,7 +17,17 @@ from labelaudit.impact import (
     PendingVerdictWarning,
     measure_impact,
 )
-from labelaudit.impact._impact import _accuracy_totals, _crossings, impact_curve
+from labelaudit.impact._impact import _accuracy_totals, _crossings, _curve
+
+
+def impact_curve(acc_c, acc_b, n_c, n_b, x):
+    """A(x; M) = (A_C(M)|C| + (1 - x) A_B(M)|B|) / (|C| + (1 - x)|B|) per model and x."""
+    return _curve(_accuracy_totals(acc_c, acc_b, n_c, n_b), x)
+
+
+def test_impact_curve_is_the_papers_formula():
+    assert impact_curve(np.array([0.5]), np.array([0.9]), 10, 90,
+                        np.array([0.0, 1.0])) == pytest.approx(np.array([[0.86, 0.5]]))
 
 IDS = list(range(11))
 

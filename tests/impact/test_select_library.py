@@ -188,3 +188,9 @@ def test_bad_data(splits):
         select_models(train, val, unseen, n_configs=2, seeds=1)
     with pytest.raises(InvalidInputError, match=r"^train: missing column 'noisy'"):
         select_models(train, val, test, noise=None, noisy_label="noisy", n_configs=2, seeds=1)
+
+
+def test_the_selection_result_writes_itself():
+    from labelaudit.impact import SelectionResult
+
+    assert callable(getattr(SelectionResult, "write", None))

@@ -100,7 +100,7 @@ def test_missing_class_in_a_fold_gets_zero_probability():
 
 def test_a_fine_tuning_fold_asks_ray_for_a_gpu_only_where_there_is_one():
     from labelaudit.models import FinetuneScorer, TfidfScorer
-    from labelaudit.models._crossfit import ray_fold_resources
+    from labelaudit.models._folds import ray_fold_resources
 
     gpus = {"CPU": 16.0, "GPU": 4.0}
     assert ray_fold_resources(FinetuneScorer(), gpus) == {"num_cpus": 1, "num_gpus": 1}

@@ -10,8 +10,7 @@ from tests.conftest import make_topic_frame
 
 from labelaudit._errors import InvalidParameterError
 from labelaudit.io import prepare_text_dataset
-from labelaudit.models import FinetuneScorer
-from labelaudit.models._crossfit import crossfit_pred_probs, make_folds
+from labelaudit.models import FinetuneScorer, crossfit_pred_probs, make_folds
 from labelaudit.models._encoder import MaxLengthWarning
 
 

@@ -93,7 +93,7 @@ def test_the_cli_takes_checkpoint_dir_in_memory(tmp_path, monkeypatch, capsys):
 
 def test_a_different_scorer_option_is_another_cross_fit(tmp_path):
     frame = make_topic_frame(6)
-    from labelaudit.models._checkpoint import fold_key
+    from labelaudit.models._folds import fold_key
 
     labels = np.zeros(len(frame), dtype=int)
     folds = np.arange(len(frame)) % 2

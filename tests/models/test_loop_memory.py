@@ -20,6 +20,9 @@ from labelaudit.models import (  # noqa: E402
     train_networks,
 )
 
+# the training loop trains networks: `make test-fast` leaves these out
+pytestmark = pytest.mark.heavy
+
 
 class Fussy(torch.nn.Module):
     """A linear classifier that 'runs out of memory' on batches above ``limit`` items."""

@@ -16,6 +16,7 @@ import pytest
 from tests.conftest import make_topic_frame
 
 import labelaudit
+import labelaudit.training
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.cli import main
 from labelaudit.models import FinetuneScorer
@@ -293,7 +294,7 @@ def test_an_epoch_of_one_batch_says_so(tiny_bert_dir, tmp_path):
 
 @pytest.fixture(scope="module")
 def saved_head(tiny_st_dir, tmp_path_factory):
-    model = labelaudit.train(make_topic_frame(8), model=str(tiny_st_dir), epochs=2)
+    model = labelaudit.training.train(make_topic_frame(8), model=str(tiny_st_dir), epochs=2)
     return model.save(tmp_path_factory.mktemp("model") / "head")
 
 
@@ -354,7 +355,7 @@ def test_predict_on_a_damaged_folder_is_one_line(saved_head, csv, tmp_path, caps
 def test_a_finetuned_model_keeps_modes_and_names_an_edited_class_list(tiny_bert_dir, tmp_path):
     before = os.umask(0o022)
     try:
-        model = labelaudit.train(make_topic_frame(4), backbone="finetune",
+        model = labelaudit.training.train(make_topic_frame(4), backbone="finetune",
                                  model=str(tiny_bert_dir), epochs=1, batch_size=8)
         folder = model.save(tmp_path / "ft")
     finally:

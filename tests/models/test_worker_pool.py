@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import os
 
-from labelaudit.engine import keep_workers, run_fits
-from labelaudit.models import run_tasks, worker_pool
+from labelaudit.models import run_fits, run_tasks, worker_pool
 
 
 def pid_plus(shared, _slot, x):
@@ -26,10 +25,10 @@ def test_batches_in_a_worker_pool_block_reuse_the_same_processes():
     # without the pool (or with another shared object) each call starts its own pool
     third = run_tasks(pid_plus, [(i,) for i in range(4)], shared=shared, workers=2)
     assert not {p for p, _ in third} & pids
-    with keep_workers(shared, 2, "local") as kept:
+    with worker_pool(shared, 2, "local") as kept:
         other = run_fits(pid_plus, [(1,), (2,)], shared=11, workers=2, pool=kept)
         again = run_fits(pid_plus, [(1,), (2,)], shared=shared, workers=2, pool=kept)
     assert [r for _, r in other] == [12, 13] and [r for _, r in again] == [11, 12]
     assert not {p for p, _ in other} & {p for p, _ in again}
-    with keep_workers(shared, 2, "ray") as none, worker_pool(shared, 1) as nothing:
+    with worker_pool(shared, 2, "ray") as none, worker_pool(shared, 1) as nothing:
         assert none is None and nothing is None

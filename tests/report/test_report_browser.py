@@ -10,7 +10,7 @@ import shutil
 import pytest
 from tests.browser import ARGS, CHROMIUM, needs_chromium
 
-pytestmark = [needs_chromium]
+pytestmark = [needs_chromium, pytest.mark.heavy]
 playwright_api = pytest.importorskip("playwright.sync_api",
                                      reason="the browser test needs the playwright package")
 

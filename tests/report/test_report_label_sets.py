@@ -65,6 +65,7 @@ def test_cli_report_and_scan_report_out(result, tmp_path, capsys):
     assert "Top issues" in (tmp_path / "s.html").read_text()
 
 
+@pytest.mark.heavy
 def test_the_multi_label_report_in_a_browser(result, tmp_path):
     from tests.browser import ARGS, CHROMIUM
 

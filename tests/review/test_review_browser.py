@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from tests.browser import ARGS, CHROMIUM, needs_chromium
 
-pytestmark = [needs_chromium]
+pytestmark = [needs_chromium, pytest.mark.heavy]
 playwright_api = pytest.importorskip("playwright.sync_api",
                                      reason="the browser test needs the playwright package")
 pytest.importorskip("uvicorn", reason="the review server needs the [review] extra")

@@ -4,7 +4,7 @@ import pytest
 from tests.conftest import make_topic_frame
 
 from labelaudit import InvalidInputError, InvalidParameterError, ScanResult, scan
-from labelaudit.scanning._options import DEFAULT_METHODS
+from labelaudit.scanning._options import DEFAULT_METHODS, UNANNOTATED_METHODS
 
 
 def test_scan_finds_planted_errors_and_suggests_true_labels(topic_frame):
@@ -18,7 +18,8 @@ def test_scan_finds_planted_errors_and_suggests_true_labels(topic_frame):
     assert (top["suggested_label"] == top["id"].map(truth)).all()
     assert frame["rank"].tolist() == list(range(1, len(frame) + 1))
     assert set(frame["label"]) <= {"sport", "food", "tech"}  # the user's label values
-    expected = {f"score_{m}" for m in DEFAULT_METHODS if m not in ("crowdlab", "loss")}
+    assert UNANNOTATED_METHODS == tuple(m for m in DEFAULT_METHODS if m != "crowdlab")
+    expected = {f"score_{m}" for m in UNANNOTATED_METHODS if m != "loss"}
     assert expected | {"score_loss_tfidf"} <= set(frame.columns)
     assert "score_crowdlab" not in frame.columns  # it needs annotations
     # self_confidence ranks exactly as ensemble does: only computed when asked for

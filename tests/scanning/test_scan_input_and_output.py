@@ -230,7 +230,7 @@ def test_score_columns_say_what_they_are():
 
 
 def test_scan_progress_follows_the_terminal(monkeypatch):
-    from labelaudit.models._encoder import default_progress
+    from labelaudit.models import default_progress
 
     assert default_progress() is False  # pytest captures stderr
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)

@@ -47,7 +47,7 @@ def test_a_tfidf_scan_of_a_file_written_to_out_streams(data, tmp_path):
 
 def test_what_needs_memory_runs_in_memory_on_ray_and_is_refused_locally(data):
     assert not streams_(data, engine="ray", datalab=True, out="o.csv")
-    with pytest.raises(InvalidParameterError, match=r"datalab=, scorers='finetune' need every "
+    with pytest.raises(InvalidParameterError, match=r"datalab=, scorers=finetune need every "
                        r"item in memory; drop them, drop engine="):
         streams_(data, engine="local", datalab=True, scorers=["finetune"], out="o.csv")
     with pytest.raises(InvalidParameterError, match="give out="):

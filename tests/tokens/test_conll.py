@@ -56,6 +56,23 @@ def test_unknown_prefix_names_the_line(tmp_path):
         read_conll(path)
 
 
+def test_unknown_prefix_is_one_check_with_one_wording(tmp_path):
+    path = tmp_path / "bad.conll"
+    path.write_text("John B-PER\nruns X-O\n")
+    with pytest.raises(InvalidInputError) as from_file:
+        read_conll(path)
+    with pytest.raises(InvalidInputError) as from_lists:
+        make_token_dataset([["John", "runs"]], [["B-PER", "X-O"]])
+    assert "line 2: 'X-O'" in str(from_file.value)
+    assert "sentence 1 token 2: 'X-O'" in str(from_lists.value)
+    for error in (from_file.value, from_lists.value):
+        assert "unknown tag prefix in IOB2 data" in str(error)
+        assert "give scheme='plain' for tags without spans" in str(error)
+    # the CLI spells the options it names as its flags
+    assert from_file.value.params == ("scheme", "tag_column")
+    assert from_lists.value.params == ("scheme",)
+
+
 def test_bad_tag_column_and_missing_file(tmp_path):
     path = tmp_path / "e.conll"
     path.write_text("John B-PER\n")

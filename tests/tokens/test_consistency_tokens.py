@@ -5,10 +5,13 @@ from __future__ import annotations
 import pytest
 from ner_fixtures import conll_text, fake_encode, make_corpus
 
-import labelaudit
 from labelaudit._errors import InvalidInputError
+from labelaudit.consistency_check import consistency
 from labelaudit.models import EncoderTokenScorer
 from labelaudit.tokens import make_token_dataset
+
+# every curve point trains a tagging head (a torch network): the fast tier leaves these out
+pytestmark = pytest.mark.heavy
 
 SWAP = {"B-PER": "B-LOC", "I-PER": "I-LOC", "B-LOC": "B-PER", "I-LOC": "I-PER"}
 
@@ -26,9 +29,9 @@ def corpus(n_docs, seed, swap=False):
 
 def test_shifted_token_rule_is_inconsistent_and_same_rule_consistent():
     train = corpus(40, 0)
-    same = labelaudit.consistency(train, corpus(8, 1), scorer=scorer(), repeats=3,
+    same = consistency(train, corpus(8, 1), scorer=scorer(), repeats=3,
                                   n_points=4)
-    shifted = labelaudit.consistency(train, corpus(8, 1, swap=True), scorer=scorer(),
+    shifted = consistency(train, corpus(8, 1, swap=True), scorer=scorer(),
                                      repeats=3, n_points=4)
     assert same.metric == "entity_f1"
     assert same.verdict == "consistent"
@@ -43,7 +46,7 @@ def test_corrected_copy_validates(tmp_path):
     for i in range(0, len(wrong_tags), 2):  # every other sentence swapped
         wrong_tags[i] = [SWAP.get(t, t) for t in wrong_tags[i]]
     wrong = make_token_dataset(fixed.tokens, wrong_tags)
-    result = labelaudit.consistency(train, wrong, fixed, scorer=scorer(), repeats=5,
+    result = consistency(train, wrong, fixed, scorer=scorer(), repeats=5,
                                     n_points=4)
     changed = sum(a != b for a, b in zip(wrong.tags, fixed.tags, strict=True))
     assert result.sizes["z"] == changed
@@ -65,12 +68,12 @@ def test_corrected_tokens_must_align(tmp_path):
     (tmp_path / "fixed.conll").write_text(
         conll_text(tokens, suspect.tags, [0] * len(tokens)))
     with pytest.raises(InvalidInputError, match="differ from the suspect file's in sentence 4"):
-        labelaudit.consistency(train, suspect, tmp_path / "fixed.conll", scorer=scorer())
+        consistency(train, suspect, tmp_path / "fixed.conll", scorer=scorer())
     odd = make_token_dataset(suspect.tokens, [["B-MISC" if t != "O" else t for t in s]
                                               for s in suspect.tags])
     with pytest.raises(InvalidInputError, match=r"entity types only in the suspect file: "
                                                 r"\['MISC'\]"):
-        labelaudit.consistency(train, odd, scorer=scorer())
+        consistency(train, odd, scorer=scorer())
 
 
 def crf():
@@ -80,9 +83,9 @@ def crf():
 def test_warm_started_curves_keep_the_verdicts_with_the_same_points():
     train = corpus(40, 0)
     options = {"scorer": crf(), "repeats": 3, "n_points": 4, "adaptive": False}
-    shifted = labelaudit.consistency(train, corpus(8, 1, swap=True), **options)
-    same = labelaudit.consistency(train, corpus(8, 1), **options)
-    cold = labelaudit.consistency(train, corpus(8, 1, swap=True), **options, warm_start=False)
+    shifted = consistency(train, corpus(8, 1, swap=True), **options)
+    same = consistency(train, corpus(8, 1), **options)
+    cold = consistency(train, corpus(8, 1, swap=True), **options, warm_start=False)
     assert shifted.scorer.endswith("(warm-started)") and cold.scorer == "encoder+crf"
     assert shifted.verdict == cold.verdict == "inconsistent" and same.verdict == "consistent"
     assert shifted.n_fits == cold.n_fits  # every point is still one fit
@@ -136,15 +139,15 @@ def test_a_killed_warm_run_resumes_without_refitting_finished_points(tmp_path, m
     options = {"scorer": crf(), "repeats": 3, "n_points": 4, "adaptive": False,
                "checkpoint_dir": tmp_path / "fits"}
     with pytest.raises(KeyboardInterrupt):
-        labelaudit.consistency(train, suspect, **options)
+        consistency(train, suspect, **options)
     assert len(list((tmp_path / "fits").glob("consistency-point-*.pkl"))) == 7
     calls.clear()
     monkeypatch.setattr(module, "fit_point",
                         lambda *a, **k: (calls.append(1), real(*a, **k))[1])
-    resumed = labelaudit.consistency(train, suspect, **options)
+    resumed = consistency(train, suspect, **options)
     assert len(calls) == resumed.n_fits - 7
     monkeypatch.setattr(module, "fit_point", real)
-    fresh = labelaudit.consistency(train, suspect, **{**options, "checkpoint_dir": None})
+    fresh = consistency(train, suspect, **{**options, "checkpoint_dir": None})
     assert resumed.to_dict() == fresh.to_dict()
 
 
@@ -161,9 +164,9 @@ def test_warm_curves_in_worker_processes_read_the_vectors_from_one_mapped_file(m
     monkeypatch.setattr(module.MappedRows, "__init__", opened)
     train, suspect = corpus(40, 0), corpus(8, 1, swap=True)
     options = {"scorer": crf(), "repeats": 3, "n_points": 3, "adaptive": False}
-    two = labelaudit.consistency(train, suspect, workers=2, **options)
+    two = consistency(train, suspect, workers=2, **options)
     assert len(set(files)) == 1  # mapped once here (the workers map it in their own copy)
-    assert two.to_dict() == labelaudit.consistency(train, suspect, **options).to_dict()
+    assert two.to_dict() == consistency(train, suspect, **options).to_dict()
 
 
 def test_the_default_token_scorer_is_the_encoder_on_each_words_own_vector():
@@ -183,11 +186,11 @@ def test_checkpoints_of_another_scorer_setting_are_not_reused(tmp_path, monkeypa
     train, suspect = corpus(40, 0), corpus(8, 1)
     options = {"repeats": 2, "n_points": 2, "adaptive": False,
                "checkpoint_dir": tmp_path / "fits"}
-    first = labelaudit.consistency(train, suspect, scorer=crf(), **options)
+    first = consistency(train, suspect, scorer=crf(), **options)
     real, calls = module.fit_point, []
     monkeypatch.setattr(module, "fit_point", lambda *a, **k: (calls.append(1), real(*a, **k))[1])
-    labelaudit.consistency(train, suspect, scorer=crf(), **options)
+    consistency(train, suspect, scorer=crf(), **options)
     assert calls == []  # the same settings: every point read back
     wider = EncoderTokenScorer(encode=fake_encode, cache=False, window=2)
-    labelaudit.consistency(train, suspect, scorer=wider, **options)
+    consistency(train, suspect, scorer=wider, **options)
     assert len(calls) == first.n_fits  # another window: every point fitted again

@@ -12,6 +12,9 @@ from labelaudit.models._tokens import (
     window_features,
 )
 
+# the heads are torch networks, trained here: `make test-fast` leaves these out
+pytestmark = pytest.mark.heavy
+
 
 def toy_task(n=60, seed=0):
     """Tag 1 where feature 0 is positive, tag 2 right after a 1 (a transition to learn)."""

@@ -5,9 +5,12 @@ from ner_fixtures import fake_encode
 from labelaudit import InvalidInputError, InvalidParameterError
 from labelaudit.detect import sentence_scores
 from labelaudit.models import EncoderTokenScorer, cross_val_token_probs
-from labelaudit.models._crossfit import group_folds as document_folds
+from labelaudit.models import group_folds as document_folds
 from labelaudit.scanning import scan_tokens
 from labelaudit.tokens import make_token_dataset, read_conll, token_classes
+
+# the token scan trains tagging heads (torch networks): `make test-fast` leaves these out
+pytestmark = pytest.mark.heavy
 
 
 def test_document_folds_never_split_a_document_and_balance_tokens():

@@ -14,6 +14,7 @@ import pytest
 from tests.conftest import make_topic_frame
 
 import labelaudit
+import labelaudit.training
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.training import (
     FILTER_METHODS,
@@ -34,7 +35,7 @@ def frames():
 
 def fit(frame, tiny_st_dir, **options):
     options.setdefault("epochs", 5)
-    return labelaudit.train(frame, text="text", label="label", model=str(tiny_st_dir),
+    return labelaudit.training.train(frame, text="text", label="label", model=str(tiny_st_dir),
                             **options)
 
 

@@ -23,6 +23,9 @@ from labelaudit.models import (  # noqa: E402
 )
 from labelaudit.training._methods import METHODS, make_method  # noqa: E402
 
+# every method trains networks: `make test-fast` leaves these out
+pytestmark = pytest.mark.heavy
+
 N_CLASSES, DIM, NOISE, EPOCHS, BATCH = 6, 16, 0.4, 60, 32
 CONFIG = LoopConfig(epochs=EPOCHS, batch_size=BATCH, learning_rate=3e-3, random_state=0)
 OPTIONS = {

@@ -12,6 +12,7 @@ from tests.conftest import make_topic_frame
 os.environ.setdefault("LABELAUDIT_THREADS", "1")  # the test machine is shared
 
 import labelaudit  # noqa: E402
+import labelaudit.training  # noqa: E402
 from labelaudit._errors import InvalidInputError, InvalidParameterError  # noqa: E402
 from labelaudit.cli import main  # noqa: E402
 
@@ -28,8 +29,8 @@ def models(tiny_st_dir, tmp_path_factory):
     frame = _topics()
     frame.to_csv(folder / "pairs.csv", index=False)
     frame.drop(columns=["pair"]).to_csv(folder / "single.csv", index=False)
-    single = labelaudit.train(frame, model=str(tiny_st_dir), epochs=1)
-    paired = labelaudit.train(frame, text_pair="pair", model=str(tiny_st_dir), epochs=1)
+    single = labelaudit.training.train(frame, model=str(tiny_st_dir), epochs=1)
+    paired = labelaudit.training.train(frame, text_pair="pair", model=str(tiny_st_dir), epochs=1)
     single.save(folder / "single_model")
     paired.save(folder / "pair_model")
     return single, paired, folder

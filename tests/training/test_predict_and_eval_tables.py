@@ -9,12 +9,13 @@ import pytest
 from tests.conftest import make_topic_frame
 
 import labelaudit
+import labelaudit.training
 from labelaudit._errors import InvalidInputError
 
 
 @pytest.fixture(scope="module")
 def model(tiny_st_dir):
-    return labelaudit.train(make_topic_frame(10), text="text", label="label",
+    return labelaudit.training.train(make_topic_frame(10), text="text", label="label",
                             model=str(tiny_st_dir), epochs=5)
 
 

@@ -13,6 +13,7 @@ import pytest
 from tests.conftest import make_topic_frame
 
 import labelaudit
+import labelaudit.training
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.training import evaluate_model, load_model, parse_noise_grid, train_bench
 
@@ -24,7 +25,7 @@ def frames():
 
 def fit(frame, tiny_st_dir, **options):
     options.setdefault("epochs", 30)
-    return labelaudit.train(frame, text="text", label="label", model=str(tiny_st_dir),
+    return labelaudit.training.train(frame, text="text", label="label", model=str(tiny_st_dir),
                             **options)
 
 
@@ -89,9 +90,8 @@ def test_bad_input(frames, tiny_st_dir, tmp_path):
     (tmp_path / "notes").mkdir()
     (tmp_path / "notes" / "keep.txt").write_text("mine")
     model = fit(train, tiny_st_dir, epochs=1)
-    for overwrite in (False, True):
-        with pytest.raises(InvalidParameterError, match="not a folder labelaudit wrote"):
-            model.save(tmp_path / "notes", overwrite=overwrite)
+    with pytest.raises(InvalidParameterError, match="not a folder labelaudit wrote"):
+        model.save(tmp_path / "notes")
     assert (tmp_path / "notes" / "keep.txt").read_text() == "mine"
     with pytest.raises(InvalidInputError, match="not a labelaudit model folder"):
         load_model(tmp_path / "notes")
@@ -180,7 +180,7 @@ def test_co_teaching_estimates_the_noise_rate_when_not_given(frames, tiny_st_dir
 
 def test_finetune_backbone_round_trip(frames, tiny_bert_dir, tmp_path):
     train, test = frames
-    model = labelaudit.train(train.head(30), text="text", backbone="finetune",
+    model = labelaudit.training.train(train.head(30), text="text", backbone="finetune",
                              model=str(tiny_bert_dir), method="mixup", epochs=1,
                              batch_size=8)
     probs = model.predict_proba(test.head(7))

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 import labelaudit
+import labelaudit.training
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.cli import main
 from labelaudit.training import evaluate_model, load_model
@@ -32,7 +33,7 @@ def sets():
 
 def fit(frame, tiny_st_dir, **options):
     options.setdefault("epochs", 20)
-    return labelaudit.train(frame, text="text", label="topics", model=str(tiny_st_dir),
+    return labelaudit.training.train(frame, text="text", label="topics", model=str(tiny_st_dir),
                             **options)
 
 

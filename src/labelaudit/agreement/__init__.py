@@ -11,30 +11,24 @@ worker, label`` work too; see :func:`labelaudit.io.to_annotations`);
 :func:`read_annotation_file` reads a long or nested file, as ``labelaudit agreement`` does.
 """
 
-from labelaudit.agreement._aggregation import (
-    AGGREGATION_METHODS,
-    aggregate,
-    dawid_skene,
-    glad,
-    mace,
-    majority_vote,
-)
+from labelaudit.agreement._aggregation import AGGREGATION_METHODS, aggregate
+from labelaudit.agreement._aggregation import dawid_skene as dawid_skene
+from labelaudit.agreement._aggregation import glad as glad
+from labelaudit.agreement._aggregation import mace as mace
+from labelaudit.agreement._aggregation import majority_vote as majority_vote
+from labelaudit.agreement._coefficients import annotation_counts as annotation_counts
 from labelaudit.agreement._coefficients import (
-    annotation_counts,
     cohen_kappa,
     fleiss_kappa,
     krippendorff_alpha,
     observed_agreement,
-    per_item_agreement,
 )
+from labelaudit.agreement._coefficients import per_item_agreement as per_item_agreement
 from labelaudit.agreement._gold import agreed_items as agreed_items
-from labelaudit.agreement._gold import chance_agreement, gold_standard
-from labelaudit.agreement._noise_model import (
-    chance_difference,
-    noise_bound,
-    tolerable_disagreements,
-    tolerance,
-)
+from labelaudit.agreement._gold import chance_agreement as chance_agreement
+from labelaudit.agreement._gold import gold_standard
+from labelaudit.agreement._noise_model import chance_difference, noise_bound, tolerance
+from labelaudit.agreement._noise_model import tolerable_disagreements as tolerable_disagreements
 from labelaudit.agreement._read import AnnotationFile as AnnotationFile
 from labelaudit.agreement._read import read_annotation_file
 from labelaudit.agreement._report import AgreementReport as AgreementReport
@@ -45,21 +39,13 @@ __all__ = [
     "AGGREGATION_METHODS",
     "aggregate",
     "agreement_report",
-    "annotation_counts",
-    "chance_agreement",
     "chance_difference",
     "cohen_kappa",
-    "dawid_skene",
     "fleiss_kappa",
-    "glad",
     "gold_standard",
     "krippendorff_alpha",
-    "mace",
-    "majority_vote",
     "noise_bound",
     "observed_agreement",
-    "per_item_agreement",
     "read_annotation_file",
-    "tolerable_disagreements",
     "tolerance",
 ]

@@ -1,12 +1,6 @@
-"""Label aggregation of crowd annotations: majority vote with an explicit tie policy, the
-latent-class models Dawid-Skene, GLAD and MACE through crowd-kit, their one result type, and
-:data:`AGGREGATION_METHODS`, the one list of methods, which :func:`aggregate` dispatches on.
-
-Every method takes ``annotations`` in long format, one row per annotation (``item,
-annotator, label``; crowd-kit's ``task, worker, label`` work too; missing labels are
-ignored), with ``item``, ``annotator`` and ``label`` naming its columns (found among the
-usual aliases when not given); the latent-class models need the annotator column.
-"""
+"""Aggregation of crowd labels: majority vote and, through crowd-kit, Dawid-Skene, GLAD and
+MACE. Each takes long annotations (``item, annotator, label`` or aliases; ``item``,
+``annotator``, ``label`` name the columns); the latent-class models need annotator ids."""
 
 from __future__ import annotations
 
@@ -32,34 +26,13 @@ _TIES = ("random", "first", "abstain", "error")
 
 @dataclass(frozen=True)
 class Aggregation:
-    """Aggregated labels of crowd-annotated items.
+    """Aggregated labels of crowd-annotated items, in order of first appearance.
 
-    Attributes
-    ----------
-    method : str
-        The function that aggregated: ``"majority_vote"``, ``"dawid_skene"``, ``"glad"`` or
-        ``"mace"``.
-    items : ndarray of shape (n_items,)
-        Item ids, in order of first appearance in the annotations.
-    labels : ndarray of shape (n_items,)
-        The aggregated label (a user value); None where a tie was left unresolved
-        (``ties="abstain"``).
-    classes : tuple
-        The categories, sorted; columns of ``probs``.
-    probs : ndarray of shape (n_items, n_classes)
-        Vote shares (majority vote) or posterior probabilities (the latent-class models).
-    support : ndarray of shape (n_items,)
-        ``probs`` of the chosen label (0 where abstained).
-    n_annotations : ndarray of shape (n_items,)
-        Number of annotations of each item.
-    tied : ndarray of shape (n_items,)
-        True where two or more categories had the top score.
-    annotators : ndarray of shape (n_annotators,) or None
-        Annotator ids; None when the annotations had none.
-    annotator_quality : ndarray of shape (n_annotators,) or None
-        Per-annotator quality: agreement with the aggregated label (majority vote), the
-        diagonal-weighted accuracy of the confusion matrix (Dawid-Skene), the ability
-        ``alpha`` (GLAD) or the competence (MACE).
+    ``labels`` is None where a tie was left unresolved (``ties="abstain"``); ``probs`` (columns
+    ``classes``, sorted) are vote shares or the latent-class models' posteriors, ``support``
+    those of the chosen label; ``annotator_quality`` is agreement with the aggregated label
+    (majority vote), accuracy under the model (Dawid-Skene), ability (GLAD) or competence
+    (MACE); ``annotators`` is None when the annotations have no annotator ids.
     """
 
     method: str
@@ -91,7 +64,7 @@ class Aggregation:
         return pd.DataFrame({"annotator": self.annotators, "quality": self.annotator_quality})
 
     def to_dict(self) -> dict:
-        """JSON-ready dict: the method, classes, per-item rows and per-annotator quality."""
+        """JSON-ready: the method, classes, per-item rows and per-annotator quality."""
         return {
             "method": self.method, "classes": list(self.classes),
             "items": _records(self.to_frame()), "annotators": _records(self.annotators_frame())}
@@ -108,32 +81,15 @@ def majority_vote(
     random_state: int | None = 0) -> Aggregation:
     """Aggregate crowd labels by the most frequent label of each item.
 
-    Parameters
-    ----------
-    ties : {"random", "first", "abstain", "error"}, default "random"
-        What to do when several categories share the most votes: pick one of them at random
-        (seeded by ``random_state``), pick the first in sorted category order, leave the item
-        without a label (None), or raise :class:`InvalidInputError` naming the tied items.
-        Tied items are flagged in ``Aggregation.tied`` whatever the policy.
-    random_state : int or None, default 0
-        Seed for ``ties="random"``.
+    ``ties``: pick at random (``random_state``), the first class, None, or raise; ``tied``
+    flags ties whatever the policy. ``annotator_quality``: share of labels equal to the result.
 
-    Returns
-    -------
-    Aggregation
-        ``probs`` holds each item's vote shares; ``annotator_quality`` each annotator's share
-        of labels equal to the aggregated label (over items that have one).
-
-    Examples
-    --------
     >>> import pandas as pd
     >>> df = pd.DataFrame({"item": [1, 1, 1, 2, 2], "annotator": ["a", "b", "c", "a", "b"],
     ...                    "label": ["pos", "pos", "neg", "neg", "pos"]})
     >>> res = majority_vote(df, ties="abstain")
     >>> res.labels.tolist(), res.tied.tolist()
     (['pos', None], [False, True])
-    >>> majority_vote(df, ties="first").labels.tolist()
-    ['pos', 'neg']
     """
     check_choice(ties, "ties", _TIES)
     ann = to_annotations(annotations, item=item, annotator=annotator, label=label)
@@ -201,8 +157,7 @@ def _result(
 
 def _fit(annotations: pd.DataFrame | Annotations, columns: tuple[str | None, ...],
          make_model: Callable[[Any], Any]) -> tuple[Annotations, Any, pd.DataFrame]:
-    """Validate the annotations, then fit ``make_model(crowdkit.aggregation)`` on them
-    without its convergence and pandas warnings; returns them, the model and its input."""
+    """Validate the annotations and fit ``make_model(crowdkit.aggregation)`` on them, silently."""
     import pandas as pd
     try:
         import crowdkit.aggregation as crowdkit
@@ -231,19 +186,9 @@ def _fit(annotations: pd.DataFrame | Annotations, columns: tuple[str | None, ...
 def dawid_skene(annotations: pd.DataFrame | Annotations, *, item: str | None = None,
                 annotator: str | None = None, label: str | None = None, n_iter: int = 100,
                 tol: float = 1e-5) -> Aggregation:
-    """Aggregate with the Dawid-Skene model (per-annotator confusion matrices, EM;
-    ``n_iter`` and ``tol`` of crowd-kit's ``DawidSkene``).
+    """Aggregate with Dawid-Skene (per-annotator confusion matrices, EM; Dawid & Skene 1979);
+    ``annotator_quality`` is :math:`\\sum_c \\pi_c\\, P(\\text{label}=c \\mid \\text{true}=c)`.
 
-    ``probs`` are posterior class probabilities; ``annotator_quality`` is each annotator's
-    accuracy under the model, :math:`\\sum_c \\pi_c\\, P(\\text{label}=c \\mid \\text{true}=c)`.
-
-    References
-    ----------
-    Dawid, A. P. and Skene, A. M. (1979). Maximum likelihood estimation of observer
-    error-rates using the EM algorithm. Applied Statistics 28(1).
-
-    Examples
-    --------
     >>> import pandas as pd
     >>> df = pd.DataFrame({"item": [1, 1, 1, 2, 2, 2], "annotator": list("abcabc"),
     ...                    "label": ["x", "x", "y", "y", "y", "y"]})
@@ -269,17 +214,9 @@ def dawid_skene(annotations: pd.DataFrame | Annotations, *, item: str | None = N
 def glad(annotations: pd.DataFrame | Annotations, *, item: str | None = None,
          annotator: str | None = None, label: str | None = None, n_iter: int = 100,
          tol: float = 1e-5) -> Aggregation:
-    """Aggregate with GLAD (annotator ability and item difficulty; ``n_iter`` and ``tol`` of
-    crowd-kit's ``GLAD``). ``annotator_quality`` is each annotator's ability ``alpha`` (higher
-    is better; 0 is guessing, negative is adversarial).
+    """Aggregate with GLAD (annotator ability, item difficulty; Whitehill et al. 2009);
+    ``annotator_quality`` is the ability ``alpha`` (0 is guessing, negative adversarial).
 
-    References
-    ----------
-    Whitehill, J. et al. (2009). Whose vote should count more: optimal integration of labels
-    from labelers of unknown expertise. NIPS 22.
-
-    Examples
-    --------
     >>> import pandas as pd
     >>> votes = pd.DataFrame({"task": [1, 1, 1, 2, 2, 2], "worker": list("abcabc"),
     ...                       "label": [0, 0, 1, 1, 1, 1]})
@@ -296,20 +233,9 @@ def glad(annotations: pd.DataFrame | Annotations, *, item: str | None = None,
 def mace(annotations: pd.DataFrame | Annotations, *, item: str | None = None,
          annotator: str | None = None, label: str | None = None, n_restarts: int = 10,
          n_iter: int = 50, random_state: int = 0) -> Aggregation:
-    """Aggregate with MACE (each annotator either knows the label or spams).
+    """Aggregate with MACE (an annotator knows the label or spams; Hovy et al. 2013);
+    ``annotator_quality`` is the posterior probability of answering from knowledge.
 
-    Returns
-    -------
-    Aggregation
-        ``annotator_quality`` is each annotator's competence, the posterior probability of
-        answering from knowledge rather than spamming.
-
-    References
-    ----------
-    Hovy, D. et al. (2013). Learning whom to trust with MACE. NAACL-HLT.
-
-    Examples
-    --------
     >>> import pandas as pd
     >>> crowd = pd.DataFrame({"item_id": ["q", "q", "q", "r", "r", "r"],
     ...                       "annotator_id": [1, 2, 3, 1, 2, 3], "label": list("ppnnnn")})
@@ -334,8 +260,6 @@ def aggregate(
 
     ``ties`` applies to majority vote only; ``random_state`` to majority vote and MACE.
 
-    Examples
-    --------
     >>> import pandas as pd
     >>> df = pd.DataFrame({"item": [1, 1, 1], "annotator": list("abc"), "label": [0, 0, 1]})
     >>> aggregate(df, method="dawid-skene").labels.tolist()

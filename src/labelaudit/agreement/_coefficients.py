@@ -31,13 +31,9 @@ LEVELS = get_args(Level)
 def annotation_counts(
     annotations: pd.DataFrame | Annotations, *, item: str | None = None,
     annotator: str | None = None, label: str | None = None) -> pd.DataFrame:
-    """How many annotators put each item in each category: a DataFrame of shape (n_items,
-    n_classes) indexed by item id, the input of :func:`fleiss_kappa`. ``annotations`` are in
-    long format (:func:`labelaudit.io.to_annotations`, whose aliases find the ``item``,
-    ``annotator`` and ``label`` columns when not given).
+    """How many annotators put each item (rows, by id) in each category: the input of
+    :func:`fleiss_kappa`, from long-format ``annotations``.
 
-    Examples
-    --------
     >>> import pandas as pd
     >>> df = pd.DataFrame({"item": [1, 1, 1, 2, 2, 2], "label": list("aabbbb")})
     >>> counts = annotation_counts(df)
@@ -78,15 +74,9 @@ def check_counts(counts: ArrayLike, *, min_raters: int = 2) -> np.ndarray:
 
 
 def per_item_agreement(counts: ArrayLike) -> np.ndarray:
-    """Share of agreeing annotator pairs on each item, the paper's :math:`P_{A_i}`.
+    """Share of agreeing annotator pairs on each item,
+    :math:`P_{A_i} = \\sum_j \\binom{a_{ij}}{2} / \\binom{k_i}{2}`, shape (n_items,).
 
-    .. math:: P_{A_i} = \\sum_{j=1}^m \\binom{a_{ij}}{2} \\Big/ \\binom{k_i}{2}
-
-    where :math:`k_i` is the number of annotations of item ``i``: 1 for a unanimous item,
-    lower for split ones; shape (n_items,).
-
-    Examples
-    --------
     >>> per_item_agreement([[3, 0], [2, 1]]).round(4).tolist()
     [1.0, 0.3333]
     """
@@ -116,13 +106,10 @@ def fleiss_kappa(counts: ArrayLike) -> float:
         P_A = \\frac{1}{n}\\sum_{i=1}^n P_{A_i},\\quad
         P_{A_i} = \\frac{\\sum_{j=1}^m \\binom{a_{ij}}{2}}{\\binom{k}{2}}
 
-    where ``a_ij`` is the number of annotators who put item ``i`` in category ``j``.
-    When items have different numbers of annotations ``k_i``, ``P_{A_i}`` uses ``k_i`` and
-    ``p_j`` divides by the total number of annotations :math:`\\sum_i k_i` (the usual
-    generalisation; with a constant ``k`` it is equation 2, and
-    ``statsmodels.stats.inter_rater.fleiss_kappa``, which refuses crowd data whose items
-    have different numbers of annotations). NaN when chance agreement :math:`P_E` is 1
-    (every annotation in one category), where kappa is undefined.
+    where ``a_ij`` is the number of annotators who put item ``i`` in category ``j``. With
+    ``k_i`` annotations per item, ``P_{A_i}`` uses ``k_i`` and ``p_j`` divides by
+    :math:`\\sum_i k_i` (with a constant ``k``, equation 2 and statsmodels' ``fleiss_kappa``,
+    which refuses such crowd data). NaN when :math:`P_E` is 1 (one category used).
 
     References
     ----------
@@ -154,11 +141,9 @@ def cohen_kappa(labels_a: ArrayLike, labels_b: ArrayLike) -> float:
     .. math:: \\kappa = \\frac{P_o - P_e}{1 - P_e},\\quad
               P_e = \\sum_j p_{A}(j)\\, p_{B}(j)
 
-    with each annotator's own category proportions (Cohen 1960), unlike Fleiss' kappa, which
-    pools them. Computed by :func:`sklearn.metrics.cohen_kappa_score` on the labels coded as
-    integers, so labels of any (even mixed) types work; ``labels_a`` and ``labels_b`` of
-    shape (n_samples,) are aligned by item. Where chance agreement is 1 (both annotators use
-    one and the same category) kappa is NaN, without scikit-learn's warnings.
+    with each annotator's own category proportions (Cohen 1960; Fleiss' kappa pools them), by
+    :func:`sklearn.metrics.cohen_kappa_score` on integer codes, so any label types work; the
+    labels are aligned by item. NaN, without scikit-learn's warnings, where P_e is 1.
 
     Examples
     --------
@@ -196,11 +181,11 @@ def krippendorff_alpha(
 
     Parameters
     ----------
-    level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
+    level : {"nominal", "ordinal", "interval", "ratio"}
         Level of measurement: the distance between categories.
     values : sequence of float, optional
-        The numeric value of each category (column), needed by the non-nominal levels; the
-        column order is taken as the order for ``"ordinal"``. Default ``0, 1, 2, ...``.
+        Numeric value of each category (column; default ``0, 1, 2, ...``); the column order
+        is the order for ``"ordinal"``.
 
     Returns NaN when there is no expected disagreement (a single category used).
 

@@ -47,12 +47,8 @@ def _checked_counts(ann: Annotations) -> np.ndarray:
 def agreed_items(counts: np.ndarray, *, min_share: float = 1.0) -> np.ndarray:
     """Boolean mask of items whose top label has at least ``min_share`` of the votes.
 
-    Examples
-    --------
     >>> agreed_items(np.array([[3, 0], [2, 1], [0, 3]])).tolist()
     [True, False, True]
-    >>> agreed_items(np.array([[3, 0], [2, 1]]), min_share=0.6).tolist()
-    [True, True]
     """
     share = _check_share(min_share)
     counts = np.asarray(counts)
@@ -79,32 +75,15 @@ def chance_agreement(
     method: ChanceMethod = "annotators") -> float:
     """Estimate ``p``, the chance that annotators flipping coins agree on a hard item.
 
-    The paper's footnote 3 estimates annotator ``j``'s coin, :math:`P(X_{ij}=c \\mid H)`, by
-    the share of the disagreed items that ``j`` put in category ``c``; with a fixed panel of
-    ``k`` annotators :math:`p = \\sum_c \\prod_{j=1}^k q_{jc}`. Generalised here to crowds in
-    which each item has its own set of annotators ``S_i`` (and its own ``k_i``):
+    The paper's footnote 3 estimates annotator ``j``'s coin :math:`q_{jc}` by the share of the
+    disagreed items ``j`` put in category ``c``, and :math:`p = \\sum_c \\prod_j q_{jc}`;
+    generalised here to crowds where each item has its own annotators ``S_i``:
 
-    .. math:: p = \\frac{1}{n} \\sum_{i=1}^n \\sum_c
+    .. math:: p = \\frac{1}{n} \\sum_i \\sum_c
               P\\Big(\\sum_{j \\in S_i} \\mathrm{Bernoulli}(q_{jc}) \\ge t_i\\Big)
 
-    with :math:`t_i = k_i` (unanimity; the product above) or ``ceil(min_share * k_i)``.
-    An annotator with no disagreed item, and every annotator when ``method="pooled"`` or when
-    the annotations have no annotator ids, uses the pooled category shares of all labels on
-    disagreed items (one coin for everybody, as in the paper's section 3.3). When nothing is
-    disagreed, the shares of all labels are used.
-
-    ``annotations`` (with ``item``, ``annotator``, ``label``) are as for
-    :func:`labelaudit.agreement.aggregate`; ``min_share`` is the agreement that counts as
-    "agreed" (1.0 = unanimous; must be > 0.5).
-
-    References
-    ----------
-    Beigman Klebanov, B. and Beigman, E. (2009). From Annotator Agreement to Noise Models,
-    section 2 and footnote 3.
-
-    Examples
-    --------
-    Two annotators, each splitting the disagreed items evenly: ``p = 0.5 * 0.5 + 0.5 * 0.5``.
+    with :math:`t_i = k_i` (unanimity) or ``ceil(min_share * k_i)``. ``method="pooled"``, no
+    annotator ids, or no disagreed item of ``j`` use the pooled label shares on disagreed items.
 
     >>> import pandas as pd
     >>> df = pd.DataFrame({"item": [1, 1, 2, 2, 3, 3], "annotator": list("ababab"),
@@ -148,24 +127,8 @@ def chance_agreement(
 
 @dataclass(frozen=True)
 class GoldStandard(ResultFiles):
-    """The agreed items with their label and the noise bound of the whole subset.
-
-    Attributes
-    ----------
-    items : ndarray of shape (n_agreed,)
-    labels : ndarray of shape (n_agreed,)
-        The label the annotators agreed on.
-    support : ndarray of shape (n_agreed,)
-        Share of the item's annotations with that label.
-    n_annotations : ndarray of shape (n_agreed,)
-    min_share : float
-        The agreement required (1.0 = unanimous).
-    noise : NoiseBound
-        ``gamma``: the share of hard (noise) items among them, at most, with confidence
-        ``noise.confidence``.
-    p_method : str
-        How ``p`` was obtained: ``"annotators"``, ``"pooled"`` or ``"given"``.
-    """
+    """The agreed items (``support``: share of their annotations with that label) at
+    ``min_share``, the subset's noise bound and ``p_method`` (annotators, pooled or given)."""
 
     items: np.ndarray
     labels: np.ndarray
@@ -224,18 +187,11 @@ def gold_standard(
 ) -> GoldStandard:
     """Take the agreed items as a gold standard and bound the noise hidden in them.
 
-    Items whose top label reaches ``min_share`` of their annotations are "agreed"; the rest
-    (``d`` of the ``n`` items) are hard by the model of Beigman Klebanov & Beigman (2009), and
-    :func:`noise_bound` gives the share ``gamma`` of hard items that may still hide among the
-    agreed ones at confidence ``confidence``. With ``min_share < 1`` the model's premise becomes
-    "easy items reach ``min_share``", and ``p`` is the chance of a hard item reaching it.
+    Items whose top label reaches ``min_share`` are agreed, the rest hard (Beigman Klebanov
+    & Beigman 2009); :func:`noise_bound` gives the share ``gamma`` of hard items that may hide
+    among the agreed at ``confidence`` (``alpha`` of equation 1). ``p_chance`` is ``p``, by
+    default :func:`chance_agreement` with ``p_method``; other arguments as there.
 
-    ``annotations`` (every item with at least 2) and ``min_share`` are as for
-    :func:`chance_agreement`; ``confidence`` is ``alpha`` of equation 1; ``p_chance`` is
-    ``p``, estimated by :func:`chance_agreement` with ``p_method`` when not given.
-
-    Examples
-    --------
     >>> import pandas as pd
     >>> df = pd.DataFrame({"item": [1, 1, 2, 2, 3, 3, 4, 4], "annotator": list("abababab"),
     ...                    "label": ["x", "x", "y", "y", "x", "y", "y", "y"]})

@@ -40,26 +40,10 @@ class _OneRow(ResultFiles):
 
 @dataclass(frozen=True)
 class NoiseBound(_OneRow):
-    """Upper bound on the noise level of the agreed subset.
-
-    Attributes
-    ----------
-    n_items : int
-        ``n``, all annotated items.
-    n_disagreed : int
-        ``d``, items the annotators disagreed on (all hard).
-    p_chance : float
-        ``p``, probability that the annotators agree on a hard item by chance.
-    confidence : float
-        ``alpha``.
-    max_hard : int
-        ``t0``, the smallest ``t`` with ``P(X > t | A_d) < 1 - alpha``: at most this many hard
-        items in all, with confidence ``alpha``.
-    hidden_hard : int
-        ``t0 - d``, hard items that may hide among the agreed ones.
-    gamma : float
-        ``(t0 - d) / (n - d)``, the noise level of the agreed subset (NaN when nothing was
-        agreed on).
+    """Upper bound on the noise of the agreed subset (equation 1): of ``n_items`` (n),
+    ``n_disagreed`` (d) are hard; with chance agreement ``p_chance`` and confidence ``alpha``
+    at most ``max_hard`` (t0) are hard, ``hidden_hard`` = t0 - d of them among the agreed, and
+    ``gamma`` = (t0 - d) / (n - d) (NaN when nothing was agreed on).
     """
 
     n_items: int
@@ -90,8 +74,8 @@ class NoiseBound(_OneRow):
 
 
 def checked(check: Callable[..., T], value: object, name: str, **bounds: Any) -> T:
-    """``check(value, name, **bounds)`` from :mod:`labelaudit._validation`, its message worded
-    as these functions have always put it (``n_items must be a whole number, got 2.5``)."""
+    """``check(value, name, **bounds)``, its message worded as these functions put it
+    (``n_items must be a whole number, got 2.5``)."""
     try:
         return check(value, name, **bounds)
     except InvalidParameterError as exc:
@@ -99,11 +83,8 @@ def checked(check: Callable[..., T], value: object, name: str, **bounds: Any) ->
 
 
 def _log_posterior_tail(n: int, d: int, p: float) -> tuple[np.ndarray, float]:
-    """``log sum_{i=t+1}^n w_i`` for t = d..n and ``log sum_{i=d}^n w_i``.
-
-    ``w_i = C(i, d) p^(i-d)`` is the unnormalised posterior of ``i`` hard items given ``d``
-    disagreements under a uniform prior (equation 1).
-    """
+    """``log sum_{i>t} w_i`` for t = d..n and ``log sum_{i>=d} w_i``, with
+    ``w_i = C(i, d) p^(i-d)`` the posterior of ``i`` hard items under a uniform prior."""
     from scipy import special
 
     i = np.arange(d, n + 1, dtype=np.float64)
@@ -132,15 +113,10 @@ def noise_bound(
                                   {\\sum_{i=d}^{n} \\binom{i}{d} p^{i-d}}
 
     ``t0`` is the smallest integer with :math:`P(X > t_0 \\mid A_d) < 1 - \\alpha`, and
-    :math:`\\gamma = (t_0 - d)/(n - d)`. The sums are computed in log space
-    (``gammaln``/``logaddexp``), so ``n`` up to 10^6 and beyond is exact and fast.
-
-    ``n_items`` is ``n``, ``n_disagreed`` is ``d`` (items the annotators did not all agree
-    on), ``confidence`` is ``alpha`` and ``p_chance`` is ``p``, the probability that the
-    annotators agree on a hard item by chance: for ``k`` annotators flipping coins with
-    per-annotator probabilities ``q_jc``, :math:`p = \\sum_c \\prod_j q_{jc}` (``0.5`` for two
-    annotators and two equiprobable categories, ``0.0625`` for five; see
-    :func:`chance_agreement`).
+    :math:`\\gamma = (t_0 - d)/(n - d)`, summed in log space (exact and fast for n >= 10^6).
+    ``n_items`` is ``n``, ``n_disagreed`` ``d`` (items not all agreed on), ``confidence``
+    ``alpha`` and ``p_chance`` ``p``, the chance that annotators agree on a hard item,
+    :math:`p = \\sum_c \\prod_j q_{jc}` (0.5 for two coin-flipping annotators, 0.0625 for five).
 
     References
     ----------
@@ -174,16 +150,10 @@ def noise_bound(
 
 def tolerable_disagreements(
     n_items: int, p_chance: float, *, gamma: float = 0.05, confidence: float = 0.95) -> int:
-    """Most disagreements ``d`` that keep the agreed subset's noise bound at or below ``gamma``.
+    """Most disagreements ``d`` that keep :func:`noise_bound`'s gamma at or below
+    ``gamma`` (bisection; the bound grows with ``d``); -1 when even ``d = 0`` exceeds it.
 
-    The inverse of :func:`noise_bound`: the largest ``d`` with
-    ``noise_bound(n_items, d, p_chance, confidence=confidence).gamma <= gamma``, found by
-    bisection (the bound grows with ``d``). Returns -1 when even ``d = 0`` exceeds ``gamma``.
-
-    Examples
-    --------
-    The paper's section 3.1: two annotators, 1,000 items, 95% noise-free with 95%
-    confidence tolerates only 33 disagreements:
+    The paper's section 3.1: two annotators and 1,000 items tolerate only 33:
 
     >>> tolerable_disagreements(1000, 0.5, gamma=0.05, confidence=0.95)
     33
@@ -212,8 +182,7 @@ def tolerable_disagreements(
 
 @dataclass(frozen=True)
 class Tolerance(_OneRow):
-    """The most disagreements (``max_disagreements``, -1 for none) among ``n_items`` that
-    keep the agreed subset's noise bound at most ``gamma`` at ``confidence``."""
+    """The result of :func:`tolerance`."""
 
     n_items: int
     p_chance: float
@@ -248,29 +217,11 @@ def tolerance(n_items: int, p_chance: float, *, gamma: float = 0.05,
 
 @dataclass(frozen=True)
 class ChanceDifference(_OneRow):
-    """How large a difference between two systems chance alone can produce (section 4.1).
-
-    Two systems equally good on easy items, guessing on the ``n_noise`` hard ones: the
-    difference ``S`` in correct answers sums ``R`` independent steps of -1, 0, +1 with
-    probabilities 1/4, 1/2, 1/4, so ``mu_S = 0`` and ``sigma_S = sqrt(R / 2)``.
-
-    Attributes
-    ----------
-    n_items, n_noise : int
-        ``L`` and ``R``.
-    confidence : float
-    sigma : float
-        ``sqrt(R / 2)``.
-    chebyshev_bound : float
-        ``sigma / sqrt(1 - confidence)``: ``P(|S| > bound) <= 1 - confidence`` for any
-        distribution (Chebyshev; 4.47 sigma at 95%).
-    normal_bound : float
-        ``z * sigma`` with the two-sided normal quantile (1.96 sigma at 95%; the paper's
-        footnote 9 rounds it to 2 sigma).
-    delta : int or None
-        The observed difference, when given.
-    p_exact : float or None
-        ``P(|S| >= delta)`` under the model, exactly: ``S + R`` is Binomial(2R, 1/2).
+    """How large a difference between two systems chance alone can produce (section 4.1):
+    ``n_items`` (L), ``n_noise`` (R), ``sigma`` = sqrt(R / 2), ``chebyshev_bound`` =
+    sigma / sqrt(1 - confidence) (4.47 sigma at 95%), ``normal_bound`` = z sigma (1.96
+    sigma; the paper's footnote 9 rounds to 2), and with an observed ``delta`` its exact tail
+    ``p_exact`` = P(|S| >= delta) (S + R is Binomial(2R, 1/2)).
     """
 
     n_items: int
@@ -295,11 +246,8 @@ class ChanceDifference(_OneRow):
 
     @property
     def can_be_chance_exact(self) -> bool | None:
-        """Whether ``P(|S| >= delta)`` under the model is at least ``1 - confidence``.
-
-        The model fixes the distribution of ``S``, so this test is much tighter than the
-        distribution-free Chebyshev bound the paper uses (None without a delta).
-        """
+        """Whether ``p_exact`` is at least ``1 - confidence``: a much tighter test than
+        the paper's distribution-free Chebyshev bound (None without a delta)."""
         if self.p_exact is None:
             return None
         return self.p_exact >= 1 - self.confidence
@@ -342,9 +290,8 @@ def chance_difference(
     1/4, 1/2, 1/4, :math:`\\sigma_S = \\sqrt{R/2}`, and by Chebyshev
     :math:`\\Pr(|S| > k\\sigma) \\le 1/k^2`.
 
-    ``n_items`` is ``L`` and ``n_noise`` is ``R`` (or give ``noise_rate``, ``gamma``, and
-    ``R = round(gamma * L)``); ``delta``, an observed difference in correct answers (its size
-    at most ``n_items``), is tested against chance.
+    ``n_items`` is ``L``, ``n_noise`` ``R`` (or ``noise_rate`` gamma, ``R = round(gamma L)``);
+    ``delta``, an observed difference in correct answers, is tested against chance.
 
     Examples
     --------

@@ -36,20 +36,10 @@ NESTED_GUESSES = ("annotator_labels", "annotations", "labels", "votes")
 
 @dataclass(frozen=True)
 class AnnotationFile:
-    """An annotation file read into long form.
-
-    Attributes
-    ----------
-    long : DataFrame
-        One row per annotation: ``item, label`` and ``annotator`` when the file names them.
-    item_column : str
-        The file's item-id column.
-    frame : DataFrame
-        The file as read.
-    nested_column : str or None
-        The per-item list column of a nested file; None for a long file.
-    gold : Series or None
-        Reference labels indexed by item id (``gold=`` column), or None.
+    """An annotation file read into long form: ``long`` one row per annotation
+    (``item, label`` and ``annotator`` when named), the file's ``item_column``, the ``frame``
+    as read, a nested file's list column (``nested_column``, else None) and the ``gold``
+    labels by item id (or None).
     """
 
     long: pd.DataFrame

@@ -54,15 +54,9 @@ class Estimate:
 def bootstrap_ci(
     n_units: int, statistic: Callable[[np.ndarray], float], *, n_bootstrap: int = 1000,
     confidence: float = 0.95, random_state: int | None = 0) -> tuple[float, float]:
-    """Percentile bootstrap interval of ``statistic(indices)`` over units resampled with
-    replacement.
-
-    The resampling is :func:`scipy.stats.bootstrap` (``method="percentile"``) on the unit
-    indices ``0 .. n_units - 1``. One difference, which the agreement statistics need:
-    replicates where the statistic is undefined (NaN, e.g. kappa on a resample where every
-    label is the same) are dropped before taking the percentiles, where scipy would return
-    a NaN interval; the interval is NaN when fewer than 10 replicates remain. Without NaN
-    replicates the interval is scipy's.
+    """Percentile bootstrap interval of ``statistic(indices)`` over resampled unit indices,
+    as :func:`scipy.stats.bootstrap` gives it, except that NaN replicates (kappa on a resample
+    of one label) are dropped, not NaN the interval; NaN when fewer than 10 remain.
 
     Examples
     --------
@@ -133,8 +127,9 @@ def _loo_majority_agreement(ann: Annotations, counts: np.ndarray) -> np.ndarray:
 
 def annotator_table(ann: Annotations, counts: np.ndarray, agg: Aggregation,
                     gold: np.ndarray | None) -> pd.DataFrame:
-    """One row per annotator: ``annotator, n_labels, agreement_with_majority, quality`` and,
-    with gold, ``gold_accuracy, n_gold``; empty without annotator ids."""
+    """One row per annotator: ``annotator, n_labels, agreement_with_majority`` (the
+    majority of the item's other annotators, ties skipped), ``quality`` and, with gold,
+    ``gold_accuracy, n_gold``; empty without annotator ids."""
     import pandas as pd
     if ann.annotators is None:
         return pd.DataFrame()
@@ -161,31 +156,12 @@ def annotator_table(ann: Annotations, counts: np.ndarray, agg: Aggregation,
 class AgreementReport(ResultFiles):
     """Agreement statistics, aggregated labels, per-annotator quality and the gold subset.
 
-    Attributes
-    ----------
-    n_items, n_annotations : int
-    n_annotators : int or None
-        None when the annotations carry no annotator ids.
-    classes : tuple
-    annotations_per_item : tuple of (min, mean, max)
-    statistics : tuple of Estimate
-        ``observed_agreement``, ``chance_agreement`` (P_E), ``fleiss_kappa``,
-        ``krippendorff_alpha``, ``cohen_kappa`` (exactly two annotators),
-        ``unanimous_share``, and ``aggregate_accuracy`` (against gold, when given).
-    item_agreement : ndarray of shape (n_items,)
-        :math:`P_{A_i}`, the share of agreeing annotator pairs per item.
-    aggregation : Aggregation
-    gold : GoldStandard
-        The agreed subset and its noise bound.
-    annotator_table : DataFrame
-        One row per annotator: ``annotator, n_labels, agreement_with_majority`` (with the
-        majority of the other annotators of the item, ties skipped), ``quality`` (from the
-        aggregation method) and, with gold, ``gold_accuracy, n_gold``.
-    gold_labels : ndarray of shape (n_items,) or None
-        The reference labels given, None where an item has none.
-    confidence, n_bootstrap : float, int
-    ties : str
-        The tie policy of majority vote.
+    ``statistics`` are :class:`Estimate` s: ``observed_agreement``, ``chance_agreement``
+    (P_E), ``fleiss_kappa``, ``krippendorff_alpha``, ``cohen_kappa`` (exactly two
+    annotators), ``unanimous_share`` and ``aggregate_accuracy`` (with gold);
+    ``item_agreement`` is :math:`P_{A_i}` per item; ``annotator_table`` one row per
+    annotator (:func:`annotator_table`); ``gold_labels`` the reference labels given (None
+    where an item has none); ``n_annotators`` None without annotator ids.
     """
 
     n_items: int
@@ -318,24 +294,20 @@ def agreement_report(
     gold : mapping or Series, optional
         Reference labels by item id for some or all items: annotator accuracy on them and
         the accuracy of the aggregated labels.
-    method : {"majority", "dawid-skene", "glad", "mace"}, default "majority"
-    ties : {"random", "first", "abstain", "error"}, default "random"
-        Tie policy of majority vote.
-    min_share : float, default 1.0
-        Agreement an item needs to enter the gold standard (1.0 = unanimous).
-    confidence : float, default 0.95
+    method, ties
+        As :func:`aggregate`.
+    min_share, p_chance, p_method
+        As :func:`gold_standard`.
+    confidence : float
         Of the bootstrap intervals and of the noise bound.
-    p_chance : float, optional
-        Chance agreement on a hard item; estimated (paper's footnote 3) when not given.
-    p_method : {"annotators", "pooled"}, default "annotators"
-    level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
-        For Krippendorff's alpha (numeric labels are the category values).
-    n_bootstrap : int, default 1000
+    level
+        As :func:`krippendorff_alpha` (numeric labels are the category values).
+    n_bootstrap : int
         Bootstrap replicates over items; 0 for no intervals.
-    drop_single : bool, default False
+    drop_single : bool
         Drop items with fewer than 2 annotations instead of raising (with a
         :class:`DroppedAnnotationsWarning` that counts them).
-    random_state : int or None, default 0
+    random_state : int or None
 
     Examples
     --------

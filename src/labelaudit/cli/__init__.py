@@ -1,11 +1,9 @@
 """The ``labelaudit`` command line: a thin layer over the library.
 
-Each command lives in its own private module here, named after it (``_scan.py`` for ``scan``,
-``_train_bench.py`` for ``train-bench``), whose ``add_parser(subparsers, parents)`` adds it
-(and its steps) with ``_common.add_command`` and its options from the shared vocabulary
-(``_common.add_options``); its handler calls the library with keyword arguments, flag by flag.
-help.toml lists the commands in --help's order, each with its line of help, its description
-and its examples: a new command is a module and an entry there.
+Each command is a private module named after it (``_train_bench.py`` for ``train-bench``)
+whose ``add_parser(subparsers, parents)`` adds it with ``_common.add_command`` and options
+from ``_common.add_options``; its handler calls the library flag by flag. A new command is a
+module and an entry in help.toml (its help, description and examples, in --help's order).
 """
 
 from __future__ import annotations
@@ -18,29 +16,16 @@ from collections.abc import Sequence
 
 from labelaudit._errors import LabelAuditError
 from labelaudit._version import __version__
-from labelaudit.cli._common import (
-    COMMANDS,
-    HELP,
-    Parser,
-    add_steps,
-    error_text,
-    exit_code,
-    flag,
-)
+from labelaudit.cli._common import COMMANDS, HELP, Parser, add_steps, error_text, exit_code, flag
 from labelaudit.io import check_command_paths
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main"]
 
 
 def build_parser(*commands: str) -> argparse.ArgumentParser:
-    """The parser of ``labelaudit``: every command listed with its line of help, and the
-    full parser (options, steps, handler) of each of ``commands`` (``build_parser(*COMMANDS)``
-    for all of them).
-
-    This is the one place that imports a command's module when it runs rather than at the
-    top: ``labelaudit scan`` imports and builds ``scan`` alone, and ``labelaudit --help``
-    builds none (a command not built parses nothing: its name is all --help needs).
-    """
+    """The parser of ``labelaudit``: every command listed, and the full parser of each of
+    ``commands``. The one place that imports a command's module when it runs, so that
+    ``labelaudit scan`` builds ``scan`` alone and ``labelaudit --help`` none."""
     parser = Parser(prog="labelaudit",
                     description="Find, measure and fix label errors in NLP datasets.")
     parser.add_argument("--version", action="version", version=f"labelaudit {__version__}")
@@ -62,8 +47,7 @@ def build_parser(*commands: str) -> argparse.ArgumentParser:
 
 
 def _check_outputs(args: argparse.Namespace) -> None:
-    """Before any work, the files the command names (see
-    :func:`labelaudit.io.check_command_paths`)."""
+    """Before any work, the files the command names (:func:`~labelaudit.io.check_command_paths`)."""
     check_command_paths(
         vars(args), flag=lambda name: flag(args, name),
         # `review init` creates (or replaces its own earlier) --db; the other steps read it.

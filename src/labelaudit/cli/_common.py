@@ -81,10 +81,7 @@ class Parser(argparse.ArgumentParser):
 
 def add_command(subparsers, name: str, parents: list[argparse.ArgumentParser], *, handler,
                 raw: bool = True, **kwargs) -> Parser:
-    """The parser of one command or step, run by ``handler`` (None for a command with
-    steps), with its line of help, description and examples from :data:`HELP`; ``raw``
-    keeps the description's and epilog's line breaks. ``args.parser`` is the parser that
-    read the command line."""
+    """One command's or step's parser, texts from :data:`HELP`; sets ``args.parser``."""
     path = " ".join([*subparsers._prog_prefix.split()[1:], name])
     text = HELP[path]
     epilog = text.get("epilog")
@@ -99,8 +96,7 @@ def add_command(subparsers, name: str, parents: list[argparse.ArgumentParser], *
 
 
 def add_steps(parser: Parser, *, dest: str, default: str | None = None, **kwargs):
-    """The steps of a command (``review init``...), each added with :func:`add_command`;
-    with ``default``, ``COMMAND FILE ...`` is short for ``COMMAND DEFAULT FILE ...``."""
+    """The steps of a command; with ``default``, ``COMMAND FILE`` means ``COMMAND DEFAULT FILE``."""
     parser.steps = parser.add_subparsers(dest=dest, **kwargs)
     parser.default_step = default
     return parser.steps
@@ -117,8 +113,7 @@ def _number(text: str, kind: type = float) -> Any:
 
 
 def _checked(kind: type, check: Any, note: str = "", **limits: Any):
-    """Argparse type of a number of ``kind`` in the range that the library's ``check``
-    (:mod:`labelaudit._validation`) enforces with ``limits``, in its words."""
+    """Argparse type of a number in the range the library's ``check`` enforces, in its words."""
 
     def parse(text: str) -> Any:
         try:
@@ -183,8 +178,7 @@ def cut_offs(text: str) -> list[int]:
 
 
 def separator(text: str) -> str:
-    """Argparse type of --label-sep: the library's rule
-    (:func:`labelaudit.io.check_separator`), in its words."""
+    """Argparse type of --label-sep: :func:`labelaudit.io.check_separator`'s rule."""
     try:
         return str(check_separator(text))
     except InvalidParameterError as exc:
@@ -200,9 +194,8 @@ def tag_column(text: str) -> int:
 
 
 def output_file(suffixes: tuple[str, ...], *, folders: bool = False):
-    """Argparse type of an output path whose suffix picks the format: checked up front.
-    With ``folders``, a folder (a path ending in ``/``, or a URI without a suffix) passes
-    too: the command writes a folder of Parquet parts there."""
+    """Argparse type of an output path whose suffix picks the format; with ``folders``, a
+    folder (ending in ``/``, or a URI without a suffix) of Parquet parts too."""
 
     def parse(text: str) -> str:
         where = text.split("?", 1)[0] if "://" in text else text
@@ -264,9 +257,7 @@ VOCABULARY: dict[str, dict[str, Any]] = {
 
 
 def add_options(parser, *names: str, **changes: Any) -> None:
-    """The options ``names``, then those of ``changes``, as :data:`VOCABULARY` has them,
-    flag ``--name-with-dashes``; a change is the option's help, or a dict of add_argument
-    arguments that update the vocabulary's."""
+    """The :data:`VOCABULARY` options ``names`` and ``changes`` (a help or add_argument kwargs)."""
     for name in (*names, *(n for n in changes if n not in names)):
         change = changes.get(name) or {}
         spec = {**VOCABULARY.get(name, {}), **({"help": change} if isinstance(change, str)
@@ -280,9 +271,7 @@ def add_seed(parser, *, type=int, help: str = "random seed (default: 0)") -> Non
 
 
 def add_folds(parser) -> None:
-    """``--folds``, cross-fitting folds: None when not given (the library's 5, lowered for
-    a class too small for it); a number given is taken as asked, an error naming the
-    smallest class when above it (:func:`labelaudit.models.make_folds`)."""
+    """``--folds``, None when not given (see :func:`labelaudit.models.make_folds`)."""
     parser.add_argument("--folds", type=at_least(2), default=None,
                         help="cross-fitting folds (default: 5, fewer when a class has fewer "
                         "items; a --folds above the smallest class is an error)")
@@ -306,8 +295,7 @@ def add_tag_options(parser, *, what: str) -> None:
 
 
 def add_truth_options(parser, *, what: str) -> None:
-    """The known errors, as ``evaluate`` and ``report`` read them: ``--is-error`` or
-    ``--true-label`` and ``--unknown``."""
+    """``--is-error`` or ``--true-label``, and ``--unknown`` (``evaluate``, ``report``)."""
     kind = parser.add_mutually_exclusive_group()
     kind.add_argument("--is-error", metavar="COLUMN",
                       help="column of the --eval file that is true for wrong labels, blank for "
@@ -325,12 +313,8 @@ def add_output_options(parser, *, what: str = "the result table",
                        json: str | None = None, table: str = "the table",
                        formats: tuple[str, ...] | None = None, format_help: str | None = None,
                        extra_suffixes: tuple[str, ...] = (), folders: bool = False) -> None:
-    """``--out FILE`` and ``--format`` as every command that writes a table has them.
-
-    The output file's suffix picks its format (.csv .tsv .jsonl .json .parquet, and
-    ``extra_suffixes``); without ``--out``, ``--format`` picks what goes to stdout. With
-    ``json``, a .json file holds that document, the other suffixes ``table``.
-    """
+    """``--out FILE`` (the suffix picks the format; with ``json``, .json holds that document)
+    and ``--format`` (of stdout)."""
     choices = formats or tuple(FORMATS)
     suffixes = tuple(f".{f}" for f in choices if f != "table")
     if json:
@@ -347,12 +331,8 @@ def add_output_options(parser, *, what: str = "the result table",
 
 # ---------------------------------------------------------------- output and stderr
 
-def emit_output(frame, args: argparse.Namespace, *, max_colwidth: int = 60,
-                summary=None) -> None:
-    """Write ``frame`` to ``--out`` or to stdout in ``--format`` (see
-    :func:`labelaudit.io.emit`); with ``--out``, say so on stderr unless ``--quiet``. With
-    ``summary`` (a result): its document to ``--summary-out`` when given, then its summary
-    on stderr."""
+def emit_output(frame, args: argparse.Namespace, *, max_colwidth: int = 60, summary=None) -> None:
+    """``frame`` to ``--out`` or stdout; ``summary``'s document to ``--summary-out``."""
     out = getattr(args, "out", None)
     emit(frame, out, format=None if out else getattr(args, "format", None),
          max_colwidth=max_colwidth)
@@ -365,17 +345,14 @@ def emit_output(frame, args: argparse.Namespace, *, max_colwidth: int = 60,
 
 
 def set_separator(args: argparse.Namespace) -> str | None:
-    """How label sets are written: joined by ``--label-sep`` (else ``|``) when the output
-    is CSV, TSV or the table view; None (lists) for JSON, JSONL and Parquet."""
+    """``--label-sep`` (else ``|``) for CSV, TSV or table output; None (lists) otherwise."""
     out = getattr(args, "out", None)
     fmt = (str(out).rsplit(".", 1)[-1].lower() if out else getattr(args, "format", None)) or ""
     return (getattr(args, "label_sep", None) or "|") if fmt in ("csv", "tsv", "table") else None
 
 
 def emit_result(args: argparse.Namespace, result, *, shown=None) -> None:
-    """A command's result (:class:`labelaudit.io.ResultFiles`): ``--out`` gets
-    ``result.write``, standard output ``shown`` (default the result's table) in
-    ``--format``; ``--plot-out`` its plot."""
+    """A ResultFiles to ``--out`` or stdout (``shown``), its plot to ``--plot-out``."""
     if args.out:
         result.write(args.out)
         json = args.out.lower().endswith(".json")
@@ -411,8 +388,7 @@ def _option(args: argparse.Namespace, dest: str) -> argparse.Action | None:
 
 
 def flag(args: argparse.Namespace, dest: str) -> str:
-    """The flag of the option stored in ``dest``, as --help shows it (``--`` and ``dest``
-    with dashes when the command has no such option)."""
+    """The flag of the option stored in ``dest`` (else ``--dest-with-dashes``)."""
     option = _option(args, dest)
     return max(option.option_strings, key=len) if option else f"--{dest.replace('_', '-')}"
 
@@ -428,12 +404,10 @@ def tag_scheme(args: argparse.Namespace) -> Scheme | None:
 
 
 def error_text(message: BaseException | Warning | str, args: argparse.Namespace) -> str:
-    """A labelaudit error's or warning's text with the options it names, its ``params``
-    (see :class:`labelaudit.LabelAuditError`), spelled as the command's flags: ``name=value``
-    as ``--name value`` wherever it appears (``name=True`` as ``--name``, and the value of an
-    option with choices without quotes), and a ``name`` that begins the message, its subject,
-    as ``--name``; elsewhere a bare word is left alone, as it may be plain English. The flag
-    of a parameter is the option stored under its name, or under :data:`RENAMED`'s."""
+    """A labelaudit error's or warning's text with its ``params`` spelled as the command's
+    flags: ``name=value`` as ``--name value`` (``name=True`` as ``--name``; a choice unquoted)
+    and a ``name`` that begins the message as ``--name``; elsewhere a bare word is left
+    alone, as it may be plain English."""
     text = str(message)
     for name in getattr(message, "params", ()):
         dest = RENAMED.get(name, name)
@@ -446,25 +420,19 @@ def error_text(message: BaseException | Warning | str, args: argparse.Namespace)
 
 
 def _with_value(spelled: str, match: re.Match[str], *, bare: bool) -> str:
-    """``--flag value`` for a ``name=value`` match: no value for True, no quotes when
-    ``bare``."""
+    """``--flag value`` for a ``name=value`` match (no value for True, unquoted if ``bare``)."""
     value = "" if match[1] == "True" else match[1].strip("'") if bare else match[1]
     return spelled + (f" {value}" if value else "")
 
 
 def exit_code(exc: BaseException) -> int:
-    """The exit code of an error: 2, a usage error, for a bad option value (an
-    :class:`~labelaudit.InvalidParameterError` that names its option, ``param``, as every
-    range and choice check does); 1 for the rest (bad data, a refused path, a missing file
-    or model)."""
+    """2 for a bad option value (an InvalidParameterError with ``params``), else 1."""
     return 2 if isinstance(exc, InvalidParameterError) and exc.params else 1
 
 
 @contextmanager
 def warnings_to_stderr(args: argparse.Namespace) -> Iterator[None]:
-    """Show the warnings labelaudit gives in the block when it ends (after its progress
-    bars), one ``warning:`` line each with its options spelled as flags
-    (:func:`error_text`); none with --quiet."""
+    """labelaudit's warnings of the block at its end (after the progress bars), one line each."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:

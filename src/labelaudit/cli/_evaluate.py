@@ -58,8 +58,7 @@ def run(args: argparse.Namespace) -> int:
             error_rate=args.error_rate, n_errors=args.n_errors,
             at_k=list(dict.fromkeys(args.at_k)))
         # The metrics always go to stdout (--out writes them too), the curves to --plot-out.
-        emit(result.to_table() if args.format == "table" else result.to_frame(),
-             format=args.format)
+        emit(result.to_table() if args.format == "table" else result.to_frame(), format=args.format)
         if args.out:
             result.write(args.out)
         if args.plot_out:

@@ -95,8 +95,7 @@ def run_inject(args: argparse.Namespace) -> int:
     if isinstance(result, LabelSetNoiseResult):
         noised = result.apply_to(frame, label=args.label, sep=cli.set_separator(args))
     else:
-        noised = result.apply_to(frame, label=args.label, text=args.text,
-                                 text_pair=args.text_pair)
+        noised = result.apply_to(frame, label=args.label, text=args.text, text_pair=args.text_pair)
     cli.emit_output(noised, args, summary=result)
     return 0
 

@@ -111,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
         for line in training_notes(model):
             cli.log(args, line)
         if args.model_out:
-            model.save(args.model_out, overwrite=args.overwrite)
+            model.save(args.model_out)
             cli.log(args, f"wrote {args.model_out}")
         if args.eval:
             metrics = evaluate_model(model, evaluation, text=args.text, label=args.label,

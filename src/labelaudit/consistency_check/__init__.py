@@ -1,11 +1,9 @@
 """Label consistency between two annotated sets: the learning-curve test behind
-:func:`labelaudit.consistency`.
+:func:`labelaudit.consistency_check.consistency`.
 
-:func:`consistency` draws exclusive subsets of a training set, uses one as a new test set,
-and compares learning curves of models fed training data only, training data then the
-suspect set, and the suspect set first (Zeng et al., Figures 1-3); with a corrected copy of
-the suspect set, the eight schemes of Figure 2 show whether the correction restored
-consistency. Every compared curve gets a verdict with an interval over repeats.
+:func:`consistency` compares learning curves, on a new test set drawn from the training set,
+of models fed training data only, then the suspect set, or the suspect set first (Zeng et
+al., Figures 1-3); with a corrected copy, Figure 2's eight schemes test the correction.
 
 References
 ----------

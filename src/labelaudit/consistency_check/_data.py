@@ -250,17 +250,9 @@ def draw_schemes(
     mistakes: np.ndarray | None = None, extra: int | None = None) -> SchemeDraw:
     """Draw one repeat's subsets and build the schemes (see the module docstring).
 
-    Parameters
-    ----------
-    n_train, n_suspect : int
-        Pool layout: training items ``0..n_train-1``, suspect items after them, and (with
-        ``mistakes``) their corrected copies after those.
-    size : int
-        x, the size of every identify subset and of the new test set.
-    mistakes : ndarray of int, optional
-        Positions in the suspect set whose labels the correction changed (validate).
-    extra : int, optional
-        w, the training subset fed between the others in validate (default ``size``).
+    The pool holds ``n_train`` training items, then ``n_suspect`` suspect items, then their
+    corrected copies; ``mistakes`` are the suspect positions the correction changed, ``size``
+    is x and ``extra`` w (default ``size``).
 
     Examples
     --------

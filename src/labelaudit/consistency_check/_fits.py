@@ -1,14 +1,10 @@
-"""The fits of the learning curves: one model per curve point, fitted afresh or started
-from the point before (warm-started chains, as trees of shared points), each fit once, run
-through the shared executor, and kept per fit in a checkpoint folder when asked; and the plan
-of a run, said before the fits start: how many fits, and about how long they take, from one
-fit timed here."""
+"""The fits of the learning curves (fresh or warm-started chains, as trees of shared
+points, each fit once, checkpointed when asked) and the plan of a run, said before it."""
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
 import pickle
 import time
 from pathlib import Path
@@ -17,14 +13,12 @@ from typing import Any
 import numpy as np
 
 from labelaudit.consistency_check._data import Pool
-from labelaudit.engine import run_fits
-from labelaudit.models import Engine, WorkerPool, claim_checkpoint_folder, take
+from labelaudit.models import Engine, WorkerPool, claim_checkpoint_folder, run_fits, take
 from labelaudit.tokens import decode_tags, span_f1_counts
 
 
 def settings_key(scorer: Any) -> str:
-    """The scorer's settings that change its fits, as text for a checkpoint's key: the
-    fields of a dataclass scorer that hold plain values (not functions or objects)."""
+    """A checkpoint key's text: the plain-valued fields of a dataclass scorer."""
     plain = (str, int, float, bool, type(None))
 
     def is_plain(value: Any) -> bool:
@@ -43,9 +37,8 @@ def settings_key(scorer: Any) -> str:
 
 def fit_point(pool: Pool, scorer: Any, features: Any, metric: str, train: np.ndarray,
               test: np.ndarray, init: Any = None) -> tuple[float, Any]:
-    """One point of a curve: a fresh copy of the scorer fitted on the prefix ``train``
-    (starting from ``init``, the fit of the curve's previous point, when given), scored on
-    the new test set; the score and the fitted model."""
+    """One curve point: the scorer fitted on the prefix ``train`` (from ``init``, the previous
+    point's fit, when given) and its score on the new test set."""
     labels = take(pool.labels, train)
     seen = np.unique(labels) if pool.kind == "text" else None
     if seen is not None and len(seen) < 2:
@@ -66,30 +59,23 @@ def fit_point(pool: Pool, scorer: Any, features: Any, metric: str, train: np.nda
     return float(np.mean(predicted == truth)), model
 
 
-def fit_score(shared: tuple[Pool, Any, Any, str], _slot: Any, train: np.ndarray,
-              test: np.ndarray) -> float:
-    """One point of a curve, a fresh fit (a task of :func:`run_tasks`)."""
-    pool, scorer, features, metric = shared
-    return fit_point(pool, scorer, features, metric, train, test)[0]
-
-
 def fit_tree(shared: tuple[Pool, Any, Any, str], _slot: Any, test: np.ndarray,
              nodes: list[tuple[str, np.ndarray, int]], store: FitStore | None) -> list[float]:
-    """The points of one tree of warm-started curves (a task of :func:`run_tasks`):
-    ``nodes`` are ``(key, prefix, parent)``, a parent (its position, -1 for the root) before
-    its children; each point starts from its parent's fit. With ``store``, each point's
-    score and fit are kept as it finishes, and those kept are read instead of fitted."""
+    """The points of one tree (a task of :func:`run_fits`): ``nodes`` are ``(key, prefix,
+    parent)``, a parent (its position, -1 for the root) before its children; each point
+    starts from its parent's fit. With ``store``, each point's score (and the fit of a
+    parent) is kept as it finishes, and those kept are read instead of fitted."""
     pool, scorer, features, metric = shared
     parents = {parent for _, _, parent in nodes}
     models: dict[int, Any] = {}
     scores = []
     for i, (key, train, parent) in enumerate(nodes):
-        saved = store.load_node(key, model=i in parents) if store else None
+        saved = store.load(key, model=i in parents) if store else None
         if saved is None:
             saved = fit_point(pool, scorer, features, metric, train, test,
                               init=models.get(parent))
             if store is not None:
-                store.save_node(key, saved[0], saved[1] if i in parents else None)
+                store.save(key, saved[0], saved[1] if i in parents else None)
         scores.append(saved[0])
         if i in parents:
             models[i] = saved[1]
@@ -104,11 +90,10 @@ def _span_f1(pool: Pool, probs: list[np.ndarray], test: np.ndarray) -> float:
 
 
 class FitStore:
-    """One small file per finished fit in ``folder``, named by a hash of the data, the
-    scorer and its settings, the metric and the fit's items: a JSON score for a fresh fit
-    (:meth:`load`, :meth:`save`), a pickled score and fit for a warm-started point
-    (:meth:`load_node`, :meth:`save_node`). A rerun of an interrupted run reads them
-    instead of fitting again."""
+    """One small pickle per finished point in ``folder`` (its score, and its fit when a
+    warm-started point starts from it), named by a hash of the data, the scorer and its
+    settings, the metric and the point; a rerun of an interrupted run reads them instead of
+    fitting again."""
 
     def __init__(self, folder: str | Path, pool: Pool, scorer: str, metric: str,
                  variant: str = "") -> None:
@@ -119,94 +104,34 @@ class FitStore:
         self.run = hashlib.sha1(pickle.dumps((pool.kind, scorer, metric, labels, items, variant)),
                                 usedforsecurity=False).hexdigest()
 
-    def _path(self, train: np.ndarray, test: np.ndarray) -> Path:
-        key = hashlib.sha1(self.run.encode() + test.tobytes() + b"|" + train.tobytes(),
-                           usedforsecurity=False).hexdigest()
-        return self.folder / f"consistency-fit-{key}.json"
-
-    def load(self, train: np.ndarray, test: np.ndarray) -> float | None:
-        path = self._path(train, test)
-        if not path.is_file():
-            return None
-        try:
-            return float(json.loads(path.read_text())["score"])
-        except (ValueError, KeyError, OSError):
-            return None  # a half-written file of an interrupted run: fit again
-
-    def save(self, train: np.ndarray, test: np.ndarray, score: float) -> None:
-        path = self._path(train, test)
-        partial = path.with_suffix(".part")
-        partial.write_text(json.dumps({"score": score}))
-        partial.replace(path)
-
-    def _node_path(self, key: str) -> Path:
+    def _path(self, key: str) -> Path:
         digest = hashlib.sha1(f"{self.run}|{key}".encode(), usedforsecurity=False).hexdigest()
         return self.folder / f"consistency-point-{digest}.pkl"
 
-    def load_node(self, key: str, *, model: bool) -> tuple[float, Any] | None:
-        """A warm-started point's score, and its fit when ``model`` (else None): None when
-        it is not kept, or kept without the fit that is asked for."""
+    def load(self, key: str, *, model: bool) -> tuple[float, Any] | None:
+        """A point's score, and its fit when ``model`` (else None): None when it is not
+        kept (or half-written by an interrupted run), or kept without the fit asked for."""
         try:
-            saved = pickle.loads(self._node_path(key).read_bytes())  # noqa: S301 - our own file
+            saved = pickle.loads(self._path(key).read_bytes())  # noqa: S301 - our own file
         except (OSError, EOFError, pickle.UnpicklingError, ValueError, KeyError):
             return None
         if model and saved["model"] is None:
             return None
         return float(saved["score"]), saved["model"]
 
-    def save_node(self, key: str, score: float, model: Any) -> None:
-        path = self._node_path(key)
+    def save(self, key: str, score: float, model: Any) -> None:
+        path = self._path(key)
         partial = path.with_suffix(".part")
         partial.write_bytes(pickle.dumps({"score": score, "model": model}))
         partial.replace(path)
 
 
-def fit_all(tasks: list[tuple[np.ndarray, np.ndarray]], store: FitStore | None, *,
-             shared: tuple, workers: int, engine: Engine, ray_address: str | None,
-             bar: Any, kept: WorkerPool | None = None) -> list[float]:
-    """Every fit's score: from the checkpoint where a finished run saved it, else fitted
-    (and saved as it finishes); on the worker processes ``kept`` for every batch."""
-    scores: list[float | None] = [store.load(*t) if store else None for t in tasks]
-    todo = [i for i, s in enumerate(scores) if s is None]
-    bar.update(len(tasks) - len(todo))
-
-    def finished(index: int, score: float) -> None:
-        scores[todo[index]] = score
-        if store is not None:
-            store.save(*tasks[todo[index]], score)
-        bar.update(1)
-
-    run_fits(fit_score, [tasks[i] for i in todo], shared=shared, workers=workers,
-             engine=engine, ray_address=ray_address, on_result=finished, pool=kept)
-    return [float(s) for s in scores]  # type: ignore[arg-type]
-
-
-def curve_fits(draws: list, names: list[str], grids: dict[str, np.ndarray],
-                ) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict[tuple[str, int, int], int]]:
-    """The fits the curves need, each once (a prefix two schemes share is one fit), and
-    which fit gives each point: ``(scheme, repeat, point) -> task``."""
-    tasks: list[tuple[np.ndarray, np.ndarray]] = []
-    first: dict[bytes, int] = {}
-    where = {}
-    for r, draw in enumerate(draws):
-        for name in names:
-            order = draw.order(name)
-            for k, n in enumerate(grids[name]):
-                key = hashlib.sha1(draw.test.tobytes() + b"|" + order[:n].tobytes()).digest()
-                if key not in first:
-                    first[key] = len(tasks)
-                    tasks.append((order[:n], draw.test))
-                where[name, r, k] = first[key]
-    return tasks, where
-
-
-def curve_trees(draws: list, names: list[str], grids: dict[str, np.ndarray],
-                ) -> tuple[list[tuple[np.ndarray, list]], dict[tuple[str, int, int], int]]:
-    """The warm-started fits the curves need: every curve a chain of fits, each point
-    starting from the one before; chains that begin with the same points share them (a
-    point is its prefix after the same earlier points), so the chains of a repeat form
-    trees, one task each, the largest first. Also which fit gives each point:
-    ``(scheme, repeat, point) -> position`` in the tasks' points, in task order."""
+def curve_trees(draws: list, names: list[str], grids: dict[str, np.ndarray], *,
+                warm: bool = True) -> tuple[list[tuple[np.ndarray, list]],
+                                            dict[tuple[str, int, int], int]]:
+    """The fits the curves need, each once, as trees of points (one task each, largest first),
+    and ``(scheme, repeat, point) -> position`` in the tasks' points. Warm-started, curves are
+    chains sharing common beginnings; fresh, each point is its own tree, shared prefixes once."""
     trees: list[tuple[np.ndarray, list]] = []
     found: dict[bytes, tuple[int, int]] = {}
     place: dict[tuple[str, int, int], tuple[int, int]] = {}
@@ -214,6 +139,8 @@ def curve_trees(draws: list, names: list[str], grids: dict[str, np.ndarray],
         for name in names:
             order, key, parent = draw.order(name), b"", (-1, -1)
             for k, n in enumerate(grids[name]):
+                if not warm:
+                    key, parent = b"", (-1, -1)
                 key = hashlib.sha1(key + b"|" + draw.test.tobytes() + b"|"
                                    + order[:n].tobytes()).digest()
                 if key not in found:
@@ -232,11 +159,10 @@ def curve_trees(draws: list, names: list[str], grids: dict[str, np.ndarray],
     return [trees[t] for t in ranked], where
 
 
-def fit_all_trees(trees: list[tuple[np.ndarray, list]], store: FitStore | None, *,
-                  shared: tuple, workers: int, engine: Engine, ray_address: str | None,
-                  bar: Any, kept: WorkerPool | None = None) -> list[float]:
-    """Every warm-started point's score, tree after tree in the order given (see
-    :func:`fit_tree`)."""
+def fit_all(trees: list[tuple[np.ndarray, list]], store: FitStore | None, *, shared: tuple,
+            workers: int, engine: Engine, ray_address: str | None, bar: Any,
+            kept: WorkerPool | None = None) -> list[float]:
+    """Every point's score, tree after tree (see :func:`fit_tree`), on the processes ``kept``."""
     def finished(index: int, scores: list[float]) -> None:
         bar.update(len(scores))
 
@@ -250,13 +176,6 @@ def _cost(model: Any, n_items: int, warm: bool) -> float:
     """A fit's cost in the scorer's units (:meth:`fit_cost`), else its number of items."""
     cost = getattr(model, "fit_cost", None)
     return float(cost(n_items, warm=warm)) if cost is not None else float(n_items)
-
-
-def _fit_sizes(tasks: list, warm: bool) -> list[tuple[int, bool]]:
-    """(items fed, warm-started) of every fit of a repeat's tasks."""
-    if not warm:
-        return [(len(train), False) for train, _ in tasks]
-    return [(len(prefix), parent >= 0) for _, nodes in tasks for _, prefix, parent in nodes]
 
 
 def _timed(pool: Pool, model: Any, features: Any, train: np.ndarray,
@@ -274,18 +193,13 @@ def _duration(seconds: float) -> str:
     return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.1f} min"
 
 
-def describe_plan(pool: Pool, model: Any, features: Any, tasks: list, *, warm: bool,
+def describe_plan(pool: Pool, model: Any, features: Any, trees: list, *, warm: bool,
                   n_schemes: int, n_points: int, repeats: tuple[int, int], workers: int,
                   engine: str) -> str:
-    """One line: the schemes, points and fits of a repeat (``tasks``, as planned for the
-    first repeat), the range of repeats, and about how long it takes: every fit's cost
-    (:meth:`fit_cost` of the scorer, else its items) priced by one fresh fit of the
-    smallest prefix timed here, plus scoring the new test set once per fit, shared by
-    ``workers`` processes (no time for Ray, whose cluster size is not known here).
-
-    The timed fit is one more fit than the run makes, on the smallest prefix.
-    """
-    fits = _fit_sizes(tasks, warm)
+    """One line: schemes, points and fits of a repeat, the range of repeats, and the time:
+    each fit's :meth:`fit_cost` priced by one fit of the smallest prefix timed here, plus
+    scoring, over ``workers`` (no time for Ray, whose cluster size is unknown here)."""
+    fits = [(len(prefix), parent >= 0) for _, nodes in trees for _, prefix, parent in nodes]
     low, high = repeats
     counts = (f"{len(fits)} fits a repeat" + (" (each curve warm-started)" if warm else "")
               + (f", {low} to {high} repeats ({low * len(fits)} to {high * len(fits)} fits)"
@@ -293,11 +207,9 @@ def describe_plan(pool: Pool, model: Any, features: Any, tasks: list, *, warm: b
     text = f"plan: {n_schemes} schemes x {n_points} points, {counts}"
     if engine == "ray":
         return text + "; on Ray"
-    trains = [train for train, _ in tasks] if not warm else \
-        [prefix for _, nodes in tasks for _, prefix, parent in nodes if parent < 0]
-    test = tasks[0][1] if not warm else tasks[0][0]
-    smallest = min(trains, key=len)
-    fit_s, score_s = _timed(pool, model, features, smallest, test)
+    smallest = min((prefix for _, nodes in trees for _, prefix, parent in nodes
+                    if parent < 0), key=len)
+    fit_s, score_s = _timed(pool, model, features, smallest, trees[0][0])
     per_unit = fit_s / max(_cost(model, len(smallest), False), 1e-9)
     repeat_s = sum(per_unit * _cost(model, n, w) + score_s for n, w in fits) / max(workers, 1)
     span = (_duration(low * repeat_s) + " to " + _duration(high * repeat_s)

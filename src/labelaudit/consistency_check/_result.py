@@ -1,5 +1,4 @@
-"""The result of :func:`labelaudit.consistency`: curves with bands, verdicts, and its table,
-JSON document, summary and figure."""
+"""The result of :func:`labelaudit.consistency_check.consistency`: curves, verdicts, outputs."""
 
 from __future__ import annotations
 
@@ -16,11 +15,8 @@ if TYPE_CHECKING:
 
 
 def t_half_width(values: np.ndarray, confidence_level: float) -> np.ndarray:
-    """Half the width of Student's t interval of the mean over the rows of ``values``
-    (repeats), per column.
+    """Half the width of Student's t interval of the mean over the rows (repeats), per column.
 
-    Examples
-    --------
     >>> round(float(t_half_width(np.array([1.0, 2.0, 3.0]), 0.95)), 4)
     2.4841
     """
@@ -69,14 +65,10 @@ class SchemeVerdict:
 class ConsistencyResult(ResultFiles):
     """Learning curves of every scheme and the verdicts of the compared ones.
 
-    ``sizes`` holds the training and suspect set sizes and the subset sizes x (and, with a
-    correction, y, w, z of Figure 2); ``corrections`` compares, with a correction, each
-    Mistake scheme with its Correct twin (the same items in the same order, only the labels
-    differ, so unlike the references it is free of which items were changed): a negative
-    gap with its interval below 0 means the correction made them more predictive
-    (``correction helps``), an interval above 0 the opposite (``correction hurts``);
-    ``n_fits`` counts the models fitted (prefixes two
-    schemes share are fitted once).
+    ``sizes``: training and suspect set sizes, subset sizes x (y, w, z of Figure 2 with a
+    correction). ``corrections`` compares each Mistake scheme with its Correct twin (same
+    items and order, only labels differ): an interval below 0 says ``correction helps``,
+    above 0 ``correction hurts``. ``n_fits`` counts models fitted (shared prefixes once).
     """
 
     kind: str

@@ -22,11 +22,9 @@ from labelaudit.consistency_check._data import (
 )
 from labelaudit.consistency_check._fits import (
     FitStore,
-    curve_fits,
     curve_trees,
     describe_plan,
     fit_all,
-    fit_all_trees,
     settings_key,
 )
 from labelaudit.consistency_check._result import (
@@ -35,15 +33,18 @@ from labelaudit.consistency_check._result import (
     SchemeVerdict,
     t_half_width,
 )
-from labelaudit.engine import check_fits, keep_workers, mapped_rows
+from labelaudit.engine import mapped_rows
 from labelaudit.io import check_distinct_files, warn_overlap
 from labelaudit.models import (
+    Engine,
     Scorer,
+    check_fits,
     claim_checkpoint_folder,
     default_threads,
     make_scorer,
     make_token_scorer,
     progress_bar,
+    worker_pool,
 )
 from labelaudit.scanning import ChanceLevelWarning
 
@@ -192,7 +193,7 @@ def consistency(
     interval: str = "t",
     random_state: int = 0,
     workers: int | None = None,
-    engine: str = "local",
+    engine: Engine = "local",
     ray_address: str | None = None,
     adaptive: bool = True,
     width: float = DECIDED_WIDTH,
@@ -203,76 +204,68 @@ def consistency(
 ) -> ConsistencyResult:
     """Test whether a suspect set is labelled by the same rules as a training set.
 
-    Learning curves (Zeng et al., Figures 1-3): exclusive training subsets are drawn, one
-    is the new test set, and a fresh model is fitted on growing prefixes of training orders
-    that put the suspect set first, last, or not at all; each curve is its score on the new
-    test set against the number of items fed. A suspect set labelled by other rules is less
-    predictive of the training labels, so the suspect-first curve runs below the pure
-    training one. With ``corrected`` the eight schemes of Figure 2 test whether the
-    corrected items came back in line.
+    The learning-curve test of Zeng et al. (see the package docstring): a suspect set
+    labelled by other rules is less predictive of the training labels, so its suspect-first
+    curve runs below the pure training one.
 
     Parameters
     ----------
     train, suspect : path, DataFrame or TokenDataset
-        Training data and the suspect set: tables with ``text`` (and ``text_pair``) and
-        ``label`` columns, or, when ``text`` is None, tagged files (CoNLL or token JSONL).
+        Tables with ``text`` (and ``text_pair``) and ``label`` columns, or, when ``text`` is
+        None, tagged files (CoNLL or token JSONL).
     corrected : path, DataFrame or TokenDataset, optional
         The suspect set with corrected labels: the same sentences and tokens, or the same
         items (matched by ``id``, else by row).
     scorer : str or Scorer, optional
         ``tfidf`` (text, default), ``embed`` or ``finetune``; ``encoder`` (tokens, default:
-        frozen MiniLM word vectors with a CRF head; here each word's own vector, without its
-        neighbours' that ``scan-tokens`` appends: the smallest model, whose CoNLL-2003
-        verdicts are those of the larger one, ``benchmarks/results/consistency_speed.md``)
-        or ``finetune``. Every point of a curve is a model fitted on exactly its prefix's
-        items.
+        MiniLM word vectors with a CRF head) or ``finetune``.
     metric : {"accuracy", "macro_f1"}, optional
-        Text score (default accuracy); token data is scored by entity-level micro F1
-        (token accuracy for tags without spans).
-    size : int, optional
+        Text score (default accuracy); token data is scored by entity-level micro F1 (token
+        accuracy for tags without spans).
+    size, train_size : int, optional
         x, the size of each training subset and of the new test set (default: the suspect
-        set's size; smaller sizes feed a random x items of the suspect set).
-    train_size : int, optional
-        w, the training subset of Figure 2 (default ``size``).
-    repeats : int, default=5
-        Redraws of every subset (at most, with ``adaptive``); curves are means with a
-        ``confidence_level`` t-band.
-    adaptive : bool, default=True
-        Start with :data:`MIN_REPEATS` repeats and add one at a time only while some
-        verdict is undecided: its gap's t interval includes 0 and is
-        wider than ``width``. The repeats are drawn as for the full run, so the first k
-        are the same either way.
-    warm_start : bool, default=True
-        With a scorer that can (the token ``encoder`` with its CRF head), each point of a
-        curve starts from the fit of the point before, whose items are a part of its own,
-        and makes a few passes (the head's ``warm_epochs``, 2) instead of a fresh fit's 8 or
-        more. On CoNLL-2003 identify gives the verdicts of fresh fits, and validating 11 of
-        their 14, those that differ being the gaps closest to 0
-        (``benchmarks/results/consistency_speed.md``). Other scorers fit every point
-        afresh.
+        set's size), and w, the training subset of Figure 2 (default ``size``).
+    repeats : int
+        Redraws of every subset (at most, with ``adaptive``).
+    adaptive : bool
+        Start with :data:`MIN_REPEATS` repeats and add one while some verdict's gap interval
+        includes 0 and is wider than ``width``.
+    warm_start : bool
+        With a scorer that can (the token ``encoder``), start each point from the fit before.
     checkpoint_dir : path, optional
-        Keep every finished fit here (a small file each: the score, and the fit itself
-        where a warm-started point starts from it); a rerun of an interrupted run reuses
-        them instead of fitting again.
-    interval : {"t", "bootstrap"}, default="t"
+        Keep every finished fit here; a rerun of an interrupted run reuses them.
+    interval : {"t", "bootstrap"}
         Interval of a verdict's mean gap over repeats: Student's t, or the percentile
-        bootstrap over repeats (too narrow with few repeats: about 84 % coverage for a
-        nominal 95 % with 5).
-    n_points : int, default=10
+        bootstrap (about 84 % coverage for a nominal 95 % with 5 repeats).
+    n_points : int
         Prefix sizes per curve.
-    workers : int, optional
-        Processes that fit the curve points at once (the fits are independent); default
-        one per free core (:func:`labelaudit.models.default_threads`).
-    engine : {"local", "ray"}
-        ``"ray"``: every fit a Ray task, on Ray started with every core or on the cluster
-        at ``ray_address``. The result does not depend on the engine or the workers.
+    workers, engine, ray_address
+        Processes that fit at once (default one per free core), or Ray tasks; the result does
+        not depend on them.
     on_plan : callable, optional
-        Called before the fits with one line: the fits a repeat, the range of repeats and
-        about how long they take (one more fit, of the smallest prefix, is timed for it).
+        Called before the fits with one line: the fits, the repeats and about how long.
 
     Returns
     -------
     ConsistencyResult
+
+    References
+    ----------
+    Zeng, Huang, Liu, Jiang, "Validating Label Consistency in NER Data Annotation" (2021).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> words = {"a": "goal match team", "b": "code chip app"}
+    >>> def table(n):
+    ...     labels = rng.choice(["a", "b"], n)
+    ...     return pd.DataFrame({"text": [f"{words[y]} w{rng.integers(9)}" for y in labels],
+    ...                          "label": labels})
+    >>> result = consistency(table(60), table(10), text="text", repeats=2, n_points=2,
+    ...                      workers=1, adaptive=False)
+    >>> result.verdict in ("consistent", "inconsistent"), result.repeats
+    (True, 2)
     """
     check_int(repeats, "repeats", minimum=2)
     check_int(n_points, "n_points", minimum=2)
@@ -312,12 +305,10 @@ def consistency(
              } if pool.mistakes is not None else {}
     features = model.prepare(pool.data, progress=progress)
     warm = warm_start and bool(getattr(model, "warm_starts", False))
-    plan: Any = curve_trees if warm else curve_fits
-    fit: Any = fit_all_trees if warm else fit_all
     store = FitStore(checkpoint_dir, pool, scorer_name, metric,
                      variant=("warm " if warm else "") + settings_key(model)
                      ) if checkpoint_dir else None
-    first, where = plan(draws[:1], names, grids)
+    first, where = curve_trees(draws[:1], names, grids, warm=warm)
     per_repeat = len(set(where.values()))
     if on_plan is not None:
         on_plan(describe_plan(
@@ -336,12 +327,12 @@ def consistency(
         # worker processes map the word vectors from one file instead of a copy each, and
         # the same workers fit every batch of repeats
         shared = (pool, model, rows, metric)
-        kept = stack.enter_context(keep_workers(shared, workers, engine))
+        kept = stack.enter_context(worker_pool(shared, workers, engine))
         done = 0
         while done < repeats:
             upto = min(repeats, max(MIN_REPEATS if adaptive else repeats, done + 1))
-            tasks, where = plan(draws[done:upto], names, grids)
-            fitted = fit(tasks, store, shared=shared, workers=workers, engine=engine,
+            tasks, where = curve_trees(draws[done:upto], names, grids, warm=warm)
+            fitted = fit_all(tasks, store, shared=shared, workers=workers, engine=engine,
                          ray_address=ray_address, bar=bar, kept=kept)
             n_fits += len(fitted)
             batch = {name: np.zeros((upto - done, len(grids[name]))) for name in names}

@@ -2,20 +2,24 @@
 
 # Names outside __all__ are for labelaudit's other packages (noqa: imported, not used here).
 from labelaudit.detect._cleanlab import import_cleanlab  # noqa: F401
-from labelaudit.detect._confident import (
+from labelaudit.detect._confident import (  # noqa: F401
     ConfidentLearning,
     IssueCount,
     confident_learning,
     count_label_issues,
 )
-from labelaudit.detect._datalab import DatalabIssues, datalab_issues
-from labelaudit.detect._ensemble import (
+from labelaudit.detect._datalab import DatalabIssues, datalab_issues  # noqa: F401
+from labelaudit.detect._ensemble import (  # noqa: F401
     Ensemble,
     apply_temperature,
     ensemble_pred_probs,
     temperature_scale,
 )
-from labelaudit.detect._multiannotator import CrowdLab, annotation_matrix, crowdlab
+from labelaudit.detect._multiannotator import (  # noqa: F401
+    CrowdLab,
+    annotation_matrix,
+    crowdlab,
+)
 from labelaudit.detect._scores import (  # noqa: F401
     RANKING_METHODS,
     Predictions,
@@ -27,8 +31,7 @@ from labelaudit.detect._scores import (  # noqa: F401
 from labelaudit.detect._tokens import sentence_scores, token_scores
 
 __all__ = [
-    "annotation_matrix", "apply_temperature", "confident_learning", "ConfidentLearning",
-    "count_label_issues", "CrowdLab", "crowdlab", "datalab_issues", "DatalabIssues", "Ensemble",
-    "ensemble_pred_probs", "IssueCount", "label_quality_scores", "per_item_loss", "RANKING_METHODS",
-    "sentence_scores", "suggest_labels", "temperature_scale", "token_scores",
+    "annotation_matrix", "confident_learning", "count_label_issues", "crowdlab",
+    "datalab_issues", "ensemble_pred_probs", "label_quality_scores", "per_item_loss",
+    "RANKING_METHODS", "sentence_scores", "suggest_labels", "token_scores",
 ]

@@ -8,11 +8,8 @@ from types import ModuleType
 
 
 def import_cleanlab(module: str) -> ModuleType:
-    """Import a cleanlab module and restore :data:`warnings.filters` afterwards.
-
-    Importing cleanlab runs ``warnings.filterwarnings("ignore")`` at module level (in
-    ``cleanlab.datalab.internal.spurious_correlation``), which would silence every
-    warning of the process from then on: labelaudit's own and the user's.
+    """Import a cleanlab module, restoring :data:`warnings.filters`: cleanlab's
+    ``datalab.internal.spurious_correlation`` runs ``filterwarnings("ignore")`` on import.
 
     Examples
     --------

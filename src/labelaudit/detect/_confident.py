@@ -21,10 +21,9 @@ class ConfidentLearning:
     is_issue : ndarray of bool, shape (n_samples,)
         cleanlab's ``find_label_issues`` flags.
     scores : ndarray of shape (n_samples,)
-        A label-quality score (lower = more suspect) that ranks flagged items first, in
-        cleanlab's order, then the rest by self-confidence.
+        Lower = more suspect: flagged items first, then the rest by ``ranked_by``.
     n_issues : int
-        cleanlab's estimate of the number of label errors (``num_label_issues``).
+        cleanlab's ``num_label_issues``.
     """
 
     is_issue: np.ndarray
@@ -37,11 +36,9 @@ def confident_learning(labels: np.ndarray, pred_probs: np.ndarray, *,
                        n_jobs: int | None = None) -> ConfidentLearning:
     """Run cleanlab's ``find_label_issues`` and ``num_label_issues``.
 
-    ``n_jobs`` goes to ``find_label_issues`` (None: cleanlab's process pool, or one
-    process when Ray runs in this process: the pool's ``fork`` can copy a lock one of
-    Ray's threads holds, and the child then waits forever; one process too where new
-    processes are not forked, as on macOS or inside a spawned worker: cleanlab's pool
-    reads module globals only a forked child has, and fails with a NameError).
+    ``n_jobs`` goes to ``find_label_issues``. None: cleanlab's process pool, or one process
+    when Ray runs here (``fork`` can copy a lock a Ray thread holds: the child hangs) or
+    processes are not forked (cleanlab's pool reads globals only a forked child has).
 
     References
     ----------
@@ -99,15 +96,12 @@ class IssueCount:
     Attributes
     ----------
     n_issues : int
-        Items off the diagonal of the confident joint whose most probable label is not the
-        given one: cleanlab's ``num_label_issues`` (``estimation_method="off_diagonal"``).
+        cleanlab's ``num_label_issues`` (``estimation_method="off_diagonal"``).
     n_undecided : int
-        Items the two top probabilities cannot decide: the most probable label is another
-        class below its threshold, and some third class, whose probability is not known,
-        could reach its own. Not counted in ``n_issues``; 0 in practice.
+        Items the two top probabilities cannot decide (a third class could reach its
+        threshold). Not counted in ``n_issues``; 0 in practice.
     thresholds : ndarray of shape (n_classes,)
-        Each class's threshold, the mean probability of the class over the items labelled
-        with it (2.0, unreachable, for a class no item carries).
+        Each class's mean probability over the items labelled with it (2.0 for none).
     """
 
     n_issues: int
@@ -121,21 +115,19 @@ def count_label_issues(labels: np.ndarray, given_prob: np.ndarray,
     """Count label issues as confident learning does, from what a scan output keeps of
     the probabilities: the given label's and the most probable other label's.
 
-    Confident learning calibrates the count on the data: class ``j``'s threshold is the
-    mean probability of ``j`` over the items labelled ``j`` (equation 2 of the paper),
+    Class ``j``'s threshold is the mean probability of ``j`` over the items labelled ``j``
+    (equation 2 of the paper),
 
     .. math:: t_j = \\frac{1}{|X_{\\tilde y = j}|}
               \\sum_{x \\in X_{\\tilde y = j}} \\hat p(\\tilde y = j; x, \\theta),
 
     and an item labelled ``i`` goes to the confident joint's cell ``(i, j)`` for the most
-    probable ``j`` among the classes whose probability reaches their threshold (equation
-    1). cleanlab's ``num_label_issues`` counts the items off the diagonal whose most
-    probable label is not the given one. That label is then the suggested label ``s``,
-    and the item counts when ``s`` reaches its threshold; when ``s`` falls short, any other
-    class reaching its own puts the item off the diagonal, and the two top probabilities
-    cannot rule that out only when the remaining mass could exceed a third class's
-    threshold (``n_undecided``). With full ``pred_probs`` the result equals
-    ``cleanlab.count.num_label_issues(labels, pred_probs)`` up to those items.
+    probable ``j`` among the classes reaching their threshold (equation 1). cleanlab's
+    ``num_label_issues`` counts the items off the diagonal whose most probable label, then
+    the suggested label ``s``, is not the given one: the item counts when ``s`` reaches its
+    threshold; when it falls short, the two top probabilities leave it undecided only when
+    the remaining mass could exceed a third class's threshold (``n_undecided``). With full
+    ``pred_probs`` the result equals ``cleanlab.count.num_label_issues`` up to those items.
 
     Parameters
     ----------
@@ -143,10 +135,8 @@ def count_label_issues(labels: np.ndarray, given_prob: np.ndarray,
         Given labels as class indices ``0..n_classes-1``.
     given_prob : ndarray of shape (n_samples,)
         The out-of-sample probability of each item's given label.
-    suggested_labels : ndarray of int, shape (n_samples,)
-        The most probable label other than the given one (:func:`suggest_labels`).
-    suggested_prob : ndarray of shape (n_samples,)
-        Its probability.
+    suggested_labels, suggested_prob : ndarray of shape (n_samples,)
+        The most probable other label (:func:`suggest_labels`) and its probability.
     n_classes : int
 
     Returns

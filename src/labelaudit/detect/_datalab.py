@@ -35,31 +35,25 @@ if TYPE_CHECKING:
 class DatalabIssues:
     """What cleanlab's Datalab found besides label issues, one entry per item.
 
-    Issue types that were not asked for keep their neutral values (False, None, NaN) and
-    are left out of :meth:`to_frame` and :meth:`summary`.
+    Issue types not asked for keep neutral values (False, None, NaN) and are left out of
+    :meth:`to_frame` and :meth:`summary`.
 
     Attributes
     ----------
-    ids : ndarray of shape (n_samples,)
-        Item ids (row positions when none were given).
-    labels : ndarray of int, shape (n_samples,)
-        Given labels, as class indices.
+    ids, labels : ndarray of shape (n_samples,)
+        Item ids (row positions when none were given); given labels as class indices.
     issue_types : tuple of str
-        The issue types that were run.
-    is_near_duplicate : ndarray of bool, shape (n_samples,)
+    is_near_duplicate, is_outlier : ndarray of bool, shape (n_samples,)
     near_duplicate_id : ndarray of object, shape (n_samples,)
         Id of the item's closest near-duplicate, None where it has none.
     near_duplicate_sets : list of ndarray of int
-        Positions of each item's near-duplicates (empty for most items), as cleanlab's
-        ``get_info("near_duplicate")["near_duplicate_sets"]``.
+        Positions of each item's near-duplicates, as cleanlab's ``near_duplicate_sets``.
     near_duplicate_label_conflict : ndarray of bool, shape (n_samples,)
         Some near-duplicate of the item has a different given label.
-    is_outlier : ndarray of bool, shape (n_samples,)
     outlier_score : ndarray of float, shape (n_samples,)
         cleanlab's outlier score in [0, 1]; lower = more atypical.
     non_iid_p_value : float or None
-        p-value of cleanlab's permutation test that neighbours in feature space are no
-        closer in row order than chance; None when ``non_iid`` was not run.
+        p-value of cleanlab's non-IID permutation test; None when it was not run.
     is_non_iid : bool
         ``non_iid_p_value < 0.05``: the row order carries information (sorted, drifting
         or grouped data), so row-order splits would not be random.
@@ -82,12 +76,8 @@ class DatalabIssues:
 
     @property
     def duplicate_groups(self) -> np.ndarray:
-        """Group number of each item among near-duplicates, -1 for items without one.
-
-        Items linked by near-duplicate relations, directly or through others, share a
-        group (connected components of the near-duplicate graph), numbered from 0 in
-        order of their first item.
-        """
+        """Each item's near-duplicate group (a connected component of the near-duplicate
+        graph, numbered from 0 by first item), -1 for items without one."""
         from scipy.sparse import coo_matrix
         from scipy.sparse.csgraph import connected_components
 
@@ -138,8 +128,7 @@ class DatalabIssues:
         return pd.DataFrame(columns, index=pd.RangeIndex(len(self.ids)))
 
     def summary(self) -> str:
-        """A line per issue type run, e.g. ``near-duplicates: 120 items in 55 sets, 14
-        sets with different labels``."""
+        """A line per issue type run."""
         lines = []
         if "near_duplicate" in self.issue_types:
             n_items = int(self.is_near_duplicate.sum())
@@ -295,41 +284,32 @@ def datalab_issues(
 ) -> DatalabIssues:
     """Near-duplicates, outliers and a non-IID test with cleanlab's Datalab.
 
-    Runs ``Datalab.find_issues(pred_probs=..., features=..., issue_types=...)`` for the
-    asked issue types only (never ``label``: labelaudit ranks label issues itself), with
+    Runs ``Datalab.find_issues`` for the asked issue types only (never ``label``), with
     cleanlab's defaults on a shared kNN graph (cosine distance for more than 3 features):
 
-    - ``near_duplicate``: ``i`` and ``j`` are near-duplicates when
-      ``d(i, j) < 0.13 * median_i d(i, nn(i))``, with ``nn(i)`` the nearest neighbour of
-      ``i``; exact duplicates always are.
-    - ``outlier``: the score is ``exp(-mean_knn_dist / median(mean_knn_dist))`` (lower =
-      more atypical); an item is flagged when its mean kNN distance exceeds
-      ``Q3 + (1 / 0.37037 - 1) * IQR``.
-    - ``non_iid``: a permutation test of whether feature-space neighbours are nearer in
-      row order than under random orders (Kolmogorov-Smirnov statistic); p < 0.05 means
-      the order carries information.
+    - ``near_duplicate``: ``d(i, j) < 0.13 * median_i d(i, nn(i))``; exact duplicates always.
+    - ``outlier``: score ``exp(-mean_knn_dist / median(mean_knn_dist))`` (lower = more
+      atypical); flagged when the mean kNN distance exceeds ``Q3 + (1 / 0.37037 - 1) * IQR``.
+    - ``non_iid``: a permutation test (Kolmogorov-Smirnov) of whether feature-space
+      neighbours are nearer in row order than chance; p < 0.05: the order carries information.
 
-    On top, ``near_duplicate_label_conflict`` marks items with a near-duplicate whose
-    given label differs: the same text (or nearly) under two labels means one label is
-    likely wrong, or the classes overlap.
+    On top, ``near_duplicate_label_conflict`` marks items with a near-duplicate under another
+    given label (one label is likely wrong, or the classes overlap).
 
     Parameters
     ----------
     labels : ndarray of int, shape (n_samples,)
         Given labels as class indices.
     pred_probs : ndarray of shape (n_samples, n_classes)
-        Out-of-sample predicted probabilities (passed to Datalab; with ``features`` given,
-        these issue types are computed from the features).
+        Out-of-sample predicted probabilities (passed to Datalab).
     features : ndarray of shape (n_samples, n_features)
-        Item features, e.g. sentence embeddings (see :func:`labelaudit.models.datalab_features`).
-    ids : sequence, optional
-        Item ids used in ``near_duplicate_id``; default the row positions.
-    classes : sequence, optional
-        Class names, one per column of ``pred_probs`` (checked only).
+        Item features (see :func:`labelaudit.models.datalab_features`).
+    ids, classes : sequence, optional
+        Item ids for ``near_duplicate_id`` (default row positions); class names (checked).
     issue_types : sequence of {"near_duplicate", "outlier", "non_iid"}
-    k : int, default=10
+    k : int
         Neighbours per item in the kNN graph; needs at least ``k + 1`` items.
-    random_state : int or None, default=0
+    random_state : int or None
         Seed of the non-IID permutation test (numpy's global RNG is left as it was).
 
     Returns
@@ -339,8 +319,7 @@ def datalab_issues(
     Raises
     ------
     InvalidInputError
-        Shapes that do not match, NaN in ``features`` or ``pred_probs``, fewer than
-        ``k + 1`` items.
+        Shapes that do not match, NaN in the inputs, fewer than ``k + 1`` items.
     InvalidParameterError
         An unknown issue type or a bad ``k``.
     LabelAuditError

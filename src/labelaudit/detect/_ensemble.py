@@ -36,12 +36,9 @@ def apply_temperature(pred_probs: np.ndarray, temperature: float) -> np.ndarray:
 
 
 def temperature_scale(pred_probs: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, float]:
-    """Rescale probabilities as ``softmax(log p / T)`` with the T that minimises log loss.
-
-    One number per model, fitted on out-of-sample probabilities (Guo et al. 2017). It
-    matters for ranking by loss and for ensembling: TF-IDF + logistic regression is far
-    too unsure of itself (T well below 1 on 20 Newsgroups) and sentence-embedding heads
-    too sure, so a plain average lets the softer member dominate.
+    """``softmax(log p / T)`` with the one T that minimises out-of-sample log loss (Guo et
+    al. 2017): TF-IDF + logistic regression is far too unsure (T well below 1 on 20
+    Newsgroups) and embedding heads too sure, so a plain average favours the softer member.
 
     References
     ----------
@@ -80,13 +77,10 @@ def ensemble_pred_probs(
 ) -> Ensemble:
     """Average several members' probabilities, each (n_samples, n_classes).
 
-    ``weights="auto"`` picks the convex weights that minimise the mean out-of-sample
-    log loss of the given labels (one number per member, so fitting them barely uses the
-    labels; a member that predicts worse out of sample gets less weight). ``"equal"`` is
-    the plain average of Chong et al.'s FME. With ``calibrate`` (the default, and only
-    when labels are given), each member is first temperature-scaled
-    (:func:`temperature_scale`), so that weights reflect how well members separate the
-    classes rather than how sure of themselves they are.
+    ``weights="auto"``: the convex weights minimising the mean out-of-sample log loss of
+    the given labels (one number per member); ``"equal"``: the plain average of FME. With
+    ``calibrate`` and labels, each member is first :func:`temperature_scale`-d, so weights
+    reflect how well members separate the classes, not how sure they are.
 
     References
     ----------

@@ -24,11 +24,9 @@ class CrowdLab:
     Attributes
     ----------
     scores : ndarray of shape (n_samples,)
-        Label-quality score of the given label (lower = more suspect): CROWDLAB's
-        consensus quality score where the consensus equals the given label, and that
-        score minus 2 where it does not (so every such item ranks first).
-    consensus_labels : ndarray of int, shape (n_samples,)
-    consensus_quality : ndarray of shape (n_samples,)
+        CROWDLAB's consensus quality score, minus 2 where the consensus is not the given
+        label (so every such item ranks first); lower = more suspect.
+    consensus_labels, consensus_quality : ndarray of shape (n_samples,)
     annotator_agreement : ndarray of shape (n_samples,)
         Share of annotators who agree with the consensus.
     """
@@ -42,12 +40,9 @@ class CrowdLab:
 def annotation_matrix(annotations: pd.Series, classes: np.ndarray, ids: np.ndarray) -> np.ndarray:
     """Per-item annotation lists as an (n_samples, n_annotators) array of class indices.
 
-    Each cell is a list of plain labels or of ``{"worker": id, "label": value}`` objects
-    (JSON text is parsed). A shorthand for
-    ``to_annotations(list(annotations), ids=ids, classes=classes).to_matrix()``
-    (:meth:`labelaudit.io.Annotations.to_matrix`) that also refuses items without
-    annotations. Without worker ids the k-th label of every item is treated as annotator k.
-    Missing annotations are NaN.
+    :meth:`labelaudit.io.Annotations.to_matrix` of ``to_annotations(list(annotations),
+    ids=ids, classes=classes)`` (cells: labels or ``{"worker": id, "label": value}``; NaN
+    where missing), refusing items without annotations.
 
     Examples
     --------
@@ -72,9 +67,8 @@ def crowdlab(labels: np.ndarray, pred_probs: np.ndarray,
              labels_multiannotator: np.ndarray) -> CrowdLab:
     """Score the given labels with CROWDLAB (cleanlab's ``get_label_quality_multiannotator``).
 
-    CROWDLAB estimates a consensus label per item from the annotators' labels and the
-    model's out-of-sample probabilities, weighting each annotator and the model by their
-    estimated quality. A given label that differs from a confident consensus is the most
+    CROWDLAB's consensus label per item weighs each annotator and the model by their
+    estimated quality; a given label that differs from a confident consensus is the most
     suspect.
 
     Parameters

@@ -1,24 +1,17 @@
-"""The ranking methods: label-quality scores of the scored items, lower = more suspect, as in
-cleanlab. :data:`RANKING_METHODS` is the one list of them (``scan(methods=, rank_by=)``,
-``labelaudit scan --methods/--rank-by``), and the one that dispatches.
+"""The ranking methods: label-quality scores, lower = more suspect, as in cleanlab.
+:data:`RANKING_METHODS` is the one list of them, and the one that dispatches.
 
-- ``loss``: ``log p(label | x)`` under the first member, the negated cross-entropy (FML of
-  Chong et al. 2022, who rank items by the loss of the given label under a foundation
-  model); ``ensemble``: the same under the ensemble. Not in ``cleanlab.rank``.
-- ``self_confidence``: ``p(label | x)``, computed by cleanlab's
-  ``cleanlab.rank.get_label_quality_scores(method="self_confidence")``.
-- ``margin``: ``p(label | x) - max_{k != label} p(k | x)``, in [-1, 1] (0: the given label
-  ties with the best other class). Ours, not cleanlab's: cleanlab's ``normalized_margin``
-  is the same margin rescaled to [0, 1], ``(margin + 1) / 2`` (it ranks the same, but its
-  values differ, and scores are part of our outputs).
-- ``entropy``: ``1 - H(p) / log K``, label-blind: uncertain items are suspect. Ours, not
-  cleanlab's: its ``confidence_weighted_entropy``, ``log(1 + r) / r`` with
-  ``r = (H(p) / log K) / p(label | x)``, depends on the given label and ranks differently.
-- ``max_prob``: ``max_k p(k | x)``, the Hendrycks & Gimpel (2017) baseline. Not in
-  ``cleanlab.rank``.
-- ``confident_learning``: cleanlab's flags first (:func:`labelaudit.detect.confident_learning`);
-  ``crowdlab``: CROWDLAB's scores from several annotators' votes
-  (:func:`labelaudit.detect.crowdlab`).
+- ``loss``: ``log p(label | x)`` under the first member (FML of Chong et al. 2022);
+  ``ensemble``: the same under the ensemble.
+- ``self_confidence``: ``p(label | x)``, by ``cleanlab.rank.get_label_quality_scores``.
+- ``margin``: ``p(label | x) - max_{k != label} p(k | x)``, in [-1, 1]. cleanlab's
+  ``normalized_margin`` is ``(margin + 1) / 2``: same ranking, other values (and scores
+  are part of our outputs).
+- ``entropy``: ``1 - H(p) / log K``, label-blind. cleanlab's
+  ``confidence_weighted_entropy`` depends on the given label and ranks differently.
+- ``max_prob``: ``max_k p(k | x)``, the Hendrycks & Gimpel (2017) baseline.
+- ``confident_learning``: cleanlab's flags first (:func:`confident_learning`);
+  ``crowdlab``: CROWDLAB's scores from several annotators' votes (:func:`crowdlab`).
 
 References: Chong, Hong & Manning (2022), Detecting Label Errors by using Pre-Trained
 Language Models, section 3. Hendrycks & Gimpel (2017), A baseline for detecting
@@ -103,9 +96,14 @@ def _self_confidence(p: Predictions) -> np.ndarray:
 
 
 def _margin(p: Predictions) -> np.ndarray:
-    others = p.pred_probs.copy()
-    others[np.arange(len(p.labels)), p.labels] = -np.inf
-    return _given(p.labels, p.pred_probs) - others.max(axis=1)
+    return _given(p.labels, p.pred_probs) - _given(_best_other(p.labels, p.pred_probs),
+                                                   p.pred_probs)
+
+
+def _best_other(labels: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    others = probs.copy()
+    others[np.arange(len(labels)), labels] = -np.inf
+    return others.argmax(axis=1)
 
 
 def _entropy(p: Predictions) -> np.ndarray:
@@ -140,13 +138,9 @@ RANKING_METHODS: dict[str, Callable[[Predictions], np.ndarray]] = {
 
 def label_quality_scores(labels: np.ndarray, pred_probs: np.ndarray, *,
                          method: str = "loss") -> np.ndarray:
-    """Score how likely each given label is correct (lower = more suspect) with ``method``,
-    a :data:`RANKING_METHODS` name that reads one set of probabilities (``loss`` and
-    ``ensemble`` are then the same; ``confident_learning`` and ``crowdlab`` have their own
-    functions).
-
-    ``labels``: given (possibly wrong) labels as class indices, shape (n_samples,);
-    ``pred_probs``: out-of-sample probabilities, shape (n_samples, n_classes).
+    """How likely each given label (class indices, (n_samples,)) is correct under the
+    out-of-sample ``pred_probs`` (n_samples, n_classes), lower = more suspect, by a
+    :data:`RANKING_METHODS` ``method`` (``loss`` and ``ensemble`` are then the same).
 
     Examples
     --------
@@ -171,7 +165,5 @@ def suggest_labels(labels: np.ndarray, pred_probs: np.ndarray) -> tuple[np.ndarr
     (array([2]), array([0.3]))
     """
     labels, pred_probs = check_pred_probs(labels, pred_probs)
-    others = pred_probs.copy()
-    others[np.arange(len(labels)), labels] = -np.inf
-    suggested = others.argmax(axis=1)
-    return suggested, pred_probs[np.arange(len(labels)), suggested]
+    suggested = _best_other(labels, pred_probs)
+    return suggested, _given(suggested, pred_probs)

@@ -16,15 +16,9 @@ from labelaudit.detect._scores import label_quality_scores
 def token_scores(
     labels: Sequence[np.ndarray], pred_probs: Sequence[np.ndarray]
 ) -> list[np.ndarray]:
-    """Label-quality score of every token: ``log p(given tag)``, the negated loss.
-
-    :func:`label_quality_scores` with ``method="loss"`` over all tokens, split back into
-    one array per sentence; lower means more suspect.
-
-    Parameters
-    ----------
-    labels : list of ndarray of int, one (n_tokens,) array per sentence
-    pred_probs : list of ndarray, one (n_tokens, n_classes) array per sentence
+    """``log p(given tag)`` of every token (:func:`label_quality_scores`, ``"loss"``), one
+    array per sentence; lower = more suspect. ``labels``: one (n_tokens,) array per
+    sentence; ``pred_probs``: one (n_tokens, n_classes) array per sentence.
 
     Examples
     --------
@@ -48,11 +42,9 @@ def sentence_scores(
     method: Literal["min", "softmin"] = "min",
     temperature: float = 0.05,
 ) -> np.ndarray:
-    """Sentence label-quality scores with cleanlab's token-classification ranking.
-
-    ``min``: the worst token's self-confidence ``min_t p(y_t)``; ``softmin``:
-    ``<s, softmax((1 - s) / temperature)>`` over the tokens' self-confidences ``s``, which
-    converges to ``min`` as the temperature goes to 0 (Wang & Mueller 2022).
+    """Sentence label-quality scores by cleanlab's token-classification ranking: ``min``,
+    ``min_t p(y_t)``; ``softmin``, ``<s, softmax((1 - s) / temperature)>`` over the tokens'
+    self-confidences ``s`` (``min`` as the temperature goes to 0).
 
     References
     ----------

@@ -1,6 +1,5 @@
-"""Scans of datasets bigger than memory: chunked I/O, hashed TF-IDF trained out of core,
-embedding heads on gathered or streamed embeddings, fold checkpoints, and an optional Ray
-engine (``pip install 'labelaudit[scale]'``).
+"""Scans of datasets bigger than memory: chunked I/O, out-of-core hashed TF-IDF and embedding
+heads, fold checkpoints, and an optional Ray engine (``pip install 'labelaudit[scale]'``).
 
 Examples
 --------
@@ -10,13 +9,6 @@ Examples
 """
 
 # Names outside __all__ are for labelaudit's other packages (noqa: imported, not used here).
-from labelaudit.engine._fits import (  # noqa: F401
-    check_engine,
-    check_fits,
-    keep_workers,
-    ray_session,
-    run_fits,
-)
 from labelaudit.engine._hashing import (  # noqa: F401
     Collector,
     Columns,

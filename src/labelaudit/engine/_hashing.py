@@ -1,25 +1,7 @@
-"""Hashed TF-IDF features and a logistic model trained out of core, one fold at a time.
-
-The features are those of :class:`labelaudit.models.TfidfScorer` (word 1-2-grams of
-``(?u)\\b\\w+\\b`` tokens, lowercased, sublinear tf, smooth idf, l2 rows; each side of a
-pair normalised on its own) with the vocabulary replaced by the hashing trick, so no
-vocabulary pass is needed and memory does not grow with the data. The document
-frequencies behind the idf are counted per fold while the data streams by, so fold ``k``'s
-idf, like its model, comes from the other folds only.
-
-The model is a one-vs-rest logistic regression fitted by stochastic gradient descent
-(:class:`sklearn.linear_model.SGDClassifier` with ``loss="log_loss"``), one ``partial_fit``
-per bucket of rows, ``epochs`` passes over the buckets in a seeded order with the rows of
-each bucket in a seeded order: a fixed amount of memory per bucket, and a result that does
-not depend on how the input was chunked.
-
-:func:`hash_chunk` turns one chunk of rows into hashed features where the chunk was read
-(this process, or a Ray Data worker) and returns a small picklable :class:`HashedChunk`;
-:class:`Collector` runs once, in input order, and holds what must be known about every
-item: its encoded label, its fold, a 64-bit hash of its id, and the per-fold document
-frequencies. Texts are never kept. Between passes the hashed rows wait on disk in a
-:class:`FolderStore`, one append-only file per training bucket.
-"""
+"""Out-of-core TF-IDF: :class:`labelaudit.models.TfidfScorer`'s features with the hashing trick
+(no vocabulary pass; idf counted per fold as the data streams, so fold ``k``'s comes from the
+other folds), and a one-vs-rest SGD logistic model fitted over seeded buckets of rows, so the
+result does not depend on chunking."""
 
 from __future__ import annotations
 
@@ -33,7 +15,7 @@ import numpy as np
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows
 from labelaudit._validation import check_int, check_number
-from labelaudit.io import label_problem
+from labelaudit.io import label_problem, label_values, text_values, value_kind
 from labelaudit.models import check_fold_count
 
 if TYPE_CHECKING:
@@ -49,30 +31,22 @@ class HashingOptions:
 
     Parameters
     ----------
-    n_features : int, default=2**20
-        Hash buckets per text column (a pair has twice as many columns).
-    ngram_range : tuple of int, default=(1, 2)
-    sublinear_tf : bool, default=True
-        ``1 + log(tf)`` instead of raw counts.
-    alpha : float or "auto", default="auto"
-        L2 penalty of the SGD objective ``mean(loss) + alpha * ||w||^2 / 2``. ``"auto"`` is
-        ``1 / (C * n_train)``: a logistic regression's objective ``C * sum(loss) +
-        ||w||^2 / 2`` divided by ``C * n_train``, so the penalty per item shrinks as the
-        data grows, as it does for :class:`~labelaudit.models.TfidfScorer`.
-    C : float, default=5.0
-        Inverse regularisation strength used by ``alpha="auto"``. Half of TfidfScorer's
-        10: the hashed features keep every n-gram (no ``max_features`` cut), and 5 was
-        within 0.01 average precision of TfidfScorer on every set with known errors in
-        ``benchmarks/scale_cost.py --tune`` (10 lost 0.011 on ChaosNLI-SNLI).
-    epochs : int, default=5
-        Passes over the training rows of each fold.
-    n_buckets : int, default=64
-        Rows are spread over this many buckets by a seeded hash of their row number.
-    batch_size : int, default=100_000
-        Training rows per ``partial_fit`` call: whole buckets are gathered, in the epoch's
-        bucket order, until there are this many (one call costs
-        ``O(n_classes * n_features)`` on top of its rows, so small calls are slow), and
-        shuffled together. At most about this many rows' features are in memory at once.
+    n_features
+        Hash buckets per text column.
+    ngram_range, sublinear_tf
+        As :class:`~labelaudit.models.TfidfScorer` (``1 + log(tf)``).
+    alpha
+        L2 penalty of SGD's ``mean(loss) + alpha * ||w||^2 / 2``; ``"auto"`` is ``1 / (C *
+        n_train)``, logistic regression's ``C * sum(loss) + ||w||^2 / 2`` per item.
+    C
+        Used by ``alpha="auto"``: half of TfidfScorer's 10, as the hashed features keep every
+        n-gram; 5 was within 0.01 AP of TfidfScorer on every set with known errors
+        (``benchmarks/scale_cost.py --tune``; 10 lost 0.011 on ChaosNLI-SNLI).
+    epochs, n_buckets
+        Passes over each fold's training rows; buckets rows are hashed into (by row number).
+    batch_size
+        Training rows per ``partial_fit`` call (whole buckets gathered and shuffled; one call
+        costs ``O(n_classes * n_features)``); about this many rows are in memory at once.
 
     Examples
     --------
@@ -112,8 +86,7 @@ class HashingOptions:
 
 
 def hash_texts(texts: Any, pairs: Any | None, options: HashingOptions) -> Any:
-    """Hashed term frequencies, shape (n_samples, n_features) or (n_samples, 2 *
-    n_features) for pairs: ``1 + log(tf)`` (sublinear) or ``tf``, float32 CSR, no idf.
+    """Hashed (sublinear) term frequencies, float32 CSR (n_samples, n_features), no idf.
 
     Examples
     --------
@@ -154,8 +127,7 @@ def _salted(rows: np.ndarray, random_state: int, salt: int) -> np.ndarray:
 
 
 def fold_ids(rows: np.ndarray, *, n_folds: int, random_state: int) -> np.ndarray:
-    """The fold of each row, from a seeded hash of its row number (0-based, in input order):
-    computable chunk by chunk, the same on every engine.
+    """The fold of each row from a seeded hash of its row number: the same on every engine.
 
     Examples
     --------
@@ -174,27 +146,14 @@ def bucket_ids(rows: np.ndarray, *, n_buckets: int, random_state: int) -> np.nda
 
 
 class FoldCounts:
-    """Document frequencies of every hashed feature, counted separately for each fold.
-
-    Fold ``k``'s idf uses the documents of the other folds only:
-    ``idf = ln((1 + n) / (1 + df)) + 1`` (scikit-learn's smooth idf), ``n`` and ``df``
-    summed over the folds other than ``k``.
-
-    Examples
-    --------
-    >>> import scipy.sparse as sp
-    >>> counts = FoldCounts(n_folds=2, width=3)
-    >>> counts.add(sp.csr_matrix(np.array([[1, 0, 1], [0, 0, 1]])), np.array([0, 1]))
-    >>> [round(float(v), 3) for v in counts.idf(0)]  # fold 1 only: one document, feature 2
-    [1.693, 1.693, 1.0]
-    """
+    """Document frequencies per fold; fold ``k``'s idf is scikit-learn's smooth
+    ``ln((1 + n) / (1 + df)) + 1`` with ``n`` and ``df`` summed over the other folds."""
 
     def __init__(self, *, n_folds: int, width: int) -> None:
         self.df = np.zeros((n_folds, width), dtype=np.int64)
         self.n = np.zeros(n_folds, dtype=np.int64)
 
     def add(self, matrix: Any, folds: np.ndarray) -> None:
-        """Count the documents of one chunk (``matrix`` CSR, ``folds`` per row)."""
         nnz_fold = np.repeat(folds.astype(np.int64), np.diff(matrix.indptr))
         keys = nnz_fold * self.df.shape[1] + matrix.indices
         if len(keys) * 8 < self.df.size:  # a small chunk: count only the keys it has
@@ -209,19 +168,15 @@ class FoldCounts:
         self.n += other.n
 
     def n_train(self, fold: int) -> int:
-        """Documents outside ``fold``."""
         return int(self.n.sum() - self.n[fold])
 
     def idf(self, fold: int) -> np.ndarray:
-        """Smooth idf over every fold but ``fold``, float32 (n_features,)."""
         df = self.df.sum(axis=0) - self.df[fold]
-        n = int(self.n.sum() - self.n[fold])
-        return (np.log((1.0 + n) / (1.0 + df)) + 1.0).astype(np.float32)
+        return (np.log((1.0 + self.n_train(fold)) / (1.0 + df)) + 1.0).astype(np.float32)
 
 
 def tfidf_rows(matrix: Any, idf: np.ndarray, *, n_features: int) -> Any:
-    """Weight hashed term frequencies by ``idf`` and l2-normalise each row, each side of a
-    pair (columns ``< n_features`` and ``>= n_features``) on its own; a new CSR matrix."""
+    """A copy weighted by ``idf``, each row (each side of a pair) l2-normalised."""
     out = matrix.copy()
     out.data *= idf[out.indices]
     rows = np.repeat(np.arange(out.shape[0], dtype=np.int64), np.diff(out.indptr))
@@ -239,7 +194,7 @@ class BucketReader(Protocol):
     n_buckets: int
 
     def read(self, bucket: int) -> tuple[Any, np.ndarray]:
-        """The rows of one bucket, in input order: (CSR matrix, row numbers)."""
+        """(CSR matrix, row numbers) of one bucket, in input order."""
 
 
 @dataclass(frozen=True)
@@ -250,6 +205,14 @@ class FoldPrediction:
     fold: int
     rows: np.ndarray
     probs: np.ndarray
+
+    @classmethod
+    def of(cls, fold: int, rows: list[np.ndarray], probs: list[np.ndarray],
+           n_classes: int) -> FoldPrediction:
+        """The fold's prediction from its parts (none: an empty one)."""
+        if not rows:
+            return cls(fold, np.zeros(0, np.int64), np.zeros((0, n_classes), np.float32))
+        return cls(fold, np.concatenate(rows), np.concatenate(probs).astype(np.float32))
 
 
 def _model(alpha: float, random_state: int, n_jobs: int | None) -> Any:
@@ -262,33 +225,8 @@ def _model(alpha: float, random_state: int, n_jobs: int | None) -> Any:
 def fit_fold(fold: int, store: BucketReader, labels: np.ndarray, folds: np.ndarray,
              idf: np.ndarray, options: HashingOptions, *, n_classes: int, n_train: int,
              random_state: int, n_jobs: int | None = None) -> FoldPrediction:
-    """Fit fold ``fold``'s model on the other folds' rows and predict its own rows.
-
-    Each epoch visits the buckets in a seeded order (the same for every fold), gathers
-    them into batches of about ``options.batch_size`` training rows, and shows each batch
-    to SGD in a seeded order; rows of ``fold`` are skipped. About one batch of features is
-    in memory at a time.
-
-    Parameters
-    ----------
-    fold : int
-    store : BucketReader
-    labels : ndarray of int, shape (n_samples,)
-    folds : ndarray of int, shape (n_samples,)
-    idf : ndarray of shape (width,)
-        The fold's idf (:meth:`FoldCounts.idf`: from the other folds only).
-    options : HashingOptions
-    n_classes : int
-    n_train : int
-        Rows outside the fold (for ``alpha="auto"``).
-    random_state : int
-    n_jobs : int, optional
-        Threads for the one-vs-rest binary problems.
-
-    Returns
-    -------
-    FoldPrediction
-    """
+    """Fit fold ``fold``'s model on the other folds' rows (``idf`` from them) and predict
+    its own, one batch of seeded buckets in memory at a time."""
     model = _model(options.alpha_for(n_train), random_state, n_jobs)
     classes = np.arange(n_classes)
     for epoch in range(options.epochs):
@@ -298,29 +236,22 @@ def fit_fold(fold: int, store: BucketReader, labels: np.ndarray, folds: np.ndarr
             model.partial_fit(tfidf_rows(matrix[shuffle], idf, n_features=options.n_features),
                               labels[rows[shuffle]], classes=classes)
     held_rows, held_probs = [], []
-    for matrix, rows in _gather(store, range(store.n_buckets), folds == fold,
-                                options.batch_size):
+    for matrix, rows in _gather(store, range(store.n_buckets), folds == fold, options.batch_size):
         held_rows.append(rows)
         held_probs.append(_predict(model, tfidf_rows(matrix, idf, n_features=options.n_features),
                                    n_classes).astype(np.float32))
-    if not held_rows:
-        return FoldPrediction(fold, np.zeros(0, np.int64), np.zeros((0, n_classes), np.float32))
-    return FoldPrediction(fold, np.concatenate(held_rows),
-                          np.concatenate(held_probs).astype(np.float32))
+    return FoldPrediction.of(fold, held_rows, held_probs, n_classes)
 
 
 def _batches(store: BucketReader, folds: np.ndarray, fold: int, epoch: int,
              options: HashingOptions, random_state: int) -> Any:
-    """One epoch's training batches of a fold: whole buckets in a seeded order (the same
-    for every fold), the fold's own rows left out."""
+    """One epoch's training batches of a fold: buckets in a seeded order, its rows left out."""
     order = np.random.default_rng([random_state, epoch]).permutation(store.n_buckets)
     return _gather(store, (int(b) for b in order), folds != fold, options.batch_size)
 
 
 def _gather(store: BucketReader, buckets: Any, keep: np.ndarray, batch_size: int) -> Any:
-    """The rows of ``buckets`` (in that order) where ``keep`` (indexed by row number) is
-    true, as (CSR matrix, row numbers) batches of at least ``batch_size`` rows (the last
-    may be smaller)."""
+    """(CSR matrix, row numbers) batches of at least ``batch_size`` rows where ``keep``."""
     import scipy.sparse as sp
 
     matrices, row_parts, size = [], [], 0
@@ -340,8 +271,7 @@ def _gather(store: BucketReader, buckets: Any, keep: np.ndarray, batch_size: int
 
 
 def _predict(model: Any, matrix: Any, n_classes: int) -> np.ndarray:
-    """Probabilities of every class; a model that never saw a row (an empty training fold)
-    predicts the uniform distribution."""
+    """Probabilities; uniform from a model that saw no row (an empty training fold)."""
     if not hasattr(model, "coef_"):
         return np.full((matrix.shape[0], n_classes), 1.0 / n_classes)
     return model.predict_proba(matrix)
@@ -376,35 +306,9 @@ class HashedChunk:
     problem_ids: tuple[list[Any], ...] = ()  # their ids (empty for row-number ids)
 
 
-def _kind(value: object) -> str:
-    if isinstance(value, (bool, np.bool_)):
-        return "bool"
-    if isinstance(value, (int, float, np.integer, np.floating)):
-        return "number"
-    return type(value).__name__
-
-
-def label_values(series: pd.Series) -> tuple[np.ndarray, frozenset[str]]:
-    """Label values as :func:`labelaudit.io.encode_labels` reads them (whole floats as
-    integers), with the kinds of values seen."""
-    raw = series.to_numpy(dtype=object)
-    kinds = frozenset("number" if k == "number" else k for k in map(_kind, raw))
-    if kinds == {"number"}:
-        floats = np.asarray(raw, dtype=float)
-        return (floats.astype(np.int64) if np.all(floats == np.round(floats)) else floats), kinds
-    return raw, kinds
-
-
-def _texts(values: pd.Series) -> tuple[list[str], np.ndarray]:
-    missing = values.isna().to_numpy()
-    as_text = values.where(~missing, "").astype(str)
-    empty = missing | (as_text.str.strip() == "").to_numpy()
-    return as_text.tolist(), empty
-
-
 def hash_chunk(frame: pd.DataFrame, columns: Columns, options: HashingOptions) -> HashedChunk:
     """Check one chunk and hash its texts; problems are reported, not raised, so that the
-    collector can name rows by their position in the whole input."""
+    collector names rows by their position in the whole input."""
     import pandas as pd
     problems: list[str] = []
     rows: list[np.ndarray] = []
@@ -422,15 +326,15 @@ def hash_chunk(frame: pd.DataFrame, columns: Columns, options: HashingOptions) -
         missing_ids = ids.isna().to_numpy()
         if missing_ids.any():
             report(f"column {columns.id!r} has missing ids in {{rows}}", missing_ids)
-        id_kinds = frozenset(map(_kind, ids[~missing_ids].tolist()))
+        id_kinds = frozenset(map(value_kind, ids[~missing_ids].tolist()))
         id_hashes = pd.util.hash_array(ids.to_numpy(dtype=object))
-    texts, empty = _texts(frame[columns.text])
+    texts, empty = text_values(frame[columns.text])
     if empty.any():
         report(f"column {columns.text!r} has empty or missing text in {{rows}}; drop or fill "
                "those rows", empty)
     pairs = None
     if columns.text_pair is not None:
-        pairs, empty_pairs = _texts(frame[columns.text_pair])
+        pairs, empty_pairs = text_values(frame[columns.text_pair])
         if empty_pairs.any():
             report(f"column {columns.text_pair!r} has empty or missing text in {{rows}}; drop "
                    "or fill those rows", empty_pairs)
@@ -455,12 +359,8 @@ def hash_chunk(frame: pd.DataFrame, columns: Columns, options: HashingOptions) -
 
 @dataclass
 class Collector:
-    """Everything kept about every item while the chunks stream by, in input order.
-
-    ``put(bucket, rows, matrix)`` stores a bucket's share of each chunk (a folder or the
-    Ray object store). ``exact_folds``: ``n_folds`` is the caller's, refused when a class
-    is smaller (else the default, kept as it is).
-    """
+    """Each item's label, fold, id hash and per-fold document frequencies; ``put`` stores a
+    bucket's share of a chunk; with ``exact_folds``, a class smaller than ``n_folds`` is refused."""
 
     columns: Columns
     options: HashingOptions
@@ -477,8 +377,6 @@ class Collector:
     _id_kinds: dict[str, int] = field(default_factory=dict)
 
     def add(self, chunk: HashedChunk) -> None:
-        """Take the next chunk: check it, encode its labels, count its document
-        frequencies per fold and store its rows by bucket."""
         import pandas as pd
         start = self.n_rows
         for message, local, ids in zip(chunk.problems, chunk.problem_rows, chunk.problem_ids,
@@ -497,8 +395,7 @@ class Collector:
         self._codes.append(lookup[codes] if len(codes) else codes.astype(np.int32))
         if chunk.id_hashes is not None:
             self._id_hashes.append(chunk.id_hashes)
-        buckets = bucket_ids(rows, n_buckets=self.options.n_buckets,
-                             random_state=self.random_state)
+        buckets = bucket_ids(rows, n_buckets=self.options.n_buckets, random_state=self.random_state)
         order = np.argsort(buckets, kind="stable")
         sorted_buckets = buckets[order]
         bounds = np.searchsorted(sorted_buckets, np.arange(self.options.n_buckets + 1))
@@ -523,17 +420,11 @@ class Collector:
                 "would be two items; use all strings or all integers")
 
     def finish(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(labels, classes, folds)`` of all rows: labels as indices into the sorted
-        classes (the order of :class:`labelaudit.io.TextDataset`).
-
-        Raises :class:`InvalidInputError` for no rows, fewer than two classes, a class with a
-        single item and duplicate ids.
-        """
+        """``(labels, classes, folds)`` of all rows, labels indexing the sorted classes."""
         if self.n_rows == 0:
             raise InvalidInputError("the table has no rows")
         values = list(self._values)
-        classes = np.unique(np.array(values, dtype=object if "str" in self._label_kinds
-                                     else None))
+        classes = np.unique(np.array(values, dtype=object if "str" in self._label_kinds else None))
         position = {v: i for i, v in enumerate(classes.tolist())}
         remap = np.array([position[v] for v in values], dtype=np.int64)
         labels = remap[np.concatenate(self._codes)]
@@ -568,11 +459,8 @@ _HEADER = np.dtype(np.int64)
 
 
 class FolderStore:
-    """The hashed rows of each bucket, appended to ``folder/bucket_<b>.bin`` as they come.
-
-    A record is ``[n_rows, nnz, width]`` (int64), row numbers (int64), nonzeros per row
-    (int32), column indices (int32) and values (float32); :meth:`read` concatenates a
-    bucket's records in the order they were written (input order).
+    """Each bucket's hashed rows, appended to ``folder/bucket_<b>.bin``: records of
+    ``[n_rows, nnz, width]`` (int64), row numbers, nonzeros per row, indices and values.
 
     Examples
     --------
@@ -599,7 +487,6 @@ class FolderStore:
         return self.folder / f"bucket_{bucket:04d}.bin"
 
     def put(self, bucket: int, rows: np.ndarray, matrix: Any) -> None:
-        """Append rows (their row numbers and CSR matrix) to a bucket."""
         handle = self._handles.get(bucket)
         if handle is None:
             handle = self._handles[bucket] = open(self._path(bucket), "ab")  # noqa: SIM115
@@ -617,7 +504,6 @@ class FolderStore:
         self._handles.clear()
 
     def read(self, bucket: int) -> tuple[Any, np.ndarray]:
-        """A bucket's rows in the order they were added: (CSR float32 matrix, row numbers)."""
         import scipy.sparse as sp
 
         path = self._path(bucket)
@@ -644,6 +530,5 @@ class FolderStore:
         return matrix, np.concatenate(rows)
 
     def remove(self) -> None:
-        """Delete the folder and everything in it."""
         self.close()
         shutil.rmtree(self.folder, ignore_errors=True)

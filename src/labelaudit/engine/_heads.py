@@ -1,13 +1,6 @@
-"""The embed member of a streamed scan: sentence embeddings chunk by chunk, and the
-cross-fitted logistic-regression heads of :class:`labelaudit.models.EmbedScorer` fitted on
-the gathered embeddings, or out of core on minibatches when they would not fit in memory.
-
-The encoder is label-free, so every item is embedded once; only the heads are fitted per
-fold (on the other folds' rows). Embeddings go through the embedding cache of
-:func:`labelaudit.models.encode_texts` (a rerun, or a resumed run, encodes nothing again)
-and wait on disk (local engine) or in Ray's object store (Ray engine) while the heads are
-fitted.
-"""
+"""The embed member of a streamed scan: every item embedded once (through the embedding
+cache), then per fold :class:`labelaudit.models.EmbedScorer`'s head fitted on the gathered
+embeddings, or out of core on minibatches when they would not fit in memory."""
 
 from __future__ import annotations
 
@@ -35,22 +28,13 @@ class EmbedOptions:
 
     Attributes
     ----------
-    model : str, optional
-        The sentence encoder (default: the packaged all-MiniLM-L6-v2).
-    pair_mode : {"features", "joint"}
-        As :class:`labelaudit.models.EmbedScorer`: sentence pairs as ``[u, v, |u - v|,
-        u * v]`` of the two sides' embeddings, or encoded together.
-    max_length, batch_size : int
-    C : float
-        Inverse regularisation of the heads (out of core, the penalty per item is
-        ``1 / (2 C n_train) ||W||^2``, logistic regression's).
-    cache_dir : path, optional
-        The embedding cache (default: that of :func:`labelaudit.models.encode_texts`;
-        on a cluster, give a folder every node can write, so that it is shared; False: no
-        cache).
-    head_memory_mb : int, default=1024
-        Above this size of a fold's training features (float32), the head is trained out
-        of core on minibatches of the chunks instead of gathered for logistic regression.
+    model, pair_mode, max_length, batch_size
+        As :class:`labelaudit.models.EmbedScorer` (default: the packaged all-MiniLM-L6-v2).
+    C, cache_dir
+        The heads' inverse regularisation (out of core: ``1 / (2 C n_train) ||W||^2``); the
+        embedding cache of :func:`labelaudit.models.encode_texts` (on a cluster, shared).
+    head_memory_mb
+        Above this size of a fold's training features, the head is trained out of core.
     epochs, learning_rate, minibatch
         Out of core: passes over the chunks, Adam's step size, rows per step.
 
@@ -94,9 +78,8 @@ class EmbedOptions:
 
 def encode_frame(frame: pd.DataFrame, columns: Columns, options: EmbedOptions,
                  encoder: Any) -> np.ndarray:
-    """Embeddings of one chunk's rows, float32: one vector per row, or for sentence pairs
-    in ``"features"`` mode the two sides side by side (``[u | v]``; see
-    :func:`head_features`), exactly what :meth:`EmbedScorer.prepare` encodes."""
+    """One chunk's embeddings as :meth:`EmbedScorer.prepare` encodes them (pairs in
+    ``"features"`` mode side by side, ``[u | v]``), float32."""
     texts = frame[columns.text].astype(str).tolist()
     settings: dict[str, Any] = {"model": options.model, "batch_size": options.batch_size,
                                 "max_length": options.max_length,
@@ -147,18 +130,10 @@ def _train_chunks(chunks: Any, keep: np.ndarray, pairs: bool,
 def fit_head_fold(fold: int, chunks: Any, labels: np.ndarray, folds: np.ndarray,
                   options: EmbedOptions, *, n_classes: int, random_state: int,
                   ) -> FoldPrediction:
-    """Fit fold ``fold``'s head on the other folds' embeddings and predict its own rows.
-
-    ``chunks.chunks()`` yields ``(first row, vectors)`` for the whole input in order.
-    With training features under ``options.head_memory_mb``, the head is
-    :class:`labelaudit.models.EmbedScorer`'s (standardised, logistic regression with
-    ``C``); above, a :class:`~sklearn.preprocessing.StandardScaler` is fitted with
-    ``partial_fit`` over the chunks and a softmax regression (the same multinomial model
-    and L2 penalty) is trained by Adam on minibatches, ``options.epochs`` passes over the
-    chunks in a seeded order, so about one chunk is in memory at a time. (scikit-learn's
-    ``SGDClassifier``, one-vs-rest, lost about two thirds of the head's AP on 20
-    Newsgroups: ``python -m benchmarks.scale_cost --embed``.)
-    """
+    """Fit fold ``fold``'s head on the other folds' embeddings and predict its own rows:
+    EmbedScorer's head, or above ``head_memory_mb`` :func:`_minibatch_head` (Adam, not
+    ``SGDClassifier``, whose one-vs-rest lost two thirds of the AP on 20 Newsgroups:
+    ``python -m benchmarks.scale_cost --embed``)."""
     pairs = bool(chunks.pairs)
     train = folds != fold
     n_train = int(train.sum())
@@ -179,18 +154,14 @@ def fit_head_fold(fold: int, chunks: Any, labels: np.ndarray, folds: np.ndarray,
     for features, rows in _train_chunks(chunks, ~train, pairs):
         held_rows.append(rows)
         held_probs.append(predict(features).astype(np.float32))
-    if not held_rows:
-        return FoldPrediction(fold, np.zeros(0, np.int64), np.zeros((0, n_classes), np.float32))
-    return FoldPrediction(fold, np.concatenate(held_rows), np.concatenate(held_probs))
+    return FoldPrediction.of(fold, held_rows, held_probs, n_classes)
 
 
 def _minibatch_head(chunks: Any, train: np.ndarray, labels: np.ndarray,
                     options: EmbedOptions, *, pairs: bool, n_classes: int, n_train: int,
                     random_state: int) -> Any:
-    """The out-of-core head: a scaler fitted chunk by chunk, then a softmax (multinomial
-    logistic) regression trained by Adam on minibatches of each chunk, chunks in a seeded
-    order every epoch, with the L2 penalty of logistic regression's ``C``; returns its
-    ``predict_proba``."""
+    """The out-of-core head's ``predict_proba``: a scaler fitted chunk by chunk, then softmax
+    regression with logistic regression's L2 penalty trained by Adam, chunks in seeded order."""
     import torch
     from sklearn.preprocessing import StandardScaler
 
@@ -235,9 +206,21 @@ def _shuffled(chunks: Any, train: np.ndarray, pairs: bool, rng: np.random.Genera
             yield part[0][order], part[1][order]
 
 
-class MemmapChunks:
-    """The embeddings of the local engine: one ``.npy`` file on disk, written chunk by
-    chunk and read back ``chunk_size`` rows at a time."""
+class Chunks:
+    """Embeddings read back chunk by chunk: ``chunk(index)`` is ``(first row, vectors)``."""
+
+    n_chunks: int
+
+    def chunk(self, index: int) -> tuple[int, np.ndarray]:
+        raise NotImplementedError
+
+    def chunks(self) -> Iterator[tuple[int, np.ndarray]]:
+        for index in range(self.n_chunks):
+            yield self.chunk(index)
+
+
+class MemmapChunks(Chunks):
+    """The embeddings of the local engine: one ``.npy`` file, ``chunk_size`` rows a chunk."""
 
     def __init__(self, path: Path, n_rows: int, *, chunk_size: int, pairs: bool) -> None:
         self.path, self.n_rows, self.chunk_size, self.pairs = path, n_rows, chunk_size, pairs
@@ -260,14 +243,9 @@ class MemmapChunks:
             self._array = None
 
     @property
-    def n_chunks(self) -> int:
+    def n_chunks(self) -> int:  # type: ignore[override]
         return -(-self.n_rows // self.chunk_size)
 
     def chunk(self, index: int) -> tuple[int, np.ndarray]:
-        """``(first row, vectors)`` of chunk ``index``."""
         start = index * self.chunk_size
         return start, np.load(self.path, mmap_mode="r")[start:start + self.chunk_size]
-
-    def chunks(self) -> Iterator[tuple[int, np.ndarray]]:
-        for index in range(self.n_chunks):
-            yield self.chunk(index)

@@ -28,8 +28,7 @@ if TYPE_CHECKING:
 
 
 class LocalRunner:
-    """Chunks read with :func:`~labelaudit.engine._source.iter_frames`, folds fitted one
-    after the other (the one-vs-rest problems of each on ``n_jobs`` threads)."""
+    """Chunks read here, folds fitted in turn (each on ``n_jobs`` threads)."""
 
     name = "local"
 
@@ -49,8 +48,8 @@ class LocalRunner:
         self._buffer, self._rest = [], iter(())
 
     def at_most(self, columns: Columns, limit: int) -> int | None:
-        """The number of rows if it is at most ``limit``, else None; then the chunks read
-        to find out are kept for :meth:`hashed`, so a big input is read once."""
+        """The number of rows if at most ``limit``, else None (the chunks read are kept
+        for :meth:`hashed`: a big input is read once)."""
         rest = iter_frames(self.source, columns=columns.needed, chunk_size=self.chunk_size,
                            text=self.text)
         buffer, count = [], 0
@@ -64,9 +63,7 @@ class LocalRunner:
         return count
 
     def frames(self, columns: Sequence[str] | None = None) -> Iterator[pd.DataFrame]:
-        """Every row in input order, ``chunk_size`` at a time (all columns by default)."""
-        return iter_frames(self.source, columns=columns, chunk_size=self.chunk_size,
-                           text=self.text)
+        return iter_frames(self.source, columns=columns, chunk_size=self.chunk_size, text=self.text)
 
     def hashed(self, columns: Columns, options: HashingOptions) -> Iterator[HashedChunk]:
         """The chunks hashed, in input order (the ones :meth:`at_most` read first)."""
@@ -85,7 +82,6 @@ class LocalRunner:
     def fit_folds(self, todo: Sequence[int], store: Any, labels: np.ndarray,
                   folds: np.ndarray, counts: FoldCounts, options: HashingOptions, *,
                   n_classes: int, random_state: int) -> Iterator[FoldPrediction]:
-        """Each fold's held-out predictions, as soon as the fold is fitted."""
         for fold in todo:
             yield _hashing.fit_fold(fold, store, labels, folds, counts.idf(fold), options,
                                     n_classes=n_classes, n_train=counts.n_train(fold),
@@ -93,8 +89,7 @@ class LocalRunner:
 
     def embedded(self, columns: Columns, options: EmbedOptions, *, n_rows: int, folder: Path,
                  progress: Any = None) -> MemmapChunks:
-        """Every row's embedding, encoded here chunk by chunk (through the embedding
-        cache) into one file under ``folder``."""
+        """Every row's embedding, encoded chunk by chunk into one file under ``folder``."""
         encoder = load_sentence_encoder(options.model)
         pairs = columns.text_pair is not None and options.pair_mode == "features"
         chunks = MemmapChunks(folder / "embeddings.npy", n_rows, chunk_size=self.chunk_size,
@@ -109,7 +104,6 @@ class LocalRunner:
     def fit_heads(self, todo: Sequence[int], chunks: MemmapChunks, labels: np.ndarray,
                   folds: np.ndarray, options: EmbedOptions, *, n_classes: int,
                   random_state: int) -> Iterator[FoldPrediction]:
-        """Each fold's embedding head, fitted in turn."""
         for fold in todo:
             yield fit_head_fold(fold, chunks, labels, folds, options, n_classes=n_classes,
                                 random_state=random_state)

@@ -13,10 +13,8 @@ import numpy as np
 
 
 class MappedRows(list):
-    """A list of per-item 2-D arrays (a sentence's word vectors, say) that are views of one
-    ``.npy`` file opened read-only as a memory map. Pickled, it is the file's name and the
-    items' offsets, so each worker process maps the same pages: the operating system keeps
-    one copy in memory however many workers read it.
+    """A list of per-item 2-D arrays, views of one read-only memory-mapped ``.npy`` file;
+    pickled as the file's name and offsets, so every worker maps the same pages.
 
     Examples
     --------
@@ -40,9 +38,8 @@ class MappedRows(list):
 
 @contextmanager
 def mapped_rows(rows: Any, *, enabled: bool) -> Iterator[Any]:
-    """Within the block, ``rows`` as :class:`MappedRows` in a temporary file (removed at
-    the end) when ``enabled`` and ``rows`` is a list of 2-D arrays of one width and dtype;
-    else ``rows`` as they are."""
+    """``rows`` as :class:`MappedRows` in a temporary file within the block, when
+    ``enabled`` and they are 2-D arrays of one width and dtype; else as they are."""
     if not (enabled and _mappable(rows)):
         yield rows
         return

@@ -1,12 +1,5 @@
-"""The Ray engine: Ray Data reads and hashes, Ray tasks fit the folds.
-
-Nothing here schedules work or moves data itself: reading is ``ray.data.read_parquet`` /
-``read_csv`` / ``read_json``, hashing is ``Dataset.map_batches`` (in input order, so row
-numbers and folds are the same as on the local engine), the hashed rows wait in Ray's
-object store (which spills to disk when full), and every fold's model is a ``@ray.remote``
-task, whose results come back as the tasks finish. Ray is started with every core of this
-machine, or joined at ``address``.
-"""
+"""The Ray engine: Ray Data reads and hashes (in input order, so folds are the local engine's),
+the hashed rows wait in Ray's object store, and each fold is a ``@ray.remote`` task."""
 
 from __future__ import annotations
 
@@ -18,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from labelaudit.engine import _hashing
-from labelaudit.engine._fits import connect, import_ray
 from labelaudit.engine._hashing import (
     Columns,
     FoldCounts,
@@ -27,9 +19,9 @@ from labelaudit.engine._hashing import (
     HashingOptions,
     hash_chunk,
 )
-from labelaudit.engine._heads import encode_frame, fit_head_fold
+from labelaudit.engine._heads import Chunks, encode_frame, fit_head_fold
 from labelaudit.engine._source import Source, split_query
-from labelaudit.models import load_sentence_encoder
+from labelaudit.models import connect, import_ray, load_sentence_encoder
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -56,7 +48,7 @@ class ObjectStore:
 
 
 class RefReader:
-    """What a fold task gets: the object refs of every bucket, fetched one bucket at a time."""
+    """A fold task's view of the store: every bucket's refs, fetched one bucket at a time."""
 
     def __init__(self, refs: list[list[Any]]) -> None:
         self.refs = refs
@@ -86,9 +78,8 @@ def fit_head_task(fold: int, chunks: RefChunks, labels: np.ndarray, folds: np.nd
                          random_state=random_state)
 
 
-class RefChunks:
-    """The embeddings of the Ray engine: one object in Ray's object store per chunk, so a
-    head's task on any node reads them chunk by chunk."""
+class RefChunks(Chunks):
+    """The embeddings of the Ray engine: one object per chunk, read by a task on any node."""
 
     def __init__(self, *, pairs: bool) -> None:
         self.pairs = pairs
@@ -103,17 +94,12 @@ class RefChunks:
         self._next += len(vectors)
 
     @property
-    def n_chunks(self) -> int:
+    def n_chunks(self) -> int:  # type: ignore[override]
         return len(self.refs)
 
     def chunk(self, index: int) -> tuple[int, np.ndarray]:
-        """``(first row, vectors)`` of chunk ``index``."""
         start, ref = self.refs[index]
         return start, import_ray().get(ref)
-
-    def chunks(self) -> Iterator[tuple[int, np.ndarray]]:
-        for index in range(self.n_chunks):
-            yield self.chunk(index)
 
 
 def as_finished(pending: list[Any]) -> Iterator[Any]:
@@ -144,9 +130,8 @@ class _EncodeFrames:
 def encoder_pool(cluster: dict[str, float], *, actors: int | None = None,
                  cpus_per_actor: int = 1, gpus_per_actor: float | None = None,
                  ) -> tuple[int, float]:
-    """``(actors, GPUs per actor)`` of the encoding pool: one actor per GPU of the
-    cluster, or without GPUs, half the cluster's CPUs divided by ``cpus_per_actor`` (the
-    other half reads and feeds them).
+    """``(actors, GPUs per actor)``: one actor per GPU, or half the CPUs over
+    ``cpus_per_actor`` (the other half reads and feeds them).
 
     Examples
     --------
@@ -164,7 +149,7 @@ def encoder_pool(cluster: dict[str, float], *, actors: int | None = None,
 
 
 class RayRunner:
-    """Read with Ray Data and fit folds as Ray tasks (see the module docstring)."""
+    """Read with Ray Data and fit folds as Ray tasks, on a new local Ray or at ``address``."""
 
     name = "ray"
 
@@ -201,7 +186,6 @@ class RayRunner:
     def _dataset(self, columns: Sequence[str] | None) -> Any:
         import ray.data
 
-
         paths = list(self.source.paths)
         fmt = self.source.format
         where: dict[str, Any] = {}
@@ -211,8 +195,7 @@ class RayRunner:
             where["filesystem"] = pafs.FileSystem.from_uri(paths[0])[0]
             paths = [pafs.FileSystem.from_uri(p)[1] for p in paths]
         if fmt == "parquet":
-            data = ray.data.read_parquet(paths, columns=list(columns) if columns else None,
-                                         **where)
+            data = ray.data.read_parquet(paths, columns=list(columns) if columns else None, **where)
         elif fmt in ("csv", "tsv"):
             import pyarrow as pa
             import pyarrow.csv as pcsv
@@ -252,7 +235,6 @@ class RayRunner:
     def fit_folds(self, todo: Sequence[int], store: ObjectStore, labels: np.ndarray,
                   folds: np.ndarray, counts: FoldCounts, options: HashingOptions, *,
                   n_classes: int, random_state: int) -> Iterator[FoldPrediction]:
-        """One Ray task per fold; predictions come back as the tasks finish."""
         ray = import_ray()
         task = ray.remote(num_cpus=1)(fit_fold_task)
         labels_ref, folds_ref = ray.put(labels), ray.put(folds)
@@ -264,9 +246,8 @@ class RayRunner:
     def embedded(self, columns: Columns, options: Any, *, n_rows: int, folder: Path | None,
                  progress: Any = None, actors: int | None = None, cpus_per_actor: int = 1,
                  gpus_per_actor: float | None = None, keep: bool = True) -> RefChunks:
-        """Every row's embedding: Ray Data ``map_batches`` over a pool of encoder actors
-        (:func:`encoder_pool`), kept in the object store by chunk; with ``keep`` False
-        only encoded (into the embedding cache) and not kept."""
+        """Every row's embedding from a pool of encoder actors, kept by chunk (with ``keep``
+        False only encoded into the embedding cache)."""
         from ray.data import ActorPoolStrategy
 
         actors, per_actor = encoder_pool(import_ray().cluster_resources(), actors=actors,
@@ -283,8 +264,7 @@ class RayRunner:
             max_restarts=0,
             fn_constructor_kwargs={"columns": columns, "options": options,
                                    "device": "cuda" if per_actor else None})
-        chunks = RefChunks(pairs=columns.text_pair is not None
-                           and options.pair_mode == "features")
+        chunks = RefChunks(pairs=columns.text_pair is not None and options.pair_mode == "features")
         for batch in data.iter_batches(batch_size=None, batch_format="numpy"):
             if keep:
                 chunks.append(batch["embedding"])
@@ -295,7 +275,6 @@ class RayRunner:
     def fit_heads(self, todo: Sequence[int], chunks: RefChunks, labels: np.ndarray,
                   folds: np.ndarray, options: Any, *, n_classes: int,
                   random_state: int) -> Iterator[FoldPrediction]:
-        """One Ray task per fold's embedding head, as they finish."""
         ray = import_ray()
         task = ray.remote(num_cpus=1)(fit_head_task)
         labels_ref, folds_ref = ray.put(labels), ray.put(folds)

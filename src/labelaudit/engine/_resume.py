@@ -1,15 +1,6 @@
-"""Fold checkpoints of a long scan, so an interrupted run restarts from its finished folds.
-
-The checkpoint folder (``<out>.parts/`` by default) holds ``manifest.json`` (what the run
-reads and how: the input's files with size and modification time, and every option that
-changes the result) and one ``<member>_fold_<k>.npz`` per finished fold of each member (its
-held-out rows and probabilities). A rerun with the same manifest loads the finished folds
-instead of fitting them again; a different manifest means the old folds no longer apply:
-they are discarded with a :class:`ResumeWarning`. The folder follows the in-memory scan's
-rules (:func:`labelaudit.models.claim_checkpoint_folder`): a new or empty folder, or one of
-labelaudit's; only the files labelaudit lists there as its own are ever deleted, and the
-folder itself when the scan succeeds only if labelaudit made it and it is then empty.
-"""
+"""Fold checkpoints of a long scan: ``manifest.json`` (the input's files and every option that
+changes the result) and one ``<member>_fold_<k>.npz`` per finished fold; a rerun with another
+manifest starts over. The folder follows :func:`labelaudit.models.claim_checkpoint_folder`."""
 
 from __future__ import annotations
 
@@ -45,32 +36,8 @@ class ResumeWarning(LabelAuditWarning):
 
 
 class Checkpoint:
-    """The checkpoint folder of one scan.
-
-    Parameters
-    ----------
-    folder : path
-    manifest : dict
-        JSON-serialisable description of the input and options.
-    resume : bool
-        Reuse matching finished folds; with False, an earlier checkpoint is discarded.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> folder = pathlib.Path(tempfile.mkdtemp()) / "out.parquet.parts"
-    >>> point = Checkpoint(folder, {"input": "a"}, resume=True)
-    >>> point.save(FoldPrediction(0, np.array([1, 2]), np.eye(2, dtype=np.float32)))
-    >>> Checkpoint(folder, {"input": "a"}, resume=True).finished()
-    [0]
-    >>> import warnings
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     Checkpoint(folder, {"input": "b"}, resume=True).finished()
-    []
-    >>> caught[0].category.__name__
-    'ResumeWarning'
-    """
+    """The checkpoint folder of one scan: ``manifest`` describes the input and options;
+    ``resume`` reuses matching finished folds (False discards an earlier checkpoint)."""
 
     def __init__(self, folder: str | Path, manifest: dict[str, Any], *, resume: bool) -> None:
         self.folder = Path(folder)
@@ -111,17 +78,15 @@ class Checkpoint:
         return self.folder / f"{member}_fold_{fold}.npz"
 
     def _folds(self) -> list[tuple[str, int]]:
-        """The (member, fold) of every saved fold (of those labelaudit listed as its own)."""
+        """The (member, fold) of every saved fold labelaudit listed as its own."""
         found = [_FOLD.fullmatch(n) for n in checkpoint_files(self.folder)]
         return [(m[1], int(m[2])) for m in found
                 if m is not None and (self.folder / m[0]).is_file()]
 
     def finished(self, member: str = "tfidf") -> list[int]:
-        """The folds of ``member`` whose predictions are saved."""
         return sorted(fold for name, fold in self._folds() if name == member)
 
     def save(self, prediction: FoldPrediction, member: str = "tfidf") -> None:
-        """Save one fold's held-out predictions (atomically)."""
         path = own_checkpoint_file(self.folder, self._fold_path(prediction.fold, member).name)
         with atomic_path(path, record=False) as tmp:
             with open(tmp, "wb") as handle:
@@ -132,9 +97,8 @@ class Checkpoint:
             return FoldPrediction(fold, saved["rows"], saved["probs"])
 
     def scratch(self, name: str) -> Path:
-        """A new, empty folder for temporary files of this run (inside the checkpoint
-        folder, listed as labelaudit's): ``name``, or a fresh name beside it when
-        something labelaudit did not make is there."""
+        """A new, empty folder of labelaudit's for this run's temporary files: ``name``, or
+        a fresh name when something labelaudit did not make is there."""
         owned = checkpoint_files(self.folder)
         for candidate in itertools.chain([name], (f"{name}-{k}" for k in itertools.count(1))):
             path = self.folder / candidate
@@ -148,8 +112,7 @@ class Checkpoint:
         return path
 
     def abandon(self) -> None:
-        """After a failure: drop the temporary files, and the checkpoint when no fold
-        finished (nothing to resume from); nothing labelaudit did not write is touched."""
+        """After a failure: drop the temporary files, and the checkpoint if no fold finished."""
         if not self._folds():
             self.remove()
             return
@@ -157,6 +120,5 @@ class Checkpoint:
                                             if (self.folder / n).is_dir()])
 
     def remove(self) -> None:
-        """After success: delete labelaudit's files, and the folder when labelaudit made
-        it and it is then empty (else it stays, with a warning naming what is kept)."""
+        """After success: delete labelaudit's files, and the folder if it made it."""
         release_checkpoint_folder(self.folder)

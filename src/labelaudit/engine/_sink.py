@@ -1,17 +1,6 @@
-"""The output side of a streamed scan: its rows written chunk by chunk, most suspect first,
-without holding them all.
-
-:func:`check_output` checks the output before any work: its format, whether an earlier scan
-output is there, its filesystem (a local path or a URI that
-:func:`pyarrow.fs.FileSystem.from_uri` opens, such as ``s3://bucket/issues.parquet``; a path
-ending in ``/`` or a URI without a file suffix is a folder of Parquet parts).
-:class:`RankSorter` is an external sort: each output chunk (in input order) is split by rank
-range into small Parquet pieces, one folder per range; the ranges are then read back one at
-a time, sorted, and appended to the output by the writer :func:`writer_for` picks:
-:class:`ChunkWriter`, which writes a temporary file beside the target and renames it into
-place when done (a remote target is uploaded in one piece when done), or
-:class:`FolderWriter`, a folder of Parquet parts, local or remote.
-"""
+"""The output side of a streamed scan: rows sorted by rank out of core (:class:`RankSorter`)
+and written chunk by chunk to one file (:class:`ChunkWriter`) or a folder of Parquet parts
+(:class:`FolderWriter`), local or a URI, checked before any work (:func:`check_output`)."""
 
 from __future__ import annotations
 
@@ -26,7 +15,13 @@ from typing import IO, TYPE_CHECKING, Any
 import numpy as np
 
 from labelaudit._errors import InvalidParameterError, LabelAuditError
-from labelaudit.engine._source import one_line, open_binary, split_query, storage_hint
+from labelaudit.engine._source import (
+    filesystem,
+    one_line,
+    open_binary,
+    split_query,
+    storage_hint,
+)
 from labelaudit.io import (
     SUFFIX_FORMAT,
     atomic_path,
@@ -72,16 +67,14 @@ def _header(path: str | Path, fmt: str) -> list[str]:
 
 
 def is_scan_output(path: str | Path) -> bool:
-    """Whether an existing file (a path, or a URI such as ``s3://bucket/issues.csv``) is a
-    labelaudit scan output (it has the columns ``id, label, suggested_label, given_prob,
-    rank, flagged``)."""
+    """Whether an existing file (a path or a URI) has the :data:`SIGNATURE` columns."""
     fmt = SUFFIX_FORMAT.get(Path(split_query(str(path))[0]).suffix.lower())
     return fmt is not None and set(SIGNATURE) <= set(_header(path, fmt))
 
 
 def is_folder_output(out: str | Path) -> bool:
-    """Whether ``out`` names a folder of Parquet parts: a path ending in ``/``, or a URI
-    (``s3://bucket/issues``) without a file suffix.
+    """Whether ``out`` names a folder of Parquet parts: ending in ``/``, or a URI without a
+    file suffix.
 
     Examples
     --------
@@ -95,13 +88,11 @@ def is_folder_output(out: str | Path) -> bool:
 
 
 def is_local(fs: Any) -> bool:
-    """Whether a pyarrow filesystem is this machine's."""
     return bool(fs.type_name == "local")
 
 
 def path_key(path: str | Path) -> str:
-    """A path to compare with others: local files (and ``file://`` URIs) resolved, other
-    URIs without their query."""
+    """A path to compare: local ones (``file://`` too) resolved, URIs without their query."""
     text = split_query(str(path))[0]
     if text.startswith("file://"):
         text = text[len("file://"):]
@@ -110,20 +101,8 @@ def path_key(path: str | Path) -> str:
     return str(Path(text).resolve())
 
 
-def out_filesystem(uri: str) -> tuple[Any, str]:
-    """The pyarrow filesystem of an output URI, or an :class:`InvalidParameterError`."""
-    import pyarrow.fs as pafs
-
-    try:
-        return pafs.FileSystem.from_uri(uri)
-    except Exception as exc:  # pyarrow raises several types
-        raise InvalidParameterError(f"out {split_query(uri)[0]}: cannot open "
-                                    f"({one_line(exc)}){storage_hint(uri)}") from None
-
-
 def out_info(fs: Any, path: str, where: str) -> Any:
-    """``fs.get_file_info(path)``; for remote storage, refuse a bucket that does not exist
-    before any work is done (pyarrow would fail only when the output is written)."""
+    """``fs.get_file_info(path)``, refusing a missing bucket now (pyarrow fails only at the end)."""
     import pyarrow.fs as pafs
 
     try:
@@ -143,36 +122,23 @@ def out_info(fs: Any, path: str, where: str) -> Any:
 
 
 def to_arrow(frame: pd.DataFrame, schema: Any) -> Any:
-    """``frame`` as a :class:`pyarrow.Table`, cast to ``schema`` when one is given."""
+    """``frame`` as a :class:`pyarrow.Table` of ``schema`` (when given)."""
     import pyarrow as pa
 
     with parquet_refusal():
         table = pa.Table.from_pandas(frame, preserve_index=False)
-    if schema is not None and table.schema != schema:
-        table = table.select(schema.names).cast(schema)
-    return table
+    return table if schema is None else conform(table, schema)
+
+
+def conform(table: Any, schema: Any) -> Any:
+    """``table`` with the columns and types of ``schema``."""
+    return table if table.schema == schema else table.select(schema.names).cast(schema)
 
 
 class ChunkWriter:
-    """Append DataFrames to one output file, written atomically.
-
-    Parquet goes through one :class:`pyarrow.parquet.ParquetWriter` (one row group per
-    chunk, every chunk cast to the first chunk's schema widened by later ones), CSV/TSV and
-    JSON lines are appended as text, JSON as one array. Use as a context manager; the file
-    appears under its name only when the block ends without an error. A URI other than
-    ``file://`` (``s3://bucket/issues.parquet``) is written to a local temporary file and
-    uploaded in one piece when the block ends.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib, pandas as pd
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "out.csv"
-    >>> with ChunkWriter(path) as writer:
-    ...     writer.write(pd.DataFrame({"a": [1, 2]}))
-    ...     writer.write(pd.DataFrame({"a": [3]}))
-    >>> path.read_text().split()
-    ['a', '1', '2', '3']
-    """
+    """A context manager appending DataFrames to one output file, which appears only when the
+    block ends without an error (a remote one is uploaded in one piece then). Parquet gets a
+    row group per chunk, cast to the first chunk's schema; JSON is one array."""
 
     def __init__(self, path: str | Path, *, schema: Any = None) -> None:
         self.target = str(path)
@@ -190,12 +156,11 @@ class ChunkWriter:
     def __enter__(self) -> ChunkWriter:
         from contextlib import ExitStack
 
-
         self._stack = ExitStack()
         if not self.remote:
             self._tmp = self._stack.enter_context(atomic_path(self.path))
         else:
-            fs, inner = out_filesystem(self.target)
+            fs, inner = filesystem(self.target, out=True)
             if is_local(fs):
                 self._tmp = self._stack.enter_context(atomic_path(inner))
             else:
@@ -210,7 +175,6 @@ class ChunkWriter:
         return self
 
     def write(self, frame: pd.DataFrame) -> None:
-        """Append rows."""
         if self.format == "parquet":
             self.write_table(to_arrow(frame, self.schema))
             return
@@ -231,7 +195,6 @@ class ChunkWriter:
         self._rows += len(frame)
 
     def write_table(self, table: Any) -> None:
-        """Append a :class:`pyarrow.Table` (Parquet output only)."""
         import pyarrow.parquet as pq
 
         if self.format != "parquet":
@@ -240,9 +203,7 @@ class ChunkWriter:
         if self._parquet is None:
             self.schema = self.schema or table.schema
             self._parquet = pq.ParquetWriter(self._tmp, self.schema)
-        if table.schema != self.schema:
-            table = table.select(self.schema.names).cast(self.schema)
-        self._parquet.write_table(table)
+        self._parquet.write_table(conform(table, self.schema))
         self._rows += table.num_rows
 
     def __exit__(self, kind: Any, value: Any, traceback: Any) -> None:
@@ -257,8 +218,7 @@ class ChunkWriter:
         self._stack.__exit__(kind, value, traceback)
 
     def _put(self) -> None:
-        """Upload the finished file (an object store shows the object only once it is
-        whole)."""
+        """Upload the finished file (an object store shows it only once it is whole)."""
         assert self._upload is not None and self._tmp is not None
         fs, inner = self._upload
         try:
@@ -286,16 +246,8 @@ class ChunkWriter:
 
 
 class FolderWriter:
-    """Write output chunks as ``part-00000.parquet``, ``part-00001.parquet``, ... in a
-    folder, local or remote (any URI :func:`pyarrow.fs.FileSystem.from_uri` opens, such
-    as ``s3://bucket/issues/``), in order: reading the folder gives the rows most suspect
-    first. A local folder is written beside the target and renamed into place. A remote
-    one (object stores have no rename) loses its ``_SUCCESS`` marker first, gets its parts
-    (replacing earlier ones of the same name), then loses the earlier parts past the last
-    one and gets ``_SUCCESS`` back: a remote folder without ``_SUCCESS`` is unfinished. An
-    existing folder is replaced only if it holds nothing but such parts, and a local one
-    only if labelaudit wrote each of them, unchanged since (or changed, with ``overwrite``):
-    the rule of every output file (:func:`labelaudit.io.check_replaceable`).
+    """Output chunks as ``part-00000.parquet``, ... in a folder, local (renamed into place)
+    or remote (``_SUCCESS`` removed first and written last: without it, unfinished).
 
     Examples
     --------
@@ -322,14 +274,12 @@ class FolderWriter:
 
         if not self.remote:
             return pafs.LocalFileSystem(), str(Path(self.out).resolve())
-        return out_filesystem(self.out + self._query)
+        return filesystem(self.out + self._query, out=True)
 
     def check(self, inputs: Sequence[str] = (), *, overwrite: bool = False) -> None:
-        """Refuse a folder that holds an input file, and an existing folder that holds
-        anything but labelaudit parts (locally: parts it wrote, unchanged since or, with
-        ``overwrite``, changed)."""
+        """Refuse a folder holding an input file, or anything but parts (locally: parts
+        that :func:`labelaudit.io.check_replaceable` lets replace)."""
         import pyarrow.fs as pafs
-
 
         inside = [p for p in inputs if path_key(p).startswith(path_key(self.out) + "/")]
         if inside:
@@ -360,8 +310,7 @@ class FolderWriter:
         if not self.remote:
             target = Path(self.out)
             target.parent.mkdir(parents=True, exist_ok=True)
-            self._staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.",
-                                                  dir=target.parent))
+            self._staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
             return self
         import pyarrow.fs as pafs
 
@@ -376,7 +325,6 @@ class FolderWriter:
         return self
 
     def _writing(self) -> Any:
-        """A context that turns pyarrow's errors while writing into one line."""
         from contextlib import contextmanager
 
         @contextmanager
@@ -395,8 +343,7 @@ class FolderWriter:
         import pyarrow.parquet as pq
 
         self.schema = self.schema or table.schema
-        if table.schema != self.schema:
-            table = table.select(self.schema.names).cast(self.schema)
+        table = conform(table, self.schema)
         name = f"part-{self._parts:05d}.parquet"
         self._parts += 1
         if self._staging is not None:
@@ -427,21 +374,9 @@ class FolderWriter:
 
 
 class RankSorter:
-    """An external sort of output rows by their ``rank`` column (1-based, unique).
-
-    ``add`` splits a frame into rank ranges of ``part_size`` and writes each piece as a
-    small Parquet file under ``folder/part_<p>/``; ``tables`` yields the ranges in order,
-    each sorted, as :class:`pyarrow.Table` cast to one schema that fits every piece.
-
-    Examples
-    --------
-    >>> import tempfile, pandas as pd
-    >>> sorter = RankSorter(tempfile.mkdtemp(), part_size=2)
-    >>> sorter.add(pd.DataFrame({"rank": [3, 1], "x": ["c", "a"]}))
-    >>> sorter.add(pd.DataFrame({"rank": [2], "x": ["b"]}))
-    >>> [t.column("x").to_pylist() for t in sorter.tables()]
-    [['a', 'b'], ['c']]
-    """
+    """An external sort by the ``rank`` column: ``add`` writes each rank range of
+    ``part_size`` as Parquet pieces under ``folder/part_<p>/``; ``tables`` yields the ranges
+    in order, each sorted, cast to one schema."""
 
     def __init__(self, folder: str | Path, *, part_size: int) -> None:
         self.folder = Path(folder)
@@ -470,7 +405,6 @@ class RankSorter:
             self._files.setdefault(p, []).append(path)
 
     def schema(self) -> Any:
-        """One schema that every piece can be cast to (types widened, nulls filled)."""
         import pyarrow as pa
         import pyarrow.parquet as pq
 
@@ -486,26 +420,17 @@ class RankSorter:
 
         schema = self.schema()
         for p in sorted(self._files):
-            pieces = [pq.read_table(f).select(schema.names) for f in self._files[p]]
-            table = pa.concat_tables([t.cast(schema) if t.schema != schema else t
-                                      for t in (t.replace_schema_metadata() for t in pieces)])
-            yield table.sort_by("rank")
+            yield pa.concat_tables([conform(pq.read_table(f).replace_schema_metadata(), schema)
+                                    for f in self._files[p]]).sort_by("rank")
 
     def remove(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def check_output(out: str | Path, inputs: Sequence[str], *, overwrite: bool = False) -> str:
-    """Check the output path (local, or a URI pyarrow opens) before any work; return its
-    format (``"parts"`` for a folder of Parquet files).
-
-    Refused with :class:`InvalidParameterError`: an unknown suffix, an input file (or a
-    folder that holds one), an unwritable folder, a missing bucket, a local file that
-    labelaudit did not write (whatever ``overwrite``) or that was changed since it wrote it
-    (unless ``overwrite``: the rule of every command, see
-    :func:`labelaudit.io.check_replaceable`), and a remote file or a folder that is not a
-    labelaudit scan output.
-    """
+    """Check the output (local or a URI) before any work and return its format (``"parts"``
+    for a folder): the rule of :func:`labelaudit.io.check_replaceable` locally, and remote
+    files must be scan outputs."""
     if is_folder_output(out):
         FolderWriter(out).check(inputs, overwrite=overwrite)
         return "parts"
@@ -523,7 +448,7 @@ def check_output(out: str | Path, inputs: Sequence[str], *, overwrite: bool = Fa
             "choose another output file")
     import pyarrow.fs as pafs
 
-    fs, path = out_filesystem(text)
+    fs, path = filesystem(text, out=True)
     if is_local(fs):  # file://: the local rule, --overwrite included
         check_output_paths([("out", path)], local_inputs, overwrite=overwrite)
     info = out_info(fs, path, where)

@@ -1,19 +1,5 @@
-"""The input side of a streamed scan: a dataset's files (one file, a folder or a glob, local
-or a URI, in reading order) read in chunks of rows.
-
-Nothing here holds more than one chunk of rows at a time: Parquet is read batch by batch
-(``pyarrow.parquet.ParquetFile.iter_batches``), CSV with ``pandas.read_csv(chunksize=...)``
-(the options and the leading-zero rule of :func:`labelaudit.io.read_table`, so values parse
-the same; the first chunk decides which columns are text, and every chunk follows), JSON lines
-line by line.
-
-URIs (``s3://``, ``gs://``, ``hdfs://``, ``file://``) are opened with
-:func:`pyarrow.fs.FileSystem.from_uri`, which reads S3 credentials and an S3-compatible
-endpoint from the environment (``AWS_ACCESS_KEY_ID``, ``AWS_SECRET_ACCESS_KEY``,
-``AWS_ENDPOINT_URL``) or options from the URI's query
-(``?endpoint_override=localhost:9000&scheme=http``); the ``S3FileSystem()`` constructor
-does not read ``AWS_ENDPOINT_URL`` (pyarrow 26), so every filesystem here comes from a URI.
-"""
+"""The input side of a streamed scan: a dataset's files (a file, a folder or a glob, local or a
+URI) read one chunk of rows at a time, CSV by :func:`labelaudit.io.read_table`'s rules."""
 
 from __future__ import annotations
 
@@ -36,16 +22,15 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
+# Every filesystem comes from FileSystem.from_uri, which reads AWS_ENDPOINT_URL and the URI's
+# query; the S3FileSystem() constructor does not read AWS_ENDPOINT_URL (pyarrow 26).
 # a URI's query: ``?endpoint_override=localhost:9000&scheme=http`` (a ``?`` before a name
 # and ``=`` starts one; any other ``?`` is a glob's one-character wildcard)
 _QUERY = re.compile(r"\?[A-Za-z_][A-Za-z0-9_]*=[^?/]*$")
 
 
 def split_query(uri: str) -> tuple[str, str]:
-    """A URI without its query, and the query (``""`` when there is none).
-
-    pyarrow reads options such as ``endpoint_override`` from the query of a URI; every
-    file of a source keeps the query of the URI it was listed from.
+    """A URI without its query (pyarrow's options), and the query (``""`` if none).
 
     Examples
     --------
@@ -66,8 +51,7 @@ def one_line(exc: BaseException) -> str:
 
 
 def storage_hint(uri: str) -> str:
-    """What to check when an ``s3://`` URI cannot be reached or listed; ``""`` for other
-    schemes."""
+    """What to check when an ``s3://`` URI cannot be reached or listed; else ``""``."""
     if not uri.startswith("s3://"):
         return ""
     endpoint = os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
@@ -80,16 +64,16 @@ def storage_hint(uri: str) -> str:
             "and credentials in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
 
 
-def filesystem(uri: str) -> tuple[Any, str]:
-    """The pyarrow filesystem of a URI (its query passed on) and the path inside it."""
+def filesystem(uri: str, *, out: bool = False) -> tuple[Any, str]:
+    """The pyarrow filesystem of a URI (``out``: the output) and the path inside it."""
     import pyarrow.fs as pafs
 
     try:
         return pafs.FileSystem.from_uri(uri)
     except Exception as exc:  # pyarrow raises several types
-        raise InvalidInputError(
-            f"{split_query(uri)[0]}: cannot open ({one_line(exc)}){storage_hint(uri)}") \
-            from None
+        error = InvalidParameterError if out else InvalidInputError
+        raise error(f"{'out ' if out else ''}{split_query(uri)[0]}: cannot open "
+                    f"({one_line(exc)}){storage_hint(uri)}") from None
 
 
 def not_found_hint(uri: str) -> str:
@@ -119,25 +103,15 @@ _GLOB_CHARS = set("*?[")
 
 @dataclass(frozen=True)
 class Source:
-    """The files of a dataset, in reading order.
-
-    Attributes
-    ----------
-    paths : tuple of str
-        Local files or URIs (``s3://bucket/data/part-0.parquet``), sorted by name; each
-        URI keeps the query (``?endpoint_override=...``) of the URI it was listed from.
-    format : {"parquet", "csv", "tsv", "jsonl"}
-    remote : bool
-        True for a URI with a scheme (``s3://``, ``gs://``).
-    """
+    """The files of a dataset in reading order: local paths, or URIs each with the query of
+    the URI it was listed from (``remote``); ``format`` is parquet, csv, tsv or jsonl."""
 
     paths: tuple[str, ...]
     format: str
     remote: bool = False
 
     def fingerprint(self) -> list[list[Any]]:
-        """``[path, size, mtime_ns]`` of every file, so a checkpoint can tell whether the
-        input changed since it was written."""
+        """``[path, size, mtime_ns]`` of every file: a checkpoint sees a changed input."""
         out: list[list[Any]] = []
         for p in self.paths:
             if "://" in p:
@@ -155,8 +129,7 @@ def _format_of(path: str) -> str | None:
 
 
 def _data_files(folder: Path) -> list[str]:
-    """The data files under ``folder`` (hidden and ``_``-prefixed files such as ``_SUCCESS``
-    skipped), sorted by path."""
+    """The data files under ``folder``, sorted (hidden and ``_`` files, ``_SUCCESS``, skipped)."""
     found = []
     for root, dirs, files in os.walk(folder):
         dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
@@ -167,25 +140,8 @@ def _data_files(folder: Path) -> list[str]:
 
 
 def resolve_source(source: str | Path | Sequence[str | Path]) -> Source:
-    """The files a source names: a file, a folder of files, a glob, or a list of files;
-    local, or a URI that :func:`pyarrow.fs.FileSystem.from_uri` opens (``s3://``,
-    ``gs://``, ``hdfs://``, ``file://``), listed with pyarrow.
-
-    Raises :class:`InvalidInputError` for a path that does not exist, a glob or folder
-    that matches no data file, and files of different formats.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> for name in ["b.csv", "a.csv"]:
-    ...     _ = (folder / name).write_text("text,label\\nhi,1\\n")
-    >>> [pathlib.Path(p).name for p in resolve_source(folder / "*.csv").paths]
-    ['a.csv', 'b.csv']
-    >>> resolve_source(folder / "*.parquet")  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    labelaudit._errors.InvalidInputError: no file matches .../*.parquet; ...
-    """
+    """The files a source names: a file, a folder, a glob or a list of them, local or a URI
+    (``s3://``, ``gs://``, ``hdfs://``, ``file://``); all of one format."""
     if isinstance(source, (list, tuple)):
         if not source:
             raise InvalidInputError("the list of input files is empty")
@@ -229,9 +185,8 @@ def resolve_source(source: str | Path | Sequence[str | Path]) -> Source:
 
 
 def is_streamable(source: object) -> bool:
-    """Whether :func:`scan_stream` can read ``source`` chunk by chunk: a URI, a glob, a
-    list of paths, a ``.parquet``/``.csv``/``.tsv``/``.jsonl`` file, or a folder of
-    them (not a DataFrame, a ``datasets`` folder or a hub name).
+    """Whether :func:`scan_stream` can read ``source`` in chunks (a URI, glob, data file,
+    folder or list of them; not a DataFrame, ``datasets`` folder or hub name).
 
     Examples
     --------
@@ -251,8 +206,7 @@ def is_streamable(source: object) -> bool:
 
 
 def _matches(path: str, pattern: str) -> bool:
-    """Whether a listed path matches a glob; ``*`` does not cross ``/`` (as for local
-    globs) unless the pattern has ``**``."""
+    """Whether a listed path matches a glob, ``*`` not crossing ``/`` (as locally) but ``**``."""
     import fnmatch
 
     return fnmatch.fnmatchcase(path, pattern) and (
@@ -260,8 +214,7 @@ def _matches(path: str, pattern: str) -> bool:
 
 
 def _remote_source(uri: str) -> Source:
-    """The files of a URI (a file, a folder or a glob), listed with ``pyarrow.fs`` (S3,
-    GCS, HDFS, ``file://``; credentials as pyarrow finds them)."""
+    """The files of a URI (a file, a folder or a glob), listed with ``pyarrow.fs``."""
     import pyarrow.fs as pafs
 
     where, query = split_query(uri)
@@ -313,31 +266,17 @@ def _columns_of(path: str, fmt: str) -> list[tuple[str, str | None]]:
             raise InvalidInputError(
                 f"{path}: not a readable Parquet file ({one_line(exc)})") from None
         return [(field.name, str(field.type)) for field in schema]
+    if fmt == "jsonl":
+        return [(str(k), None) for k in next(_json_records(path), {})]
     with (open_binary(path) as raw,
           io.TextIOWrapper(raw, encoding="utf-8-sig", newline="") as handle):
-        if fmt == "jsonl":
-            for number, line in enumerate(handle, 1):
-                if line.strip():
-                    try:
-                        record = json.loads(line)
-                    except json.JSONDecodeError as exc:
-                        raise InvalidInputError(
-                            f"{path}: line {number} is not valid JSON ({exc})") from None
-                    if not isinstance(record, dict):
-                        raise InvalidInputError(f"{path}: line {number} is not a JSON object")
-                    return [(str(k), None) for k in record]
-            return []
         header = next(csv.reader(handle, delimiter="\t" if fmt == "tsv" else ","), [])
     return [(name, None) for name in header]
 
 
 def check_columns(source: Source, required: Sequence[str]) -> list[str]:
-    """Check that every file has the ``required`` columns and the same columns as the
-    first; return the first file's column names.
-
-    A file whose columns (or, for Parquet, the types of the required columns) differ from
-    the first file's is named in an :class:`InvalidInputError`.
-    """
+    """The first file's column names, once every file has the ``required`` columns and the
+    first one's columns (and, for Parquet, types of the required ones)."""
     first = _columns_of(source.paths[0], source.format)
     if not first:
         raise InvalidInputError(f"{source.paths[0]}: the file is empty")
@@ -372,29 +311,9 @@ def check_columns(source: Source, required: Sequence[str]) -> list[str]:
 def iter_frames(source: Source, *, columns: Sequence[str] | None = None,
                 chunk_size: int = 100_000,
                 text: Sequence[str] = ()) -> Iterator[pd.DataFrame]:
-    """The rows of every file in order, as DataFrames of at most ``chunk_size`` rows.
-
-    Parameters
-    ----------
-    source : Source
-    columns : sequence of str, optional
-        The columns to read (all by default), in this order.
-    chunk_size : int
-    text : sequence of str
-        Columns a CSV or TSV holds as text whatever their values (the id column), so
-        that no chunk reads ``068`` as 68 and every chunk gives them the same type. The
-        other columns follow :func:`labelaudit.io.read_table`'s rule, decided on the first
-        chunk of the first file: a column of numbers one of which is written with a
-        leading zero is text in every chunk.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "a.jsonl"
-    >>> _ = path.write_text("".join(f'{{"text": "t{i}", "label": {i % 2}}}\\n' for i in range(5)))
-    >>> [len(f) for f in iter_frames(resolve_source(path), chunk_size=2)]
-    [2, 2, 1]
-    """
+    """The rows of every file in order, as DataFrames of at most ``chunk_size`` rows of
+    ``columns`` (default all). A CSV's ``text`` columns (the id) are read as text, and so are
+    those the first chunk holds as zero-padded numbers (:func:`labelaudit.io.read_table`)."""
     as_text: list[str] | None = None
     for path in source.paths:
         if source.format == "parquet":
@@ -417,8 +336,7 @@ def _parquet_frames(path: str, columns: Sequence[str] | None,
     except InvalidInputError:
         raise
     except Exception as exc:  # pyarrow raises several types
-        raise InvalidInputError(
-            f"{path}: not a readable Parquet file ({one_line(exc)})") from None
+        raise InvalidInputError(f"{path}: not a readable Parquet file ({one_line(exc)})") from None
     with handle:
         for batch in handle.iter_batches(batch_size=chunk_size,
                                          columns=list(columns) if columns else None):
@@ -442,8 +360,7 @@ def _csv_errors(path: str, sep: str) -> Iterator[None]:
 
 def _text_columns(path: str, columns: Sequence[str] | None, chunk_size: int, sep: str,
                   text: Sequence[str]) -> list[str]:
-    """The columns every chunk reads as text: ``text``, and those that the first chunk
-    holds as numbers written with a leading zero (:func:`labelaudit.io.zero_padded_columns`)."""
+    """``text`` and the columns the first chunk holds as zero-padded numbers."""
     import pandas as pd
     with _csv_errors(path, sep), open_binary(path) as raw:
         first = pd.read_csv(raw, sep=sep, keep_default_na=True, dtype=str, nrows=chunk_size,
@@ -466,6 +383,17 @@ def _csv_frames(path: str, columns: Sequence[str] | None, chunk_size: int, sep: 
 def _jsonl_frames(path: str, columns: Sequence[str] | None,
                   chunk_size: int) -> Iterator[pd.DataFrame]:
     records: list[dict[str, Any]] = []
+    for record in _json_records(path):
+        records.append(record)
+        if len(records) == chunk_size:
+            yield _records_frame(records, columns)
+            records = []
+    if records:
+        yield _records_frame(records, columns)
+
+
+def _json_records(path: str) -> Iterator[dict[str, Any]]:
+    """The object on each non-blank line of a JSON-lines file."""
     with open_binary(path) as raw, io.TextIOWrapper(raw, encoding="utf-8-sig") as handle:
         for number, line in enumerate(handle, 1):
             if not line.strip():
@@ -477,12 +405,7 @@ def _jsonl_frames(path: str, columns: Sequence[str] | None,
                     from None
             if not isinstance(record, dict):
                 raise InvalidInputError(f"{path}: line {number} is not a JSON object")
-            records.append(record)
-            if len(records) == chunk_size:
-                yield _records_frame(records, columns)
-                records = []
-    if records:
-        yield _records_frame(records, columns)
+            yield record
 
 
 def _records_frame(records: list[dict[str, Any]], columns: Sequence[str] | None) -> pd.DataFrame:
@@ -497,7 +420,7 @@ def _records_frame(records: list[dict[str, Any]], columns: Sequence[str] | None)
 
 
 def check_chunk_size(chunk_size: object) -> int:
-    """``chunk_size`` as a positive whole number, or :class:`InvalidParameterError`."""
+    """``chunk_size``, refused unless a positive whole number."""
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
         raise InvalidParameterError(
             f"chunk_size must be a whole number of rows >= 1; got {chunk_size!r}")
@@ -506,8 +429,7 @@ def check_chunk_size(chunk_size: object) -> int:
 
 def first_rows(source: str | Path | Sequence[str | Path], *,
                columns: Sequence[str] | None = None, rows: int = 1000) -> pd.DataFrame | None:
-    """The first ``rows`` rows of a streamable source (of ``columns``, default all), read
-    cheaply; None when they cannot be read (the reader that follows says why).
+    """The first ``rows`` rows of a streamable source, or None if unreadable.
 
     Examples
     --------
@@ -524,8 +446,7 @@ def first_rows(source: str | Path | Sequence[str | Path], *,
 
 def first_rows_hold_label_sets(source: str | Path | Sequence[str | Path], column: str,
                                *, rows: int = 1000) -> bool:
-    """Whether the first ``rows`` rows of a file's ``column`` hold label sets (lists);
-    False when they cannot be read (the reader that follows says why).
+    """Whether the first rows of ``column`` hold label sets (False if unreadable).
 
     Examples
     --------

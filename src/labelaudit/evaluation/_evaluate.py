@@ -1,12 +1,5 @@
-"""Measure a scan's rankings against known label errors: the library behind ``evaluate``.
-
-The scan output lists items with their score columns (lower = more suspect); the truth
-marks which labels are wrong, either directly (an ``is_error`` column, blank for items
-nobody verified) or through the correct label (a ``true_label`` column, compared with the
-given label; label sets are compared as sets, and :func:`class_metrics` counts per class
-what a multi-label scan named). Ids are matched as text (:func:`labelaudit.io.text_keys`,
-white space around them dropped), so ``7``, ``7.0`` and ``"7"`` name the same item.
-"""
+"""``evaluate``: a scan output's rankings against a truth table joined by id (as text), which
+marks errors (``is_error``) or the correct label (``true_label``; label sets as sets)."""
 
 from __future__ import annotations
 
@@ -29,7 +22,6 @@ from labelaudit.evaluation._metrics import (
     DetectionReport,
     PrecisionRecallCurve,
     Unknown,
-    check_k,
     check_unknown,
     detection_report,
     precision_at_k,
@@ -37,7 +29,9 @@ from labelaudit.evaluation._metrics import (
     recall_at_k,
 )
 from labelaudit.io import (
+    FALSE_WORDS,
     LABEL_SET_TYPES,
+    TRUE_WORDS,
     ResultFiles,
     check_label_set_members,
     check_separator,
@@ -46,6 +40,7 @@ from labelaudit.io import (
     holds_label_sets,
     label_set_names,
     read_table,
+    require_columns,
     save_figure,
     text_keys,
 )
@@ -58,51 +53,35 @@ _OUTPUT_SETS = ("label", "suggested_label", "missing", "extra")
 
 
 def is_label_set_output(frame: pd.DataFrame) -> bool:
-    """Whether a table is a multi-label scan's output: its label columns hold label sets
-    (lists, or text joined by a separator, ``|`` unless the scan was given another)."""
+    """Whether a table is a multi-label scan's output (its label columns hold label sets)."""
     return set(_OUTPUT_SETS) <= set(frame.columns)
 
 
 def label_set_key(value: object, sep: str) -> frozenset[str]:
-    """One label set as compared everywhere: its labels as text, white space trimmed, in no
-    order, whatever the format (a list, or text joined by ``sep``); a blank cell of text is
-    the empty set.
+    """One label set as compared everywhere: its labels as trimmed text, in no order.
 
-    Examples
-    --------
     >>> label_set_key("tech|politics", "|") == label_set_key(["politics", " tech"], "|")
     True
-    >>> label_set_key(float("nan"), "|")
-    frozenset()
     """
     return frozenset(n for n in (str(v).strip() for v in label_set_names(value, sep)) if n)
 
 
 def check_label_set_columns(frame: pd.DataFrame, columns: tuple[str, ...], *, id: str,  # noqa: A002
                             sep: str, where: str) -> None:
-    """Refuse a label set in ``columns`` (those ``frame`` has) holding a null or blank
-    member, which would otherwise be compared as a class named ``"None"``: io's one rule
-    (:func:`labelaudit.io.check_label_set_members`), naming ``where`` and the items."""
+    """Refuse a label set in ``columns`` with a null or blank member (else a class "None")."""
     ids = frame[id].to_numpy(dtype=object)
     for column in dict.fromkeys(columns):
         if column in frame.columns:
-            check_label_set_members(frame[column], column=column, ids=ids, sep=sep,
-                                    where=where)
+            check_label_set_members(frame[column], column=column, ids=ids, sep=sep, where=where)
 
 
 def class_metrics(issues: pd.DataFrame, truth: pd.DataFrame, *, id: str,  # noqa: A002
                   label: str, true_label: str, sep: str = "|") -> pd.DataFrame | None:
-    """Per class, over the items both tables list with a true set: ``changed`` (items
-    whose given and true sets differ on the class), ``named`` (items whose ``missing`` or
-    ``extra`` names it), ``hits`` (both), ``precision`` and ``recall``; a last row ``all``
-    counts every (item, class) pair. None when ``issues`` is not a multi-label scan output
-    (no ``missing`` and ``extra`` columns). Sets are lists, or text joined by ``sep``; a
-    set holding a null or blank member is refused (:func:`check_label_set_columns`). Ids
-    are matched as text, as the item-level join matches them
-    (:func:`labelaudit.io.text_keys`: ``7`` and ``7.0`` are one item).
+    """Per class, over the items both tables list with a true set: ``changed`` (given and
+    true sets differ on it), ``named`` (``missing`` or ``extra`` names it), ``hits`` (both),
+    ``precision``, ``recall``, and a last row ``all``; None when ``issues`` has no
+    ``missing`` and ``extra`` columns.
 
-    Examples
-    --------
     >>> import pandas as pd
     >>> issues = pd.DataFrame({"id": [1, 2], "label": [["a"], ["b"]],
     ...                        "missing": [["b"], []], "extra": [[], []]})
@@ -115,8 +94,7 @@ def class_metrics(issues: pd.DataFrame, truth: pd.DataFrame, *, id: str,  # noqa
     import pandas as pd
     if not {"missing", "extra", label, id} <= set(issues.columns):
         return None
-    check_label_set_columns(issues, (label, "missing", "extra"), id=id, sep=sep,
-                            where="issues")
+    check_label_set_columns(issues, (label, "missing", "extra"), id=id, sep=sep, where="issues")
     check_label_set_columns(truth, (true_label,), id=id, sep=sep, where="truth")
     lists = holds_label_sets(truth[true_label])  # then a missing value is unverified
     true = {k: v for k, v in zip(text_keys(truth[id], strip=True), truth[true_label],
@@ -157,15 +135,9 @@ class ScoreDirectionWarning(LabelAuditWarning):
     """A score column that labelaudit does not write was read as lower = more suspect."""
 
 
-_TRUE = {"true", "t", "yes", "y", "1", "1.0"}
-_FALSE = {"false", "f", "no", "n", "0", "0.0"}
-
-
 @dataclass(frozen=True)
 class TruthJoin:
-    """A scan output and its truth aligned item by item (the fields of
-    :class:`EvaluationResult` of the same names; ``ids``: the scan output's, then with
-    ``partial_ranking`` the truth's others, which rank after every listed item, tied)."""
+    """A scan output and its truth aligned item by item (as in :class:`EvaluationResult`)."""
 
     ids: list[object]
     is_error: np.ndarray
@@ -184,9 +156,7 @@ def read_source(data: pd.DataFrame | str | Path, what: str) -> tuple[pd.DataFram
 
 
 def _key(value: object) -> str:
-    """A label as text, so that 7, 7.0 and "7" agree across file formats; a label
-    set (a list) as its sorted labels joined by ``|``, so that the same set in another
-    order is the same label."""
+    """A label as text (7, 7.0 and "7" agree); a label set as its sorted labels joined by |."""
     if isinstance(value, LABEL_SET_TYPES):
         return "|".join(sorted(_key(v) for v in value))
     return str(clean_label(value)).strip()
@@ -199,14 +169,6 @@ def _is_missing(value: object) -> bool:
     return value is None or (not isinstance(value, str) and bool(pd.isna(value)))
 
 
-def _require(frame: pd.DataFrame, columns: Sequence[str], name: str) -> None:
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise InvalidInputError(
-            f"{name}: no column {', '.join(map(repr, missing))}; it has "
-            f"{', '.join(map(repr, map(str, frame.columns[:15])))}")
-
-
 class _Ids:
     """Ids as the tables spell them, for messages: ``ids 68, 70`` or ``id 'item3'``."""
 
@@ -214,8 +176,7 @@ class _Ids:
         self.spelled: dict[str, object] = {}
 
     def keys(self, frame: pd.DataFrame, column: str, name: str) -> list[str]:
-        """The normalised, unique ids of ``column``: as text, the way every table's ids
-        are matched (:func:`labelaudit.io.text_keys`), white space around them dropped."""
+        """The unique ids of ``column`` as text (:func:`labelaudit.io.text_keys`, stripped)."""
         values = frame[column].tolist()
         blank = [i for i, v in enumerate(values) if _is_missing(v)]
         if blank:
@@ -232,7 +193,7 @@ class _Ids:
         return keys
 
     def show(self, keys: Sequence[str]) -> str:
-        return "id" + format_rows([self.spelled.get(k, k) for k in keys])[3:]
+        return format_rows([self.spelled.get(k, k) for k in keys], word="id")
 
 
 def _truth_column(truth: pd.DataFrame, is_error: str | None, true_label: str | None,
@@ -254,7 +215,7 @@ def _score_columns(frame: pd.DataFrame, wanted: str | Sequence[str] | None,
     """Method name -> score column: ``score_<method>`` columns (or ``rank``) unless named."""
     if wanted:
         columns = _columns(wanted)
-        _require(frame, columns, name)
+        require_columns(frame, columns, where=name)
     else:
         columns = [c for c in frame.columns if str(c).startswith("score_")]
         if not columns and "rank" in frame.columns:
@@ -276,10 +237,8 @@ def _columns(value: str | Sequence[str] | None) -> list[str]:
 
 def _reversed_columns(methods: dict[str, str],
                       higher_is_suspect: str | Sequence[str] | None) -> set[str]:
-    """The score columns where higher = more suspect (turned round to be measured):
-    those named in ``higher_is_suspect``, and labelaudit's own (:data:`HIGHER_IS_SUSPECT`);
-    a column labelaudit does not write is read as lower = more suspect, with a
-    :class:`ScoreDirectionWarning`."""
+    """The score columns where higher = more suspect: those named and labelaudit's own; an
+    unknown column is read as lower = more suspect, with a :class:`ScoreDirectionWarning`."""
     named = _columns(higher_is_suspect)
     columns = list(methods.values())
     unknown = [c for c in named if c not in columns]
@@ -306,8 +265,8 @@ def _flags(values: list[object], ids: list[str], column: str, name: str,
     bad = []
     for i, value in enumerate(values):
         text = "" if _is_missing(value) else str(value).strip().lower()
-        if isinstance(value, bool) or text in _TRUE | _FALSE:
-            out[i] = 1.0 if (value is True or text in _TRUE) else 0.0
+        if isinstance(value, bool) or text in TRUE_WORDS | FALSE_WORDS:
+            out[i] = 1.0 if (value is True or text in TRUE_WORDS) else 0.0
         elif text:
             bad.append(ids[i])
     if bad:
@@ -343,9 +302,8 @@ class _Tables:
 
 def _label_sep(issues: pd.DataFrame, truth: pd.DataFrame, label: str, column: str,
                label_sep: str | None) -> str | None:
-    """The separator of label sets written as text when the labels compared are label sets
-    (``label_sep`` given, a multi-label scan's output, or a column of lists): ``label_sep``,
-    else ``|`` as the scan writes them; None for single labels."""
+    """The separator of label sets written as text (``label_sep``, else ``|`` as the scan
+    writes them) when the labels compared are label sets; None for single labels."""
     if label_sep is not None:
         return check_separator(label_sep)
     sets = (is_label_set_output(issues) or holds_label_sets(issues[label])
@@ -354,11 +312,8 @@ def _label_sep(issues: pd.DataFrame, truth: pd.DataFrame, label: str, column: st
 
 
 def _errors_from_labels(t: _Tables, column: str, label: str, sep: str | None) -> np.ndarray:
-    """1 where the given label differs from the true one, NaN where the truth is blank.
-
-    With ``sep``, labels are label sets, compared as sets (:func:`label_set_key`: in any
-    order, lists or text joined by ``sep``); a blank cell of text is then the empty set,
-    and only a missing value in a column of lists is blank."""
+    """1 where the given label differs from the true one, NaN where the truth is blank; with
+    ``sep``, label sets compared as sets, where a blank cell of text is the empty set."""
     true = t.truth[column].tolist()
     pairs: list[tuple[int, object, object]] = []  # (position, given label, true label)
     if t.n_listed < len(t.ids) and label not in t.truth.columns:
@@ -468,8 +423,6 @@ def join_truth(issues: pd.DataFrame | str | Path, truth: pd.DataFrame | str | Pa
                unknown: object = None, partial_ranking: bool = False) -> TruthJoin:
     """Align a scan output with its truth by id (see :func:`labelaudit.evaluation.evaluate`).
 
-    Examples
-    --------
     >>> import pandas as pd
     >>> issues = pd.DataFrame({"id": [1, 2, 3], "score_loss": [0.1, 0.5, 0.9]})
     >>> truth = pd.DataFrame({"id": ["3", "2", "1"], "is_error": ["no", "no", "yes"]})
@@ -479,12 +432,12 @@ def join_truth(issues: pd.DataFrame | str | Path, truth: pd.DataFrame | str | Pa
     """
     issues_frame, issues_name = read_source(issues, "issues")
     truth_frame, truth_name = read_source(truth, "truth")
-    _require(issues_frame, [id], issues_name)
-    _require(truth_frame, [id], truth_name)
+    require_columns(issues_frame, [id], where=issues_name)
+    require_columns(truth_frame, [id], where=truth_name)
     kind, column = _truth_column(truth_frame, is_error, true_label, truth_name)
-    _require(truth_frame, [column], truth_name)
+    require_columns(truth_frame, [column], where=truth_name)
     if kind == "true_label":
-        _require(issues_frame, [label], issues_name)
+        require_columns(issues_frame, [label], where=issues_name)
     methods = _score_columns(issues_frame, scores, issues_name)
     higher = _reversed_columns(methods, higher_is_suspect)
     t, n_missing = _align(issues_frame, truth_frame, (issues_name, truth_name), id, unknown,
@@ -499,8 +452,7 @@ def join_truth(issues: pd.DataFrame | str | Path, truth: pd.DataFrame | str | Pa
         if sep is not None:
             check_label_set_columns(issues_frame, (label, "missing", "extra"), id=id, sep=sep,
                                     where=issues_name)
-            check_label_set_columns(truth_frame, (column, label), id=id, sep=sep,
-                                    where=truth_name)
+            check_label_set_columns(truth_frame, (column, label), id=id, sep=sep, where=truth_name)
         errors = _errors_from_labels(t, column, label, sep)
     classes = (class_metrics(issues_frame, truth_frame, id=id, label=label, true_label=column,
                              sep=sep or "|") if kind == "true_label" else None)
@@ -512,9 +464,8 @@ def draw_precision_recall(axes: Any, lines: Iterable[tuple[str, Any, Any, float]
                           xlabel: str = "recall (share of errors found)",
                           ylabel: str = "precision (share of flagged that are errors)",
                           fontsize: Any = "small", linewidth: float = 1.5) -> None:
-    """Draw ``(label, recall, precision, error rate)`` lines on matplotlib ``axes``, with
-    a dotted line at each error rate (what a random ranking achieves), the unit square,
-    a grid and a legend."""
+    """Draw ``(label, recall, precision, error rate)`` lines on matplotlib ``axes``, a dotted
+    line at each error rate (a random ranking), the unit square, a grid and a legend."""
     rates = set()
     for label, recall, precision, rate in lines:
         axes.plot(recall, precision, label=label, linewidth=linewidth)
@@ -530,31 +481,11 @@ def draw_precision_recall(axes: Any, lines: Iterable[tuple[str, Any, Any, float]
     axes.legend(loc="upper right", fontsize=fontsize)
 
 
-
 def plot_precision_recall(curves: Mapping[str, PrecisionRecallCurve], path: str | Path, *,
                           title: str | None = None) -> Path:
-    """Draw precision against recall for several detectors and save it as PNG or SVG.
+    """Save the named precision-recall curves, each labelled with its AUPR, as a ``.png`` or
+    ``.svg`` file (atomically); the dotted line of each error rate is a random ranking.
 
-    Each curve is drawn through its points (straight segments, the interpolation
-    :func:`aupr_score` integrates) and labelled with its name and AUPR. The horizontal
-    dotted line of each curve's error rate is what a random ranking achieves. The file
-    is written atomically, its format chosen by the suffix.
-
-    Parameters
-    ----------
-    curves : mapping of str to PrecisionRecallCurve
-        Detector name to its curve, drawn in this order.
-    path : str or Path
-        Output file ending in ``.png`` or ``.svg``.
-    title : str, optional
-
-    Returns
-    -------
-    Path
-        ``path``.
-
-    Examples
-    --------
     >>> import tempfile, pathlib
     >>> from labelaudit.evaluation import precision_recall_curve
     >>> curve = precision_recall_curve([True, False, True, False], [0.1, 0.2, 0.3, 0.4])
@@ -607,33 +538,19 @@ class EvaluationResult(ResultFiles):
 
     Attributes
     ----------
-    ids : list of shape (n_items,)
-        The items evaluated, as normalised ids (text).
-    is_error : ndarray of float, shape (n_items,)
-        The truth: 1 wrong label, 0 right, NaN unverified.
-    scores : dict of str to ndarray of shape (n_items,)
-        Each ranking (method name -> scores, lower = more suspect).
-    reports : dict of str to DetectionReport
-        The headline metrics of each ranking.
+    ids, is_error : list and ndarray of shape (n_items,)
+        The items evaluated, as ids (text); the truth: 1 wrong label, 0 right, NaN unverified.
+    scores, reports : dict of str to ndarray (n_items,), and to DetectionReport
+        Each ranking (lower = more suspect) and its headline metrics.
     precision_at_k, recall_at_k : dict of str to dict of int to float
-        Precision and recall of each ranking at the cut-offs ``at_k``.
-    at_k : tuple of int
-    truth_from : {"is_error", "true_label"}
-        Which kind of truth column was read.
-    unknown : {"exclude", "clean"} or None
-        How unverified items were treated.
-    n_unverified : int
-        Items the truth leaves blank (or, with ``unknown``, does not list).
-    n_missing_truth : int
-        Ids of the scan output that the truth does not list.
-    n_errors_estimate : int or None
-        The estimated number of errors in the whole set (``error_rate`` or ``n_errors``).
-    issues_source, truth_source : str or None
-        The files read (None for DataFrames).
-    classes : DataFrame or None
-        For a multi-label scan output against true label sets: per class, the items whose
-        membership the truth changes, those the scan names as missing or extra, the hits,
-        precision and recall (:func:`labelaudit.evaluation.class_metrics`).
+        Each ranking's precision and recall at the cut-offs ``at_k``.
+    truth_from, unknown, at_k
+        Which kind of truth column was read, and the options of :func:`evaluate`.
+    n_unverified, n_missing_truth, n_errors_estimate
+        Items the truth leaves blank (or does not list), scan ids it does not list, and
+        the estimated errors in the whole set (``error_rate`` or ``n_errors``; or None).
+    issues_source, truth_source, classes
+        The files read (None for DataFrames); for label sets, :func:`class_metrics`.
     """
 
     ids: list[object]
@@ -713,8 +630,7 @@ class EvaluationResult(ResultFiles):
                 for method, scores in self.scores.items()}
 
     def plot(self, path: str | Path, *, title: str | None = None) -> Path:
-        """Save the precision-recall curves as PNG or SVG (see
-        :func:`plot_precision_recall`)."""
+        """Save the precision-recall curves as PNG or SVG (:func:`plot_precision_recall`)."""
         if title is None and self.issues_source and self.truth_source:
             title = f"{self.issues_source} vs {self.truth_source}"
         return plot_precision_recall(self.curves(), path, title=title)
@@ -758,7 +674,7 @@ def warn_clipped(ks: Sequence[int], n_evaluated: int, *, name: str = "at_k",
 
 def _cutoffs(at_k: int | Sequence[int], n_evaluated: int) -> tuple[int, ...]:
     """The distinct cut-offs; a warning names those beyond the items evaluated."""
-    ks = tuple(dict.fromkeys(check_k(k, name="at_k") for k in
+    ks = tuple(dict.fromkeys(check_int(k, "at_k", minimum=1) for k in
                              ((at_k,) if isinstance(at_k, (int, np.integer)) else at_k)))
     warn_clipped(ks, n_evaluated)
     return ks
@@ -773,53 +689,38 @@ def evaluate(issues: pd.DataFrame | str | Path, truth: pd.DataFrame | str | Path
              at_k: int | Sequence[int] = ()) -> EvaluationResult:
     """Measure how well each ranking of a scan output finds the errors a truth table marks.
 
-    The two tables are joined by ``id``; every score column (``score_<method>``, or
-    ``rank``) is one ranking, lower = more suspect. For each, :func:`detection_report`
-    gives AUPR, average precision, P,R@Err%, R@2·Err% and ROC AUC (Chong et al. 2022),
-    and :func:`precision_at_k` / :func:`recall_at_k` the chosen cut-offs.
+    Every score column (``score_<method>``, or ``rank``) is one ranking: for each,
+    :func:`detection_report` and :func:`precision_at_k` / :func:`recall_at_k` at ``at_k``.
 
     Parameters
     ----------
     issues : DataFrame or path
         The scan output (any format :func:`labelaudit.io.read_table` reads).
     truth : DataFrame or path
-        The known errors, keyed by ``id``.
-    id : str, default "id"
-        The id column of both tables.
-    is_error : str, optional
-        Truth column that is true for wrong labels, blank for unverified items (default:
-        ``is_error``, else ``true_label`` compared with ``label``).
-    true_label : str, optional
-        Truth column with the correct label, compared with the scan output's ``label``.
-    label : str, default "label"
+        The known errors, keyed by ``id`` (the id column of both tables).
+    is_error, true_label
+        The truth column: true for wrong labels (blank: unverified), or the correct label,
+        compared with ``label``. Default: ``is_error``, else ``true_label``.
+    label
         Given-label column of the scan output (and, with ``partial_ranking``, of the truth).
-    scores : str or sequence of str, optional
-        Score columns (comma-separated text or a list; default every ``score_*`` column).
-        Lower = more suspect, but for labelaudit's ``loss`` (higher = more suspect) and the
-        columns named in ``higher_is_suspect``; a named column labelaudit does not write
-        is read as lower = more suspect, with a :class:`ScoreDirectionWarning`.
-    higher_is_suspect : str or sequence of str, optional
-        Score columns whose higher values are more suspect (comma-separated text or a list).
-    label_sep : str, optional
-        The labels are label sets (multi-label), written as text joined by ``label_sep``.
-        Without it, label sets are recognised (a multi-label scan's output, a column of
-        lists) and text is split at ``|``, as the scan writes it. Sets are compared as
-        sets, in any order; a blank cell of text is the empty set (an unverified item is
-        left out of the truth, or has no value in a column of lists).
+    scores, higher_is_suspect
+        Score columns (comma-separated text or a list; default every ``score_*``), lower =
+        more suspect but for ``loss`` and those in ``higher_is_suspect``; a column
+        labelaudit does not write is read as lower, with a :class:`ScoreDirectionWarning`.
+    label_sep
+        The labels are label sets written as text joined by ``label_sep`` (default: sets
+        are recognised, text split at ``|``). Compared as sets; a blank text cell is empty.
     unknown : {"exclude", "clean"}, optional
-        Unverified items (blank truth, or scan ids the truth does not list): leave them
-        out, or count them as clean. Required when there are any.
-    partial_ranking : bool, default False
-        The scan output lists only some items (a flagged list): truth items missing from it
-        rank after every listed item, tied.
-    error_rate : float in (0, 1], optional
-        Estimated share of errors in the whole set, when only part was verified: sets
-        ``k_err`` of the @Err metrics and the recall denominator.
-    n_errors : int, optional
-        Estimated number of errors instead of ``error_rate``; at most the number of items.
-    at_k : int or sequence of int, default ()
-        Cut-offs for precision and recall at ``k``; one beyond the items evaluated is clipped
-        to them, with a :class:`CutoffWarning`.
+        Unverified items (blank truth, or scan ids the truth lacks): leave them out, or
+        count them as clean. Required when there are any.
+    partial_ranking
+        The scan output is a flagged list: truth items missing from it rank last, tied.
+    error_rate, n_errors
+        Estimated share (in (0, 1]) or number of errors in the whole set, when only part
+        was verified: ``k_err`` of the @Err metrics and the recall denominator.
+    at_k
+        Cut-offs for precision and recall at ``k``; one beyond the items evaluated is
+        clipped, with a :class:`CutoffWarning`.
 
     Returns
     -------
@@ -827,8 +728,8 @@ def evaluate(issues: pd.DataFrame | str | Path, truth: pd.DataFrame | str | Path
 
     References
     ----------
-    D. Chong, J. Hong and C. D. Manning, "Detecting Label Errors by using Pre-Trained
-    Language Models", EMNLP 2022, section 7 and appendix E.1.
+    Chong, Hong & Manning (2022), Detecting Label Errors by using Pre-Trained Language
+    Models, EMNLP, section 7 and appendix E.1.
 
     Examples
     --------

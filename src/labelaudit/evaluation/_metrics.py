@@ -1,26 +1,12 @@
-"""Detection metrics of a ranking of suspect items against the truth, and the precision of a
-human-verified sample of flagged items.
+"""Detection metrics of a ranking against the truth, and the precision of a verified sample
+(:func:`verified_precision`, Clopper-Pearson, as Northcutt et al. 2021 and Klie et al. 2023).
 
-Conventions shared by every function here:
-
-- ``scores`` are label-quality scores: **lower means more suspect**, so items are flagged
-  from the lowest score up. A detector that outputs "higher = more suspect" values
-  (a loss) must be negated first.
-- **Ties.** Items with equal scores cannot be told apart by the detector, so they are never
-  split by row order. Curves have one point per distinct score (all tied items enter
-  together, as :func:`sklearn.metrics.precision_recall_curve` does). A cut-off ``k`` that
-  falls inside a group of tied items counts that group's errors in proportion to how many
-  of its items fit before ``k`` -- the expected count when ties are broken uniformly at
-  random. Every metric is therefore invariant to the order of the rows.
-- **Unverified items.** ``is_error`` may be float with NaN for items nobody checked; then
-  ``unknown`` must be ``"exclude"`` (drop them) or ``"clean"`` (count them as clean).
-- **Partial truth.** ``n_errors`` (where accepted) replaces the number of errors observed in
-  ``is_error`` as the recall denominator, e.g. an estimate ``0.05 * n_items`` when only the
-  top of the ranking was verified (Chong et al. 2022, appendix E.1).
-
-When only a sample of the flagged items was checked by people, :func:`verified_precision`
-gives the share confirmed with its exact (Clopper-Pearson) interval, as Northcutt et al.
-(2021) and Klie et al. (2023) report it.
+- ``scores``: **lower means more suspect**; negate a loss first.
+- **Ties** are never split by row order: curves have one point per distinct score, and a
+  cut-off ``k`` inside a tie group counts its expected errors under random tie-breaking.
+- **Unverified items** (NaN in ``is_error``) need ``unknown="exclude"`` or ``"clean"``.
+- **Partial truth:** ``n_errors`` replaces the observed errors as the recall denominator,
+  e.g. ``0.05 * n_items`` when only the top was verified (Chong et al. 2022, appendix E.1).
 """
 
 from __future__ import annotations
@@ -34,7 +20,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows
-from labelaudit._validation import check_choice, check_fraction, check_int, shown
+from labelaudit._validation import check_choice, check_fraction, check_int
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -100,12 +86,7 @@ def check_unknown(unknown: object) -> Unknown | None:
 
 def check_truth(is_error: ArrayLike, scores: ArrayLike | None = None, *, unknown: object = None,
                 name: str = "scores") -> Truth:
-    """Validate ``is_error`` (and ``scores``), resolving NaN truth by ``unknown``.
-
-    ``is_error`` is boolean, 0/1, or float with NaN (or None) for unverified items. When any
-    item is unverified, ``unknown`` must say what to do with it: ``"exclude"`` drops it from
-    the ranking, ``"clean"`` counts it as a correctly labelled item.
-    """
+    """Validate ``is_error`` and ``scores``; NaN items go as ``unknown`` says, or are refused."""
     unknown = check_unknown(unknown)
     truth = _truth_as_float(is_error)
     n = truth.size
@@ -147,53 +128,15 @@ def check_truth(is_error: ArrayLike, scores: ArrayLike | None = None, *, unknown
 
 
 def check_both_classes(truth: Truth, lead: str) -> None:
-    """Raise unless the truth has both errors and clean items.
-
-    The message is ``lead`` followed by what is missing, e.g. ``"ROC AUC is undefined:"``.
-    """
+    """Raise unless the truth has both errors and clean items; the message starts with ``lead``."""
     if truth.n_errors == 0 or truth.n_errors == truth.n_items:
         kind = "no errors" if truth.n_errors == 0 else "no clean items"
         raise InvalidInputError(f"{lead} the truth has {kind} among its {truth.n_items} items")
 
 
-def check_k(k: object, *, name: str = "k") -> int:
-    """Validate a positive integer cut-off (:func:`labelaudit._validation.check_int`, worded
-    as the metrics have always said it)."""
-    try:
-        return check_int(k, name, minimum=1)
-    except InvalidParameterError:
-        raise InvalidParameterError(f"{name} must be a positive integer, got {shown(k)}") from None
-
-
-def check_n_errors(n_errors: object, observed: int) -> int | None:
-    """Validate an estimated total number of errors (None keeps the observed count)."""
-    if n_errors is None:
-        return None
-    n_errors = check_k(n_errors, name="n_errors")
-    if n_errors < observed:
-        raise InvalidParameterError(
-            f"n_errors ({n_errors}) is smaller than the {observed} errors marked in is_error"
-        )
-    return n_errors
-
-
 def rank_from_ids(ranked_ids: Sequence[object], all_ids: Sequence[object]) -> np.ndarray:
-    """Turn a ranked list of ids into scores aligned with ``all_ids`` (lower = more suspect).
-
-    The i-th id of ``ranked_ids`` gets score ``i``; every id of ``all_ids`` that is not
-    ranked gets ``len(ranked_ids)``, so the unranked items tie after all ranked ones (and
-    the metrics treat them as one tie group, see :func:`precision_at_k`).
-
-    Parameters
-    ----------
-    ranked_ids : sequence of shape (n_ranked,)
-        Ids in order of suspicion, most suspect first (e.g. a detector's flagged list).
-    all_ids : sequence of shape (n_items,)
-        Every item's id, in the order of ``is_error``.
-
-    Returns
-    -------
-    scores : ndarray of shape (n_items,)
+    """Scores aligned with ``all_ids`` from ids ranked most suspect first (a flagged list):
+    the i-th ranked id scores ``i``, every unranked id ``len(ranked_ids)``, one tie group.
 
     Examples
     --------
@@ -227,25 +170,9 @@ def rank_from_ids(ranked_ids: Sequence[object], all_ids: Sequence[object]) -> np
 
 @dataclass(frozen=True, eq=False)
 class PrecisionRecallCurve:
-    """Precision and recall of a ranking at every threshold.
-
-    Point ``j`` flags the ``n_flagged[j]`` items whose score is ``<= thresholds[j]``. The
-    first point is the conventional anchor (recall 0, precision 1, nothing flagged,
-    threshold ``-inf``); the last flags every item.
-
-    Attributes
-    ----------
-    precision, recall : ndarray of shape (n_points,)
-    thresholds : ndarray of shape (n_points,)
-    n_flagged : ndarray of int, shape (n_points,)
-    n_items : int
-    n_errors : int
-        Errors observed in the truth.
-    n_errors_total : int
-        The recall denominator: ``n_errors``, or the estimate passed as ``n_errors=``.
-    unknown : {"exclude", "clean"} or None
-        How unverified items were treated.
-    """
+    """Precision and recall at every threshold: point ``j`` flags the ``n_flagged[j]`` items
+    scoring ``<= thresholds[j]``, after the anchor (0, 1, ``-inf``); ``n_errors_total`` is
+    the recall denominator (the estimate ``n_errors=``), ``n_errors`` the observed."""
 
     precision: np.ndarray
     recall: np.ndarray
@@ -268,11 +195,8 @@ class PrecisionRecallCurve:
 
     def area(self) -> float:
         """Area under the curve by the trapezoidal rule (what :func:`aupr_score` returns)."""
-        return _trapezoid(self.recall, self.precision)
-
-
-def _trapezoid(x: np.ndarray, y: np.ndarray) -> float:
-    return float(np.sum(np.diff(x) * (y[1:] + y[:-1]) / 2.0))
+        x, y = self.recall, self.precision
+        return float(np.sum(np.diff(x) * (y[1:] + y[:-1]) / 2.0))
 
 
 def _groups(truth: Truth) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -299,15 +223,18 @@ def _errors_at(truth: Truth, k: int) -> float:
 
 
 def _denominator(truth: Truth, n_errors: int | None) -> int:
-    total = check_n_errors(n_errors, truth.n_errors)
-    if total is None:
-        if truth.n_errors == 0:
-            raise InvalidInputError(
-                f"recall is undefined: the truth marks no errors among its {truth.n_items} items"
-                + (" left after excluding unverified ones" if truth.unknown == "exclude" else "")
-            )
-        total = truth.n_errors
-    return total
+    """The recall denominator: the estimate ``n_errors`` (checked), else the observed errors."""
+    if n_errors is not None:
+        n_errors = check_int(n_errors, "n_errors", minimum=1)
+        if n_errors < truth.n_errors:
+            raise InvalidParameterError(f"n_errors ({n_errors}) is smaller than the "
+                                        f"{truth.n_errors} errors marked in is_error")
+        return n_errors
+    if truth.n_errors == 0:
+        raise InvalidInputError(
+            f"recall is undefined: the truth marks no errors among its {truth.n_items} items"
+            + (" left after excluding unverified ones" if truth.unknown == "exclude" else ""))
+    return truth.n_errors
 
 
 def _curve(truth: Truth, n_errors: int | None, k: int | None = None) -> PrecisionRecallCurve:
@@ -336,20 +263,17 @@ def precision_recall_curve(is_error: ArrayLike, scores: ArrayLike, *,
 
     Parameters
     ----------
-    is_error : array-like of shape (n_items,)
-        True where the given label is wrong; float with NaN for unverified items.
-    scores : array-like of shape (n_items,)
-        Label-quality scores, lower = more suspect.
+    is_error, scores : array-like of shape (n_items,)
+        True where the given label is wrong (NaN: unverified); scores, lower = more suspect.
     unknown : {"exclude", "clean"}, optional
         Required when ``is_error`` has NaN: drop those items, or count them as clean.
-    n_errors : int, optional
-        Total number of errors to use as the recall denominator, when the truth is partial.
+    n_errors
+        Total number of errors, the recall denominator when the truth is partial.
 
     Returns
     -------
     PrecisionRecallCurve
-        One point per distinct score (tied items enter together), after the anchor point
-        (recall 0, precision 1).
+        One point per distinct score (ties enter together), after the anchor (0, 1).
 
     Examples
     --------
@@ -374,18 +298,14 @@ def aupr_score(is_error: ArrayLike, scores: ArrayLike, *, unknown: Unknown | Non
 
     ``AUPR = sum_j (R_j - R_{j-1}) * (P_j + P_{j-1}) / 2``,
 
-    which equals ``sklearn.metrics.auc(recall, precision)`` on scikit-learn's curve of
-    ``-scores``. Linear interpolation makes it slightly optimistic compared to
-    :func:`average_precision_score`.
+    which is ``sklearn.metrics.auc(recall, precision)`` on the curve of ``-scores``; linear
+    interpolation makes it slightly optimistic next to :func:`average_precision_score`.
 
     Parameters
     ----------
-    is_error, scores, unknown
-        As in :func:`precision_recall_curve`: the truth (NaN for unverified items), the
-        label-quality scores (lower = more suspect) and what to do with unverified items.
-    n_errors : int, optional
-        Total number of errors (recall denominator) when the truth is partial; the AUPR
-        then scales by ``observed errors / n_errors``.
+    is_error, scores, unknown, n_errors
+        As in :func:`precision_recall_curve`; with ``n_errors`` the AUPR scales by
+        ``observed errors / n_errors``.
 
     Returns
     -------
@@ -414,11 +334,10 @@ def truncated_aupr_score(is_error: ArrayLike, scores: ArrayLike, *, k: int,
 
     For data where only the top ``k`` items were verified (Chong et al. 2022, appendix E.1:
     "We can calculate the precision and recall of the 1st, 2nd, 3rd, ..., and 1,310th
-    items"). The curve of :func:`precision_recall_curve` is cut at ``k`` flagged items (a
-    tie group straddling ``k`` contributes its expected errors) and integrated by the
-    trapezoidal rule; the area is not rescaled, so it is at most ``recall_at_k``. With
-    ``k >= n_items`` it equals :func:`aupr_score`. Pass ``n_errors`` (an estimate of the
-    errors in the whole set) when the truth beyond the top ``k`` is unknown.
+    items"). The curve of :func:`precision_recall_curve` is cut at ``k`` (a tie group
+    straddling ``k`` gives its expected errors) and integrated by the trapezoidal rule, not
+    rescaled (at most ``recall_at_k``); with ``k >= n_items`` it is :func:`aupr_score`.
+    Pass ``n_errors`` when the truth beyond the top ``k`` is unknown.
 
     Examples
     --------
@@ -428,7 +347,7 @@ def truncated_aupr_score(is_error: ArrayLike, scores: ArrayLike, *, k: int,
     ...     [1, 0, 1, 0], [1, 2, 3, 4])
     True
     """
-    k = check_k(k)
+    k = check_int(k, "k", minimum=1)
     truth = check_truth(is_error, scores, unknown=unknown)
     return _curve(truth, n_errors, k=k).area()
 
@@ -471,7 +390,7 @@ def precision_at_k(is_error: ArrayLike, scores: ArrayLike, *, k: int,
     >>> precision_at_k([True, False, False, False], [0.1, 0.1, 0.3, 0.4], k=1)  # a tie
     0.5
     """
-    k = check_k(k)
+    k = check_int(k, "k", minimum=1)
     truth = check_truth(is_error, scores, unknown=unknown)
     k = min(k, truth.n_items)
     return _errors_at(truth, k) / k
@@ -489,7 +408,7 @@ def recall_at_k(is_error: ArrayLike, scores: ArrayLike, *, k: int, unknown: Unkn
     >>> recall_at_k([True, False, True, False], [0.1, 0.2, 0.3, 0.4], k=3)
     1.0
     """
-    k = check_k(k)
+    k = check_int(k, "k", minimum=1)
     truth = check_truth(is_error, scores, unknown=unknown)
     total = _denominator(truth, n_errors)
     return _errors_at(truth, min(k, truth.n_items)) / total
@@ -516,8 +435,7 @@ def roc_auc_score(is_error: ArrayLike, scores: ArrayLike, *,
 
 @dataclass(frozen=True)
 class HeadlineMetrics:
-    """The headline metrics of one ranking, shared by :class:`DetectionReport` and the
-    per-level results of token evaluation (see :class:`DetectionReport` for each field)."""
+    """The headline metrics of one ranking (:class:`DetectionReport`, token evaluation's levels)."""
 
     n_items: int
     n_errors: int
@@ -537,30 +455,10 @@ class HeadlineMetrics:
 class DetectionReport(HeadlineMetrics):
     """Headline metrics of a label-error ranking against the truth (Chong et al. 2022, table 3).
 
-    Attributes
-    ----------
-    n_items : int
-        Items evaluated (after excluding unverified ones when ``unknown="exclude"``).
-    n_errors : int
-        Errors marked in the truth among them.
-    aupr : float
-        Trapezoidal area under the precision-recall curve (:func:`aupr_score`).
-    average_precision : float
-        scikit-learn's average precision (:func:`average_precision_score`).
-    precision_at_err, recall_at_err : float
-        Precision and recall of the top ``k_err`` items, ``k_err`` = the number of errors
-        (P,R@Err%). Equal by construction unless ``k_err`` exceeds ``n_items``.
-    recall_at_2err : float
-        Recall of the top ``2 * k_err`` items (R@2·Err%).
-    roc_auc : float
-        Area under the ROC curve (:func:`roc_auc_score`), on the observed truth.
-    unknown : {"exclude", "clean"} or None
-        How unverified items were treated (None: there were none and no choice was made).
-    n_unknown : int
-        Unverified (NaN) items in the truth before ``unknown`` was applied.
-    k_err : int
-        The cut-off of the @Err metrics and the recall denominator: ``n_errors``, or the
-        estimate passed as ``n_errors=`` to :func:`detection_report`.
+    ``n_items`` and ``n_errors`` are counted after ``unknown`` (``n_unknown`` unverified);
+    ``aupr``, ``average_precision``, ``roc_auc`` as their ``*_score`` functions;
+    ``precision_at_err``, ``recall_at_err`` (P,R@Err%) of the top ``k_err`` items (the errors,
+    or the estimate ``n_errors=``), ``recall_at_2err`` of the top ``2 * k_err``.
     """
 
     unknown: Unknown | None
@@ -583,25 +481,20 @@ def detection_report(is_error: ArrayLike, scores: ArrayLike, *, unknown: Unknown
 
     Chong et al. (2022, section 7): "estimating the number of dataset errors and checking
     this many items" gives P,R@Err%; "checking twice this number of items" gives R@2·Err%.
-    Ties and ``k`` beyond the number of items follow :func:`precision_at_k`.
+    Ties and ``k`` beyond the items follow :func:`precision_at_k`. Raises
+    :class:`InvalidInputError` when the resolved truth has no errors or no clean items.
 
     Parameters
     ----------
     is_error, scores, unknown
-        As in :func:`labelaudit.evaluation.precision_recall_curve`: the truth (NaN for
-        unverified items), the scores (lower = more suspect), what to do with unverified items.
-    n_errors : int, optional
-        Estimated number of errors in the whole set (e.g. ``round(0.05 * n_items)``) when
-        the truth is partial; used as ``k_err`` and as the recall denominator.
+        As in :func:`precision_recall_curve`.
+    n_errors
+        Estimated errors in the whole set (e.g. ``round(0.05 * n_items)``) when the truth
+        is partial: ``k_err`` and the recall denominator.
 
     Returns
     -------
     DetectionReport
-
-    Raises
-    ------
-    InvalidInputError
-        When the (resolved) truth has no errors or no clean items.
 
     Examples
     --------
@@ -635,35 +528,10 @@ def detection_report(is_error: ArrayLike, scores: ArrayLike, *, unknown: Unknown
 
 def loss_wasserstein_distance(losses: ArrayLike, is_error: ArrayLike, *,
                               unknown: Unknown | None = None) -> float:
-    """Wasserstein (earth mover's) distance between the losses of erroneous and clean items.
-
-    Chong et al. (2022, section 7 and table 5) compare kinds of label noise by "the
-    Wasserstein distances between noisy and clean loss distributions": the further apart
-    the two distributions, the easier a loss ranking separates the errors. For two
-    one-dimensional empirical distributions with CDFs ``U`` and ``V``,
-
-    ``W1(U, V) = integral |U(x) - V(x)| dx``,
-
-    computed by :func:`scipy.stats.wasserstein_distance`. It is in the units of the loss.
-
-    Parameters
-    ----------
-    losses : array-like of shape (n_items,)
-        Per-item losses (e.g. out-of-sample cross-entropy of the given label), any sign.
-    is_error : array-like of shape (n_items,)
-        True where the given label is wrong; float with NaN for unverified items.
-    unknown : {"exclude", "clean"}, optional
-        Required when ``is_error`` has NaN.
-
-    Returns
-    -------
-    float
-        ``>= 0``; 0 when both groups have the same loss distribution.
-
-    References
-    ----------
-    Chong, Hong & Manning (2022), Detecting Label Errors by using Pre-Trained Language
-    Models, EMNLP, section 7 and table 5.
+    """Wasserstein distance ``W1(U, V) = integral |U(x) - V(x)| dx`` between the loss
+    distributions of erroneous and clean items, in the units of the loss (scipy's
+    ``wasserstein_distance``): Chong et al. (2022, section 7, table 5) compare kinds of noise
+    by "the Wasserstein distances between noisy and clean loss distributions".
 
     Examples
     --------
@@ -673,31 +541,14 @@ def loss_wasserstein_distance(losses: ArrayLike, is_error: ArrayLike, *,
     from scipy.stats import wasserstein_distance
 
     truth = check_truth(is_error, losses, unknown=unknown, name="losses")
-    check_both_classes(
-        truth, "the Wasserstein distance needs both erroneous and clean items;"
-    )
-    losses_ = truth.scores
-    return float(wasserstein_distance(losses_[truth.is_error], losses_[~truth.is_error]))
+    check_both_classes(truth, "the Wasserstein distance needs both erroneous and clean items;")
+    return float(wasserstein_distance(truth.scores[truth.is_error], truth.scores[~truth.is_error]))
 
 
 @dataclass(frozen=True)
 class VerifiedPrecision:
-    """Precision of a verified sample and the number of errors it implies.
-
-    Attributes
-    ----------
-    precision : float
-        ``n_confirmed / n_verified``.
-    ci_low, ci_high : float
-        Clopper-Pearson interval of the precision at level ``confidence``.
-    n_confirmed, n_verified : int
-        Items confirmed as errors, and items verified.
-    confidence : float
-        Confidence level of the interval.
-    estimated_errors, estimated_errors_low, estimated_errors_high : float or None
-        ``precision``, ``ci_low`` and ``ci_high`` times ``n_flagged``; None when
-        ``n_flagged`` was not given.
-    """
+    """Precision ``n_confirmed / n_verified`` with its Clopper-Pearson interval ``[ci_low,
+    ci_high]``; the ``estimated_errors*`` are those times ``n_flagged`` (or None)."""
 
     precision: float
     ci_low: float
@@ -714,33 +565,20 @@ class VerifiedPrecision:
         return asdict(self)
 
 
-def _check_count(value: object, name: str) -> int:
-    """A count >= 0 (:func:`labelaudit._validation.check_int`, in the wording tests assert)."""
-    try:
-        number = check_int(value, name)
-    except InvalidParameterError:
-        raise InvalidParameterError(f"{name} must be an integer, got {shown(value)}") from None
-    if number < 0:
-        raise InvalidParameterError(f"{name} must be >= 0, got {number}")
-    return number
-
-
 def verified_precision(n_confirmed: int, n_verified: int, *, confidence: float = 0.95,
                        n_flagged: int | None = None) -> VerifiedPrecision:
     """Precision of a verified sample with a Clopper-Pearson confidence interval.
 
     Parameters
     ----------
-    n_confirmed : int
-        Number of verified items that people confirmed as label errors.
-    n_verified : int
-        Number of flagged items that were verified (``n_confirmed <= n_verified``).
-    confidence : float, default=0.95
+    n_confirmed, n_verified
+        Verified items confirmed as label errors, and flagged items verified (at least
+        ``n_confirmed``).
+    confidence
         Confidence level of the interval, in (0, 1).
-    n_flagged : int, optional
-        Size of the whole flagged set the sample was drawn from. When given, the
-        precision and its interval are scaled by it to estimate how many errors the
-        flagged set holds.
+    n_flagged
+        Size of the flagged set the sample was drawn from: scales the precision and its
+        interval to an estimate of the errors it holds.
 
     Returns
     -------
@@ -772,8 +610,8 @@ def verified_precision(n_confirmed: int, n_verified: int, *, confidence: float =
     >>> verified_precision(3, 10).estimated_errors is None
     True
     """
-    n_confirmed = _check_count(n_confirmed, "n_confirmed")
-    n_verified = _check_count(n_verified, "n_verified")
+    n_confirmed = check_int(n_confirmed, "n_confirmed", minimum=0)
+    n_verified = check_int(n_verified, "n_verified", minimum=0)
     if n_verified == 0:
         raise InvalidParameterError(
             "n_verified is 0: verify at least one flagged item to estimate precision"
@@ -784,7 +622,7 @@ def verified_precision(n_confirmed: int, n_verified: int, *, confidence: float =
         )
     confidence = check_fraction(confidence, "confidence", low_open=True, high_open=True)
     if n_flagged is not None:
-        n_flagged = _check_count(n_flagged, "n_flagged")
+        n_flagged = check_int(n_flagged, "n_flagged", minimum=0)
         if n_flagged < n_verified:
             raise InvalidParameterError(
                 f"n_flagged ({n_flagged}) cannot be smaller than n_verified ({n_verified}): "

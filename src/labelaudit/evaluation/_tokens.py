@@ -46,12 +46,8 @@ def read_token_issues(path: str | Path) -> list[dict]:
 
 @dataclass(frozen=True, kw_only=True)
 class LevelMetrics(HeadlineMetrics):
-    """Detection metrics of one ranking (token or sentence level) against the truth.
-
-    The headline metrics of :class:`labelaudit.evaluation.DetectionReport` (``n_items`` to
-    ``roc_auc``), with the ``level`` and ``method`` they rank by, and precision and recall
-    at cut-offs: ``precision_at_k[j]`` and ``recall_at_k[j]`` belong to cut-off ``ks[j]``.
-    """
+    """The headline metrics of one ranking (token or sentence ``level``, ``method``) and
+    ``precision_at_k[j]``, ``recall_at_k[j]`` at cut-off ``ks[j]``."""
 
     level: str
     method: str
@@ -66,11 +62,8 @@ class LevelMetrics(HeadlineMetrics):
 
 @dataclass(frozen=True)
 class SpanPrecision:
-    """Precision of the top issues, most suspect first.
-
-    An issue is a *hit* when the corrected copy changes any tag in its region, and a *fix*
-    when the corrected tags of the region are exactly the suggested ones.
-    """
+    """Precision of the top issues: a *hit* when the correction changes a tag in its region,
+    a *fix* when the corrected tags are the suggested ones."""
 
     source: str
     n_issues: int
@@ -101,8 +94,8 @@ class TokenEvaluation(ResultFiles):
         })
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per ranking: ``level, method, n_items, n_errors, aupr, average_precision,
-        p@err, r@2err, p@k..., r@k...``, then one row per issue source with span precision."""
+        """One row per ranking (``level, method, n_items, n_errors, aupr, ap, p@err, r@2err,
+        p@k..., r@k...``), then one per issue source with span precision."""
         import pandas as pd
         rows = []
         for x in self.levels:
@@ -185,23 +178,22 @@ def evaluate_tokens(records: Sequence[dict], truth: TokenDataset, *,
 
     Parameters
     ----------
-    records : list of dict
-        Sentence records of a scan (``TokenScanResult.to_records()`` or the JSONL written by
+    records
+        Sentence records of a scan (``TokenScanResult.to_records()`` or the JSONL of
         ``labelaudit scan-tokens``), matched to ``truth`` by sentence id.
-    truth : TokenDataset
+    truth
         The corrected data: same sentences, same tokens, corrected tags.
-    ks : list of int
-        Cut-offs for precision and recall at k; one beyond the sentences is clipped to
-        them at the sentence level, with a :class:`CutoffWarning`.
+    ks
+        Cut-offs for precision and recall at k; one beyond the sentences is clipped, with
+        a :class:`CutoffWarning`.
 
     Returns
     -------
     TokenEvaluation
-        Token level (``log p(given tag)``), sentence level (worst token and soft-min) with
-        AUPR, average precision, P/R@Err and P/R@k from :mod:`labelaudit.evaluate`; and the
-        precision of the top issues by source (model, rule), where an issue counts when the
-        correction changes a tag in its region (and as a fix when the corrected tags equal
-        the suggestion).
+        Token level (``log p(given tag)``) and sentence level (worst token, soft-min) metrics
+        as :func:`detection_report` and P/R@k; the precision of the top issues by source
+        (model, rule): a hit when the correction changes a tag in the region, a fix when it
+        equals the suggestion.
     """
     if isinstance(ks, (str, bytes)) or not len(ks):
         raise InvalidParameterError(f"ks must be a non-empty list of cut-offs; got {ks!r}")

@@ -10,11 +10,9 @@ prevalence is N = |C| / |P|. Removing a share x of B gives the expected accuracy
 at noise prevalence N(x) = |C| / (|C| + (1 - x)|B|): A(0; M) is the accuracy on P and
 A(1; M) the accuracy on C.
 
-For tagged data (:func:`measure_impact_tokens`) a sentence is benign when its tags are the
-same in both copies, correctable when they differ and unknown when the corrected copy
-re-tokenised it; each model's score on a set of sentences is the micro F1 over exact entity
-spans, pooled as 2 TP / (2 TP + FP + FN), so the curve keeps its form with per-model weights
-(see :func:`_crossings`).
+For tagged data (:func:`measure_impact_tokens`) a sentence is benign, correctable or unknown
+(tags the same, different, re-tokenised); scores are micro span F1, 2 TP / (2 TP + FP + FN),
+so the curve keeps its form with per-model weights (see :func:`_crossings`).
 """
 
 from __future__ import annotations
@@ -37,8 +35,10 @@ from labelaudit._errors import (
 )
 from labelaudit.impact._ladder import KINDS, TOKEN_KINDS
 from labelaudit.io import (
+    FALSE_WORDS,
     METRIC_NAMES,
     PROBABILITY_SUM_TOLERANCE,
+    TRUE_WORDS,
     ResultFiles,
     check_label_values,
     figure_path,
@@ -56,8 +56,6 @@ if TYPE_CHECKING:
 
 BENIGN, CORRECTABLE, UNKNOWN = 0, 1, 2
 VERDICT_WORDS = ("Correctable", "Non-Agreement", "Non-Error", "Pending")
-_TRUE = {"true", "1", "yes", "y", "t", "1.0"}
-_FALSE = {"false", "0", "no", "n", "f", "0.0", "", "nan", "none"}
 _LABEL_COLUMNS = ("predicted_label", "prediction", "pred", "predicted", "label")
 _PROB_PREFIXES = ("prob_", "proba_", "p_", "score_")
 
@@ -80,19 +78,8 @@ class RetokenisedWarning(LabelAuditWarning):
 
 @dataclass(frozen=True)
 class ImpactCurve:
-    """A(x; M) for every model over the share ``x`` of benign items removed.
-
-    Attributes
-    ----------
-    x : ndarray of shape (n_points,)
-        Share of B removed, 0 to 1.
-    noise_prevalence : ndarray of shape (n_points,)
-        N(x) = |C| / (|C| + (1 - x)|B|).
-    corrected : ndarray of shape (n_models, n_points)
-        A(x; M) with the corrected labels of C.
-    original : ndarray of shape (n_models, n_points)
-        A(x; M) with the original (wrong) labels of C.
-    """
+    """A(x; M) per model (rows) over the shares ``x`` of B removed, with the corrected and
+    the original labels of C, and the noise prevalence N(x) = |C| / (|C| + (1 - x)|B|)."""
 
     x: np.ndarray
     noise_prevalence: np.ndarray
@@ -115,15 +102,11 @@ class RankFlip:
 class ImpactResult(ResultFiles):
     """What label errors in a test set do to each model's accuracy and to the ranking.
 
-    ``metric`` names the score: ``accuracy`` for classification, ``entity_f1`` (micro F1
-    over exact entity spans) or ``token_accuracy`` (tags without spans) for token data,
-    whose sets are made of sentences (``unit``); the ``acc_*`` fields hold that score.
-    Accuracies are on the pruned set P = B ∪ C: ``acc_original`` against the original
-    labels (Ã), ``acc_corrected`` against the corrected ones (A*); ``acc_C`` is the
-    corrected accuracy on C, ``acc_C_original`` the original one, ``acc_B`` the accuracy
-    on B (the same under both). Ranks are 1 for the best model, ties sharing the best rank.
-    ``flips`` are where the corrected curves A*(x) of two models cross as benign items are
-    removed, ``flips_original`` where the original ones Ã(x) do.
+    ``acc_*`` hold the ``metric`` (``accuracy``; for token data, whose ``unit`` is sentences,
+    ``entity_f1`` or ``token_accuracy``): ``acc_original`` (Ã) and ``acc_corrected`` (A*) on
+    P = B ∪ C, ``acc_C`` and ``acc_C_original`` on C, ``acc_B`` on B. Rank 1 is the best, ties
+    share it. ``flips`` are where two models' A*(x) cross as B is removed; ``flips_original``
+    where their Ã(x) do.
     """
 
     models: tuple[str, ...]
@@ -260,11 +243,7 @@ class ImpactResult(ResultFiles):
 
 @dataclass(frozen=True)
 class ImpactSets:
-    """A corrected table reduced to what the impact measures need.
-
-    ``ids``, ``original`` and ``corrected`` are text (see :func:`text_keys`); ``sets`` holds
-    0 (benign B), 1 (correctable C) or 2 (unknown U) per item.
-    """
+    """A corrected table as text ids and labels, and 0 (B), 1 (C) or 2 (U) per item."""
 
     ids: np.ndarray
     original: np.ndarray
@@ -279,12 +258,12 @@ def _flags(values: pd.Series, column: str) -> np.ndarray:
     if pd.api.types.is_bool_dtype(values.dtype):
         return values.to_numpy(dtype=bool)
     words = pd.Series(text_keys(values)).str.strip().str.lower()
-    bad = ~words.isin(_TRUE | _FALSE)
+    bad = ~words.isin(TRUE_WORDS | FALSE_WORDS | {"", "nan", "none"})  # blank is false
     if bad.any():
         raise InvalidInputError(
             f"column {column!r} is not true/false: {sorted(set(words[bad]))[:5]} in "
             f"{format_rows(np.flatnonzero(bad.to_numpy()))}; use true/false or 1/0")
-    return words.isin(_TRUE).to_numpy()
+    return words.isin(TRUE_WORDS).to_numpy()
 
 
 def _resolve_columns(frame: pd.DataFrame, label: str | None, corrected_label: str | None,
@@ -316,8 +295,8 @@ def impact_sets(frame: pd.DataFrame, *, id: str = "id",  # noqa: A002 - mirrors 
                 label: str | None = None, corrected_label: str | None = None,
                 flagged: str | None = None, verdict: str | None = None,
                 ) -> tuple[ImpactSets, int]:
-    """Split a corrected table into B, C and U; returns the sets and the number of
-    Pending (or flagged but unreviewed) items, which are counted in U."""
+    """The sets B, C and U of a corrected table, and the number of Pending (or flagged but
+    unreviewed) items, counted in U."""
     import pandas as pd
     if len(frame) == 0:
         raise InvalidInputError("the corrected table has no rows")
@@ -368,9 +347,8 @@ def impact_sets(frame: pd.DataFrame, *, id: str = "id",  # noqa: A002 - mirrors 
 
 def _check_probabilities(frame: pd.DataFrame, columns: list, id: str,  # noqa: A002
                          name: str) -> np.ndarray:
-    """The probability columns as numbers; NaN, infinite, negative or above-1 values,
-    and rows that do not sum to 1 (within :data:`PROBABILITY_SUM_TOLERANCE`), are refused, naming
-    the first bad row."""
+    """The probability columns as numbers, refusing bad values and rows that do not sum
+    to 1 (naming the first bad row)."""
     try:
         probs = frame[columns].to_numpy(dtype=float)
     except (TypeError, ValueError):
@@ -437,10 +415,8 @@ def align_predictions(
     *,
     id: str = "id",  # noqa: A002 - mirrors the CLI flag
 ) -> tuple[tuple[str, ...], np.ndarray]:
-    """Predicted labels of every model, in the corrected table's row order.
-
-    Returns ``(names, predicted)`` with ``predicted`` of shape (n_models, n_samples), text.
-    """
+    """The model names, and their predicted labels (text) in the corrected table's row
+    order, shape (n_models, n_samples)."""
     import pandas as pd
     if not predictions:
         raise InvalidParameterError("predictions is empty: give at least one model")
@@ -484,9 +460,8 @@ def align_predictions(
 
 
 def _curve(totals: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """Score(x; M) per model (rows) at each share ``x`` of B removed (columns) from the
-    per-model totals ``(num_C, den_C, num_B, den_B)`` (shape ``(4, n_models)``): the score
-    is (num_C + (1 - x) num_B) / (den_C + (1 - x) den_B); NaN where the denominator is 0."""
+    """(num_C + (1 - x) num_B) / (den_C + (1 - x) den_B) per model (rows) and ``x``
+    (columns), from the totals of shape ``(4, n_models)``; NaN where the denominator is 0."""
     kept = 1.0 - np.asarray(x, dtype=float)
     num_c, den_c, num_b, den_b = (np.nan_to_num(np.asarray(v, dtype=float))[:, None]
                                   for v in totals)
@@ -499,38 +474,18 @@ def _curve(totals: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 def _accuracy_totals(acc_C: np.ndarray, acc_B: np.ndarray, n_correctable: int,  # noqa: N803
                      n_benign: int) -> np.ndarray:
-    """Accuracies as totals: hits and item counts on C and on B."""
+    """A(x; M) = (A_C|C| + (1-x) A_B|B|) / (|C| + (1-x)|B|) is :func:`_curve` of these."""
     acc_c = np.nan_to_num(np.asarray(acc_C, dtype=float))
     acc_b = np.nan_to_num(np.asarray(acc_B, dtype=float))
     return np.stack([acc_c * n_correctable, np.full(acc_c.shape, float(n_correctable)),
                      acc_b * n_benign, np.full(acc_b.shape, float(n_benign))])
 
 
-def impact_curve(acc_C: np.ndarray, acc_B: np.ndarray, n_correctable: int,  # noqa: N803
-                 n_benign: int, x: np.ndarray) -> np.ndarray:
-    """A(x; M) for each model (rows) at each share ``x`` of B removed (columns).
-
-    Implements A(x; M) = (A_C(M)|C| + (1 - x) A_B(M)|B|) / (|C| + (1 - x)|B|); NaN where
-    the denominator is 0 (x = 1 with C empty).
-
-    Examples
-    --------
-    >>> impact_curve(np.array([0.5]), np.array([0.9]), 10, 90, np.array([0.0, 1.0]))
-    array([[0.86, 0.5 ]])
-    """
-    return _curve(_accuracy_totals(acc_C, acc_B, n_correctable, n_benign), x)
-
-
 def _crossings(a: np.ndarray, b: np.ndarray) -> list[float]:
-    """The shares x in (0, 1) at which the scores of two models cross, from their totals
-    ``(num_C, den_C, num_B, den_B)``.
-
-    With t = 1 - x the share of B kept, each score is (n_C + t n_B) / (d_C + t d_B), so
-    the difference is 0 where (n_C^a + t n_B^a)(d_C^b + t d_B^b) = (n_C^b + t n_B^b)(d_C^a +
-    t d_B^a), a quadratic in t. When both models have the same denominators (accuracy:
-    item counts) the common factor cancels and the single root is t = -Δn_C / Δn_B.
-    Roots that only touch (a double root) are not crossings.
-    """
+    """The shares x in (0, 1) at which two models' scores cross, from their totals
+    ``(num_C, den_C, num_B, den_B)``. With t = 1 - x, (n_C^a + t n_B^a)(d_C^b + t d_B^b) =
+    (n_C^b + t n_B^b)(d_C^a + t d_B^a) is a quadratic in t; with equal denominators
+    (accuracy) it is linear, t = -Δn_C / Δn_B. A double root only touches: no crossing."""
     na_c, da_c, na_b, da_b = (float(v) for v in a)
     nb_c, db_c, nb_b, db_b = (float(v) for v in b)
     if da_c == db_c and da_b == db_b:
@@ -560,8 +515,7 @@ def _crossings(a: np.ndarray, b: np.ndarray) -> list[float]:
 
 
 def _ratio(num: np.ndarray, den: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Per model, the pooled score sum(num) / sum(den) over the items in ``mask``; NaN
-    when the denominator is 0 (no items, or no entities for F1)."""
+    """Per model, sum(num) / sum(den) over the items in ``mask``; NaN when that is 0 / 0."""
     total = den[:, mask].sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(total > 0, num[:, mask].sum(axis=1) / np.where(total > 0, total, 1),
@@ -576,8 +530,7 @@ def _ranks(acc: np.ndarray) -> np.ndarray:
 
 def _flips(models: tuple[str, ...], totals: np.ndarray, n_correctable: int,
            n_benign: int) -> tuple[RankFlip, ...]:
-    """Every crossing of two models' curves inside (0, 1), each checked on the curve;
-    ``totals`` has shape ``(4, n_models)`` (see :func:`_curve`)."""
+    """Every crossing of two models' curves inside (0, 1), each checked on the curve."""
     flips = []
     if n_correctable == 0 or n_benign == 0:
         return ()
@@ -634,29 +587,24 @@ def measure_impact(
     Parameters
     ----------
     corrected : DataFrame or path
-        The table ``labelaudit review apply`` writes (recognised by its
-        ``review_original_label`` and ``review_verdict`` columns), or a plain table with
-        the original label, the corrected label and a flagged and/or a verdict column.
+        The table ``labelaudit review apply`` writes, or a plain table with the original and
+        corrected labels and a flagged and/or a verdict column.
     predictions : mapping of str to DataFrame or path
         Model name to its predictions: ``id`` and a predicted-label column
         (``predicted_label``, ``prediction``, ``pred``, ``label`` or the only other one), or
         ``id`` and a probability column per class (named ``<class>`` or ``prob_<class>``).
-    id : str, default="id"
+    id : str
         Id column of every table.
-    label, corrected_label : str, optional
-        Original and corrected label columns (default: ``review_original_label`` and
-        ``label`` for a ``review apply`` output, else ``label`` and ``corrected``).
-    flagged : str, optional
-        Boolean column: the item was flagged for review (default: ``flagged`` if present,
-        else every item with a verdict).
+    label, corrected_label, flagged : str, optional
+        Original and corrected label columns (default ``review_original_label`` and
+        ``label`` for a ``review apply`` output, else ``label`` and ``corrected``), and a
+        boolean column of flagged items (default ``flagged``, else items with a verdict).
     verdict : str, optional
-        Column of verdicts: Correctable, Non-Agreement, Non-Error or Pending (default:
+        Column of verdicts: Correctable, Non-Agreement, Non-Error or Pending (default
         ``review_verdict`` or ``verdict``). Without one, a flagged item is correctable when
-        its corrected label differs, benign when it is the same, unknown when blank.
-    confidence_level : float, default=0.95
-        Of the Wilson interval of N.
-    n_points : int, default=101
-        Points of the curve, x evenly spaced in [0, 1].
+        its corrected label differs, benign when the same, unknown when blank.
+    confidence_level, n_points
+        Of the Wilson interval of N; points of the curve, x evenly spaced in [0, 1].
 
     Returns
     -------
@@ -697,15 +645,14 @@ def measure_impact(
         warnings.warn(f"{n_pending} flagged items have no final verdict (Pending): counted "
                       "as unknown (U)", PendingVerdictWarning, stacklevel=2)
     return _measure(sets.sets, n_pending, models,
-                          accuracy_scores(predicted, sets.original, sets.corrected),
-                          confidence_level, n_points)
+                    accuracy_scores(predicted, sets.original, sets.corrected),
+                    confidence_level, n_points)
 
 
 @dataclass(frozen=True)
 class ItemScores:
-    """Per model (rows) and item (columns), the numerator and denominator of the score
-    against the original and the corrected labels: hits over 1 for accuracy, 2 TP over
-    2 TP + FP + FN for entity F1 (so that pooling gives micro F1)."""
+    """Per model (rows) and item, the score's numerator and denominator against both labels:
+    hits over 1 (accuracy), or 2 TP over 2 TP + FP + FN (pooled: micro F1)."""
 
     num_original: np.ndarray
     den_original: np.ndarray
@@ -715,16 +662,14 @@ class ItemScores:
 
 def accuracy_scores(predicted: np.ndarray, original: np.ndarray,
                     corrected: np.ndarray) -> ItemScores:
-    """Hits of each model's predicted labels (rows) against both labels of every item."""
     ones = np.ones(predicted.shape, dtype=float)
     return ItemScores((predicted == original[None, :]).astype(float), ones,
                       (predicted == corrected[None, :]).astype(float), ones)
 
 
-def _measure(sets: np.ndarray, n_pending: int, models: tuple[str, ...],
-                   scores: ItemScores, confidence_level: float, n_points: int, *,
-                   metric: str = "accuracy", unit: str = "items") -> ImpactResult:
-    """The impact measures from the sets (0 B, 1 C, 2 U per item) and the item scores."""
+def _measure(sets: np.ndarray, n_pending: int, models: tuple[str, ...], scores: ItemScores,
+             confidence_level: float, n_points: int, *, metric: str = "accuracy",
+             unit: str = "items") -> ImpactResult:
     is_b, is_c = sets == BENIGN, sets == CORRECTABLE
     n_b, n_c, n_u = int(is_b.sum()), int(is_c.sum()), int((sets == UNKNOWN).sum())
     if n_b + n_c == 0:
@@ -833,8 +778,7 @@ def _check_types(name: str, tags: list[list[str]], known: set[str], plain: bool)
 
 def token_item_scores(predicted: Sequence[list[list[str]]], original: TokenDataset,
                       corrected: TokenDataset, sets: np.ndarray) -> ItemScores:
-    """Entity-F1 numerators and denominators per model and sentence against both copies
-    (token hits for plain tags); unknown sentences score 0 over 0."""
+    """:class:`ItemScores` of tagged sentences; unknown sentences score 0 over 0."""
     plain = original.scheme == "plain"
     fixed = [corrected.iob2_tags[i] if sets[i] != UNKNOWN else original.iob2_tags[i]
              for i in range(len(original))]
@@ -859,14 +803,10 @@ def measure_impact_tokens(
     ----------
     corrected, original : TokenDataset or path
         The corrected and the original copy of the same sentences (CoNLL or token JSONL).
-        Sentences whose tags differ are correctable (C), the same benign (B), re-tokenised
-        unknown (U).
     predictions : mapping of str to TokenDataset, path or list of tag lists
         Model name to its tags for every sentence of ``original`` (same tokens).
-    scheme : {"iob1", "iob2", "bioes", "plain"}, optional
-        Tagging scheme of the files (default: detected per file).
-    tag_column : int, default=-1
-        Tag column of CoNLL files.
+    scheme, tag_column
+        Tagging scheme (default detected per file) and tag column of CoNLL files.
     confidence_level, n_points
         As for :func:`measure_impact`.
 
@@ -919,9 +859,8 @@ def measure_impact_tokens(
         _check_types(str(name), predicted, known, plain)
         tags.append(predicted)
     scores = token_item_scores(tags, source, fixed, sets)
-    return _measure(sets, 0, tuple(map(str, predictions)), scores, confidence_level,
-                          n_points, metric="token_accuracy" if plain else "entity_f1",
-                          unit="sentences")
+    return _measure(sets, 0, tuple(map(str, predictions)), scores, confidence_level, n_points,
+                    metric="token_accuracy" if plain else "entity_f1", unit="sentences")
 
 
 def check_impact_options(corrected: str | Path, *,
@@ -932,24 +871,10 @@ def check_impact_options(corrected: str | Path, *,
                          corrected_label: str | None = None, flagged: str | None = None,
                          verdict: str | None = None, scheme: str | None = None,
                          tag_column: int = -1) -> list[str] | None:
-    """Check, before any work, the options of measuring the impact of the corrections in
-    ``corrected``: the models' ``predictions`` (name and file) or a ``train`` file to fit
-    the model ladder on (kinds of rung ``members``, default all), and the options of a
-    table (``text``... ``verdict``) or of token data (``original``, ``scheme``,
-    ``tag_column``), not both.
-
-    Returns
-    -------
-    list of str or None
-        The kinds of rung to fit on ``train`` (:func:`ladder_predictions`, or
-        :func:`token_ladder_predictions` with ``original``); None when the predictions are
-        given.
-
-    Raises
-    ------
-    InvalidParameterError
-        Both or neither of ``predictions`` and ``train``, a model named twice, a rung of
-        the other kind of data, an option of the other kind of data.
+    """Check, before any work, the options of ``impact``: ``predictions`` (name, file) or
+    a ``train`` file for the model ladder, and options of tables or of token data
+    (``original``), not both. Returns the kinds of rung to fit on ``train`` (default all),
+    or None when the predictions are given.
 
     Examples
     --------

@@ -3,7 +3,7 @@ model predictions of their own: fitted on a training file, predicting the test i
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -52,13 +52,6 @@ def model_ladder(members: Sequence[str] = KINDS) -> list[LadderMember]:
     """The rungs, weakest first: TF-IDF + logistic regression at C = 0.01 to 100, frozen
     MiniLM embeddings + logistic regression, and fine-tuning when a CUDA GPU is present.
 
-    Parameters
-    ----------
-    members : sequence of {"tfidf", "embed", "finetune"}
-        Which kinds of rung to include; ``finetune`` is left out without a GPU.
-
-    Examples
-    --------
     >>> [m.name for m in model_ladder(["tfidf"])]
     ['tfidf-C0.01', 'tfidf-C0.1', 'tfidf-C1', 'tfidf-C10', 'tfidf-C100']
     """
@@ -88,10 +81,9 @@ def ladder_predictions(
 
     Parameters
     ----------
-    train : DataFrame or path
-        Training items with ``text`` (and ``text_pair``) and ``label``.
-    data : DataFrame or path
-        Items to predict (the corrected table), with ``id`` and ``text``.
+    train, data : DataFrame or path
+        Training items (``text``, ``text_pair``, ``label``), and the items to predict (the
+        corrected table, with ``id``).
     members : sequence of {"tfidf", "embed", "finetune"}
         Kinds of rung (see :func:`model_ladder`).
 
@@ -120,19 +112,29 @@ def ladder_predictions(
                                   id=id if id in test_frame.columns else None)
     assert fitted.labels is not None  # noqa: S101 - label is given, so labels are encoded
     out: dict[str, pd.DataFrame] = {}
+    for member, probs in _fit_rungs(
+            ladder, lambda m: make_scorer(m.scorer, progress=progress, **m.options), fitted,
+            target, fitted.labels, len(fitted.classes), progress):
+        out[member.name] = pd.DataFrame({
+            id: test_frame[id].to_numpy() if id in test_frame.columns else target.ids,
+            "predicted_label": fitted.classes[np.asarray(probs).argmax(axis=1)]})
+    return out
+
+
+def _fit_rungs(ladder: list[LadderMember], make: Callable[[LadderMember], Any], fitted: Any,
+               target: Any, labels: Any, n_classes: int, progress: bool
+               ) -> Iterator[tuple[LadderMember, Any]]:
+    """Each rung fitted on ``fitted`` and its probabilities on ``target``; rungs of one
+    scorer share its prepared features (but fine-tuning, which prepares its own)."""
     features: dict[str, tuple[Any, Any]] = {}
     for member in ladder:
-        scorer = make_scorer(member.scorer, progress=progress, **member.options)
+        scorer = make(member)
         if member.scorer not in features or member.scorer == "finetune":
             features[member.scorer] = (scorer.prepare(fitted, progress=progress),
                                        scorer.prepare(target, progress=progress))
         train_x, test_x = features[member.scorer]
-        scorer.fit(train_x, fitted.labels, n_classes=len(fitted.classes))
-        probs = np.asarray(scorer.predict_proba(test_x))
-        out[member.name] = pd.DataFrame({
-            id: test_frame[id].to_numpy() if id in test_frame.columns else target.ids,
-            "predicted_label": fitted.classes[probs.argmax(axis=1)]})
-    return out
+        scorer.fit(train_x, labels, n_classes=n_classes)
+        yield member, scorer.predict_proba(test_x)
 
 
 TOKEN_KINDS: tuple[str, ...] = ("encoder", "finetune")
@@ -179,8 +181,8 @@ def token_ladder_predictions(
     members : sequence of {"encoder", "finetune"}
         Kinds of rung.
     options : dict, optional
-        Extra options for every encoder rung (e.g. ``encode`` to replace the encoder, or
-        ``cache_dir``). The encoder rungs share one set of word vectors.
+        Extra options of every encoder rung (``encode``, ``cache_dir``...); the encoder rungs
+        share one set of word vectors.
 
     Returns
     -------
@@ -192,16 +194,10 @@ def token_ladder_predictions(
     classes = token_classes(fitted, target)
     labels = encode_tags(fitted, classes)
     spans = fitted.scheme != "plain"
-    out: dict[str, list[list[str]]] = {}
-    features: dict[str, tuple[Any, Any]] = {}
-    for member in token_model_ladder(members):
+    def make(member: LadderMember) -> Any:
         extra = dict(options or {}) if member.scorer == "encoder" else {}
-        scorer = make_token_scorer(member.scorer, **member.options, **extra)
-        if member.scorer not in features or member.scorer == "finetune":
-            features[member.scorer] = (scorer.prepare(fitted, progress=progress),
-                                       scorer.prepare(target, progress=progress))
-        train_x, test_x = features[member.scorer]
-        scorer.fit(train_x, labels, n_classes=len(classes))
-        out[member.name] = [decode_tags(np.asarray(p), classes, spans=spans)
-                            for p in scorer.predict_proba(test_x)]
-    return out
+        return make_token_scorer(member.scorer, **member.options, **extra)
+
+    return {member.name: [decode_tags(np.asarray(p), classes, spans=spans) for p in probs]
+            for member, probs in _fit_rungs(token_model_ladder(members), make, fitted, target,
+                                            labels, len(classes), progress)}

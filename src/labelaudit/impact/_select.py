@@ -1,6 +1,5 @@
-"""Model selection on clean, noisy and corrected validation data (end-to-end noising, Chong,
-Hong & Manning 2022, Table 4): the sweep of model configurations, the three label versions
-of every split, and the result."""
+"""Model selection on clean, noisy and corrected validation data (Chong, Hong & Manning 2022,
+Table 4): the sweep of configurations, the label versions of every split, and the result."""
 
 from __future__ import annotations
 
@@ -14,7 +13,6 @@ import numpy as np
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.detect import ensemble_pred_probs, label_quality_scores, suggest_labels
-from labelaudit.engine import check_fits, ray_session
 from labelaudit.io import (
     ResultFiles,
     TextDataset,
@@ -27,10 +25,12 @@ from labelaudit.io import (
 )
 from labelaudit.models import (
     Engine,
+    check_fits,
     default_progress,
     make_scorer,
     member_pred_probs,
     progress_bar,
+    ray_session,
     run_tasks,
 )
 from labelaudit.noise import noisy_labels, parse_noise
@@ -48,17 +48,8 @@ _MIN_DF = (1, 2, 3)
 
 @dataclass(frozen=True)
 class ModelConfig:
-    """One model of the sweep: a scorer by name and its options.
+    """One model of the sweep: a :func:`labelaudit.models.make_scorer` name and its options.
 
-    Attributes
-    ----------
-    scorer : str
-        A name of :func:`labelaudit.models.make_scorer` (``"tfidf"`` or ``"embed"``).
-    options : dict
-        Keyword options of that scorer (``C``, ``ngram_range``, ``min_df``...).
-
-    Examples
-    --------
     >>> ModelConfig("tfidf", {"C": 1.0, "ngram_range": (1, 2), "min_df": 2}).name
     'tfidf C=1 ngram=1-2 min_df=2'
     """
@@ -95,17 +86,10 @@ SWEEP_SCORERS: dict[str, Callable[[], list[ModelConfig]]] = {
 
 def sweep_configs(n_configs: int, *, scorers: Sequence[str] = ("tfidf",),
                   random_state: int | None = 0) -> list[ModelConfig]:
-    """``n_configs`` configurations drawn without replacement from the grid of ``scorers``.
+    """``n_configs`` configurations drawn without replacement from the grid of ``scorers``
+    (TF-IDF + logistic regression: 7 values of C, n-grams 1 or 1-2, min_df 1 to 3; embeddings:
+    the same C), in grid order; the whole grid when it asks for all.
 
-    The grid: TF-IDF + logistic regression over ``C`` in 0.1 ... 100 (7 values), word
-    n-grams 1 or 1-2 and ``min_df`` 1, 2 or 3 (42 configurations); embeddings + logistic
-    regression over the same ``C`` (7). Asking for the whole grid (more is an error)
-    returns it in grid order; otherwise a random subset, in grid order.
-
-    Examples
-    --------
-    >>> len(sweep_configs(42, scorers=["tfidf"]))
-    42
     >>> [c.name for c in sweep_configs(2, scorers=["embed"], random_state=0)]
     ['embed C=10', 'embed C=30']
     """
@@ -127,8 +111,7 @@ def sweep_configs(n_configs: int, *, scorers: Sequence[str] = ("tfidf",),
 
 def _fit_config(shared: tuple[dict[str, Any], np.ndarray, np.ndarray, np.ndarray, int,
                              dict[str, Any]], _slot: Any, config: ModelConfig) -> np.ndarray:
-    """One configuration of the sweep (a task of :func:`run_tasks`): fitted on train,
-    scored on each label version of validation and test."""
+    """One configuration of the sweep (a task of :func:`run_tasks`): its accuracies."""
     features, train_labels, val_labels, test_labels, n_classes, options = shared
     x_train, x_val, x_test = features[config.scorer]
     model = make_scorer(config.scorer, **{**options, **config.options})
@@ -146,15 +129,9 @@ def sweep_accuracy(
     features: dict[str, tuple[Any, Any, Any]] | None = None,
     on_fit: Callable[[], None] | None = None, workers: int = 1, engine: Engine = "local",
 ) -> np.ndarray:
-    """Fit every configuration on ``train`` with ``train_labels`` and score it on each
-    label version of ``val`` and ``test`` (``*_labels`` of shape (3, n_samples): clean,
-    noisy, corrected); ``workers`` processes fit them at once (each a Ray task on
-    ``engine="ray"``).
-
-    ``features`` caches each scorer family's prepared features (train, val, test) across
-    calls. Returns the accuracies, shape (n_configs, 6): validation clean, noisy,
-    corrected, then test clean, noisy, corrected.
-    """
+    """Accuracy of every configuration, fitted on ``train`` with ``train_labels``, on each
+    label version (clean, noisy, corrected) of ``val`` and ``test``: shape (n_configs, 6).
+    ``features`` caches each scorer family's prepared features across calls."""
     options = scorer_options or {}
     cache = {} if features is None else features
     for family in dict.fromkeys(config.scorer for config in configs):
@@ -172,15 +149,8 @@ def sweep_accuracy(
 
 @dataclass(frozen=True)
 class LabelVersions:
-    """The three label versions of one split, as indices into the training classes.
-
-    Attributes
-    ----------
-    labels : ndarray of int, shape (3, n_samples)
-        Rows: clean (as given), noisy, corrected.
-    relabelled : ndarray of bool, shape (n_samples,)
-        The items the scan flagged and relabelled to its suggested label.
-    """
+    """The clean, noisy and corrected labels of one split (rows of ``labels``, indices
+    into the training classes), and the items the scan ``relabelled``."""
 
     labels: np.ndarray
     relabelled: np.ndarray
@@ -199,16 +169,10 @@ class LabelVersions:
 def label_versions(train: TextDataset, data: TextDataset, noisy: np.ndarray, *,
                    scorers: Sequence[str], random_state: int,
                    options: dict[str, Any] | None = None) -> LabelVersions:
-    """Clean (as given), noisy, and corrected: the noisy split scanned and its top Err %
-    relabelled to the suggested label, Err % being the share of labels that differ from the
-    clean ones.
-
-    The scan is :func:`labelaudit.scan` with ``score=`` (fit on the noisy training split,
-    score this one; Northcutt et al. 2021) and its default ranking, ``ensemble``: the
-    ``scorers`` averaged with weights fitted to their log loss, items ordered by the loss
-    of their given label (ties by row); the suggested label is the most probable other
-    one. It is computed here rather than through ``scan`` so that the scorers take
-    ``options``. ``train.labels`` must be the noisy training labels.
+    """Clean, noisy, and corrected: the noisy split scanned as :func:`labelaudit.scan`
+    with ``score=`` and its default ``ensemble`` ranking would (computed here so the scorers
+    take ``options``), its top Err % relabelled to the suggested label, Err % the share of
+    labels that differ from the clean ones. ``train.labels`` are the noisy training labels.
     """
     assert data.labels is not None
     clean = data.labels
@@ -235,30 +199,8 @@ SPLITS: tuple[str, ...] = tuple(f"{s}_{v}" for s in ("val", "test") for v in VER
 
 @dataclass(frozen=True)
 class SelectionResult(ResultFiles):
-    """What noisy and corrected validation data do to model selection (Chong, Hong &
-    Manning 2022, Table 4).
-
-    Attributes
-    ----------
-    configs : tuple of ModelConfig
-        The sweep, shape (n_configs,).
-    accuracy : ndarray of shape (n_seeds, n_configs, 6)
-        Accuracy of every configuration on ``SPLITS``: validation clean, noisy,
-        corrected, then test clean, noisy, corrected.
-    seeds : ndarray of int, shape (n_seeds,)
-        The repeats, 0 to n_seeds - 1 (each with its own noise and scan folds, drawn
-        from ``random_state``).
-    noise : str
-        ``method:rate`` (or ``"given"`` for noisy labels read from the tables).
-    n_items : ndarray of int, shape (3,)
-        Sizes of the train, validation and test splits.
-    n_noisy, n_relabelled, n_fixed : ndarray of int, shape (n_seeds, 3)
-        Per repeat and split (train, validation, test): labels noised, labels the scan
-        relabelled (train is never corrected: 0), and relabelled labels that are now
-        the clean one.
-    seconds : float
-        Wall time.
-    """
+    """Accuracy of every configuration on ``SPLITS``, (n_seeds, n_configs, 6); per repeat and
+    split, the labels noised, relabelled by the scan and relabelled back (``n_fixed``)."""
 
     configs: tuple[ModelConfig, ...]
     accuracy: np.ndarray
@@ -271,9 +213,7 @@ class SelectionResult(ResultFiles):
     seconds: float
 
     def selected(self, validation: str) -> np.ndarray:
-        """Index of the configuration each repeat selects on ``validation`` (one of
-        clean, noisy, corrected): highest accuracy, the first in sweep order on a tie;
-        shape (n_seeds,)."""
+        """Per repeat, the configuration ``validation`` (a version) selects: the first best."""
         return self.accuracy[:, :, VERSIONS.index(validation)].argmax(axis=1)
 
     def to_frame(self) -> pd.DataFrame:
@@ -309,8 +249,7 @@ class SelectionResult(ResultFiles):
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready document: the options, the sweep, every accuracy, the selections
-        and their summary (what ``labelaudit select --out x.json`` writes)."""
+        """The document ``labelaudit select --out x.json`` writes."""
         summary = self.summary_frame().set_index("validation")
         return {
             "noise": self.noise,
@@ -394,8 +333,8 @@ def _datasets(frames: list[pd.DataFrame], *, text: str, label: str, text_pair: s
 
 
 def _warn_overlap(data: list[TextDataset]) -> None:
-    """Warn when many validation or test items are training items (or test items are
-    validation items): selection and accuracy on seen items flatter every model."""
+    """Warn when validation or test items are training items (or test items validation
+    items): selection and accuracy on seen items flatter every model."""
     keys = [d.item_keys() for d in data]
     why = "the models have seen them, so {} accuracy flatters the models that memorise; " \
         "drop them from the {} set"
@@ -422,34 +361,22 @@ def select_models(
     progress: bool | None = None) -> SelectionResult:
     """Which model clean, noisy and corrected validation data select, and how good it is.
 
-    The end-to-end noising experiment of Chong, Hong & Manning (2022, Table 4). The
-    training, validation and test labels are noised at the same rate; validation and test
-    come in three versions: clean (as given), noisy, and corrected (the noisy split
-    scanned by :func:`labelaudit.scan`, cross-fitted with ``scorers``, and its top Err %
-    relabelled to the scan's suggested label, Err % being the share of labels noised).
-    A sweep of model configurations is trained on the noisy training labels and scored
-    on all six splits. Each validation version selects the configuration it scores
-    highest (the first in sweep order on a tie); its *true* accuracy is on the clean
-    test split, its *measurable* accuracy on the test version matching the validation
-    version, and its *rank* is 1 + the number of configurations with a higher true
-    accuracy.
+    Every split is noised; validation and test come clean, noisy and corrected (scanned with
+    ``scorers``, top Err % relabelled). A sweep trained on noisy train labels is scored on all
+    six; each validation version selects its best, with *true* accuracy on clean test,
+    *measurable* on the matching test version, *rank* 1 + configurations truly better.
 
     Parameters
     ----------
     train, val, test : DataFrame or path
-        Tables with the clean labels (CSV, TSV, JSONL, JSON, Parquet).
-    text, label, text_pair : str
-        Column names.
+        Tables with the clean labels in ``label`` and the texts in ``text`` (``text_pair``).
     noise : str or None, default "uniform:0.05"
-        ``method:rate``, a method of :data:`labelaudit.noise.NOISE_METHODS` (those that
-        need only labels and texts) and the share of labels to noise in every split.
+        ``method:rate``, a method of :data:`labelaudit.noise.NOISE_METHODS` that needs only
+        labels and texts, and the share of labels to noise in every split.
     noisy_label : str, optional
-        Instead of ``noise``: a column of every table holding already noised labels
-        (for example from ``labelaudit noise``, with ``label="clean_label"``).
-    n_configs : int, default 40
-        Configurations drawn from the grid of ``scorers`` (see :func:`sweep_configs`).
-    configs : sequence of ModelConfig, optional
-        An explicit sweep instead.
+        Instead of ``noise``: a column of already noised labels in every table.
+    n_configs, configs : int or sequence of ModelConfig
+        Configurations drawn by :func:`sweep_configs` (default 40), or an explicit sweep.
     seeds : int, default 3
         Repeats with different noise and scan folds; the sweep is the same in all.
     scorers : sequence of {"tfidf", "embed"}
@@ -457,14 +384,9 @@ def select_models(
     random_state : int or None
         Seeds the sweep's draw and every repeat.
     model, cache_dir : str, optional
-        Encoder and embedding cache of the ``embed`` scorer (embeddings are computed once).
-    workers : int, default 1
-        Processes that fit the sweep's configurations at once.
-    engine : {"local", "ray"}
-        ``"ray"``: every configuration's fit a Ray task, on Ray started with every core or
-        on the cluster at ``ray_address``. The result does not depend on the engine.
-    progress : bool, optional
-        A progress bar on stderr (default: on a terminal).
+        Encoder and embedding cache of the ``embed`` scorer.
+    workers, engine, ray_address, progress
+        As for :func:`labelaudit.consistency_check.consistency` (``progress`` default: a tty).
 
     Returns
     -------

@@ -1,12 +1,6 @@
-"""Readers, writers and validation of the tables labelaudit works on; the ground floor.
-
-One module per concern: ``_read.py`` (tables, text, JSON lines, Hugging Face datasets),
-``_labels.py`` (label values and label sets), ``_dataset.py`` (a table checked as a text
-classification dataset, the user's probabilities, overlapping sets), ``_annotations.py``
-(crowd annotations as a long table), ``_write.py`` (every file written: atomically, in the
-format its suffix names, and recorded as labelaudit's own) and ``_paths.py`` (the overwrite
-rule, checked before any work). The names below ``__all__`` are for the other packages.
-"""
+"""Readers, writers and validation of the tables labelaudit works on: tables, labels, text
+datasets, crowd annotations, every file written and the overwrite rule. The names outside
+``__all__`` are for the other packages."""
 
 from labelaudit._errors import plain_value
 from labelaudit.io._annotations import (  # noqa: F401 - also for the other packages
@@ -23,14 +17,19 @@ from labelaudit.io._dataset import (  # noqa: F401 - also for the other packages
     align_pred_probs,
     check_distinct_files,
     encode_labels,
+    label_values,
     pred_probs_by_id,
     prepare_text_dataset,
     require_columns,
+    text_values,
+    value_kind,
     warn_overlap,
 )
 from labelaudit.io._labels import (  # noqa: F401 - also for the other packages
+    FALSE_WORDS,
     LABEL_SET_TYPES,
     SET_THRESHOLD,
+    TRUE_WORDS,
     check_label_set_classes,
     check_label_set_members,
     check_label_values,

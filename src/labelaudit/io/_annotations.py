@@ -1,12 +1,6 @@
-"""Crowd annotations as one long table, the data format of crowd labels.
-
-:func:`to_annotations` reads the two shapes accepted everywhere annotations are read
-(:mod:`labelaudit.agreement`, the noise methods, CROWDLAB in :mod:`labelaudit.detect`): the
-long format, one row per (item, annotator, label) as in crowd-kit, and the nested format, one
-row per item with a list of plain labels or of ``{"worker": id, "label": value}`` objects
-(:func:`nested_to_long`). Missing annotations (``None``/``NaN`` or blank labels) are dropped
-with a :class:`DroppedAnnotationsWarning` that counts them; labels must all be strings or all
-be numbers. :class:`Annotations` is the one crowd-label type of labelaudit.
+"""Crowd annotations (:class:`Annotations`, the one crowd-label type) from the long format,
+one row per (item, annotator, label) as in crowd-kit, or the nested one, a list per item
+(:func:`nested_to_long`); blank labels are dropped with a :class:`DroppedAnnotationsWarning`.
 """
 
 from __future__ import annotations
@@ -35,6 +29,7 @@ from labelaudit.io._labels import (
 
 if TYPE_CHECKING:
     import pandas as pd
+
 ITEM_ALIASES = ("item", "item_id", "task", "task_id", "id")
 ANNOTATOR_ALIASES = ("annotator", "annotator_id", "worker", "worker_id", "rater")
 LABEL_ALIASES = ("label",)
@@ -46,23 +41,19 @@ class DroppedAnnotationsWarning(LabelAuditWarning):
 
 @dataclass(frozen=True)
 class Annotations:
-    """Crowd annotations in canonical long form, with integer codes.
-
-    Built by :func:`to_annotations`: from a long table alone, or encoded against a dataset's
-    rows and label set (``ids=``, ``classes=``), where item ``i`` is the dataset's row ``i``
-    and label code ``k`` its class ``k``.
+    """Crowd annotations in canonical long form, with integer codes (built by
+    :func:`to_annotations`).
 
     Attributes
     ----------
-    items : ndarray of shape (n_items,)
-        Item ids in order of first appearance (the dataset's ids, in row order, when encoded
-        against a dataset; items without annotations are kept).
-    classes : tuple
-        The sorted distinct labels (user values), or the dataset's label set.
-    annotators : ndarray of shape (n_annotators,) or None
-        Annotator ids in order of first appearance; None when the input had none.
-    item_codes, annotator_codes, label_codes : ndarray of shape (n_annotations,)
-        Index of each annotation's item, annotator (-1 when unknown) and label.
+    items, annotators
+        Item and annotator ids in order of first appearance (a dataset's ids when encoded
+        against it, items without annotations kept); ``annotators`` None if none.
+    classes
+        The sorted distinct labels, or the dataset's label set.
+    item_codes, annotator_codes, label_codes
+        Index of each annotation's item, annotator (-1 when unknown) and label, shape
+        (n_annotations,).
 
     Examples
     --------
@@ -92,7 +83,6 @@ class Annotations:
 
     @property
     def n_annotators(self) -> int:
-        """Number of distinct known annotators (0 when the annotations carry no ids)."""
         return 0 if self.annotators is None else len(self.annotators)
 
     def counts(self) -> np.ndarray:
@@ -102,15 +92,8 @@ class Annotations:
         return out
 
     def to_matrix(self) -> np.ndarray:
-        """The labels as an (n_items, n_annotators) array of class indices, NaN where missing.
-
-        The ``labels_multiannotator`` input of cleanlab's CROWDLAB. Without annotator ids the
-        k-th label of every item is treated as annotator k.
-
-        Returns
-        -------
-        ndarray of float, shape (n_items, n_annotators)
-        """
+        """Class indices, shape (n_items, n_annotators), NaN where missing: CROWDLAB's
+        ``labels_multiannotator``."""
         import pandas as pd
         if self.annotators is not None:
             columns, n_columns = self.annotator_codes, len(self.annotators)
@@ -143,20 +126,15 @@ def to_annotations(
 
     Parameters
     ----------
-    annotations : DataFrame, Annotations or sequence
-        Long format, one row per annotation. An :class:`Annotations` is returned unchanged.
-        With ``ids`` and ``classes``, also one entry per dataset row: a list of plain labels
-        or of ``{"worker": id, "label": value}`` objects (JSON text is parsed).
-    item, annotator, label : str, optional
-        Column names; found among the usual aliases when not given (``item``, ``item_id``,
-        ``task``; ``annotator``, ``annotator_id``, ``worker``; ``label``). The annotator column
-        is optional.
-    ids : array-like of shape (n_samples,), optional
-        A dataset's row ids: encode the annotations against its rows (item ``i`` is row ``i``;
-        a long table's item ids must be among ``ids``). Give ``classes`` with it.
-    classes : array-like of shape (n_classes,), optional
-        The dataset's label set (label code ``k`` is ``classes[k]``); every annotation's
-        label must be in it. Give ``ids`` with it.
+    annotations
+        Long format, one row per annotation (an :class:`Annotations` is returned as is);
+        with ``ids``, also one list per row as in :func:`nested_to_long`.
+    item, annotator, label
+        Column names, else found among the usual aliases (``item_id``, ``task``, ``worker``...);
+        the annotator column is optional.
+    ids, classes
+        A dataset's row ids, shape (n_samples,), and label set, given together: item ``i``
+        is row ``i`` and label code ``k`` is ``classes[k]``.
 
     Returns
     -------
@@ -313,8 +291,7 @@ def _encode_rows(
     ids: np.ndarray | Sequence[object], classes: np.ndarray | Sequence[object],
     item: str | None = None, annotator: str | None = None, label: str | None = None,
 ) -> Annotations:
-    """Annotations (a long table whose item ids are ``ids``, or one list per row)
-    encoded against the rows and the label set of a dataset."""
+    """Annotations (a long table, or one list per row) encoded against a dataset's rows."""
     import pandas as pd
     id_values = np.asarray(ids).tolist()
     class_values = np.asarray(classes).tolist()
@@ -332,8 +309,7 @@ def _encode_rows(
                            annotators=None, item_codes=empty, annotator_codes=empty,
                            label_codes=empty)
     ann = to_annotations(long, item=item, annotator=annotator, label=label)
-    rows = np.array([position.get(clean_label(v), -1) for v in ann.items.tolist()],
-                    dtype=np.int64)
+    rows = np.array([position.get(clean_label(v), -1) for v in ann.items.tolist()], dtype=np.int64)
     if (rows < 0).any():
         raise InvalidInputError(
             f"the annotations name items that are not in the data: "
@@ -384,7 +360,7 @@ _LABEL_KEYS = ("label", "value", "answer")
 
 
 def _parse_cell(cell: object, row: object) -> list[tuple[object, object]]:
-    """(annotator, label) pairs of one nested cell; annotator is None when not given."""
+    """(annotator or None, label) pairs of one nested cell."""
     if isinstance(cell, str):
         text = cell.strip()
         if text.startswith("["):
@@ -426,13 +402,11 @@ def nested_to_long(frame: pd.DataFrame, *, item: str, annotations: str) -> pd.Da
 
     Parameters
     ----------
-    frame : DataFrame
-        One row per item.
-    item : str
-        The item-id column.
-    annotations : str
-        The list column: plain labels, or ``{"worker": id, "label": value}`` objects (JSON
-        text is parsed). Annotators are None when the list holds plain labels.
+    frame, item
+        One row per item, and its item-id column.
+    annotations
+        The list column: plain labels (annotator None) or ``{"worker": id, "label": value}``
+        objects; JSON text is parsed.
 
     Examples
     --------

@@ -1,6 +1,5 @@
 """A table validated as a text-classification dataset (:class:`TextDataset`), the user's
-probabilities checked against it, and the checks that two sets a command compares are two
-sets: not one file given twice, and not mostly the same items."""
+probabilities checked against it, and the checks that two sets compared are two sets."""
 
 from __future__ import annotations
 
@@ -38,17 +37,14 @@ class TextDataset:
 
     Attributes
     ----------
-    ids : ndarray of shape (n_samples,)
-        The user's ids, or row numbers when the table had no id column.
-    texts : list of str
-    text_pairs : list of str or None
-        Second texts of sentence pairs (NLI), aligned with ``texts``.
-    labels : ndarray of int, shape (n_samples,) or None
-        Given labels encoded as indices into ``classes``; None for unlabelled data.
-    classes : ndarray of shape (n_classes,)
-        The user's label values, sorted (strings alphabetically, numbers by value; see
-        :func:`encode_labels`); :func:`align_pred_probs` puts them in the order of the
-        columns of the user's probabilities.
+    ids, labels
+        The user's ids (else row numbers) and labels as indices into ``classes`` (None if
+        unlabelled), shape (n_samples,).
+    texts, text_pairs
+        The texts, and the second texts of sentence pairs (NLI) or None.
+    classes
+        The user's label values, shape (n_classes,), sorted (or in the order of the user's
+        probabilities' columns after :func:`align_pred_probs`).
     """
 
     ids: np.ndarray
@@ -61,42 +57,42 @@ class TextDataset:
         return len(self.texts)
 
     def item_keys(self) -> list[tuple[str, str]]:
-        """Each item's text and text pair (``""`` for single texts): equal keys are the
-        same item, as :func:`labelaudit.io.warn_overlap` compares two sets."""
+        """Each item's (text, text pair or ``""``), as :func:`warn_overlap` compares."""
         return list(zip(self.texts, self.text_pairs or [""] * len(self), strict=True))
 
 
-def require_columns(frame: pd.DataFrame, columns: list[str]) -> None:
-    """Raise :class:`InvalidInputError` naming missing columns and the ones there are."""
+def require_columns(frame: pd.DataFrame, columns: Sequence[str], *, where: str = "") -> None:
+    """Refuse missing columns, naming the ones there are and ``where`` (the file)."""
     missing = [c for c in columns if c not in frame.columns]
     if missing:
         raise InvalidInputError(
-            f"missing column{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))}; "
+            (f"{where}: " if where else "") + f"missing column{'s' if len(missing) > 1 else ''} "
+            f"{', '.join(map(repr, missing))}; "
             f"the table has {', '.join(map(repr, map(str, frame.columns[:12])))}")
 
 
-def _text_column(frame: pd.DataFrame, column: str, ids: np.ndarray) -> list[str]:
-    values = frame[column]
+def text_values(values: pd.Series) -> tuple[list[str], np.ndarray]:
+    """The values as text, and where they are missing or blank."""
     missing = values.isna().to_numpy()
     as_text = values.where(~missing, "").astype(str)
-    empty = missing | (as_text.str.strip() == "").to_numpy()
+    return as_text.tolist(), missing | (as_text.str.strip() == "").to_numpy()
+
+
+def _text_column(frame: pd.DataFrame, column: str, ids: np.ndarray) -> list[str]:
+    texts, empty = text_values(frame[column])
     if empty.any():
         raise InvalidInputError(
             f"column {column!r} has empty or missing text in {format_rows(ids[empty])}; "
             "drop or fill those rows")
-    return as_text.tolist()
+    return texts
 
 
 def encode_labels(
     values: pd.Series | np.ndarray, ids: np.ndarray, *, column: str = "label",
     classes: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Encode label values as integer indices into their sorted unique values.
+    """``(labels, classes)``: labels as indices into their sorted values (or ``classes``).
 
-    Returns ``(labels, classes)``. With ``classes`` given, values outside it are an error.
-
-    Examples
-    --------
     >>> import pandas as pd
     >>> labels, classes = encode_labels(pd.Series(["b", "a", "b"]), np.arange(3))
     >>> labels.tolist(), classes.tolist()
@@ -110,19 +106,11 @@ def encode_labels(
         raise InvalidInputError(
             f"column {column!r} has missing labels in {format_rows(ids[missing])}; "
             "label or drop those rows")
-    raw = series.to_numpy(dtype=object)
-    kinds = {("number" if isinstance(v, (int, float, np.integer, np.floating))
-              and not isinstance(v, bool) else type(v).__name__) for v in raw}
+    raw, kinds = label_values(series)
     if len(kinds) > 1:
         raise InvalidInputError(
             f"column {column!r} mixes label types ({', '.join(sorted(kinds))}); "
             "use all strings or all integers")
-    if kinds == {"number"}:
-        floats = np.asarray(raw, dtype=float)
-        if np.all(floats == np.round(floats)):
-            raw = floats.astype(np.int64)
-        else:
-            raw = floats
     uniques = np.unique(raw) if classes is None else np.asarray(classes)
     index = {v: i for i, v in enumerate(uniques.tolist())}
     encoded = np.fromiter((index.get(v, -1) for v in np.asarray(raw).tolist()), dtype=np.int64,
@@ -135,12 +123,22 @@ def encode_labels(
     return encoded, uniques
 
 
-def _value_kind(value: object) -> str:
+def value_kind(value: object) -> str:
     if isinstance(value, (bool, np.bool_)):
         return "bool"
     if isinstance(value, (int, float, np.integer, np.floating)):
         return "number"
     return type(value).__name__
+
+
+def label_values(series: pd.Series) -> tuple[np.ndarray, frozenset[str]]:
+    """Label values, numbers as integers when all are whole, and the kinds of values seen."""
+    raw = series.to_numpy(dtype=object)
+    kinds = frozenset(map(value_kind, raw))
+    if kinds == {"number"}:
+        floats = np.asarray(raw, dtype=float)
+        return (floats.astype(np.int64) if np.all(floats == np.round(floats)) else floats), kinds
+    return raw, kinds
 
 
 def _ids(frame: pd.DataFrame, id_column: str | None) -> np.ndarray:
@@ -152,11 +150,11 @@ def _ids(frame: pd.DataFrame, id_column: str | None) -> np.ndarray:
         raise InvalidInputError(
             f"column {id_column!r} has missing ids in "
             f"{format_rows(np.flatnonzero(ids.isna().to_numpy()))}")
-    kinds = {_value_kind(v) for v in ids.tolist()}
+    kinds = {value_kind(v) for v in ids.tolist()}
     if len(kinds) > 1:
         firsts: dict[str, tuple[int, object]] = {}
         for row, value in enumerate(ids.tolist()):
-            firsts.setdefault(_value_kind(value), (row, value))
+            firsts.setdefault(value_kind(value), (row, value))
         kinds_seen = ", ".join(f"{shown(v)} ({k}, row {r})" for k, (r, v) in firsts.items())
         raise InvalidInputError(
             f"column {id_column!r} mixes id types: {kinds_seen}; an id 2 and an id '2' would "
@@ -164,8 +162,7 @@ def _ids(frame: pd.DataFrame, id_column: str | None) -> np.ndarray:
     duplicated = ids.duplicated(keep=False).to_numpy()
     if duplicated.any():
         values = pd.unique(ids[duplicated])
-        repeated = (", ".join(shown(v) for v in values[:5])
-                    + (" ..." if len(values) > 5 else ""))
+        repeated = (", ".join(shown(v) for v in values[:5]) + (" ..." if len(values) > 5 else ""))
         raise InvalidInputError(
             f"column {id_column!r} has duplicate ids {repeated} in "
             f"{format_rows(np.flatnonzero(duplicated))}; ids must be unique")
@@ -182,11 +179,9 @@ def prepare_text_dataset(
     classes: np.ndarray | None = None,
     min_classes: int = 2,
 ) -> TextDataset:
-    """Check a table and turn it into a :class:`TextDataset`.
-
-    Raises :class:`InvalidInputError` naming the problem and the first offending rows:
-    a missing column, empty or missing text, a missing label, duplicate ids, or fewer
-    than ``min_classes`` classes.
+    """Check a table and turn it into a :class:`TextDataset`, refusing (naming the first
+    rows) a missing column, empty text, a missing label, duplicate ids or fewer than
+    ``min_classes`` classes.
 
     Examples
     --------
@@ -233,8 +228,7 @@ def _key(value: object) -> str:
 
 
 def _as_label_value(name: object, classes: np.ndarray) -> object:
-    """A class name as the labels spell it: the label value with the same text, else the
-    name itself (a number when the labels are numbers)."""
+    """A class name as the labels spell it (the same text, else a number for numbers)."""
     for value in classes.tolist():
         if _key(value) == _key(name):
             return value
@@ -294,12 +288,9 @@ def _column_classes(names: list[object] | None, data: TextDataset,
 
 def pred_probs_by_id(pred_probs: pd.DataFrame, ids: np.ndarray,
                      id: str) -> pd.DataFrame:  # noqa: A002 - the data's id column
-    """A pred_probs table's rows in the order of the items ``ids``, matched by its ``id``
-    column (as text, :func:`text_keys`: 68 and "68" agree), without that column; blank,
-    repeated, missing and unknown ids are refused with :class:`InvalidInputError`.
+    """A pred_probs table's rows in the order of ``ids``, matched as text by its ``id`` column
+    (then dropped); blank, repeated, missing and unknown ids refused.
 
-    Examples
-    --------
     >>> import pandas as pd
     >>> table = pd.DataFrame({"id": ["b", "a"], "pos": [0.2, 0.9], "neg": [0.8, 0.1]})
     >>> pred_probs_by_id(table, np.array(["a", "b"]), "id")["pos"].tolist()
@@ -362,44 +353,11 @@ def align_pred_probs(
     default_classes: Sequence[object] | None = None,
     id: str | None = None,  # noqa: A002 - the data's id column, as scan's id=
 ) -> tuple[np.ndarray, TextDataset]:
-    """Check the user's probabilities against a dataset and order its classes as the columns.
+    """The user's probabilities, shape (n_items, n_classes), checked against ``data``, and
+    ``data`` with ``classes`` in column order. Rows are items (or matched by an ``id``
+    column); columns are ``classes``, else a table's names, else ``default_classes``, else
+    the sorted labels.
 
-    Parameters
-    ----------
-    pred_probs : ndarray or DataFrame of shape (n_items, n_classes)
-        Row ``i`` is item ``i`` of ``data``. A DataFrame's columns are named by class;
-        a DataFrame with the data's ``id`` column has its rows matched to the items by
-        that column instead (every item once, no other id), its other columns named by
-        class.
-    data : TextDataset
-        The labelled items.
-    classes : sequence, optional
-        The class of each column, in order. Every label value must be one of them; a class
-        no item has is fine. Default: a table's column names, matched to the label values
-        as text (so a column ``"1"`` is label ``1``); for an array, ``default_classes``,
-        else ``data.classes`` (the sorted label values).
-    default_classes : sequence, optional
-        The column order of an array when ``classes`` is not given (the ``ClassLabel``
-        names of a Hugging Face dataset, in id order).
-    id : str, optional
-        The data's id column (None: the data has row numbers for ids).
-
-    Returns
-    -------
-    pred_probs : ndarray of shape (n_items, n_classes)
-    data : TextDataset
-        ``data`` with ``classes`` in the column order and ``labels`` indexing them.
-
-    Raises
-    ------
-    InvalidInputError
-        A shape other than (n_items, n_classes), NaN or infinite values, negative values,
-        rows not summing to 1 within 1e-3, labels outside the classes, columns named by no
-        label, or names that contradict ``classes``; each message names the first rows or
-        columns.
-
-    Examples
-    --------
     >>> import pandas as pd
     >>> frame = pd.DataFrame({"text": ["good", "bad", "fine"], "label": ["pos", "neg", "pos"]})
     >>> data = prepare_text_dataset(frame, text="text", label="label")
@@ -468,13 +426,8 @@ class OverlapWarning(LabelAuditWarning):
 
 
 def check_distinct_files(sources: Sequence[tuple[str, object]], *, why: str) -> None:
-    """Refuse one file given as two sets that are compared. ``sources`` are (name in a
-    message, what was given) pairs: paths are compared, frames and datasets skipped;
-    ``why`` (why the comparison needs two sets) ends the message.
+    """Refuse one file given as two of the (name, source) sets compared.
 
-    Examples
-    --------
-    >>> check_distinct_files([("train", "a.csv"), ("suspect", "b.csv")], why="...")
     >>> check_distinct_files([("train", "a.csv"), ("suspect", "./a.csv")], why="...")
     ... # doctest: +ELLIPSIS
     Traceback (most recent call last):
@@ -484,23 +437,13 @@ def check_distinct_files(sources: Sequence[tuple[str, object]], *, why: str) -> 
     for i, (first, a) in enumerate(paths):
         for second, b in paths[i + 1:]:
             if same_file(a, b):  # type: ignore[arg-type]
-                raise InvalidParameterError(
-                    f"{first} and {second} are the same file ({a}): {why}")
+                raise InvalidParameterError(f"{first} and {second} are the same file ({a}): {why}")
 
 
 def warn_overlap(first: tuple[str, Sequence[Hashable]], second: tuple[str, Sequence[Hashable]],
                  *, why: str, same: str = "text", share: float = OVERLAP_WARN_SHARE) -> float:
-    """Warn (:class:`OverlapWarning`) when more than ``share`` of the second set's items
-    are also in the first set; returns the share found. ``first`` and ``second`` are each
-    a set's name and a key per item (its text, text and pair, or tokens as a tuple: equal
-    keys are the same item); ``why`` (what the overlap does to the result) ends the
-    message, ``same`` says what equal keys share (``"text"``, ``"tokens"``).
-
-    Examples
-    --------
-    >>> warn_overlap(("training", ["a", "b", "c"]), ("suspect", ["d", "e"]), why="...")
-    0.0
-    """
+    """The share of the second (name, keys) set's items in the first, with an
+    :class:`OverlapWarning` above ``share``; ``same`` says what equal keys share."""
     name, keys = second
     if not len(keys):
         return 0.0

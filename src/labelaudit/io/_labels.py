@@ -1,6 +1,5 @@
-"""Label values: one label per item (clean, missing, the check every label column passes,
-ids and labels as text keys) and label sets, the labels of multi-label data (the topics of
-an article, given as lists or as text with a separator)."""
+"""Label values: one label per item (clean, missing, checked, as text keys) and label sets,
+the labels of multi-label data (lists, or text with a separator)."""
 
 from __future__ import annotations
 
@@ -19,9 +18,11 @@ if TYPE_CHECKING:
 
 # The values that hold a label set (a list of labels) rather than one label.
 LABEL_SET_TYPES = (list, tuple, set, frozenset, np.ndarray)
-# A class belongs in a predicted label set (a multi-label scan's suggestion, a multi-label
-# model's prediction) when its probability is at least this.
+# A class belongs in a predicted label set when its probability is at least this.
 SET_THRESHOLD = 0.5
+# The words of a true/false column, as lower-case text (evaluate's is_error, impact's flags).
+TRUE_WORDS = frozenset({"true", "t", "yes", "y", "1", "1.0"})
+FALSE_WORDS = frozenset({"false", "f", "no", "n", "0", "0.0"})
 
 
 def is_missing(value: object) -> bool:
@@ -39,8 +40,14 @@ def is_empty_label(value: object) -> bool:
 
 
 def clean_label(value: object) -> object:
-    """A label as the user wrote it: numpy values as Python ones (:func:`plain_value`), a
-    whole float (``68.0``, as pandas reads a column of numbers with a blank) as an int."""
+    """A label as the user wrote it: numpy values as Python ones, a whole float (``68.0``, as
+    pandas reads numbers with a blank) as an int.
+
+    Examples
+    --------
+    >>> clean_label(68.0), clean_label("a")
+    (68, 'a')
+    """
     value = plain_value(value)
     if isinstance(value, float) and value.is_integer():
         return int(value)
@@ -56,20 +63,12 @@ def label_kind(value: object) -> str:
 
 
 def format_items(items: Sequence[object], *, limit: int = 5) -> str:
-    """Name the first few offending items: ``"items 'a', 'b'"``, ``"item 3"``.
-
-    Examples
-    --------
-    >>> format_items(["a", "b"])
-    "items 'a', 'b'"
-    """
-    return "item" + format_rows(items, limit=limit)[3:]
+    """Name the first few offending items: ``"items 'a', 'b'"``, ``"item 3"``."""
+    return format_rows(items, limit=limit, word="item")
 
 
 def label_problem(values: pd.Series | np.ndarray, *, column: str) -> tuple[np.ndarray, str]:
-    """The positions of values that are no single label (lists of labels, or objects such
-    as ``{"a": 1}``) and a message about them with ``{rows}`` where the rows go; no
-    positions and ``""`` when every value is one label."""
+    """Positions of values that are no single label, and a message template with ``{rows}``."""
     import pandas as pd
     series = pd.Series(values) if not isinstance(values, pd.Series) else values
     raw = series.to_numpy(dtype=object)
@@ -93,16 +92,9 @@ def label_problem(values: pd.Series | np.ndarray, *, column: str) -> tuple[np.nd
 
 def check_label_values(values: pd.Series | np.ndarray, *, column: str,
                        ids: np.ndarray | None = None, where: str = "") -> None:
-    """Refuse a label column that holds lists of labels (multi-label) or objects, with
-    one line naming the ``column``, the first offending rows (by ``ids``, else row numbers)
-    and one of their values, after ``where`` (the file). Every command reads one label per
-    item; a list would otherwise fail deep inside (``unhashable type: 'list'``) or be read
-    as the text ``"['a', 'b']"``.
+    """Refuse a label column holding lists or objects, naming ``where``, rows and a value.
 
-    Examples
-    --------
     >>> import pandas as pd
-    >>> check_label_values(pd.Series(["a", "b"]), column="label")
     >>> check_label_values(pd.Series([["a"], ["a", "b"]]), column="label")
     ... # doctest: +ELLIPSIS
     Traceback (most recent call last):
@@ -116,14 +108,9 @@ def check_label_values(values: pd.Series | np.ndarray, *, column: str,
 
 
 def text_keys(values: pd.Series | np.ndarray, *, strip: bool = False) -> np.ndarray:
-    """Values as text: the one way ids (and labels) are matched across tables and file
-    formats. A whole number keys as the integer it is, whatever its type: ``7``, ``7.0``
-    (as pandas reads a column of numbers that has a blank) and the text ``"7"`` all key as
-    ``"7"``, while the text ``"7.0"`` stays ``"7.0"`` (text is never parsed). Missing
-    values (None, NaN, NA) key as ``""``; ``strip`` drops white space around each key.
+    """Values as text, the one way ids and labels are matched: whole numbers as integers
+    (the text ``"7.0"`` is never parsed), missing as ``""``.
 
-    Examples
-    --------
     >>> import pandas as pd
     >>> text_keys(pd.Series([7.0, 7.5, None])).tolist()
     ['7', '7.5', '']
@@ -153,26 +140,14 @@ def text_keys(values: pd.Series | np.ndarray, *, strip: bool = False) -> np.ndar
 
 
 def holds_label_sets(values: pd.Series | np.ndarray) -> bool:
-    """Whether a label column holds lists of labels (a multi-label column).
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> holds_label_sets(pd.Series([["a", "b"], []])), holds_label_sets(pd.Series(["a"]))
-    (True, False)
-    """
+    """Whether a label column holds lists of labels (a multi-label column)."""
     import pandas as pd
     return any(isinstance(v, LABEL_SET_TYPES) for v in pd.Series(values).to_numpy(dtype=object))
 
 
 def check_separator(sep: str | None) -> str | None:
-    """The separator of label sets written as text (``label_sep``): None, or a non-empty
-    text (an empty one would split nothing, and join class names into one).
+    """The separator of label sets written as text: None or non-empty.
 
-    Examples
-    --------
-    >>> check_separator("|")
-    '|'
     >>> check_separator("")
     Traceback (most recent call last):
     ...
@@ -187,11 +162,8 @@ such as '|' or ';'; got ''
 
 
 def label_set_names(value: object, sep: str = "|") -> list[str]:
-    """One value's labels as text: a list's items, or text split at ``sep``; a missing
-    value or empty text is the empty set.
+    """One value's labels as text: a list's items, or text split at ``sep``; missing: none.
 
-    Examples
-    --------
     >>> label_set_names(["b", "a"]), label_set_names("b|a"), label_set_names(float("nan"))
     (['b', 'a'], ['b', 'a'], [])
     """
@@ -203,8 +175,7 @@ def label_set_names(value: object, sep: str = "|") -> list[str]:
 
 
 def _has_hole(value: object, sep: str | None) -> bool:
-    """Whether a label set holds a member that names no class: a missing value (null,
-    NaN) or blank text in a list, or blank text between separators (``"a||b"``, ``"a|"``)."""
+    """Whether a label set holds a member that names no class (null, blank, ``"a||b"``)."""
     import pandas as pd
     if isinstance(value, LABEL_SET_TYPES):
         return any((pd.api.types.is_scalar(v) and pd.isna(v))
@@ -217,14 +188,9 @@ def _has_hole(value: object, sep: str | None) -> bool:
 def check_label_set_members(values: pd.Series | np.ndarray, *, column: str,
                             ids: Sequence[object] | np.ndarray, sep: str | None = None,
                             where: str | None = None) -> None:
-    """Refuse a label set holding a member that names no class: a missing value (null,
-    NaN) or blank text in a list, or with ``sep`` blank text between separators
-    (``"a||b"``, ``"a|"``). One line naming the column, the items (``ids``, aligned with
-    ``values``) and, first, ``where`` (the file) when given. The one rule for every reader
-    of label sets: scan, train, evaluate, report.
+    """Refuse a label set with a member naming no class (null, blank, ``"a||b"``): the one
+    rule for every reader of label sets.
 
-    Examples
-    --------
     >>> import pandas as pd
     >>> check_label_set_members(pd.Series([["a"], ["b", None]]), column="topics",
     ...                         ids=["x", "y"])  # doctest: +ELLIPSIS
@@ -246,16 +212,14 @@ empty label in row 'y' (e.g. ['b', None]); ...
 
 
 def _members(value: object, sep: str | None) -> list[str] | None:
-    """The labels of one value as text, white space trimmed; None for a scalar in a
-    column of lists."""
+    """The labels of one value as trimmed text; None for a scalar in a column of lists."""
     if sep is None and not isinstance(value, LABEL_SET_TYPES):
         return None
     return [name for name in (n.strip() for n in label_set_names(value, sep or "|")) if name]
 
 
 def refuse_single_label_options(takes: str, **given: object) -> None:
-    """Options that go with one label per item, given (``name=value``, None when not)
-    for label sets: refused with one line naming them and saying what ``takes`` the sets."""
+    """Refuse single-label options given for label sets, saying what ``takes`` the sets."""
     named = [f"{name}=" for name, value in given.items() if value is not None]
     if named:
         raise InvalidParameterError(
@@ -267,19 +231,9 @@ def refuse_single_label_options(takes: str, **given: object) -> None:
 def read_label_sets(values: pd.Series | np.ndarray, *, column: str, ids: np.ndarray,
                     sep: str | None = None, classes: Sequence[object] | None = None,
                     ) -> tuple[np.ndarray, np.ndarray]:
-    """Label sets as an indicator matrix: ``(Y, classes)``, ``Y[i, j]`` 1 when item ``i``
-    has class ``classes[j]``; the classes sorted as text, or as given.
+    """Label sets (lists, or text split at ``sep``) as ``(Y, classes)``: ``Y[i, j]`` 1 when
+    item ``i`` has ``classes[j]`` (sorted, or as given).
 
-    A value is a list of labels (JSONL, Parquet, a Hugging Face ``Sequence`` column) or,
-    with ``sep``, text such as ``"sports|politics"``; an empty list or an empty cell is
-    the empty set, a meaningful label (no class applies). Refused with one line each: a
-    column that mixes lists and single labels, a missing value in a column of lists, a
-    set holding a member that names no class (null or blank in a list, blank between
-    separators: one rule for JSONL, Parquet and CSV), a class name that holds ``sep``
-    (it would not read back), and labels outside ``classes``.
-
-    Examples
-    --------
     >>> import pandas as pd
     >>> Y, classes = read_label_sets(pd.Series(["b|a", "", "a"]), column="topics",
     ...                              ids=np.arange(3), sep="|")
@@ -290,8 +244,7 @@ def read_label_sets(values: pd.Series | np.ndarray, *, column: str, ids: np.ndar
     check_separator(sep)
     raw = pd.Series(values).to_numpy(dtype=object)
     sets = [_members(v, sep) for v in raw]
-    scalars = np.array([s is None and not is_missing(v) for s, v in zip(sets, raw,
-                                                                            strict=True)])
+    scalars = np.array([s is None and not is_missing(v) for s, v in zip(sets, raw, strict=True)])
     missing = np.array([s is None and is_missing(v) for s, v in zip(sets, raw, strict=True)])
     if scalars.any():
         lists = int(len(raw) - scalars.sum() - missing.sum())
@@ -335,8 +288,6 @@ def read_label_sets(values: pd.Series | np.ndarray, *, column: str, ids: np.ndar
 def check_label_set_classes(label_sets: np.ndarray, classes: np.ndarray) -> None:
     """Refuse a class that a single item has: a model cannot learn it out of sample.
 
-    Examples
-    --------
     >>> check_label_set_classes(np.array([[1, 0], [1, 1]]), np.array(["a", "b"]))
     ... # doctest: +ELLIPSIS
     Traceback (most recent call last):
@@ -353,12 +304,8 @@ def check_label_set_classes(label_sets: np.ndarray, classes: np.ndarray) -> None
 
 def format_label_set(row: np.ndarray, classes: np.ndarray, sep: str | None = None
                      ) -> list[str] | str:
-    """One item's label set: a list of class names, or with ``sep`` one text (for CSV,
-    TSV and the table view). A class name that holds ``sep`` is refused: the text would
-    read back as other classes.
+    """One item's label set: a list of class names, or with ``sep`` one text.
 
-    Examples
-    --------
     >>> format_label_set(np.array([1, 0, 1]), np.array(["a", "b", "c"]), sep="|")
     'a|c'
     """

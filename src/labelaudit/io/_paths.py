@@ -1,12 +1,5 @@
-"""The overwrite rule: the files and folders a command names, checked before any work.
-
-labelaudit never writes on an input or inside an input or model folder, and replaces an
-existing file only when it wrote that file itself (by the record of written files, see
-:mod:`labelaudit.io._write`): unchanged since, or changed and ``overwrite`` is given. A
-folder it writes (a saved model, an adapted encoder) carries a manifest of its files, and is
-replaced only while it holds nothing else. :func:`check_command_paths` applies the whole
-rule to a command's options.
-"""
+"""The overwrite rule, checked before any work: never write on an input or into an input or
+model folder; replace only a file labelaudit wrote, or a folder its manifest lists whole."""
 
 from __future__ import annotations
 
@@ -20,40 +13,24 @@ from labelaudit._version import __version__
 from labelaudit.io._read import could_be_hub_name
 from labelaudit.io._write import figure_path, format_of, output_record
 
-# The files that mark a folder as labelaudit's own output: the manifest every folder it
-# writes gets (see labelaudit.io.write_manifest), and a saved model's description.
+# The files that mark a folder as labelaudit's own: its manifest, a saved model's description.
 MANIFEST = "labelaudit-output.json"
 FOLDER_MARKERS = (MANIFEST, "labelaudit-model.json")
 
 
-# Options (``dest``) that hold files a command reads. A list value (``--predictions
-# NAME=FILE``, repeated) names one file per item, the path last. The files a command writes
-# are ``out`` and every ``*_out`` (one rule for every command), and those it is told it
-# writes (review init's ``db``).
+# Options (``dest``) that hold files a command reads; a list (``--predictions NAME=FILE``)
+# holds one per item, the path last. A command writes ``out``, ``*_out`` and ``writes``.
 _INPUTS = ("data", "score", "issues", "input", "verdicts", "file", "scan", "sentinels_file",
            "annotations_file", "noise_matrix", "corrected", "train", "val", "predictions",
            "original", "suspect", "eval", "pred_probs", "db")
 _POSITIONAL = ("data", "issues", "input", "verdicts", "file", "scan", "corrected", "train")
-
-
-# Folders a command writes a model to, and options that may name a model folder it reads.
+# Folders a command writes a model to; options that may name a model folder it reads.
 _FOLDER_OUTPUTS = {"model_out": "model", "tapt_out": "tapt"}
 _MODELS = ("model",)
-
-
 # Folders a command writes its own scratch files to (kept for a rerun, then removed).
 _SCRATCH = ("checkpoint_dir",)
-
-
-# Files an output option writes beside its own, by the suffix that replaces the option's
-# (see labelaudit.io.sidecar_path): ``--gold-out g.jsonl`` writes ``g.noise.json`` too. Each
-# is checked as an output of its own.
 SIDECARS = {"gold_out": ".noise.json"}
-
-
-# Output options whose name must say what is written: checked before anything else, so that
-# a name that cannot be written is refused before "exists" comes up.
-# Each check is given the path and the option's flag.
+# Output options whose name must say what is written, checked first (before "exists").
 _NAMES: dict[str, Callable[[str, str], object]] = {
     "plot_out": lambda path, _: figure_path(path),
     "metrics_out": lambda path, spelled: _json_name(path, spelled, "metrics_out", "the metrics"),
@@ -61,8 +38,6 @@ _NAMES: dict[str, Callable[[str, str], object]] = {
     "items_out": lambda path, _: format_of(path),
     "annotators_out": lambda path, _: format_of(path),
 }
-
-
 # Inputs that must exist before any work starts (a hub dataset name passes: see read_data).
 _MUST_EXIST = ("score", "verdicts", "sentinels_file", "annotations_file", "noise_matrix", "val",
                "predictions", "original", "suspect", "eval", "pred_probs")
@@ -71,23 +46,9 @@ _MUST_EXIST = ("score", "verdicts", "sentinels_file", "annotations_file", "noise
 def check_command_paths(options: Mapping[str, object], *, flag: Callable[[str], str],
                         writes: Iterable[str] = (), overwrite: bool = False,
                         remote: Iterable[str] = ()) -> None:
-    """Before any work: refuse an output that names an input, lies inside a model folder,
-    replaces a file or folder labelaudit did not write, or cannot be written (a sidecar of
-    an output, :data:`SIDECARS`, is checked as an output); refuse a missing input file; and
-    first of all, a name whose suffix cannot be written (a plot's, a table's, a JSON file's).
+    """The whole rule over a command's ``options`` (``flag`` spells one; ``writes``: inputs it
+    writes; ``remote``: outputs their writer checks).
 
-    ``options`` are a command's options by name: ``out`` and every ``*_out`` are the
-    files it writes (``model_out`` and ``tapt_out`` folders), ``data``, ``eval``, ``db``...
-    those it reads (a list value holds a path per item, the last element of a tuple);
-    values that are not strings (None: not given) are skipped. ``flag`` spells an option
-    for messages (``"eval"`` as ``"--eval"``); ``writes`` names inputs this command writes
-    instead (``"db"``); ``overwrite`` replaces an earlier output of labelaudit's that was
-    changed since (never a file labelaudit did not write, :func:`check_replaceable`);
-    ``remote`` names outputs that may be URIs or folders of parts (their writer checks
-    them).
-
-    Examples
-    --------
     >>> check_command_paths({"data": "/tmp/a.csv", "out": "/tmp/a.csv"},
     ...                     flag=lambda name: f"--{name}")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
@@ -120,8 +81,7 @@ def check_command_paths(options: Mapping[str, object], *, flag: Callable[[str], 
         value = options.get(name)
         outputs.append((flag(name), value))
         if name in SIDECARS and isinstance(value, str):
-            outputs.append((f"the {flag(name)} sidecar",
-                            str(sidecar_path(value, SIDECARS[name]))))
+            outputs.append((f"the {flag(name)} sidecar", str(sidecar_path(value, SIDECARS[name]))))
     check_output_paths(
         outputs, inputs, overwrite=overwrite,
         model_folders=models + [f for _, f in folders if isinstance(f, str)],
@@ -146,14 +106,9 @@ def check_output_paths(outputs: Iterable[tuple[str, object]],
                        inputs: Iterable[tuple[str, object]], *,
                        remote: Iterable[str] = (), overwrite: bool = False,
                        model_folders: Iterable[object] = ()) -> None:
-    """Refuse, before any work, outputs that would destroy something: an input, a file
-    inside a model folder (one of ``model_folders``, or any folder labelaudit marked as its
-    own), or an existing file :func:`check_replaceable` refuses. ``outputs`` and ``inputs``
-    are (name in a message, path) pairs; paths that are not strings are skipped; ``remote``
-    and ``overwrite`` are :func:`check_command_paths`'s.
+    """Refuse (name, path) outputs that would destroy an input, write into a model folder
+    or replace what :func:`check_replaceable` refuses.
 
-    Examples
-    --------
     >>> check_output_paths([("--out", "/tmp/a.csv")], [("an input file", "/tmp/b.csv")])
     >>> check_output_paths([("--out", "/tmp/a.csv")], [("an input file", "/tmp/a.csv")])
     ... # doctest: +ELLIPSIS
@@ -188,14 +143,8 @@ def check_output_paths(outputs: Iterable[tuple[str, object]],
 
 def check_replaceable(out: str | Path, *, name: str = "out", overwrite: bool = False,
                       what: str = "choose another name") -> None:
-    """The one rule for every existing file a run replaces (a single output, a sidecar, a
-    part of a folder output, a review database), by the record of what labelaudit wrote
-    (see :mod:`labelaudit.io._write`): a file labelaudit wrote and nobody changed since is
-    replaced; one it wrote that was changed since, only with ``overwrite``; a file it did
-    not write, never (``overwrite`` replaces only labelaudit's own earlier outputs).
+    """Replace a file only if labelaudit wrote it, unchanged since or with ``overwrite``.
 
-    Examples
-    --------
     >>> check_replaceable("/no/such/file.csv")
     >>> import tempfile, pathlib
     >>> mine = pathlib.Path(tempfile.mkdtemp()) / "mine.csv"
@@ -219,13 +168,7 @@ def check_replaceable(out: str | Path, *, name: str = "out", overwrite: bool = F
 
 
 def check_writable(out: str | Path, *, name: str = "out") -> None:
-    """Refuse an output whose folder cannot exist or be written; ``name`` says which
-    option gave the path in the message.
-
-    Examples
-    --------
-    >>> check_writable("/tmp/result.csv")
-    """
+    """Refuse an output whose folder cannot exist or be written (``name``: the option)."""
     if "://" in str(out):
         raise InvalidParameterError(
             f"{name} {out}: this command writes local files only; give a local path")
@@ -244,12 +187,8 @@ def check_writable(out: str | Path, *, name: str = "out") -> None:
 
 
 def check_input_paths(inputs: Iterable[tuple[str, object]]) -> None:
-    """Refuse, before any work, an input file that does not exist. A URI, a
-    ``folder:split`` and a name that could be a Hugging Face hub dataset pass: their
-    readers check them.
+    """Refuse a missing input file (a URI, ``folder:split`` or hub name passes).
 
-    Examples
-    --------
     >>> check_input_paths([("--eval", "imdb")])
     >>> check_input_paths([("--eval", "/no/such/eval.jsonl")])
     Traceback (most recent call last):
@@ -265,7 +204,6 @@ def check_input_paths(inputs: Iterable[tuple[str, object]]) -> None:
 
 
 def same_file(a: str | Path, b: str | Path) -> bool:
-    """Whether two paths name the same file (after resolving links and ``..``)."""
     try:
         return Path(a).resolve() == Path(b).resolve()
     except OSError:
@@ -273,24 +211,13 @@ def same_file(a: str | Path, b: str | Path) -> bool:
 
 
 def sidecar_path(out: str | Path, suffix: str) -> Path:
-    """The file written beside an output ``out`` with ``suffix`` for its own (``gold.jsonl``
-    and ``".noise.json"`` give ``gold.noise.json``): checked like the output itself (see
-    :func:`labelaudit.io.check_command_paths`).
-
-    Examples
-    --------
-    >>> sidecar_path("out/gold.jsonl", ".noise.json").as_posix()
-    'out/gold.noise.json'
-    """
+    """The file beside ``out`` with ``suffix`` (``--gold-out g.jsonl``: ``g.noise.json``)."""
     return Path(out).with_suffix(suffix)
 
 
 def input_folders(inputs: Iterable[object]) -> list[Path]:
-    """The folders among ``inputs`` (resolved): a folder given as an input (a
-    ``save_to_disk`` dataset, a folder of parts), or the folder of a ``folder:split``.
+    """The folders among ``inputs`` (resolved), and those of a ``folder:split``.
 
-    Examples
-    --------
     >>> import tempfile, pathlib
     >>> folder = tempfile.mkdtemp()
     >>> input_folders([folder, f"{folder}:train", "/no/such.csv"]) == [pathlib.Path(folder)] * 2
@@ -312,15 +239,7 @@ def input_folders(inputs: Iterable[object]) -> list[Path]:
 
 def check_not_in_input_folder(out: str | Path, *, name: str = "out",
                               folders: Iterable[Path] = ()) -> None:
-    """Refuse an output inside one of the input ``folders`` (resolved, see
-    :func:`input_folders`): every file in an input folder is an input, replaced or added
-    to never, whatever the flags.
-
-    Examples
-    --------
-    >>> import pathlib
-    >>> check_not_in_input_folder("/tmp/out.csv", folders=[pathlib.Path("/data/ds")])
-    """
+    """Refuse an output inside an input folder: every file there is an input."""
     resolved = Path(out).resolve()
     for folder in folders:
         if folder == resolved or folder in resolved.parents:
@@ -332,13 +251,7 @@ def check_not_in_input_folder(out: str | Path, *, name: str = "out",
 
 def check_not_in_model_folder(out: str | Path, *, name: str = "out",
                               model_folders: Iterable[Path] = ()) -> None:
-    """Refuse an output inside a model folder: one of ``model_folders`` (resolved paths),
-    or any folder labelaudit marked as its own output (a saved model, an adapted encoder).
-
-    Examples
-    --------
-    >>> check_not_in_model_folder("/tmp/elsewhere/out.csv")
-    """
+    """Refuse an output inside ``model_folders`` or a folder labelaudit marked as its own."""
     resolved = Path(out).resolve()
     folders = set(model_folders)
     for ancestor in resolved.parents:
@@ -349,8 +262,7 @@ def check_not_in_model_folder(out: str | Path, *, name: str = "out",
 
 
 def is_output_folder(path: str | Path) -> bool:
-    """Whether ``path`` is a folder labelaudit wrote (a model or an adapted encoder): it
-    holds labelaudit's marker file."""
+    """Whether ``path`` holds labelaudit's marker file (a model or an adapted encoder)."""
     folder = Path(path)
     return any((folder / name).is_file() for name in FOLDER_MARKERS)
 
@@ -360,12 +272,9 @@ def _files(folder: Path) -> set[str]:
 
 
 def write_manifest(folder: str | Path, *, kind: str) -> Path:
-    """Mark ``folder`` (finished, not yet in place) as labelaudit's output: a manifest
-    naming every file in it, so that a later run replaces it only while it holds nothing
-    else.
+    """Mark ``folder`` as labelaudit's with a manifest of its files (a rerun replaces it
+    only while it holds nothing else).
 
-    Examples
-    --------
     >>> import tempfile, pathlib
     >>> folder = pathlib.Path(tempfile.mkdtemp())
     >>> _ = (folder / "weights.bin").write_bytes(b"0")
@@ -386,8 +295,7 @@ def write_manifest(folder: str | Path, *, kind: str) -> Path:
 
 
 def _foreign_files(target: Path) -> list[str]:
-    """The files in ``target`` that labelaudit did not write (all of them when it holds no
-    manifest of labelaudit's)."""
+    """The files in ``target`` that its manifest does not list (all without a manifest)."""
     present = _files(target)
     manifest = target / MANIFEST
     if manifest.is_file():
@@ -410,14 +318,9 @@ def _kind(target: Path) -> str | None:
 
 def check_output_folder(out: str | os.PathLike[str], *, kind: str, name: str = "--out",
                         inputs: Iterable[object] = ()) -> Path:
-    """Check, before any work, a folder a command will write (a model): it must be new,
-    empty, or a folder labelaudit wrote that holds nothing else; it must hold no input and
-    lie inside no model folder and no input folder. A folder labelaudit did not write is
-    refused whatever the flags (labelaudit never deletes a file it did not write), and so is
-    one of another ``kind`` (a saved model is not replaced by an adapted encoder).
+    """Check a folder a command writes: new, empty or labelaudit's of ``kind`` and nothing
+    else, holding no input and in no model or input folder.
 
-    Examples
-    --------
     >>> import tempfile, pathlib
     >>> check_output_folder(pathlib.Path(tempfile.mkdtemp()) / "model", kind="model").name
     'model'

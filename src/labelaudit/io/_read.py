@@ -1,6 +1,5 @@
-"""Readers: tables from CSV, TSV, JSONL, JSON and Parquet files, UTF-8 text and JSON lines,
-and Hugging Face ``datasets`` (Dataset objects, ``save_to_disk`` folders and hub names).
-The suffix picks the reader (:func:`read_table`); :func:`read_data` takes any source."""
+"""Readers of tables (CSV, TSV, JSONL, JSON, Parquet by suffix), UTF-8 text and JSON lines,
+and Hugging Face ``datasets`` (objects, ``save_to_disk`` folders and hub names)."""
 
 from __future__ import annotations
 
@@ -24,15 +23,11 @@ if TYPE_CHECKING:
 # ``frame.attrs`` key of the ClassLabel names (in id order) of a frame read from ``datasets``
 CLASS_NAMES = "labelaudit_class_names"
 TABLE_SUFFIXES = (".csv", ".tsv", ".tab", ".txt", ".jsonl", ".ndjson", ".json", ".parquet", ".pq")
-
-
 # CSV/TSV cells: a number written with a leading zero ("068", "007", "-01"), a number, and a
 # cell that may start with a leading zero (a quick look at a whole file's text).
 _LEADING_ZERO = re.compile(r"\s*[+-]?0\d")
 _NUMBER = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*")
 _MAYBE_LEADING_ZERO = re.compile(r'(?:^|[,\t])"?\s*[+-]?0\d', re.MULTILINE)
-
-
 # A hub dataset name: "imdb", "stanfordnlp/imdb", optionally with ":split".
 _HUB_NAME = re.compile(r"^[A-Za-z0-9][\w.-]*(/[A-Za-z0-9][\w.-]*)?(:[\w.-]+)?$")
 
@@ -42,17 +37,12 @@ def read_data(data: Any, *, split: str | None = None, what: str = "data") -> pd.
 
     Parameters
     ----------
-    data : DataFrame, path, datasets.Dataset, datasets.DatasetDict or str
-        A DataFrame (returned as is); a file or ``save_to_disk`` folder read by
-        :func:`read_table`; a ``Dataset`` or ``DatasetDict``; or a Hugging Face hub
-        dataset name (``"imdb"``, ``"stanfordnlp/imdb"``) that is not an existing path,
-        loaded with ``datasets.load_dataset(name, split=split)``, which needs network
-        access or the dataset in the local Hugging Face cache.
-    split : str, optional
-        The split of a ``DatasetDict``, folder or hub dataset (``NAME:SPLIT`` works too);
-        needed when there are several.
-    what : str
-        What messages call ``data``.
+    data
+        A DataFrame (returned as is), a file or folder (:func:`read_table`), a ``Dataset`` or
+        ``DatasetDict``, or a hub dataset name (``"stanfordnlp/imdb"``; network or cache).
+    split, what
+        The split of a ``DatasetDict``, folder or hub dataset (or ``NAME:SPLIT``); what
+        messages call ``data``.
 
     Returns
     -------
@@ -94,21 +84,17 @@ def read_table(path: str | Path, *, split: str | None = None) -> pd.DataFrame:
 
     Parameters
     ----------
-    path : str or Path
-        ``.csv``, ``.tsv``/``.tab``, ``.jsonl``/``.ndjson``, ``.json`` (an array of
-        objects or JSON lines), ``.parquet``, or a folder written by a Hugging Face
-        ``Dataset.save_to_disk`` (``folder:split`` picks a split of a DatasetDict).
-    split : str, optional
+    path
+        ``.csv``, ``.tsv``/``.tab``, ``.jsonl``/``.ndjson``, ``.json`` (an array or JSON
+        lines), ``.parquet``, or a ``save_to_disk`` folder (``folder:split`` picks a split).
+    split
         The split of a ``DatasetDict`` folder, instead of ``folder:split``.
 
     Returns
     -------
     pandas.DataFrame
-        Text columns stay strings; nothing is parsed as dates. In a CSV or TSV, a column
-        of numbers any of which is written with a leading zero (``"068"``, ``"007"``,
-        ``"-01"``) is read as text, all of its values (:func:`zero_padded_columns`), so
-        that ids, zip codes and codes come out as they went in; other numbers are read as
-        numbers. JSON lines and Parquet keep the types they were written with.
+        No dates parsed; a CSV column of numbers one of which has a leading zero (``"068"``)
+        is text (:func:`zero_padded_columns`), so ids and codes come out as they went in.
 
     Examples
     --------
@@ -179,16 +165,7 @@ def read_table(path: str | Path, *, split: str | None = None) -> pd.DataFrame:
 
 
 def read_pred_probs(path: str | Path) -> np.ndarray | pd.DataFrame:
-    """Probabilities from a file: a ``.npy`` array, or a table with one column per class.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "probs.npy"
-    >>> np.save(path, np.array([[0.9, 0.1]]))
-    >>> read_pred_probs(path).shape
-    (1, 2)
-    """
+    """Probabilities from a file: a ``.npy`` array, or a table with one column per class."""
     path = Path(path)
     if path.is_dir():
         raise InvalidInputError(
@@ -207,12 +184,8 @@ def read_pred_probs(path: str | Path) -> np.ndarray | pd.DataFrame:
 
 
 def zero_padded_columns(raw: pd.DataFrame) -> list[Any]:
-    """The columns of a CSV or TSV read as text (``dtype=str``) that hold only numbers,
-    one at least written with a leading zero (``"068"``, ``"007"``, ``"-01"``): the ones
-    :func:`read_table` keeps as text, so that ids, zip codes and codes keep their zeros.
+    """The columns (read as text) holding only numbers, one at least with a leading zero.
 
-    Examples
-    --------
     >>> import pandas as pd
     >>> raw = pd.DataFrame({"id": ["068", "100"], "n": ["1", "0.5"], "t": ["007", "x"]})
     >>> zero_padded_columns(raw)
@@ -233,15 +206,12 @@ def could_be_hub_name(text: str) -> bool:
         *TABLE_SUFFIXES, ".npy")
 
 
-def _path_and_split(text: str, split: str | None, *, hub: bool = True
-                    ) -> tuple[str, str | None]:
-    """``folder:split`` (or, with ``hub``, ``hub-name:split``) as the name and the split;
-    a split in the name and a different ``split`` are an error."""
+def _path_and_split(text: str, split: str | None, *, hub: bool = True) -> tuple[str, str | None]:
+    """``folder:split`` (or, with ``hub``, ``hub-name:split``) as the name and the split."""
     if Path(text).exists() or ":" not in text:
         return text, split
     base, _, in_name = text.rpartition(":")
-    if not (Path(base).is_dir()
-            or (hub and could_be_hub_name(text) and not Path(base).exists())):
+    if not (Path(base).is_dir() or (hub and could_be_hub_name(text) and not Path(base).exists())):
         return text, split
     if split is not None and split != in_name:
         raise InvalidParameterError(
@@ -250,11 +220,7 @@ def _path_and_split(text: str, split: str | None, *, hub: bool = True
 
 
 def read_text(path: str | Path) -> str:
-    """The text of a UTF-8 file (a byte-order mark is dropped), or a one-line error.
-
-    A missing file and undecodable bytes (with their line number) are
-    :class:`InvalidInputError`.
-    """
+    """The text of a UTF-8 file (a BOM dropped); undecodable bytes refused with their line."""
     path = Path(path)
     try:
         raw = path.read_bytes()
@@ -273,13 +239,9 @@ def read_text(path: str | Path) -> str:
 
 
 def split_lines(text: str) -> list[str]:
-    r"""Lines split at ``\n`` only (a trailing ``\r`` dropped).
+    r"""Lines split at ``\n`` only (``\r`` dropped): U+0085, U+2028 and U+2029, unlike in
+    :meth:`str.splitlines`, stay inside a line, where JSON strings may hold them.
 
-    Unlike :meth:`str.splitlines`, this keeps U+0085, U+2028 and U+2029 inside a line,
-    where JSON strings and tokens may hold them.
-
-    Examples
-    --------
     >>> split_lines('{"a": "x\u2028y"}\r\n{"b": 1}') == ['{"a": "x\u2028y"}', '{"b": 1}']
     True
     >>> split_lines('a\u0085b\nc')
@@ -292,11 +254,7 @@ def split_lines(text: str) -> list[str]:
 
 
 def json_lines(path: str | Path, text: str | None = None) -> Iterator[tuple[int, Any]]:
-    """Line number and JSON value of each non-blank line, in order.
-
-    A line that is not JSON is reported when it is reached, so a caller's own checks of
-    earlier lines come first. ``text`` is the file's content when it was already read.
-    """
+    """Line number and JSON value of each non-blank line (``text``: the content if read)."""
     if text is None:
         text = read_text(path)
     for number, line in enumerate(split_lines(text), start=1):
@@ -311,7 +269,6 @@ def json_lines(path: str | Path, text: str | None = None) -> Iterator[tuple[int,
 
 
 def _read_jsonl(path: Path, text: str) -> pd.DataFrame:
-    """The JSON-lines ``text`` of ``path`` as a table, one row per object."""
     import pandas as pd
     records = []
     for number, record in json_lines(path, text):
@@ -323,18 +280,9 @@ def _read_jsonl(path: Path, text: str) -> pd.DataFrame:
 
 def hf_to_frame(dataset: Any, *, split: str | None = None, name: str = "the dataset",
                 choose: str = "split=NAME") -> pd.DataFrame:
-    """A Hugging Face ``Dataset``, or one split of a ``DatasetDict``, as a DataFrame.
+    """A ``Dataset`` or a ``DatasetDict`` split as a DataFrame, ``ClassLabel`` ids as names
+    (-1 missing), the names in id order in ``frame.attrs[CLASS_NAMES]``.
 
-    ``ClassLabel`` columns hold integer ids; they come back as the class names, since
-    users know their classes by name. An id of -1 is the ``datasets`` spelling of "no
-    label" and becomes a missing value; any other id without a name is an error naming
-    the rows. The names in id order are kept in ``frame.attrs[CLASS_NAMES]`` (a dict of
-    column to list), the column order a model trained on the dataset predicts in.
-    ``split`` may be left out for a ``DatasetDict`` of one split; messages call the dataset
-    ``name`` and say how to pick a split with ``choose``.
-
-    Examples
-    --------
     >>> import datasets
     >>> features = datasets.Features({"text": datasets.Value("string"),
     ...                                "label": datasets.ClassLabel(names=["neg", "pos"])})
@@ -384,14 +332,12 @@ def hf_to_frame(dataset: Any, *, split: str | None = None, name: str = "the data
 
 def _class_name_sets(column_values: pd.Series, names: list[str], column: str,
                      name: str) -> list[list[str]]:
-    """A ``Sequence(ClassLabel)`` column as label sets of class names: every id of every
-    row checked and named in one pass (a bad id is named by its item's row)."""
+    """A ``Sequence(ClassLabel)`` column as label sets of class names, checked in one pass."""
     import pandas as pd
     lists = [list(ids) for ids in column_values]
     lengths = np.array([len(ids) for ids in lists], dtype=np.int64)
     flat = pd.Series([i for ids in lists for i in ids], dtype=object)
-    named = _class_names(flat, names, column, name,
-                         rows=np.repeat(np.arange(len(lists)), lengths))
+    named = _class_names(flat, names, column, name, rows=np.repeat(np.arange(len(lists)), lengths))
     ends = np.cumsum(lengths)
     values = named.to_numpy(dtype=object)
     return [[str(v) for v in values[end - n:end] if v is not pd.NA]
@@ -400,8 +346,7 @@ def _class_name_sets(column_values: pd.Series, names: list[str], column: str,
 
 def _class_names(values: pd.Series, names: list[str], column: str, name: str, *,
                  rows: np.ndarray | None = None) -> pd.Series:
-    """ClassLabel ids as their names; -1 and None (no label) as missing values. A bad id
-    is named by its position, or by ``rows[position]`` when given."""
+    """ClassLabel ids as names, -1 and None as missing; a bad id named by ``rows`` if given."""
     import pandas as pd
     ids = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
     bad = ~np.isnan(ids) & ((ids < -1) | (ids >= len(names)) | (ids != np.round(ids)))
@@ -424,11 +369,7 @@ _HF_METADATA = ("dataset_dict.json", "state.json", "dataset_info.json")
 
 
 def _check_hf_metadata(folder: Path) -> None:
-    """Refuse, naming the file, a damaged JSON file of a ``save_to_disk`` folder (or of one
-    of its splits): not JSON, not a JSON object, a ``state.json`` whose ``_data_files`` is
-    not a list of ``{"filename": ...}``, a ``dataset_dict.json`` whose ``splits`` is not a
-    list of names; ``datasets`` would fail on it with a traceback.
-    """
+    """Refuse a damaged JSON file of a ``save_to_disk`` folder (``datasets`` would crash)."""
     folders = [folder, *sorted(p for p in folder.iterdir() if p.is_dir())]
     for where in folders:
         for name in _HF_METADATA:
@@ -475,21 +416,18 @@ def _read_hf_folder(path: Path, split: str | None) -> pd.DataFrame:
             f"{path}: cannot load this save_to_disk folder ({type(exc).__name__}: "
             f"{' '.join(str(exc).split())[:200]}); its {', '.join(_HF_METADATA)} may be "
             "damaged: save the dataset again") from None
-    return hf_to_frame(loaded, split=split, name=str(path),
-                       choose=f"split=NAME or as {path}:SPLIT")
+    return hf_to_frame(loaded, split=split, name=str(path), choose=f"split=NAME or as {path}:SPLIT")
 
 
 def _hub_unreachable() -> bool:
-    """Whether the hub's host refuses a connection within 3 seconds (checked only when
-    online mode is on and no proxy is set), so that a hub name fails at once offline
-    instead of after a minute of retries."""
+    """Whether the hub refuses a connection within 3 seconds (no proxy): offline, a hub name
+    fails at once instead of after a minute of retries."""
     import socket
     from urllib.parse import urlparse
 
     from huggingface_hub import constants
 
-    proxies = ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY",
-               "all_proxy")
+    proxies = ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy")
     if constants.HF_HUB_OFFLINE or any(os.environ.get(v) for v in proxies):
         return False
     url = urlparse(constants.ENDPOINT)

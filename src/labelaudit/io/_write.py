@@ -1,16 +1,6 @@
-"""The one output layer: every file labelaudit writes goes through :func:`atomic_path` (a
-temporary file beside the target, renamed into place, then recorded as labelaudit's own);
-tables in the format their suffix names (:func:`write_table`, :func:`emit`), JSON documents,
-figures, and the ``write(path)`` every command's result has (:class:`ResultFiles`).
-
-The record of written files is what lets labelaudit replace only its own outputs (the rule
-is :func:`labelaudit.io.check_replaceable`): each file's resolved path, size, modification
-time and inode, in a SQLite database in ``$LABELAUDIT_STATE_DIR`` (default
-``$XDG_STATE_HOME/labelaudit``, else ``~/.local/state/labelaudit``). Where it cannot be
-written (``LABELAUDIT_STATE_DIR`` naming a file, such as ``/dev/null``, turns it off),
-nothing is recorded, and an earlier output is a file labelaudit has no record of: a rerun
-over it is refused until it is moved or deleted.
-"""
+"""The one output layer: every file goes through :func:`atomic_path` and is recorded (path,
+size, mtime, inode) in a SQLite file under ``$LABELAUDIT_STATE_DIR`` (else
+``$XDG_STATE_HOME/labelaudit``), so that only labelaudit's own outputs are replaced."""
 
 from __future__ import annotations
 
@@ -59,11 +49,8 @@ def _stamp(path: Path) -> tuple[str, int, int, int]:
 
 
 def record_output(path: str | Path) -> None:
-    """Note that labelaudit has just written ``path`` (a local file); where the record
-    cannot be written, nothing is noted (and a rerun over the file is refused).
+    """Note that labelaudit has just written ``path`` (nothing where the record cannot be).
 
-    Examples
-    --------
     >>> import os, tempfile, pathlib
     >>> saved = dict(os.environ)
     >>> os.environ["LABELAUDIT_STATE_DIR"] = tempfile.mkdtemp()
@@ -92,10 +79,7 @@ def record_output(path: str | Path) -> None:
 
 
 def output_record(path: str | Path) -> str | None:
-    """What the record says of the file ``path``: ``"unchanged"`` (labelaudit wrote it and
-    nobody changed it since), ``"changed"`` (labelaudit wrote it, and it was changed or
-    replaced since), or None (no record: labelaudit did not write it, or the record cannot
-    be read)."""
+    """``"unchanged"`` or ``"changed"`` since labelaudit wrote ``path``, or None (no record)."""
     try:
         key, *stamp = _stamp(Path(path))
         where = ledger_path()
@@ -113,12 +97,7 @@ def output_record(path: str | Path) -> str | None:
 
 @contextmanager
 def atomic_path(path: str | Path, *, record: bool = True) -> Iterator[Path]:
-    """Yield a temporary path beside ``path``; rename it into place on success.
-
-    An interrupted write leaves either the old file or the new one, never half a file.
-    With ``record`` (outputs, not caches), the file is noted as labelaudit's own, so a
-    later run may replace it without ``--overwrite``.
-    """
+    """A temporary path renamed to ``path`` on success, then noted with ``record`` (outputs)."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
@@ -150,9 +129,7 @@ def current_umask() -> int:
 
 
 def replace_folder(staging: Path, target: Path) -> Path:
-    """Rename a finished ``staging`` folder (made beside ``target``) to ``target``,
-    replacing an existing one: the old folder is moved aside first and put back if the
-    rename fails, so an interruption leaves the old folder or the new one, never a mix."""
+    """Rename ``staging`` to ``target``, the old one moved aside first (put back on failure)."""
     os.chmod(staging, 0o777 & ~current_umask())
     if not target.exists():
         os.replace(staging, target)
@@ -190,8 +167,6 @@ def write_json(data: object, path: str | Path) -> Path:
 def json_number(value: float) -> float | None:
     """A float for JSON: NaN becomes null.
 
-    Examples
-    --------
     >>> json_number(float("nan")), json_number(0.5)
     (None, 0.5)
     """
@@ -199,8 +174,7 @@ def json_number(value: float) -> float | None:
 
 
 def format_of(path: str | Path) -> str:
-    """The file format a path's suffix names (``csv``, ``tsv``, ``jsonl``, ``json``,
-    ``parquet``), or :class:`InvalidParameterError` naming the suffixes there are."""
+    """The file format a path's suffix names, or an error naming the suffixes there are."""
     suffix = Path(path).suffix.lower()
     if suffix not in SUFFIX_FORMAT:
         raise InvalidParameterError(
@@ -216,7 +190,7 @@ def _records(frame: pd.DataFrame) -> list[dict[str, object]]:
 
 
 def write_jsonl(frame: pd.DataFrame, handle: IO[str]) -> None:
-    """Write ``frame`` to ``handle`` as JSON lines, one object per row (NaN as null)."""
+    """Write ``frame`` as JSON lines (NaN as null)."""
     for record in _records(frame):
         handle.write(json.dumps(record, ensure_ascii=False, default=_json_default) + "\n")
 
@@ -249,9 +223,8 @@ def _write_json(frame: pd.DataFrame, handle: IO[str], max_colwidth: int) -> None
     handle.write("\n")
 
 
-#: The output formats by name (``--format``, the ``--out`` suffix; every command writes
-#: tables through write_table or emit): each one's writer of a table to a text stream,
-#: None for Parquet, which is binary and written by pandas.
+#: The output formats by name (``--format``, the ``--out`` suffix): each one's writer of a
+#: table to a text stream, None for Parquet (binary, written by pandas).
 FORMATS: dict[str, Callable[[pd.DataFrame, IO[str], int], object] | None] = {
     "table": lambda frame, handle, width: handle.write(
         render_table(frame, max_colwidth=width) + "\n"),
@@ -271,8 +244,7 @@ def _write_text(frame: pd.DataFrame, handle: IO[str], fmt: str, max_colwidth: in
 
 @contextmanager
 def parquet_refusal() -> Iterator[None]:
-    """Inside the block, a table that Parquet (Arrow) cannot hold, such as a column with
-    values of several types, is bad data in one line instead of pyarrow's error."""
+    """A table Parquet cannot hold (mixed types in a column) as bad data, not pyarrow's error."""
     import pyarrow as pa
 
     try:
@@ -284,10 +256,8 @@ def parquet_refusal() -> Iterator[None]:
 
 
 def write_table(frame: pd.DataFrame, path: str | Path) -> Path:
-    """Write ``frame`` to ``path`` atomically as CSV, TSV, JSONL, JSON or Parquet.
-
-    The suffix picks the format. Lists and dicts in cells are written as JSON text in
-    CSV and TSV.
+    """Write ``frame`` atomically as CSV, TSV, JSONL, JSON or Parquet, by ``path``'s suffix
+    (lists and dicts in cells as JSON text in CSV and TSV); returns the path.
 
     Examples
     --------
@@ -312,9 +282,8 @@ def write_table(frame: pd.DataFrame, path: str | Path) -> Path:
 
 def emit(frame: pd.DataFrame, out: str | Path | None = None, *, format: str | None = None,
          max_colwidth: int = 60, stdout: IO[str] | None = None) -> Path | None:
-    """Write a result table to ``out`` (atomically, in the format its suffix names) and
-    return the path, or to standard output in ``format`` (default ``table``; Parquet only
-    when it is not a terminal). With ``out``, ``format`` must agree with the suffix."""
+    """Write a table to ``out`` (by suffix; ``format`` must agree) and return its path, or to
+    standard output in ``format`` (default ``table``; Parquet off a terminal only)."""
     if format is not None and format not in FORMATS:
         raise InvalidParameterError(f"unknown format {format!r}; choose from {', '.join(FORMATS)}")
     if out is not None:
@@ -345,11 +314,8 @@ def emit(frame: pd.DataFrame, out: str | Path | None = None, *, format: str | No
 
 
 def figure_path(path: str | Path) -> tuple[Path, str]:
-    """``path`` and its figure format from the suffix (.png or .svg); checked before any
-    drawing, so a wrong suffix fails fast.
+    """``path`` and its figure format from the suffix (.png or .svg), checked before drawing.
 
-    Examples
-    --------
     >>> figure_path("curves.SVG")
     (PosixPath('curves.SVG'), 'svg')
     """
@@ -372,18 +338,15 @@ def save_figure(figure: object, path: str | Path, **options: object) -> Path:
 
 class ResultFiles:
     """The files of a command's result (mixed into each): :meth:`write` puts its
-    ``to_dict()`` document, where it has one, in a JSON file and its :meth:`file_frame`
-    table in the others; the commands write ``--out`` with it."""
+    ``to_dict()`` document in a JSON file and its :meth:`file_frame` table in the others."""
 
     def file_frame(self: Any) -> pd.DataFrame:
-        """The table a table file of the result holds: ``to_frame()``, unless the result
-        says otherwise."""
+        """The table of a table file: ``to_frame()`` unless overridden."""
         return self.to_frame()
 
     def write(self: Any, path: str | Path) -> Path:
-        """Write the result atomically to ``path``: a ``.json`` file gets the ``to_dict()``
-        document (the table's rows where the result has no document), any other suffix
-        (``.csv .tsv .jsonl .parquet``) the :meth:`file_frame` table. Returns the path."""
+        """Write the result atomically: ``.json`` gets ``to_dict()`` (if any), other suffixes
+        the :meth:`file_frame` table."""
         if Path(path).suffix.lower() == ".json" and hasattr(self, "to_dict"):
             return write_json(self.to_dict(), path)
         return write_table(self.file_frame(), path)
@@ -391,15 +354,9 @@ class ResultFiles:
 
 def emit_report(frame: pd.DataFrame, document: dict, text: str, out: str | Path | None = None,
                 *, format: str | None = None, stdout: IO[str] | None = None) -> str:
-    """Write a result to ``out`` (atomically) or to standard output, and return the format
-    written: ``text`` as the ``table`` format, ``document`` as ``json``, ``frame`` in the
-    other formats through :func:`emit`.
+    """Write ``text`` (``table``), ``document`` (``json``) or ``frame`` (:func:`emit`) and
+    return the format: ``format``, else the suffix, else ``json`` off a terminal.
 
-    Without ``format``, the ``out`` file's suffix picks it, and on standard output it is
-    ``json`` off a terminal and ``table`` on one.
-
-    Examples
-    --------
     >>> import pandas as pd
     >>> import io
     >>> emit_report(pd.DataFrame({"n": [3]}), {"n": 3}, "n  3\\n", format="json",

@@ -17,10 +17,8 @@ def take(features: Any, index: np.ndarray) -> Any:
 
 
 def full_proba(proba: np.ndarray, fitted_classes: np.ndarray, n_classes: int) -> np.ndarray:
-    """Spread a model's probabilities over all ``n_classes`` columns.
-
-    A training fold may miss a class; that class gets probability 0 for its items. Rows
-    sum to 1 in float64 (a model fitted on float32 features predicts in float32).
+    """Spread a model's probabilities over all ``n_classes`` columns (a class a training
+    fold missed gets 0); rows sum to 1 in float64.
 
     Examples
     --------
@@ -37,15 +35,11 @@ def full_proba(proba: np.ndarray, fitted_classes: np.ndarray, n_classes: int) ->
 class Scorer(ABC):
     """A model that turns items (texts, or tagged sentences) into class probabilities.
 
-    Scorers work in two steps so that expensive, label-free work (encoding texts with a
-    pre-trained encoder) happens once for all items, and only the cheap, label-dependent
-    part is repeated per fold: ``prepare`` maps a dataset (a :class:`TextDataset`, or a
-    ``TokenDataset`` for token scorers) to one feature row per item; ``fit`` and
-    ``predict_proba`` take rows of those features (see :func:`take`).
-
-    Text scorers predict one row ``(n_classes,)`` per item; token scorers (subclasses of
-    ``TokenScorer``) one ``(n_tokens, n_classes)`` array per sentence. Cross-fitting puts
-    the held-out predictions back in item order with :meth:`join_predictions`.
+    ``prepare`` does the expensive, label-free work (encoding texts) once for all items,
+    one feature row per item; ``fit`` and ``predict_proba`` take rows of those features
+    (:func:`take`) per fold. Text scorers predict one row ``(n_classes,)`` per item, token
+    scorers one ``(n_tokens, n_classes)`` array per sentence; :meth:`join_predictions`
+    puts held-out predictions back in item order.
     """
 
     name: str = "scorer"
@@ -92,3 +86,40 @@ class Scorer(ABC):
         for key in [k for k in vars(fresh) if k.endswith("_") and not k.startswith("_")]:
             delattr(fresh, key)
         return fresh
+
+
+class TrainsOnGpu:
+    """Mixin of scorers that train on ``device``: a fold wants 1 GPU unless it is the CPU."""
+
+    def fold_gpus(self) -> int:
+        return 0 if str(getattr(self, "device", None) or "").startswith("cpu") else 1
+
+
+def default_progress() -> bool:
+    """Progress bars by default: on a terminal, or in a Jupyter kernel."""
+    import sys
+
+    if sys.stderr is not None and hasattr(sys.stderr, "isatty") and sys.stderr.isatty():
+        return True
+    shell = sys.modules.get("IPython")
+    if shell is None:
+        return False
+    try:
+        ip = shell.get_ipython()  # type: ignore[attr-defined]
+    except Exception:  # pragma: no cover - an odd IPython
+        return False
+    return ip is not None and "IPKernelApp" in getattr(ip, "config", {})
+
+
+def progress_bar(total: int, desc: str, *, unit: str, enabled: bool) -> Any:
+    """A transient tqdm bar on stderr; a silent one (``update`` does nothing) when not
+    ``enabled``. Use it as a context manager.
+
+    Examples
+    --------
+    >>> with progress_bar(3, "folds", unit=" folds", enabled=False) as bar:
+    ...     bar.update(1)
+    """
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit=unit, disable=not enabled, leave=False)

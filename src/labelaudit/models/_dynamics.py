@@ -42,21 +42,8 @@ def mean_epoch_probs(epoch_logits: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class TrainingDynamics:
-    """Per-item statistics of a model's predictions over training epochs.
-
-    Attributes
-    ----------
-    aum : ndarray of shape (n_samples,)
-        Area under the margin: the mean over epochs of the given label's logit minus the
-        largest other logit. Negative where the model prefers another label; the
-        label-quality score of the dynamics (lower = more suspect).
-    confidence : ndarray of shape (n_samples,)
-        The data map's confidence: the mean over epochs of the given label's probability.
-    variability : ndarray of shape (n_samples,)
-        The data map's variability: the standard deviation over epochs of that probability.
-    n_epochs : int
-        Epochs the statistics are taken over.
-    """
+    """Per-item statistics over training epochs (:func:`training_dynamics`): ``aum`` is the
+    label-quality score (lower = more suspect); ``confidence``, ``variability``, the data map."""
 
     aum: np.ndarray
     confidence: np.ndarray
@@ -81,42 +68,14 @@ class TrainingDynamics:
 
 
 def training_dynamics(labels: np.ndarray, epoch_logits: np.ndarray) -> TrainingDynamics:
-    """Confidence, variability and area under the margin of each item's given label.
+    """Confidence, variability and area under the margin of each item's given label, from
+    ``epoch_logits`` (n_epochs, n_samples, n_classes; runs may be stacked on the first axis).
 
-    With :math:`z^{(e)}(x)` the logits and :math:`p^{(e)}(\\cdot \\mid x)` the softmax after
-    epoch :math:`e = 1..E`, and :math:`y` the given label, Pleiss et al. (2020) define the
-    margin and its area as
-
-    .. math:: M^{(e)}(x, y) = z_y^{(e)}(x) - \\max_{i \\neq y} z_i^{(e)}(x), \\qquad
-              \\mathrm{AUM}(x, y) = \\frac{1}{E} \\sum_{e=1}^{E} M^{(e)}(x, y),
-
-    and Swayamdipta et al. (2020, eqs. 1 and 2) the data map's coordinates as
-
-    .. math:: \\hat\\mu = \\frac{1}{E} \\sum_{e=1}^{E} p^{(e)}(y \\mid x), \\qquad
-              \\hat\\sigma = \\sqrt{\\frac{\\sum_{e=1}^{E} (p^{(e)}(y \\mid x) - \\hat\\mu)^2}{E}}.
-
-    Both papers track the items a model trains on; labelaudit passes the logits of
-    held-out items (each fold's model, epoch by epoch), so no item's statistics come from
-    a model that saw its label.
-
-    Parameters
-    ----------
-    labels : ndarray of int, shape (n_samples,)
-        Given labels, indices into the classes.
-    epoch_logits : ndarray of shape (n_epochs, n_samples, n_classes)
-        The logits of every item after each epoch (several runs may be stacked along the
-        first axis: the statistics are then taken over all their epochs).
-
-    Returns
-    -------
-    TrainingDynamics
-
-    References
-    ----------
-    Pleiss, Zhang, Elenberg & Weinberger (2020), Identifying Mislabeled Data using the
-    Area Under the Margin Ranking, NeurIPS. Swayamdipta, Schwartz, Lourie, Wang,
-    Hajishirzi, Smith & Choi (2020), Dataset Cartography: Mapping and Diagnosing Datasets
-    with Training Dynamics, EMNLP.
+    AUM (Pleiss et al. 2020): the mean over epochs of the given label's logit minus the
+    largest other logit. Confidence and variability (Swayamdipta et al. 2020, eqs. 1-2): the
+    mean and population standard deviation over epochs of the given label's probability.
+    Both papers track training items; labelaudit passes held-out items' logits, so no item's
+    statistics come from a model that saw its label.
 
     Examples
     --------
@@ -181,36 +140,21 @@ class DynamicsScorer(Scorer):
     """A softmax regression trained for a few epochs, whose predictions after every epoch
     give each held-out item's training dynamics (:func:`training_dynamics`).
 
-    The features are those of the ``tfidf`` member (word 1-2-grams, the vectoriser fitted
-    inside each fold) or, with ``features="embed"``, the ``embed`` member's sentence
-    embeddings (standardised per fold). The multinomial regression starts at zero and is
-    trained by minibatch Adam on the mean cross-entropy plus ``alpha / 2`` times the squared
-    weights, the items shuffled anew each epoch (``random_state``); on TF-IDF, Adam is lazy
-    (a step moves only the weights of the n-grams its batch has, as TensorFlow's
-    ``LazyAdam``), so a step costs what its batch holds, not the vocabulary. The weights are
-    kept after every epoch. :meth:`predict_proba`, what the ensemble uses, is the mean over
-    epochs of the softmax, so the given label's column is the data map's confidence;
-    :meth:`epoch_logits` gives every epoch's logits. In a scan, the cross-fit keeps those of
-    the held-out items (:func:`recording`) and the result carries the AUM, confidence and
-    variability of each item (``dynamics_*`` columns).
+    The features are the ``tfidf`` member's (fitted per fold) or the ``embed`` member's
+    (standardised per fold). The regression starts at zero and is trained by minibatch Adam
+    on the mean cross-entropy plus ``alpha / 2 * ||w||^2``; on TF-IDF, Adam is lazy (a step
+    moves only its batch's n-grams, as ``LazyAdam``). :meth:`predict_proba` is the mean
+    softmax over epochs; :meth:`epoch_logits` gives every epoch's.
 
     Parameters
     ----------
     features : {"tfidf", "embed"}
-    epochs : int
-        Epochs of training, and of recorded predictions.
-    learning_rate : float
-        Adam's step size.
-    batch_size : int
-    alpha : float
-        L2 penalty on the weights.
-    max_features : int or None
-        Largest TF-IDF vocabulary. The weights of every epoch are kept (float32), so a
-        fitted fold holds ``epochs * n_features * n_classes * 4`` bytes.
-    model, pair_mode, cache_dir : options of the embeddings (``features="embed"``; see
-        :class:`~labelaudit.models.EmbedScorer`).
-    random_state : int or None
-        Seeds the order of the items in each epoch.
+    epochs, learning_rate, batch_size : Adam's epochs (all recorded), step size and batch.
+    alpha : L2 penalty on the weights.
+    max_features : largest TF-IDF vocabulary. Every epoch's float32 weights are kept:
+        a fitted fold holds ``epochs * n_features * n_classes * 4`` bytes.
+    model, pair_mode, cache_dir : embedding options, as in :class:`EmbedScorer`.
+    random_state : seeds the order of the items in each epoch.
 
     References
     ----------
@@ -314,15 +258,9 @@ class DynamicsScorer(Scorer):
 
 @dataclass(eq=False, kw_only=True)
 class DynamicsRecorder(DynamicsScorer):
-    """A :class:`DynamicsScorer` as the cross-fit runs it to keep the training dynamics
-    of held-out items (made by :func:`recording`; the member pipeline uses it).
-
-    Its :meth:`predict_proba` returns the held-out items' logits after every epoch, shape
-    (n_samples, n_epochs, n_classes), so the fold executor (locally, on several processes,
-    on Ray, or from a checkpoint) carries them like probabilities, and
-    :meth:`join_predictions` puts them in item order as (n_epochs, n_samples, n_classes);
-    :func:`mean_epoch_probs` of that is the member's out-of-sample probabilities.
-    """
+    """A :class:`DynamicsScorer` whose :meth:`predict_proba` returns every epoch's logits,
+    (n_samples, n_epochs, n_classes), so any fold executor carries them like probabilities;
+    joined as (n_epochs, n_samples, n_classes) for :func:`mean_epoch_probs`."""
 
     def predict_proba(self, features: Any) -> np.ndarray:
         return np.moveaxis(self.epoch_logits(features), 0, 1)

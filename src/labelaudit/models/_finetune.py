@@ -12,7 +12,7 @@ import numpy as np
 from labelaudit._errors import InvalidParameterError
 from labelaudit._validation import check_int, check_number
 from labelaudit.io import TextDataset
-from labelaudit.models._base import Scorer
+from labelaudit.models._base import Scorer, TrainsOnGpu
 from labelaudit.models._encoder import resolve_device
 from labelaudit.models._loop import (
     LoopConfig,
@@ -25,40 +25,29 @@ from labelaudit.models._networks import TextInputs, finetune_factory
 
 
 @dataclass(eq=False, kw_only=True)
-class FinetuneScorer(Scorer):
+class FinetuneScorer(TrainsOnGpu, Scorer):
     """Fine-tune a pre-trained transformer per fold and predict held-out items (FML).
 
-    Built for a GPU and run through labelaudit's one training loop
-    (:func:`labelaudit.models.train_networks`, with plain cross-entropy): texts are
-    tokenised once per dataset; batches are sorted by length within shuffled pools and
-    padded only to their longest item; AdamW with linear warmup (``warmup``) and decay,
-    gradient clipping and optional accumulation; on CUDA, bfloat16 autocast (float16 with
-    a gradient scaler where bfloat16 is missing), float32 on a CPU. Long texts keep their
-    first quarter and last three quarters of ``max_length`` tokens (head+tail truncation,
-    Sun et al. 2019), so the end of a review still counts. Each ``fit`` starts again from
-    the pre-trained weights: the encoder with mean pooling and a linear classifier.
+    Trained by :func:`train_networks` with plain cross-entropy (length-sorted batches,
+    AdamW with warm-up and decay, clipping, accumulation, mixed precision on CUDA). Long
+    texts keep their first quarter and last three quarters of ``max_length`` tokens
+    (head+tail truncation, Sun et al. 2019), so the end of a review still counts. Each
+    ``fit`` starts from the pre-trained weights: encoder, mean pooling, linear classifier.
 
     Parameters
     ----------
-    model : str or None
-        A Hugging Face id or local folder (a ``labelaudit tapt`` output works); None is the
-        packaged all-MiniLM-L6-v2.
-    epochs, learning_rate, batch_size, max_length : training settings.
-    eval_batch_size : int
-        Items per forward pass when predicting.
+    model : a Hugging Face id or local folder (a ``labelaudit tapt`` output works); None is
+        the packaged all-MiniLM-L6-v2.
+    epochs, learning_rate, batch_size, max_length, eval_batch_size : training settings
+        (``eval_batch_size``: items per forward pass when predicting).
     truncation : {"head_tail", "head"}
-        How single texts longer than ``max_length`` tokens are cut (pairs: the tokenizer's
-        longest-first truncation).
+        How single texts longer than ``max_length`` are cut (pairs: longest-first).
     warmup, weight_decay, max_grad_norm, accumulate : optimiser settings.
-    random_state : int
-        Seeds the classifier's initialisation, dropout and the batch order.
-    device : str or None
-        ``"cuda"``, ``"cpu"``...; None picks CUDA when available.
-    devices : sequence of str or None
-        Devices to cross-fit folds on at once, one process each (``["cuda:0",
-        "cuda:1"]``). None, with ``device`` None, uses every visible GPU when a machine has
-        more than one; with one GPU (or a CPU) the folds run in turn. A fold's result does
-        not depend on where it ran: each fold is seeded by ``random_state``.
+    random_state : seeds the classifier's initialisation, dropout and the batch order.
+    device : ``"cuda"``, ``"cpu"``...; None picks CUDA when available.
+    devices : devices to cross-fit folds on at once, one process each (``["cuda:0",
+        "cuda:1"]``). None, with ``device`` None, uses every visible GPU when there are
+        several. Each fold is seeded by ``random_state``, wherever it runs.
 
     References
     ----------
@@ -111,10 +100,6 @@ class FinetuneScorer(Scorer):
 
         count = torch.cuda.device_count() if torch.cuda.is_available() else 0
         return [f"cuda:{i}" for i in range(count)] if count > 1 else []
-
-    def fold_gpus(self) -> int:
-        """1: a fold trains on a GPU, unless ``device`` names the CPU."""
-        return 0 if str(self.device or "").startswith("cpu") else 1
 
     def on_device(self, device: str) -> FinetuneScorer:
         """An unfitted copy that trains and predicts on ``device`` alone."""

@@ -1,20 +1,11 @@
 """The one training loop, for every learning-with-noisy-labels method and the ``finetune`` scorer.
 
-:func:`train_networks` trains ``method.n_networks`` networks with AdamW over the batches an
-:class:`Inputs` gives, asking a :class:`Method` for the loss of every batch. :class:`Inputs`
-(the training items) and :class:`Network` (a representation and a classifier on it) are
-protocols; :class:`LoopConfig` holds the loop's options, :class:`TrainingLog` what a run did,
-:class:`Step` one batch as a method sees it. :class:`Method` itself is plain cross-entropy
-training (the ``base`` method of ``labelaudit train`` and the loss of the ``finetune``
-scorer). The methods differ only in their hooks; the seeding, the device handling and the
-steps are the same for all of them.
-
-The steps are defined once, here: AdamW and its learning-rate schedule, mixed precision
-(the autocast dtype and the gradient scaler of float16), gradient clipping and accumulation
-(:class:`TrainingSteps`), and what to do when a GPU runs out of memory. The loops whose
-contract is not "one label per item" are built from them too: masked-LM pre-training
-(:func:`labelaudit.models.tapt`), token classification (:class:`FinetuneTokenScorer`) and the
-CRF head of the token scorers.
+:func:`train_networks` trains networks over the batches of an :class:`Inputs`, asking a
+:class:`Method` (by itself plain cross-entropy) for the loss of every batch; the methods
+differ only in their hooks. The steps (AdamW, schedule, mixed precision, clipping,
+accumulation: :class:`TrainingSteps`) and the handling of a GPU out of memory are defined
+once, here; TAPT, token fine-tuning and the CRF head, whose items are not one label each,
+train with them too.
 
 Examples
 --------
@@ -29,15 +20,9 @@ Examples
 (1, 3, 3)
 >>> predict_proba(nets[0], EmbeddingInputs(x)).shape
 (40, 2)
->>> LoopConfig(epochs=3).batch_size
-64
->>> Method().name, Method().n_networks, Method().rounds()
-('base', 1, 1)
 >>> factor = linear_schedule(10, 0.2)
 >>> [round(factor(step), 2) for step in range(10)]
 [0.5, 1.0, 1.0, 0.88, 0.75, 0.62, 0.5, 0.38, 0.25, 0.12]
->>> linear_schedule(10, 0.0)(7)
-1.0
 >>> factor = transformers_linear_schedule(10, 2)
 >>> [round(factor(step), 2) for step in range(4)]
 [0.0, 0.5, 1.0, 0.88]
@@ -55,7 +40,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows
-from labelaudit.models._encoder import progress_bar, resolve_device, torch_setup
+from labelaudit.models._base import progress_bar
+from labelaudit.models._encoder import resolve_device, torch_setup
 
 if TYPE_CHECKING:
     import torch
@@ -94,30 +80,18 @@ class LoopConfig:
 
     Parameters
     ----------
-    epochs : int
-        Passes over the training items per round.
-    batch_size : int
-        Items per optimiser step.
-    learning_rate, weight_decay : float
-        AdamW's options for the networks' parameters.
-    warmup : float
-        Share of the steps of a round with a linear warm-up, followed by a linear decay to 0;
+    epochs, batch_size : passes over the items per round; items per optimiser step.
+    learning_rate, weight_decay : AdamW's options for the networks' parameters.
+    warmup : share of a round's steps with a linear warm-up, then linear decay to 0;
         0 keeps the learning rate constant.
-    device : str or None
-        Torch device; None picks ``"cuda"`` when available, else ``"cpu"``.
-    bf16 : bool
-        Mixed precision on CUDA: forward passes under ``torch.autocast`` in bfloat16, or in
-        float16 with a gradient scaler on GPUs without bfloat16; float32 on a CPU.
-    max_grad_norm : float or None
-        Clip the gradients' global norm to this before each step (None: no clipping).
-    accumulate : int
-        Batches whose gradients are summed before each optimiser step (the effective
-        batch is ``batch_size * accumulate``).
-    random_state : int or None
-        Seeds the batch order, the methods' randomness and (through ``torch.manual_seed``)
-        each network's initialisation and dropout.
-    progress : bool
-        Show a progress bar over epochs on stderr.
+    device : torch device; None picks ``"cuda"`` when available, else ``"cpu"``.
+    bf16 : mixed precision on CUDA: autocast in bfloat16, or float16 with a gradient scaler
+        on GPUs without bfloat16; float32 on a CPU.
+    max_grad_norm : clip the gradients' global norm to this before each step (None: no).
+    accumulate : batches summed per optimiser step (effective batch ``batch_size * accumulate``).
+    random_state : seeds the batch order, the methods' randomness and each network's
+        initialisation and dropout.
+    progress : a progress bar over epochs on stderr.
     """
 
     epochs: int = 20
@@ -137,15 +111,8 @@ class LoopConfig:
 class TrainingLog:
     """What a training run did.
 
-    Attributes
-    ----------
-    epochs : int
-        Epochs trained over all rounds (``config.epochs * method.rounds()``).
-    losses : list of float
-        Mean training loss per epoch (averaged over batches and networks), all rounds in turn.
-    info : dict
-        Method-specific records (forget rates, soft labels, temperatures, ...).
-    """
+    ``epochs`` over all rounds; ``losses``, the mean loss of each epoch (over batches and
+    networks), all rounds in turn; ``info``, the method's records (forget rates...)."""
 
     epochs: int
     losses: list[float]
@@ -154,25 +121,9 @@ class TrainingLog:
 
 @dataclass
 class Step:
-    """One batch as a method's :meth:`~Method.loss` sees it.
-
-    Attributes
-    ----------
-    index : np.ndarray
-        Positions of the batch's items in the training set.
-    batch : Any
-        The batch from :meth:`Inputs.batch`.
-    targets : torch.Tensor
-        The given labels of the batch, ``(b,)`` int64 on the training device.
-    networks : list
-        The networks being trained.
-    epoch, n_epochs : int
-        The current epoch (from 0) and the epochs of the round.
-    round_index : int
-        The current round (from 0).
-    rng : np.random.Generator
-        The run's generator, for methods that draw random numbers (mixup).
-    """
+    """One batch as a method's :meth:`~Method.loss` sees it: the items' positions
+    (``index``), the :meth:`Inputs.batch`, their given labels (``targets``, on the device),
+    the networks, epoch and round (from 0), and the run's generator (``rng``: mixup)."""
 
     index: np.ndarray
     batch: Any
@@ -199,26 +150,16 @@ class Step:
 
 
 class Method:
-    """A learning-with-noisy-labels method as hooks on one shared training loop.
+    """A learning-with-noisy-labels method as hooks on the one training loop.
 
-    The training loop (:func:`labelaudit.models.train_networks`) owns the networks, the
-    optimiser, the batches and the epochs; a method only says how one batch turns into a
-    loss, and what to remember between epochs and rounds. The default hooks do nothing, so
-    :class:`Method` itself is plain cross-entropy training.
+    The loop (:func:`train_networks`) owns the networks, optimiser, batches and epochs; a
+    method says how a batch turns into a loss. One instance serves one run: per round,
+    :meth:`start`, then per batch :meth:`loss` and :meth:`after_step`, per epoch
+    :meth:`end_epoch`, then :meth:`end_round`; :meth:`records` goes to
+    ``TrainingLog.info``. The default hooks do nothing: plain cross-entropy training.
 
-    One instance serves one training run. The loop calls, for each round ``r`` in
-    ``range(rounds())``: :meth:`start`, then for every batch :meth:`loss` (one scalar per
-    network; the loop sums them and steps the optimisers) and :meth:`after_step`, at the end
-    of every epoch :meth:`end_epoch`, and at the end of the round :meth:`end_round`. What a
-    method wants to report goes into :meth:`records`, which the loop copies into
-    ``TrainingLog.info``.
-
-    Attributes
-    ----------
-    name : str
-        The method's name (``--method``).
-    n_networks : int
-        How many networks the loop trains side by side (2 for co-teaching).
+    ``name`` is the method's ``--method``; ``n_networks``, how many networks the loop trains
+    side by side (2 for co-teaching).
     """
 
     name: str = "base"
@@ -250,13 +191,12 @@ class Method:
         """Called after the last epoch of a round."""
 
     def parameters(self) -> list[torch.Tensor]:
-        """Extra learnable tensors (data parameters). Without :meth:`extra_optimizer` the
-        loop adds them to the networks' AdamW optimiser."""
+        """Extra learnable tensors (data parameters), in the networks' AdamW unless
+        :meth:`extra_optimizer` gives one."""
         return []
 
     def extra_optimizer(self) -> torch.optim.Optimizer | None:
-        """An optimiser of the method's own for :meth:`parameters`, or None. Called once
-        per round, after :meth:`start`."""
+        """The method's own optimiser for :meth:`parameters` (per round), or None."""
         return None
 
     def records(self) -> dict[str, Any]:
@@ -268,9 +208,8 @@ class Method:
 
 
 def linear_schedule(total_steps: int, warmup: float) -> Callable[[int], float]:
-    """Learning-rate factor of each optimiser step (from 0): a linear warm-up over
-    ``warmup`` of the ``total_steps`` (at least one step), reaching 1 at the end of it, then
-    a linear decay to 0; 1 throughout if ``warmup`` is 0."""
+    """Learning-rate factor of each step: linear warm-up over ``warmup`` of the steps (at
+    least one), then linear decay to 0; 1 throughout if ``warmup`` is 0."""
     if warmup <= 0:
         return lambda step: 1.0
     warm = max(1, int(round(warmup * total_steps)))
@@ -285,10 +224,8 @@ def linear_schedule(total_steps: int, warmup: float) -> Callable[[int], float]:
 
 def transformers_linear_schedule(total_steps: int,
                                  warmup_steps: int) -> Callable[[int], float]:
-    """The factor of transformers' ``get_linear_schedule_with_warmup``: ``step /
-    warmup_steps`` during the warm-up (the first step at 0), then a linear decay to 0, also
-    without warm-up. The token fine-tuning scorer trains with it (its results stay those of
-    earlier versions)."""
+    """transformers' ``get_linear_schedule_with_warmup`` (the first step at 0), kept for
+    the token fine-tuning scorer so its results stay those of earlier versions."""
 
     def factor(step: int) -> float:
         if step < warmup_steps:
@@ -300,10 +237,8 @@ def transformers_linear_schedule(total_steps: int,
 
 def autocast_dtype(device: torch.device, *, enabled: bool = True,
                    float16: bool = True) -> torch.dtype | None:
-    """The mixed-precision dtype of forward passes on ``device``: bfloat16 on CUDA GPUs
-    that have it; on older GPUs float16 (which needs :class:`TrainingSteps`' gradient
-    scaler), or None with ``float16=False``; None (float32) on a CPU or when not
-    ``enabled``."""
+    """Autocast dtype on ``device``: bfloat16 on CUDA GPUs that have it, else float16 (needs
+    the gradient scaler; None with ``float16=False``); None (float32) on a CPU."""
     import torch
 
     if not enabled or device.type != "cuda":
@@ -314,8 +249,7 @@ def autocast_dtype(device: torch.device, *, enabled: bool = True,
 
 
 def autocast(dtype: torch.dtype | None) -> AbstractContextManager[Any]:
-    """``torch.autocast`` on CUDA in ``dtype`` (from :func:`autocast_dtype`), or nothing
-    when ``dtype`` is None."""
+    """``torch.autocast`` on CUDA in ``dtype``, or nothing when it is None."""
     import torch
 
     return torch.autocast("cuda", dtype=dtype) if dtype is not None else nullcontext()
@@ -323,14 +257,8 @@ def autocast(dtype: torch.dtype | None) -> AbstractContextManager[Any]:
 
 @dataclass
 class TrainingSteps:
-    """AdamW with a learning-rate schedule, the gradient scaler of float16 autocast and
-    gradient clipping: how each loop turns its losses into updates.
-
-    Per batch: :meth:`backward` of the loss (scaled for float16), then, every
-    ``accumulate`` batches, :meth:`step`: gradients unscaled, their global norm clipped to
-    ``max_grad_norm``, the optimiser (and a method's own ``extra`` optimiser) stepped,
-    gradients cleared, the schedule advanced. Build one with :meth:`adamw`.
-    """
+    """AdamW with a schedule, float16's gradient scaler and clipping: how every loop turns
+    losses into updates (:meth:`backward` per batch, :meth:`step` every ``accumulate``)."""
 
     optimizer: Any
     schedule: Any
@@ -343,9 +271,7 @@ class TrainingSteps:
     def adamw(cls, params: Iterable[Any], *, learning_rate: float, weight_decay: float,
               lr_factor: Callable[[int], float], dtype: torch.dtype | None = None,
               max_grad_norm: float | None = None, extra: Any = None) -> TrainingSteps:
-        """AdamW over ``params`` with ``torch.optim.lr_scheduler.LambdaLR(lr_factor)``
-        (:func:`linear_schedule` or :func:`transformers_linear_schedule`); a gradient
-        scaler when ``dtype`` is float16."""
+        """AdamW over ``params`` with ``LambdaLR(lr_factor)``; a scaler for float16."""
         import torch
 
         params = list(params)
@@ -383,8 +309,7 @@ class TrainingSteps:
 
 
 def free_gpu_memory() -> None:
-    """Collect garbage and return PyTorch's cached GPU memory (after running out of it, or
-    before the next fold loads a model)."""
+    """Collect garbage and return PyTorch's cached GPU memory."""
     import gc
 
     import torch
@@ -395,13 +320,7 @@ def free_gpu_memory() -> None:
 
 
 def halves(index: np.ndarray, halved: bool) -> list[np.ndarray]:
-    """The batch itself, or its two halves after the GPU ran out of memory.
-
-    Examples
-    --------
-    >>> [h.tolist() for h in halves(np.arange(5), True)]
-    [[0, 1], [2, 3, 4]]
-    """
+    """The batch itself, or its two halves after the GPU ran out of memory."""
     if not halved or len(index) < 2:
         return [index]
     middle = len(index) // 2
@@ -450,8 +369,7 @@ def check_config(config: LoopConfig) -> None:
 
 
 def check_labels(labels: np.ndarray, n_classes: int, n_items: int) -> np.ndarray:
-    """``labels`` as int64, after checking there is one in ``0 .. n_classes - 1`` per
-    item."""
+    """``labels`` as int64, checked: one in ``0 .. n_classes - 1`` per item."""
     if not isinstance(n_classes, (int, np.integer)) or n_classes < 2:
         raise InvalidParameterError(f"n_classes must be an integer >= 2, got {n_classes!r}")
     array = np.asarray(labels)
@@ -476,41 +394,28 @@ def train_networks(make_network: Callable[[], Network], inputs: Inputs, labels: 
                    config: LoopConfig) -> tuple[list[Network], TrainingLog]:
     """Train ``method.n_networks`` networks on ``inputs`` with the given ``labels``.
 
-    Each round (``method.rounds()``, 1 for all methods but SEAL) makes fresh networks with
-    ``make_network()``, each after ``torch.manual_seed`` with a seed drawn from
-    ``np.random.default_rng(config.random_state)``, and trains them with AdamW for
-    ``config.epochs`` epochs; the loss of each batch comes from ``method.loss``.
-
-    When a batch runs out of GPU memory, it is run again in two halves (each half's loss
-    weighted by its share of the batch, so the update is the same), and so is every later
-    batch; a half that still does not fit is one error naming ``--batch-size``.
+    Each round (``method.rounds()``, 1 but for SEAL) makes fresh networks, each after
+    ``torch.manual_seed`` drawn from ``config.random_state``, and trains them with AdamW for
+    ``config.epochs`` epochs. A batch that runs out of GPU memory runs again in two halves
+    (losses weighted by share: the same update), and so does every later batch.
 
     Parameters
     ----------
-    make_network : callable
-        Returns a new, untrained network (a ``torch.nn.Module`` with ``features`` and
-        ``classify``).
-    inputs : Inputs
-        The training items.
-    labels : np.ndarray of shape (n_samples,)
+    make_network : returns a new, untrained :class:`Network`.
+    inputs : the training items.
+    labels : ndarray of shape (n_samples,)
         The given, possibly wrong, labels in ``0 .. n_classes - 1``.
     n_classes : int
-        Number of classes.
-    method : Method
-        The hooks of the learning-with-noisy-labels method; one instance per run
-        (``Method()`` itself: plain cross-entropy).
+    method : the method's hooks; one instance per run.
     config : LoopConfig
-        Loop options.
 
     Returns
     -------
     networks : list
-        The networks of the last round, in eval mode, on the training device.
+        The last round's networks, in eval mode, on the training device.
     log : TrainingLog
-        Losses per epoch and the method's records.
     """
     import torch
-
 
     check_config(config)
     targets_all = check_labels(labels, n_classes, len(inputs))
@@ -546,8 +451,6 @@ def train_networks(make_network: Callable[[], Network], inputs: Inputs, labels: 
 
             def run_piece(piece: np.ndarray, size: int, context: tuple[int, int], *,
                           networks: list[Any] = networks, steps: TrainingSteps = steps) -> float:
-                """Loss and gradients of ``piece`` of a batch of ``size`` items, weighted by
-                its share of the batch; returns its share of the batch's mean loss."""
                 step = Step(
                     index=piece, batch=inputs.batch(piece, device),
                     targets=torch.as_tensor(targets_all[piece], device=device),
@@ -571,21 +474,18 @@ def train_networks(make_network: Callable[[], Network], inputs: Inputs, labels: 
                 for position, index in enumerate(batches):
                     index = np.asarray(index)
                     context = (epoch, round_index)
-                    try:
-                        value = sum(run_piece(piece, len(index), context)
-                                    for piece in halves(index, halved))
-                    except oom as error:
-                        if halved or len(index) < 2:
-                            raise out_of_memory(len(index), config.batch_size) from error
+                    while True:
+                        try:
+                            value = sum(run_piece(piece, len(index), context)
+                                        for piece in halves(index, halved))
+                            break
+                        except oom as error:
+                            if halved or len(index) < 2:
+                                raise out_of_memory(len(index), config.batch_size) from error
                         # once: this batch again in two halves, and every later batch too
                         halved = True
                         steps.zero_grad()
                         free_gpu_memory()
-                        try:
-                            value = sum(run_piece(piece, len(index), context)
-                                        for piece in halves(index, halved))
-                        except oom as again:
-                            raise out_of_memory(len(index), config.batch_size) from again
                     if ((position + 1) % config.accumulate == 0
                             or position + 1 == len(batches)):
                         steps.step()
@@ -608,16 +508,10 @@ def train_networks(make_network: Callable[[], Network], inputs: Inputs, labels: 
 
 def predict_proba(network: Network, inputs: Inputs, *, batch_size: int = 256,
                   device: str | None = None, multi_label: bool = False) -> np.ndarray:
-    """Softmax outputs of ``network`` on ``inputs``, shape ``(n_samples, n_classes)``
-    (with ``multi_label``, one sigmoid per class: each class's own probability).
-
-    Runs in eval mode without gradients, rows in input order, as float64. ``device`` None
-    keeps the network where it is; otherwise the network moves to ``device``. The
-    network's train/eval mode is restored afterwards. A batch that runs out of GPU memory
-    is tried once more at half the size.
-    """
+    """Softmax (``multi_label``: per-class sigmoid) outputs of ``network`` on ``inputs``,
+    ``(n_samples, n_classes)`` float64, in eval mode (restored after); ``device`` None keeps
+    the network where it is. Out of GPU memory: once more at half the batch."""
     import torch
-
 
     if not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
         raise InvalidParameterError(f"batch_size must be an integer >= 1, got {batch_size!r}")
@@ -643,16 +537,14 @@ def predict_proba(network: Network, inputs: Inputs, *, batch_size: int = 256,
                 parts.append((index, probs.cpu().numpy()))
 
     try:
-        try:
-            run(batch_size)
-        except torch.cuda.OutOfMemoryError as error:
-            if batch_size < 2:
-                raise eval_out_of_memory(batch_size) from error
-            free_gpu_memory()  # once more at half the batch size
+        for size in (batch_size, batch_size // 2):  # once more at half the batch size
             try:
-                run(batch_size // 2)
-            except torch.cuda.OutOfMemoryError as again:
-                raise eval_out_of_memory(batch_size) from again
+                run(size)
+                break
+            except torch.cuda.OutOfMemoryError as error:
+                if size < batch_size or batch_size < 2:
+                    raise eval_out_of_memory(batch_size) from error
+            free_gpu_memory()
     finally:
         module.train(was_training)
     if not parts:

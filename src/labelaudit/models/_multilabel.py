@@ -15,12 +15,9 @@ from labelaudit.models._tfidf import TfidfScorer
 
 @dataclass(eq=False)
 class OneVsRestScorer(Scorer):
-    """A member's features (``base``: the ``tfidf`` or ``embed`` scorer) with one binary
-    logistic regression per class: ``predict_proba`` gives each class's probability of
-    being in the item's label set, so a row need not sum to 1.
-
-    A class that a training fold has on every item, or on none, is predicted at its
-    smoothed share of that fold (there is nothing to separate).
+    """``base``'s features (``tfidf`` or ``embed``) with one binary logistic regression per
+    class: each class's probability of being in the label set (rows need not sum to 1). A
+    class a fold has on every item or none is predicted at its smoothed share.
 
     Examples
     --------
@@ -78,8 +75,7 @@ class OneVsRestScorer(Scorer):
 
     def join_predictions(self, parts: list[tuple[np.ndarray, Any]], n_samples: int, *,
                          n_classes: int) -> Any:
-        """Every item's per-class probabilities in item order (rows are not normalised:
-        each class is its own question)."""
+        """Per-class probabilities in item order, rows not normalised."""
         out = np.full((n_samples, n_classes), np.nan)
         for positions, probs in parts:
             out[positions] = probs
@@ -88,14 +84,9 @@ class OneVsRestScorer(Scorer):
 
 def label_set_folds(Y: np.ndarray, *, n_folds: int = 5, random_state: int | None = 0
                     ) -> np.ndarray:
-    """A fold id per item, each class spread evenly over the folds as far as it goes
-    (iterative stratification, Sechidis, Tsoumakas & Vlahavas 2011): the class with the
-    fewest items left is dealt out first, each item to the fold that most lacks that
-    class (then items), ties broken at random; items with the empty set fill the folds
-    last.
-
-    Written here rather than taken from the ``iterative-stratification`` package, whose
-    wheel installs a top-level ``tests`` package that shadows a project's own.
+    """A fold id per item, each class spread evenly (iterative stratification, Sechidis et
+    al. 2011): the rarest class left first, each item to the fold lacking it most. Not the
+    ``iterative-stratification`` package: its wheel installs a top-level ``tests`` package.
 
     Examples
     --------

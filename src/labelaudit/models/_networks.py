@@ -1,18 +1,7 @@
-"""The networks the one training loop (:func:`labelaudit.models.train_networks`) trains, and
-their inputs: a Hugging Face encoder over texts, or a small head over fixed embeddings.
-
-:class:`TextInputs` holds the token ids of every item; batches are sorted by length within
-shuffled pools, so padding stays small. :func:`finetune_factory` makes networks of any
-Hugging Face encoder with a linear classifier over its mean-pooled last hidden states,
-trained whole (the ``finetune`` scorer and the ``finetune`` backbone of ``labelaudit
-train``); mixup mixes the pooled representation (the seed's text setting mixes embeddings,
-not tokens). The loop adds bf16 autocast and warmup on a GPU.
-
-:func:`HeadNetwork` is the network the robust methods of ``labelaudit train`` train when the
-text encoder is frozen: it reads one embedding per item (:class:`EmbeddingInputs`). Its
-``features`` is the input embedding itself (standardised by a parameter-free layer norm),
-so mixup mixes input embeddings, as Zhang et al. (2018) mix inputs; ``classify`` is the
-MLP. Both network classes subclass ``torch.nn.Module`` and are defined on first use, so
+"""The networks :func:`train_networks` trains, and their inputs: a Hugging Face encoder with
+mean pooling and a linear classifier over token ids (:class:`TextInputs`; mixup mixes the
+pooled representation), or :func:`HeadNetwork` over fixed embeddings
+(:class:`EmbeddingInputs`). The ``torch.nn.Module`` classes are defined on first use, so
 torch loads lazily.
 """
 
@@ -96,7 +85,6 @@ class TextInputs:
     def from_dataset(cls, dataset: Any, settings: dict[str, Any]) -> TextInputs:
         from transformers import AutoConfig, AutoTokenizer
 
-
         model = settings.get("encoder")
         tokenizer = load_pretrained(AutoTokenizer, model)
         pairs = dataset.text_pairs
@@ -126,8 +114,6 @@ class TextInputs:
 
     def batches(self, rng: np.random.Generator, batch_size: int, *,
                 shuffle: bool) -> list[np.ndarray]:
-        """Index arrays covering every item once: shuffled pools of ``50 * batch_size``
-        items, each sorted by length and cut into batches, the batches shuffled."""
         return length_sorted_batches(self.lengths, batch_size, rng, shuffle=shuffle)
 
     def batch(self, index: np.ndarray, device: Any) -> dict[str, Any]:
@@ -182,7 +168,6 @@ def finetune_factory(settings: dict[str, Any], n_classes: int) -> Any:
     """A function making a fresh network from the pre-trained encoder."""
     from transformers import AutoModel
 
-
     torch_setup()
     path = _model_path(settings)
 
@@ -194,19 +179,8 @@ def finetune_factory(settings: dict[str, Any], n_classes: int) -> Any:
 
 
 class EmbeddingInputs:
-    """Training items given as an embedding array, shape ``(n_samples, dim)``.
-
-    The array is converted to float32 once, and copied to a device once per device.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> inputs = EmbeddingInputs(np.zeros((5, 3)))
-    >>> len(inputs), inputs.dim
-    (5, 3)
-    >>> [b.tolist() for b in inputs.batches(np.random.default_rng(0), 2, shuffle=False)]
-    [[0, 1], [2, 3], [4]]
-    """
+    """Training items given as an embedding array, shape ``(n_samples, dim)``: converted to
+    float32 once, and copied to a device once per device."""
 
     def __init__(self, embeddings: np.ndarray) -> None:
         array = np.asarray(embeddings, dtype=np.float32)
@@ -231,8 +205,7 @@ class EmbeddingInputs:
 
     def batches(self, rng: np.random.Generator, batch_size: int, *,
                 shuffle: bool) -> list[np.ndarray]:
-        """Index arrays of ``batch_size`` items (the last may be shorter) covering every
-        item once; in a random order drawn from ``rng`` when ``shuffle``."""
+        """Batches of ``batch_size`` items covering every item once (shuffled or not)."""
         n = len(self)
         order = rng.permutation(n) if shuffle else np.arange(n)
         return [order[i:i + batch_size] for i in range(0, n, batch_size)]
@@ -286,33 +259,12 @@ def _head_class() -> type:
 
 def HeadNetwork(dim: int, n_classes: int, *, hidden: int = 256,  # noqa: N802
                 dropout: float = 0.1) -> Any:
-    """An MLP (or linear) classifier on fixed embeddings.
+    """An MLP (``hidden`` > 0) or linear classifier on fixed embeddings of width ``dim``.
 
-    ``features(x)`` is ``layer_norm(x)`` without learned parameters: each embedding
-    standardised to mean 0 and variance 1 over its ``dim`` coordinates, so the head trains
-    at the same learning rate whatever the encoder's scale. ``classify(h)`` is
-    ``Linear(dim, hidden) -> ReLU -> Dropout -> Linear(hidden, n_classes)``, or
-    ``Dropout -> Linear(dim, n_classes)`` when ``hidden`` is 0. Mixup therefore mixes the
-    (standardised) input embeddings.
-
-    Parameters
-    ----------
-    dim : int
-        Embedding width.
-    n_classes : int
-        Number of classes.
-    hidden : int, default=256
-        Width of the hidden layer; 0 for a linear (softmax regression) head.
-    dropout : float, default=0.1
-        Dropout rate before the last linear layer.
-
-    Examples
-    --------
-    >>> import torch
-    >>> net = HeadNetwork(8, 3, hidden=4)
-    >>> net(torch.zeros(2, 8)).shape
-    torch.Size([2, 3])
-    """
+    ``features(x)`` is a parameter-free ``layer_norm(x)``, so the head trains at one
+    learning rate whatever the encoder's scale, and mixup mixes the standardised inputs
+    (as Zhang et al. 2018 mix inputs). ``classify(h)`` is ``Linear -> ReLU -> Dropout ->
+    Linear``, or ``Dropout -> Linear`` when ``hidden`` is 0."""
     return _head_class()(dim, n_classes, hidden=hidden, dropout=dropout)
 
 
@@ -327,14 +279,7 @@ def _check_head(dim: int, n_classes: int, hidden: int, dropout: float) -> None:
 def head_factory(dim: int, n_classes: int, *, hidden: int = 256,
                  dropout: float = 0.1) -> Callable[[], Any]:
     """A function that makes a new :class:`HeadNetwork` each call (the options are checked
-    now, not at the first call).
-
-    Examples
-    --------
-    >>> make = head_factory(8, 3, hidden=0)
-    >>> make() is not make()
-    True
-    """
+    now, not at the first call)."""
     _check_head(dim, n_classes, hidden, dropout)
 
     def make() -> Any:

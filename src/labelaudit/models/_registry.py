@@ -18,18 +18,18 @@ from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.detect import ensemble_pred_probs
 from labelaudit.io import TextDataset
 from labelaudit.models._base import Scorer
-from labelaudit.models._checkpoint import FoldStore
-from labelaudit.models._crossfit import (
+from labelaudit.models._dynamics import DynamicsScorer, mean_epoch_probs, recording
+from labelaudit.models._embed import EmbedScorer, KnnScorer
+from labelaudit.models._finetune import FinetuneScorer
+from labelaudit.models._folds import (
     DEFAULT_FOLDS,
+    Engine,
+    FoldStore,
     FoldWarning,
     crossfit_pred_probs,
     fit_score_pred_probs,
     make_folds,
 )
-from labelaudit.models._dynamics import DynamicsScorer, mean_epoch_probs, recording
-from labelaudit.models._embed import EmbedScorer, KnnScorer
-from labelaudit.models._finetune import FinetuneScorer
-from labelaudit.models._tasks import Engine
 from labelaudit.models._tfidf import CharTfidfScorer, TfidfScorer
 
 #: The scorers by name (``scorers=``, ``--scorers``), in the order users see them: each
@@ -42,10 +42,8 @@ DEFAULT_SCORERS: tuple[str, ...] = ("tfidf", "tfidf-char")
 
 
 def make_scorer(name: str, **options: Any) -> Scorer:
-    """A scorer by its :data:`SCORERS` name.
-
-    Options unknown to a scorer are ignored, so one set of options (``model=...``) can be
-    passed to every member of an ensemble.
+    """A scorer by its :data:`SCORERS` name; options it does not know are ignored, so one
+    set (``model=...``) serves every member of an ensemble.
 
     Examples
     --------
@@ -61,20 +59,9 @@ def make_scorer(name: str, **options: Any) -> Scorer:
 
 @dataclass(frozen=True)
 class MemberProbs:
-    """Out-of-sample probabilities of every ensemble member.
-
-    Attributes
-    ----------
-    probs : dict of str to ndarray (n_samples, n_classes)
-        One entry per scorer and repeat: ``"tfidf"``, then ``"tfidf#1"``... with seeds.
-    n_folds : int
-        Folds actually used (fewer than asked when a class is small).
-    seconds : dict of str to float
-        Wall time per member (its repeats together), encoding included.
-    epoch_logits : dict of str to ndarray (n_epochs, n_samples, n_classes)
-        The held-out logits after every epoch of each ``dynamics`` member, keyed as
-        ``probs`` (:func:`labelaudit.models.training_dynamics` reads them); empty without one.
-    """
+    """Out-of-sample ``probs`` per scorer and repeat (``"tfidf"``, ``"tfidf#1"``...), the
+    folds used, ``seconds`` per member (encoding included) and each ``dynamics`` member's
+    held-out ``epoch_logits`` (n_epochs, n_samples, n_classes), keyed as ``probs``."""
 
     probs: dict[str, np.ndarray]
     n_folds: int
@@ -90,15 +77,7 @@ class MemberProbs:
 
 
 def member_keys(scorers: Sequence[str | Scorer]) -> list[str]:
-    """The name each ensemble member is reported under: the scorer's name, or
-    ``name[model]`` when two members share a name (FME over several models).
-
-    Examples
-    --------
-    >>> from labelaudit.models import FinetuneScorer
-    >>> member_keys(["tfidf", FinetuneScorer(model="a"), FinetuneScorer(model="b")])
-    ['tfidf', 'finetune[a]', 'finetune[b]']
-    """
+    """Each member's report name: the scorer's, or ``name[model]`` when two share a name."""
     names = [s if isinstance(s, str) else str(getattr(s, "name", type(s).__name__))
              for s in scorers]
     keys = []
@@ -116,8 +95,7 @@ def member_keys(scorers: Sequence[str | Scorer]) -> list[str]:
 
 
 def _with_seed(scorer: str | Scorer, state: int | None, options: dict[str, Any]) -> Scorer:
-    """A fresh scorer for one repeat: by name with the shared options, or a copy of the
-    given object with its ``random_state`` set."""
+    """A fresh scorer for one repeat, with ``random_state`` set."""
     if isinstance(scorer, str):
         return make_scorer(scorer, **{**options, "random_state": state})
     fresh = scorer.clone()
@@ -133,17 +111,8 @@ _SWEEP_EPOCHS = (2, 3, 4)
 
 def sweep_scorers(base: Scorer, n_configs: int, *, random_state: int | None = 0,
                   ) -> list[Scorer]:
-    """``n_configs`` copies of a fine-tuning scorer with learning rate, epochs and seed
-    drawn from the grid the FME of Chong et al. (2022, appendix D) sweeps
-    (learning rate 1e-5..5e-5, 2-4 epochs), without repeats.
-
-    Examples
-    --------
-    >>> from labelaudit.models import FinetuneScorer
-    >>> configs = sweep_scorers(FinetuneScorer(), 3)
-    >>> len({(c.learning_rate, c.epochs, c.random_state) for c in configs})
-    3
-    """
+    """``n_configs`` distinct copies of a fine-tuning scorer, learning rate, epochs and seed
+    drawn from the FME grid of Chong et al. (2022, appendix D: 1e-5..5e-5, 2-4 epochs)."""
     rng = np.random.default_rng(random_state)
     grid = list(itertools.product(_SWEEP_LR, _SWEEP_EPOCHS, range(max(1, n_configs))))
     picks = rng.choice(len(grid), size=min(n_configs, len(grid)), replace=False)
@@ -152,16 +121,7 @@ def sweep_scorers(base: Scorer, n_configs: int, *, random_state: int | None = 0,
 
 
 def keep_best(probs: dict[str, np.ndarray], labels: np.ndarray, keep: int) -> list[str]:
-    """The ``keep`` members with the lowest out-of-sample log loss of the given labels
-    (the same predictions the ranking then uses; Chong et al. select the same way).
-
-    Examples
-    --------
-    >>> labels = np.array([0, 1])
-    >>> good, bad = np.array([[0.9, 0.1], [0.2, 0.8]]), np.array([[0.5, 0.5], [0.6, 0.4]])
-    >>> keep_best({"a": bad, "b": good}, labels, 1)
-    ['b']
-    """
+    """The ``keep`` members with the lowest out-of-sample log loss (as Chong et al. select)."""
     loss = {k: float(-np.mean(np.log(np.clip(p[np.arange(len(labels)), labels], 1e-12, 1))))
             for k, p in probs.items()}
     return sorted(loss, key=lambda k: (loss[k], k))[:keep]
@@ -174,20 +134,10 @@ def member_pred_probs(
     keep: int | None = None, engine: Engine = "local", store: FoldStore | None = None,
     **options: Any,
 ) -> MemberProbs:
-    """Out-of-sample probabilities of each scorer (and each seed repeat).
-
-    With ``sweep`` > 0, each ``finetune`` member is run in ``sweep`` configurations
-    (:func:`sweep_scorers`) and the ``keep`` with the lowest out-of-sample log loss stay,
-    as repeats of that member (averaged into one, the FME of Chong et al. 2022).
-
-    Every scorer prepares its features once; each repeat is cross-fitted on stratified
-    folds of ``train`` (the same folds for every scorer), or, with ``target``, fitted on
-    all of ``train`` to score ``target``, where a repeat only changes scorers that are
-    random. A scorer is a name (made with ``options``) or a configured
-    :class:`~labelaudit.models.Scorer` object (its own options: one object per member).
-    ``n_folds``, ``engine`` and ``store`` are those of :func:`make_folds` and
-    :func:`crossfit_pred_probs`.
-    """
+    """Out-of-sample probabilities of each scorer (a name made with ``options``, or a
+    :class:`Scorer`) and seed repeat: cross-fitted on the same folds of ``train``, or fitted
+    on ``train`` to score ``target``. With ``sweep``, each ``finetune`` member runs
+    :func:`sweep_scorers` configurations and the ``keep`` best stay as its repeats (FME)."""
     if train.labels is None:
         raise InvalidInputError("the dataset has no labels to cross-fit on")
     _check_before_encoding(train, target, scorers, n_folds=n_folds, random_state=random_state,
@@ -235,9 +185,8 @@ def member_pred_probs(
 def _check_before_encoding(train: TextDataset, target: TextDataset | None,
                            scorers: Sequence[str | Scorer], *, n_folds: int | None,
                            random_state: int | None, engine: Engine, **options: Any) -> None:
-    """What would fail only after the scorers have encoded every text, checked first: the
-    folds (a class with a single item...; the folds are made again per repeat) and the
-    devices a scorer trains on (a GPU that is not there)."""
+    """Check first what would fail only after encoding every text: the folds and the
+    scorers' devices."""
     if target is None and train.labels is not None:
         with warnings.catch_warnings():  # warned when the folds are made for real
             warnings.simplefilter("ignore", FoldWarning)
@@ -252,8 +201,7 @@ def _swept(train: TextDataset, target: TextDataset | None, scorers: Sequence[str
            n_folds: int | None, random_state: int | None, progress: bool, sweep: int,
            keep: int | None, engine: Engine, store: FoldStore | None,
            **options: Any) -> MemberProbs:
-    """Members with every fine-tuning member replaced by the best ``keep`` of a sweep
-    (``None``: 3, or all of a smaller sweep)."""
+    """Members, each fine-tuning one replaced by the best ``keep`` (default 3) of a sweep."""
     keep = min(3, sweep) if keep is None else keep
     if keep < 1 or keep > sweep:
         raise InvalidParameterError(f"keep must be between 1 and sweep={sweep}; got {keep}",
@@ -301,12 +249,9 @@ def cross_val_pred_probs(
     data: TextDataset, *, scorers: Sequence[str] = DEFAULT_SCORERS, n_folds: int | None = None,
     random_state: int | None = 0, progress: bool = False, **options: Any,
 ) -> np.ndarray:
-    """Out-of-sample probabilities (n_samples, n_classes) from the default scorer set.
-
-    Every member is cross-fitted on the same stratified folds, then the members are
-    averaged with weights fitted to their out-of-sample log loss
-    (:func:`labelaudit.detect.ensemble_pred_probs`), as :func:`labelaudit.scan` does.
-    """
+    """Out-of-sample probabilities (n_samples, n_classes): every member cross-fitted on the
+    same folds, then weighted by :func:`labelaudit.detect.ensemble_pred_probs`, as
+    :func:`labelaudit.scan` does."""
     members = member_pred_probs(data, scorers=scorers, n_folds=n_folds,
                                 random_state=random_state, progress=progress, **options)
     return ensemble_pred_probs(list(members.per_scorer().values()), data.labels).pred_probs

@@ -22,11 +22,11 @@ from labelaudit.io import (
     require_columns,
     write_manifest,
 )
+from labelaudit.models._base import progress_bar
 from labelaudit.models._encoder import (
     clamp_length,
     keep_umask,
     load_pretrained,
-    progress_bar,
     quiet_loading,
     resolve_device,
     torch_setup,
@@ -42,17 +42,13 @@ class TaptResult:
     Attributes
     ----------
     out : Path
-        The folder holding the adapted model and its tokenizer (``AutoModel`` and
-        ``AutoTokenizer`` load it; so does ``FinetuneScorer(model=str(out))``).
-    n_texts : int
-        Distinct texts (or text pairs) trained on.
-    epochs : int
-    losses : list of float
-        Mean masked-LM loss (cross-entropy per masked token) of each epoch.
+        The adapted model and its tokenizer (``FinetuneScorer(model=str(out))`` loads it).
+    n_texts, epochs : int
+        Distinct texts (or text pairs) trained on; epochs.
+    losses, first_losses, last_losses : list of float
+        Per epoch: the mean masked-LM loss, and that of its first and last batch.
     seconds : float
         Wall-clock time of training and saving.
-    first_losses, last_losses : list of float
-        The loss of the first and of the last batch trained on in each epoch.
     n_batches : list of int
         Batches trained on in each epoch (a batch with no masked token is skipped).
 
@@ -78,8 +74,7 @@ class TaptResult:
     n_batches: list[int] = field(default_factory=list)
 
     def summary(self) -> str:
-        """Texts, epochs, time and the folder; then, per epoch, the loss of its first and
-        last batch and its mean (one batch: that batch's loss)."""
+        """Texts, epochs, time and folder; per epoch its first, last and mean batch loss."""
         lines = [f"adapted on {self.n_texts} texts for {self.epochs} epoch"
                  f"{'s' if self.epochs != 1 else ''} in {self.seconds:.1f} s; saved to "
                  f"{self.out}"]
@@ -92,8 +87,7 @@ class TaptResult:
         return "\n".join(lines)
 
     def to_frame(self):
-        """The losses as a table with columns ``epoch`` (from 1), ``loss`` (the epoch's
-        mean), ``first_loss`` and ``last_loss`` (its first and last batch)."""
+        """Columns ``epoch`` (from 1), ``loss`` (mean), ``first_loss`` and ``last_loss``."""
         import pandas as pd
 
         n = len(self.losses)
@@ -132,19 +126,9 @@ def _sources(data: Any) -> list[tuple[str, Any]]:
 
 def collect_texts(data: Any, *, text: str = "text",
                   text_pair: str | None = None) -> list[tuple[str, ...]]:
-    """The distinct texts (``(text,)``) or text pairs of every split, in first-seen order.
-
-    Missing and blank texts are skipped (an unlabelled split may have a few).
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> a = pd.DataFrame({"text": ["goal", "pasta", " "]})
-    >>> collect_texts([a, pd.DataFrame({"text": ["pasta", "chip"]})])
-    [('goal',), ('pasta',), ('chip',)]
-    """
+    """The distinct texts (``(text,)``) or text pairs of every split, in first-seen order;
+    missing and blank texts skipped."""
     import pandas as pd
-
 
     columns = [text] + ([text_pair] if text_pair is not None else [])
     seen: dict[tuple[str, ...], None] = {}
@@ -188,50 +172,26 @@ def tapt(data: Any, *, text: str = "text", text_pair: str | None = None,
          progress: bool = False) -> TaptResult:
     """Continue masked-LM pre-training of an encoder on a dataset's own texts (TAPT).
 
-    Every distinct text (or text pair) of every split in ``data`` is tokenised once
-    (truncated to ``max_length`` tokens). Each epoch masks ``mlm_probability`` of the
-    tokens afresh (BERT's 80 % ``[MASK]`` / 10 % random / 10 % kept, by transformers'
-    ``DataCollatorForLanguageModeling``) and minimises the cross-entropy of the original
-    tokens at the masked positions. It trains with the steps of labelaudit's one training
-    loop (:class:`~labelaudit.models.TrainingSteps`): AdamW (weight decay 0.01)
-    with a linear warm-up over ``warmup`` of the steps then linear decay to 0, gradients
-    clipped at norm 1.0; batches sorted by length within shuffled pools, so padding stays
-    small; bfloat16 autocast on CUDA GPUs that support it, float32 elsewhere. A batch in
-    which no token was chosen is skipped. The model and tokenizer are saved into a
-    temporary folder beside ``out`` and renamed into place.
-
-    A checkpoint without a masked-LM head (a sentence-transformers encoder such as the
-    default all-MiniLM-L6-v2, or a bare ``BertModel``) gets a freshly initialised one;
-    the head is saved with the model but the ``finetune`` scorer only loads the encoder.
+    Every distinct text (or pair) of every split is tokenised once. Each epoch masks
+    ``mlm_probability`` of the tokens afresh (BERT's 80/10/10 rule) and minimises the
+    cross-entropy of the original tokens there, with the training loop's steps: AdamW
+    (weight decay 0.01), linear warm-up then decay, gradients clipped at 1.0, bfloat16
+    autocast where CUDA supports it. A batch with no masked token is skipped. A checkpoint
+    without a masked-LM head (all-MiniLM-L6-v2) gets a fresh one, saved with the model.
 
     Parameters
     ----------
-    data : DataFrame, path, or list of DataFrames and paths
-        One or several splits (train, dev, test...): all their texts are used, once each.
-        Paths are read with :func:`labelaudit.io.read_table`.
-    text : str
-        Column of the texts.
-    text_pair : str or None
-        Column of the second texts of sentence pairs (NLI); pairs are encoded together.
-    model : str or None
-        A Hugging Face id or local folder; None is the packaged all-MiniLM-L6-v2.
-    out : str or Path
-        The folder to write (an AutoModel-loadable folder with its tokenizer).
-    epochs, max_length, batch_size, learning_rate : training settings.
-    mlm_probability : float
-        Share of tokens chosen for prediction, in (0, 1).
-    warmup : float
-        Share of the steps spent warming the learning rate up, in [0, 1].
-    random_state : int
-        Seeds the head's initialisation, dropout, masking and batch order.
-    device : str or None
-        ``"cuda"``, ``"cpu"``...; None picks CUDA when available.
-    overwrite : bool
-        Kept for compatibility and ignored: a folder tapt wrote earlier (its manifest lists
-        every file in it) is replaced, any other non-empty folder is refused, since
-        labelaudit never deletes a file it did not write.
-    progress : bool
-        A progress bar over the batches on stderr.
+    data : DataFrame, path, or list of them
+        Every split (train, dev, test...): all their texts are used, once each.
+    text, text_pair : columns of the texts and of the second texts of pairs.
+    model : a Hugging Face id or local folder; None is the packaged all-MiniLM-L6-v2.
+    out : the folder for the model and its tokenizer (written beside, then renamed).
+    epochs, max_length, batch_size, learning_rate, warmup : training settings.
+    mlm_probability : share of tokens chosen for prediction, in (0, 1).
+    random_state : seeds the head's initialisation, dropout, masking and batch order.
+    device : ``"cuda"``, ``"cpu"``...; None picks CUDA when available.
+    overwrite : ignored: a folder tapt wrote is replaced, any other non-empty one refused.
+    progress : a progress bar over the batches on stderr.
 
     Returns
     -------
@@ -283,7 +243,6 @@ def tapt(data: Any, *, text: str = "text", text_pair: str | None = None,
 
     import torch
     from transformers import AutoModelForMaskedLM, AutoTokenizer
-
 
     torch_setup()
     target = resolve_device(device)

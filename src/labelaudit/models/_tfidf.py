@@ -44,23 +44,15 @@ class TfidfScorer(Scorer):
 
     Parameters
     ----------
-    C : float
-        Inverse regularisation strength of the logistic regression.
-    ngram_range : tuple of int
-    min_df : int
-    max_features : int or None
+    C : inverse regularisation strength of the logistic regression.
+    ngram_range, min_df, max_features : the vectoriser's.
     analyzer : {"word", "char_wb"}
-        Word n-grams, or character n-grams within word boundaries (``ngram_range``
-        then counts characters; the ``tfidf-char`` member uses 2-5), which see spelling
-        and morphology that word n-grams miss.
-    tol : float
-        Stopping tolerance of the newton-cg solver, on the largest entry of the gradient of
-        the mean loss. 1e-6 runs it to convergence: within 1e-3 of a reference fit run to
-        1e-10 on IMDB reviews and about 3e-3 on 20 Newsgroups' 20 classes, where the
-        earlier 1e-3 stopped it after a few steps with probabilities up to 0.7 away. A fit
-        that ends at ``max_iter`` warns (:class:`labelaudit.models.ConvergenceWarning`).
-    max_iter : int
-        Newton steps at most.
+        Word n-grams, or character n-grams within word boundaries (``ngram_range`` then
+        counts characters), which see spelling and morphology that words miss.
+    tol : stopping tolerance of newton-cg on the largest gradient entry of the mean loss.
+        1e-6 converges: within 1e-3 of a fit run to 1e-10 on IMDB and about 3e-3 on 20
+        Newsgroups, where 1e-3 stopped with probabilities up to 0.7 away.
+    max_iter : Newton steps at most; a fit that ends there warns (:class:`ConvergenceWarning`).
 
     Examples
     --------
@@ -93,14 +85,11 @@ class TfidfScorer(Scorer):
     def _vectorizer(self):
         from sklearn.feature_extraction.text import TfidfVectorizer
 
-        if self.analyzer == "char_wb":
-            return TfidfVectorizer(analyzer="char_wb", ngram_range=self.ngram_range,
-                                   min_df=self.min_df, sublinear_tf=True,
-                                   max_features=self.max_features, dtype=np.float32)
-        return TfidfVectorizer(ngram_range=self.ngram_range, min_df=self.min_df,
-                               sublinear_tf=True, max_features=self.max_features,
-                               token_pattern=r"(?u)\b\w+\b",
-                               dtype=np.float32)
+        # token_pattern only for words: sklearn warns when it is given to char_wb
+        words = {"token_pattern": r"(?u)\b\w+\b"} if self.analyzer != "char_wb" else {}
+        return TfidfVectorizer(analyzer=self.analyzer, ngram_range=self.ngram_range,
+                               min_df=self.min_df, sublinear_tf=True,
+                               max_features=self.max_features, dtype=np.float32, **words)
 
     def _transform(self, features: np.ndarray, *, fit: bool):
         import scipy.sparse as sp

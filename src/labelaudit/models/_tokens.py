@@ -1,14 +1,7 @@
-"""Token scorers: the :class:`Scorer` interface for tagged sentences, their out-of-sample
-token probabilities through the shared cross-fitting loop, and the scorers themselves.
-
-:class:`EncoderTokenScorer` reads contextual word vectors from a frozen encoder (the mean of
-each word's sub-words, :func:`encode_word_vectors`) and fits a tagging head on them: a
-linear (softmax) head or a linear-chain CRF. Both heads take per-sentence feature arrays
-``(n_tokens, n_features)`` and integer tags and return per-sentence probabilities
-``(n_tokens, n_classes)``: softmax outputs for the linear head, posterior marginals
-``p(y_t = k | x)`` from forward-backward for the CRF. :class:`FinetuneTokenScorer`
-fine-tunes a transformer for token classification (for GPU users; slow but exact on CPU).
-"""
+"""Token scorers: the :class:`Scorer` interface for tagged sentences, cross-fitted by the
+shared loop. :class:`EncoderTokenScorer` fits a linear or CRF head on a frozen encoder's
+word vectors; :class:`FinetuneTokenScorer` fine-tunes a transformer for token
+classification (for GPU users; slow but exact on CPU)."""
 
 from __future__ import annotations
 
@@ -24,19 +17,22 @@ import numpy as np
 
 from labelaudit._errors import InvalidParameterError
 from labelaudit._validation import check_int, check_number
-from labelaudit.models._base import Scorer
-from labelaudit.models._crossfit import crossfit_pred_probs, fit_score_pred_probs, group_folds
+from labelaudit.models._base import Scorer, TrainsOnGpu, progress_bar
 from labelaudit.models._encoder import (
     DEFAULT_MODEL,
     TokenVectorCache,
     default_cache_dir,
     load_pretrained,
-    progress_bar,
     resolve_device,
     torch_setup,
 )
+from labelaudit.models._folds import (
+    Engine,
+    crossfit_pred_probs,
+    fit_score_pred_probs,
+    group_folds,
+)
 from labelaudit.models._loop import TrainingSteps, linear_schedule, transformers_linear_schedule
-from labelaudit.models._tasks import Engine
 from labelaudit.tokens import encode_tags  # upward: tokens/ holds tagged data only, no models
 
 if TYPE_CHECKING:
@@ -54,12 +50,8 @@ def check_seed(random_state: object) -> int | None:
 
 
 class TokenScorer(Scorer):
-    """A scorer of tagged sentences.
-
-    ``prepare(dataset)`` maps a ``TokenDataset`` to one feature row per sentence,
-    ``fit(features, labels, n_classes)`` takes one array of tag indices per sentence, and
-    ``predict_proba(features)`` returns one ``(n_tokens, n_classes)`` array per sentence.
-    """
+    """A scorer of tagged sentences: one feature row and one array of tag indices per
+    sentence in, one ``(n_tokens, n_classes)`` array per sentence out."""
 
     def join_predictions(self, parts: list[tuple[np.ndarray, Any]], n_samples: int, *,
                          n_classes: int) -> list[np.ndarray]:
@@ -125,9 +117,8 @@ def cross_val_token_probs(
 ) -> list[np.ndarray]:
     """Out-of-sample probabilities for every token, each fold fitted on the other folds.
 
-    Folds come from :func:`labelaudit.models.group_folds` over the documents
-    (``-DOCSTART-``; each sentence is its own document when the file has none), balanced by
-    tokens, through the same loop as text (:func:`crossfit_pred_probs`, on ``engine``).
+    Whole documents (``-DOCSTART-``; else each sentence) go to folds balanced by tokens
+    (:func:`group_folds`), cross-fitted as text is (:func:`crossfit_pred_probs`).
 
     Returns
     -------
@@ -181,11 +172,8 @@ def word_chunks(word_lengths: Sequence[int], max_subwords: int) -> list[tuple[in
 def sentence_pieces(
     tokenizer, sentences: Sequence[Sequence[str]], limit: int
 ) -> list[tuple[int, int, int]]:
-    """``(sentence, start word, end word)`` pieces of at most ``limit`` sub-words each.
-
-    A sentence that fits is one piece; a longer one is split by :func:`word_chunks` on the
-    sub-word counts of its words (special tokens not counted).
-    """
+    """``(sentence, start word, end word)`` pieces of at most ``limit`` sub-words each
+    (special tokens not counted); a sentence that fits is one piece."""
     pieces: list[tuple[int, int, int]] = []
     plain = tokenizer([list(w) for w in sentences], is_split_into_words=True,
                       add_special_tokens=False)
@@ -208,17 +196,9 @@ def encode_word_vectors(
     max_length: int = 256,
     progress: bool = False,
 ) -> list[np.ndarray]:
-    """Contextual vectors of every word: the mean of its sub-word vectors.
-
-    Each sentence is encoded as pre-split words (``is_split_into_words``); sub-word vectors
-    from the hidden ``layers`` (concatenated) are averaged per word through the fast
-    tokenizer's ``word_ids()``. Sentences longer than ``max_length`` sub-words are encoded in
-    consecutive chunks. A word the tokenizer drops entirely gets a zero vector.
-
-    Returns
-    -------
-    list of ndarray, each of shape (n_words, n_layers * hidden_size)
-    """
+    """Contextual vectors of every word, ``(n_words, n_layers * hidden_size)`` per sentence:
+    the mean of its sub-word vectors over the hidden ``layers`` (concatenated); long
+    sentences in chunks of words; a word the tokenizer drops gets zeros."""
     check_int(batch_size, "batch_size", minimum=1)
     check_int(max_length, "max_length", minimum=3)  # room for a word
     if isinstance(layers, (str, bytes)) or not len(layers):
@@ -272,11 +252,8 @@ _PUNCT = set(string.punctuation)
 
 
 def shape_features(tokens: Sequence[str]) -> np.ndarray:
-    """Orthographic features of each token, shape (n_tokens, 9).
-
-    Uncased encoders lose capitalisation, the strongest single cue for names; these put it
-    back: title case, all capitals, lower case, any digit, all digits, punctuation only,
-    inner hyphen, first position, ``log(1 + length)``.
+    """Orthographic features of each token, (n_tokens, 9): they put back capitalisation,
+    the strongest cue for names, which uncased encoders lose.
 
     Examples
     --------
@@ -300,9 +277,8 @@ def shape_features(tokens: Sequence[str]) -> np.ndarray:
 
 
 def window_features(vectors: np.ndarray, tokens: Sequence[str], *, window: int = 1) -> np.ndarray:
-    """Each token's vector and shape, next to those of ``window`` neighbours on each side.
-
-    Positions outside the sentence are zero. Shape (n_tokens, (2 * window + 1) * (dim + 9)).
+    """Each token's vector and shape next to those of ``window`` neighbours on each side
+    (zeros outside the sentence), shape (n_tokens, (2 * window + 1) * (dim + 9)).
 
     Examples
     --------
@@ -320,8 +296,8 @@ def window_features(vectors: np.ndarray, tokens: Sequence[str], *, window: int =
 
 @contextmanager
 def _one_thread() -> Iterator[None]:
-    """Run torch on one thread: the CRF's matrices are small, and extra threads only wait
-    for each other on a busy machine (nine times slower on a shared 2-core box)."""
+    """Run torch on one thread: the CRF's matrices are small (extra threads were nine times
+    slower on a shared 2-core box)."""
     import torch
 
     before = torch.get_num_threads()
@@ -333,15 +309,7 @@ def _one_thread() -> Iterator[None]:
 
 
 class LinearHead:
-    """Multinomial logistic regression on standardised token features (scikit-learn).
-
-    Parameters
-    ----------
-    C : float
-        Inverse L2 regularisation strength.
-    max_iter : int
-        L-BFGS iterations.
-    """
+    """Multinomial logistic regression on standardised token features (scikit-learn)."""
 
     def __init__(self, *, C: float = 0.1, max_iter: int = 300, random_state: int | None = 0):
         self.C = C
@@ -381,14 +349,9 @@ class LinearHead:
 class CRFHead:
     """Linear-chain CRF on token features, trained by maximum likelihood (torch, CPU).
 
-    Trained with AdamW at a constant learning rate (the steps of labelaudit's one training
-    loop, :class:`~labelaudit.models.TrainingSteps`, without clipping) for
-    ``epochs`` passes over the data, and at least ``min_steps`` updates (more passes on
-    small data). Fitted with ``init``, a head fitted before on part of the same items (the
-    previous point of a learning curve), it starts from that head's weights, carried over to
-    the new feature scaling exactly, and makes ``warm_epochs`` passes (and at least
-    ``min_steps`` updates: with fewer, the CoNLL-2003 verdicts changed). Scores of a tag
-    sequence ``y`` for features ``x``:
+    AdamW at a constant rate for ``epochs`` passes, at least ``min_steps`` updates; from
+    ``init`` (fitted on part of the same items) ``warm_epochs`` passes, and at least
+    ``min_steps`` (with fewer, the CoNLL-2003 verdicts changed). Scores of tags ``y``:
     ``s(x, y) = sum_t (W x_t + b)[y_t] + sum_t A[y_{t-1}, y_t] + start[y_1] + end[y_T]``,
     ``p(y | x) = exp s(x, y) / Z(x)``. Token probabilities are the posterior marginals from
     the forward-backward algorithm.
@@ -468,8 +431,7 @@ class CRFHead:
             return self._fit(torch, features, labels, n_classes, init)
 
     def steps(self, n_items: int, *, warm: bool = False) -> int:
-        """The updates a fit on ``n_items`` sentences makes: ``epochs`` passes (a warm
-        start's ``warm_epochs``), more on small data, at least ``min_steps`` in all.
+        """The updates a fit on ``n_items`` sentences makes (at least ``min_steps``).
 
         Examples
         --------
@@ -596,7 +558,6 @@ def _default_layer(model: str | None) -> int:
     """Two thirds of the encoder's depth: word identity and context are both still there."""
     from transformers import AutoConfig
 
-
     config = load_pretrained(AutoConfig, model)
     n_layers = int(getattr(config, "num_hidden_layers", 6))
     return max(1, round(2 * n_layers / 3))
@@ -608,22 +569,15 @@ class EncoderTokenScorer(TokenScorer):
 
     Parameters
     ----------
-    model : str, optional
-        Encoder name or folder; default the packaged all-MiniLM-L6-v2.
+    model : encoder name or folder; default the packaged all-MiniLM-L6-v2.
     head : {"crf", "linear"}
-        ``crf``: a linear-chain CRF, token probabilities from its marginals (default; on
-        CoNLL-03 as accurate as ``linear`` and ten times faster to train);
-        ``linear``: multinomial logistic regression (scikit-learn, L-BFGS).
-    layers : sequence of int, optional
-        Hidden layers to concatenate (``0`` = embeddings); default two thirds of the depth
-        (layer 4 of 6 for MiniLM, which tagged CoNLL-03 better than the last layer).
-    window : int
-        Neighbouring words on each side whose features are appended.
-    cache : bool
-        Keep word vectors on disk under ``cache_dir`` (default
-        :func:`labelaudit.models.default_cache_dir`), keyed by model, layers and sentence.
-    encode : callable, optional
-        ``encode(sentences) -> list of (n_words, dim) arrays`` replacing the encoder (tests).
+        ``crf``: a linear-chain CRF, probabilities from its marginals (on CoNLL-03 as
+        accurate as ``linear`` and ten times faster); ``linear``: logistic regression.
+    layers : hidden layers to concatenate (``0`` = embeddings); default two thirds of the
+        depth (layer 4 of 6 for MiniLM tagged CoNLL-03 better than the last).
+    window : neighbouring words on each side whose features are appended.
+    cache : keep word vectors on disk under ``cache_dir`` (default ``default_cache_dir()``).
+    encode : ``encode(sentences) -> list of (n_words, dim) arrays`` replacing the encoder.
 
     Examples
     --------
@@ -691,8 +645,7 @@ class EncoderTokenScorer(TokenScorer):
         return self.head == "crf"
 
     def fit_cost(self, n_items: int, *, warm: bool = False) -> float:
-        """A fit's cost on ``n_items`` sentences in the head's units (the CRF's updates, the
-        linear head's items), to plan a run of many fits."""
+        """A fit's cost in the head's units (CRF updates, linear items), to plan many fits."""
         if self.head != "crf":
             return float(n_items)
         return float(CRFHead(**(self.head_options or {})).steps(n_items, warm=warm))
@@ -718,24 +671,16 @@ class EncoderTokenScorer(TokenScorer):
 
 
 @dataclass(eq=False, kw_only=True)
-class FinetuneTokenScorer(TokenScorer):
-    """``AutoModelForTokenClassification`` fine-tuned from ``model`` on each training fold.
-
-    Each word's tag is predicted at its first sub-word (the usual recipe); the other
-    sub-words are ignored in the loss. Sentences longer than ``max_length`` sub-words are
-    split into chunks of whole words. The encoder is re-loaded from ``model`` for every
-    ``fit``, so folds never share weights.
+class FinetuneTokenScorer(TrainsOnGpu, TokenScorer):
+    """``AutoModelForTokenClassification`` fine-tuned from ``model`` on each training fold
+    (re-loaded per fit), each word's tag predicted at its first sub-word.
 
     Parameters
     ----------
-    model : str, optional
-        A local folder or hub name with a fast tokenizer; default all-MiniLM-L6-v2.
-    epochs, batch_size, learning_rate, weight_decay : training settings, trained with the
-        steps of labelaudit's one training loop (:class:`~labelaudit.models.TrainingSteps`):
-        AdamW with transformers' linear schedule (a warm-up over the first 10 % of the
-        steps, then a decay to 0), gradients clipped at norm 1.0, in float32.
-    device : str, optional
-        ``"cuda"`` when available, else ``"cpu"``.
+    model : a local folder or hub name with a fast tokenizer; default all-MiniLM-L6-v2.
+    epochs, batch_size, learning_rate, weight_decay : AdamW's settings (transformers'
+        linear schedule, 10 % warm-up, gradients clipped at 1.0, float32).
+    device : default ``"cuda"`` when available, else ``"cpu"``.
     """
 
     model: str | None = None
@@ -752,10 +697,6 @@ class FinetuneTokenScorer(TokenScorer):
     def name(self) -> str:  # type: ignore[override]
         """Short description for reports."""
         return f"finetune({self.model or 'all-MiniLM-L6-v2'})"
-
-    def fold_gpus(self) -> int:
-        """1: a fold trains on a GPU, unless ``device`` names the CPU."""
-        return 0 if str(self.device or "").startswith("cpu") else 1
 
     def on_device(self, device: str) -> FinetuneTokenScorer:
         """An unfitted copy that trains and predicts on ``device``."""
@@ -777,11 +718,6 @@ class FinetuneTokenScorer(TokenScorer):
         self._check_params()
         return [list(t) for t in data.tokens]
 
-    def _tokenizer(self):
-        from transformers import AutoTokenizer
-
-        return load_pretrained(AutoTokenizer, self.model)
-
     def _chunks(self, tokenizer, sentences: Sequence[Sequence[str]]):
         """``(sentence, start word, end word)`` pieces that fit in ``max_length``."""
         return sentence_pieces(tokenizer, sentences, self.max_length - 2)
@@ -799,8 +735,7 @@ class FinetuneTokenScorer(TokenScorer):
         return first
 
     def _start(self, n_classes: int) -> tuple[Any, Any, str, np.random.Generator]:
-        """A fresh network from ``model`` with ``n_classes`` outputs, its tokenizer, the
-        device and the random generator of this fit."""
+        """A fresh network with ``n_classes`` outputs, its tokenizer, device and rng."""
         import torch
         from transformers import AutoModelForTokenClassification
 
@@ -811,7 +746,9 @@ class FinetuneTokenScorer(TokenScorer):
         device = str(resolve_device(self.device))
         net = load_pretrained(AutoModelForTokenClassification, self.model,
                               num_labels=n_classes, ignore_mismatched_sizes=True).to(device)
-        return net, self._tokenizer(), device, rng
+        from transformers import AutoTokenizer
+
+        return net, load_pretrained(AutoTokenizer, self.model), device, rng
 
     def fit(self, features: Sequence[Sequence[str]], labels: Sequence[np.ndarray],
             n_classes: int) -> FinetuneTokenScorer:

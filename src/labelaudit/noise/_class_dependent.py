@@ -18,13 +18,10 @@ if TYPE_CHECKING:
 def random_noise_matrix(n_classes: int, rate: float, rng: np.random.Generator) -> np.ndarray:
     """Draw a row-stochastic noise matrix of shape (n_classes, n_classes) with mean rate ``rate``.
 
-    ``T[i, j] = P(noisy j | clean i)`` with trace ``n_classes * (1 - rate)``, so the classes
-    differ in how noisy they are while their flip rates average ``rate``; each row's flips go
-    to the other classes in random proportions. Drawn by cleanlab's
-    :func:`cleanlab.benchmarking.noise_generation.generate_noise_matrix_from_trace` (whose
-    matrix is the transpose, columns = clean class), seeded from ``rng``; every diagonal
-    entry stays below 1, so every class can be noised. cleanlab draws from numpy's global
-    random state, which is restored afterwards.
+    ``T[i, j] = P(noisy j | clean i)`` with trace ``n_classes * (1 - rate)``: classes differ
+    in noise, every diagonal entry below 1. Drawn by cleanlab's
+    ``generate_noise_matrix_from_trace`` (transposed), seeded from ``rng``; numpy's global
+    random state, which cleanlab uses, is restored afterwards.
 
     Examples
     --------
@@ -54,10 +51,8 @@ def _key(value: object) -> str:
 
 
 def check_noise_matrix(matrix: np.ndarray | pd.DataFrame, classes: np.ndarray) -> np.ndarray:
-    """Validate a noise matrix ``T[i, j] = P(noisy label j | clean label i)``.
-
-    A DataFrame is aligned by its index (clean classes) and columns (noisy classes) with
-    ``classes``; an array must already be in the order of ``classes``.
+    """Validate a noise matrix ``T[i, j] = P(noisy label j | clean label i)``; a DataFrame is
+    aligned with ``classes`` by index and columns, an array must be in their order.
 
     Examples
     --------
@@ -117,11 +112,6 @@ def class_dependent_flips(data: NoiseData, eligible: np.ndarray, count: int,
     flips proportional to ``n_i (1 - T[i, i])`` (its expected number of flips under
     ``T``), and its flips are split among the other classes in proportion to ``T[i, j]``,
     each by largest-remainder rounding; the items are drawn at random within their class.
-
-    References
-    ----------
-    Chong, Hong & Manning (2022), Detecting Label Errors by using Pre-Trained Language
-    Models, section 4 and appendix B. Natarajan et al. (2013), Learning with Noisy Labels.
     """
     matrix = data.noise_matrix
     if matrix is None:  # pragma: no cover - inject_noise always sets one
@@ -143,8 +133,4 @@ def class_dependent_flips(data: NoiseData, eligible: np.ndarray, count: int,
         targets = np.repeat(others, allocate(int(per_class[i]), matrix[i, others]))
         items.append(chosen)
         new.append(rng.permutation(targets))
-    if not items:
-        return Flips.of(np.zeros(0, np.int64), np.zeros(0, np.int64))
-    items_arr, new_arr = np.concatenate(items), np.concatenate(new)
-    order = np.argsort(items_arr)
-    return Flips.of(items_arr[order], new_arr[order])
+    return Flips.gathered(items, new)

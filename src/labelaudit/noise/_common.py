@@ -67,14 +67,27 @@ class Flips:
         return Flips(items, np.asarray(new_labels, dtype=np.int64),
                      np.asarray(text_from, dtype=np.int64))
 
+    @staticmethod
+    def gathered(items: list[np.ndarray], new_labels: list[np.ndarray]) -> Flips:
+        """Flips collected in parts (per class, per annotator), in item order."""
+        if not items:
+            return Flips.of(np.zeros(0, np.int64), np.zeros(0, np.int64))
+        items_arr, new_arr = np.concatenate(items), np.concatenate(new_labels)
+        order = np.argsort(items_arr)
+        return Flips.of(items_arr[order], new_arr[order])
+
+
+def draw(candidates: np.ndarray, count: int, rng: np.random.Generator,
+         reason: str = "") -> np.ndarray:
+    """``count`` of the ``candidates`` at random, sorted; :class:`Shortfall` when too few."""
+    if count > len(candidates):
+        raise Shortfall(len(candidates), reason)
+    return np.sort(rng.choice(candidates, size=count, replace=False))
+
 
 def check_rate(rate: object, *, allow_none: bool = False) -> float | None:
     """Validate a noise rate in [0, 1).
 
-    Examples
-    --------
-    >>> check_rate(0.05)
-    0.05
     >>> check_rate(1.0)
     Traceback (most recent call last):
     ...
@@ -124,20 +137,11 @@ def warn_rounding(rate: float, n: int, *, stacklevel: int = 3) -> None:
 def warn_wrong_majority(clean: np.ndarray, noisy: np.ndarray, classes: np.ndarray, *,
                         method: str, rate: float | None, stacklevel: int = 3) -> None:
     """Warn when the noise gives a class's items one wrong label at least as often as their
-    own: a model trained on them then learns the wrong label, and no detector can tell
-    which label is the right one.
+    own: a model trained on them learns the wrong label, and no detector can tell.
 
-    That is the case when the mass a class flips to a single other class reaches the mass
-    it keeps. Uniform noise over ``K`` classes keeps ``1 - rate`` of a class and gives
-    ``rate / (K - 1)`` to each other class, so it happens from ``rate >= (K - 1) / K``
-    (0.5 for two classes): checked on the rate, not on the draw (whose items are chosen
-    over all classes, so a small class can tip by chance). Every other method is checked
-    on its achieved counts: class-dependent noise allocates them exactly from its matrix
-    and can tip a class well below that rate when the class's flips go mostly to one
-    class; instance-dependent and crowd noise follow the data.
+    Uniform noise tips from ``rate >= (K - 1) / K``: checked on the rate, not the draw (a
+    small class can tip by chance); other methods on their achieved counts.
 
-    Examples
-    --------
     >>> import warnings
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
@@ -179,19 +183,11 @@ def warn_wrong_majority(clean: np.ndarray, noisy: np.ndarray, classes: np.ndarra
 
 def allocate(total: int, weights: Sequence[float] | np.ndarray,
              caps: Sequence[int] | np.ndarray | None = None) -> np.ndarray:
-    """Split the integer ``total`` in proportion to ``weights`` (largest remainder).
+    """Split the integer ``total`` in proportion to ``weights`` (largest remainder, ties
+    to the earlier entry); with ``caps``, what a capped share cannot take goes to the others.
 
-    Each share is the floor or the ceiling of its exact quota, and the shares sum to
-    ``total``. With ``caps``, no share exceeds its cap; what a capped share cannot take
-    is passed on to the others in proportion to their weights. Ties in the remainders go
-    to the earlier entry, so the split is deterministic.
-
-    Examples
-    --------
     >>> allocate(5, [0.8, 0.2]).tolist()
     [4, 1]
-    >>> allocate(3, [1, 1]).tolist()
-    [2, 1]
     >>> allocate(4, [1, 1], caps=[1, 10]).tolist()
     [1, 3]
     """

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from labelaudit.noise._common import Flips, NoiseData, Shortfall, require_crowd
+from labelaudit.noise._common import Flips, NoiseData, draw, require_crowd
 
 
 def crowd_majority_labels(labels: np.ndarray, counts: np.ndarray,
@@ -35,29 +35,14 @@ def crowd_majority_labels(labels: np.ndarray, counts: np.ndarray,
 
 def crowd_majority_flips(data: NoiseData, eligible: np.ndarray, count: int | None,
                          rng: np.random.Generator) -> Flips:
-    """Noise the items whose crowd majority differs from the final label.
-
-    "The *crowd majority* method applies to any dataset in which individual annotations
-    can be aggregated to produce a label other than the final label: the former label
-    simulates challenging, systematic errors in the latter" (Chong, Hong & Manning 2022,
-    section 4; TweetNLP-M keeps all 20.46% disagreements). Only items with two or more
-    annotations take part. With ``count=None`` every disagreement is applied; otherwise
-    ``count`` of them, drawn at random.
-
-    References
-    ----------
-    Chong, Hong & Manning (2022), Detecting Label Errors by using Pre-Trained Language
-    Models, section 4 and appendix A.2. Hovy et al. (2014), Experiments with
-    crowdsourced re-annotation of a POS tagging data set.
-    """
+    """Noise ``count`` random items (all with None) with two or more annotations whose crowd
+    majority differs from the final label: systematic errors (Chong, Hong & Manning 2022,
+    section 4 and appendix A.2; TweetNLP-M keeps all 20.46%)."""
     crowd = require_crowd(data, "crowd-majority", several=True)
     counts = crowd.counts()
     majority = crowd_majority_labels(data.labels, counts, rng)
     several = counts.sum(axis=1) >= 2
     candidates = np.flatnonzero(eligible & several & (majority != data.labels))
-    if count is None:
-        count = len(candidates)
-    if count > len(candidates):
-        raise Shortfall(len(candidates), "items need a crowd majority that differs from them")
-    items = np.sort(rng.choice(candidates, size=count, replace=False))
+    items = draw(candidates, len(candidates) if count is None else count, rng,
+                 "items need a crowd majority that differs from them")
     return Flips.of(items, majority[items])

@@ -9,21 +9,9 @@ from labelaudit.noise._common import Flips, NoiseData, Shortfall, require_crowd
 
 def dissenting_worker_flips(data: NoiseData, eligible: np.ndarray, count: int,
                             rng: np.random.Generator) -> Flips:
-    """Apply the disagreeing labels of random annotators until ``count`` items are noised.
-
-    "Datasets which provide individual annotator identifiers may apply the *dissenting
-    worker* approach: select one annotator at random, apply all of their labels which
-    disagree with final labels, and repeat until reaching the target noise rate. This
-    simulates gaps in annotator training, which introduce systematic idiosyncrasies"
-    (Chong, Hong & Manning 2022, section 4). Annotators are visited in a random order;
-    an item already noised by an earlier annotator is not noised again; the last
-    annotator's disagreements are sampled so that exactly ``count`` items are noised.
-
-    References
-    ----------
-    Chong, Hong & Manning (2022), Detecting Label Errors by using Pre-Trained Language
-    Models, section 4 and appendix A.1 (80% of TweetNLP-5).
-    """
+    """Apply all disagreeing labels of random annotators, one at a time, until ``count`` items
+    are noised: gaps in annotator training (Chong, Hong & Manning 2022, section 4; 80% of
+    TweetNLP-5). Items are noised once; the last annotator's are sampled to hit ``count``."""
     crowd = require_crowd(data, "dissenting-worker", workers=True)
     items_of, workers_of, labels_of = crowd.item_codes, crowd.annotator_codes, crowd.label_codes
     known = workers_of >= 0
@@ -49,8 +37,4 @@ def dissenting_worker_flips(data: NoiseData, eligible: np.ndarray, count: int,
         items.append(items_of[mine])
         new.append(labels_of[mine])
         remaining -= len(mine)
-    if not items:
-        return Flips.of(np.zeros(0, np.int64), np.zeros(0, np.int64))
-    items_arr, new_arr = np.concatenate(items), np.concatenate(new)
-    order = np.argsort(items_arr)
-    return Flips.of(items_arr[order], new_arr[order])
+    return Flips.gathered(items, new)

@@ -326,10 +326,9 @@ def inject_noise(
 ) -> NoiseResult:
     """Noise a share of the labels in a controlled, reproducible way.
 
-    Exactly ``round(rate * n_samples)`` items are noised (halves rounded up; a
-    :class:`NoiseRateWarning` says when that is no item or every item), or an
-    :class:`~labelaudit.InvalidInputError` says how many the data allows. No item is
-    noised twice, a noised label always differs from the clean one and is a label of the
+    Exactly ``round(rate * n_samples)`` items are noised (halves up; a
+    :class:`NoiseRateWarning` when that is none or all), or an error says how many the data
+    allows. No item is noised twice, a noised label differs from the clean one and is in the
     label set, and the same ``random_state`` gives the same result.
 
     Parameters
@@ -339,52 +338,42 @@ def inject_noise(
     method : {"uniform", "class-dependent", "dissenting-label", "dissenting-worker", \
 "crowd-majority", "minority-split", "instance-dependent"}
         - ``uniform``: flip to any other class uniformly.
-        - ``class-dependent``: flip by a row-stochastic ``noise_matrix`` (drawn at random
-          when not given); :attr:`NoiseResult.noise_matrix` reports the achieved one.
-        - ``dissenting-label``: adopt a label an annotator gave that disagrees with the
-          final label (Chong, Hong & Manning 2022).
+        - ``class-dependent``: flip by a row-stochastic ``noise_matrix`` (random when not
+          given); :attr:`NoiseResult.noise_matrix` reports the achieved one.
+        - ``dissenting-label``: adopt an annotator's label that disagrees with the final one.
         - ``dissenting-worker``: adopt all disagreeing labels of random annotators until the
-          rate is reached (needs annotator ids; Chong, Hong & Manning 2022).
-        - ``crowd-majority``: adopt the crowd's majority label where it differs, ties broken
-          toward the final label (Hovy et al. 2014); ``rate`` is a cap, None takes all.
-        - ``minority-split``: on the most evenly split items (3-2 first), adopt the
-          minority label (SNLI-5 of Chong, Hong & Manning 2022).
-        - ``instance-dependent``: the hard cases, most similar to an item of another class
-          by sentence-embedding cosine, take that item's label, or its text with
-          ``swap_input`` (NoisywikiHow, Wu et al. 2023).
+          rate is reached (needs annotator ids).
+        - ``crowd-majority``: adopt the crowd's majority label where it differs, ties toward
+          the final label (Hovy et al. 2014); ``rate`` is a cap, None takes all.
+        - ``minority-split``: on the most evenly split items (3-2 first), adopt the minority
+          label (SNLI-5).
+        - ``instance-dependent``: the items most similar (embedding cosine) to an item of
+          another class take its label, or its text with ``swap_input`` (Wu et al. 2023).
     rate : float in [0, 1)
         Share of items to noise; per split and per source when those are given.
     recipe : str, mapping or pairs, optional
-        Instead of ``method``, several methods and their shares of the noised items, e.g.
-        ``{"dissenting-worker": 0.8, "dissenting-label": 0.2}`` (TweetNLP-5). Applied in the
-        given order; each split gets its exact share.
-    random_state : int or None, default 0
+        Instead of ``method``, methods and their shares of the noised items, applied in order,
+        e.g. ``{"dissenting-worker": 0.8, "dissenting-label": 0.2}`` (TweetNLP-5).
+    random_state : int or None
     annotations : DataFrame or sequence, optional
         Crowd labels: a long table (``item_id, annotator_id, label``; item ids are ``ids``)
         or one list per item of labels or ``{"worker": id, "label": value}`` objects.
-    ids : array-like of shape (n_samples,), optional
-        Item ids that the long annotation table refers to; row numbers by default.
-    classes : array-like, optional
-        The label set, when it has classes that no item has.
+    ids, classes : array-like, optional
+        Item ids the long annotation table refers to (default row numbers); the label set,
+        when some class has no item.
     noise_matrix : ndarray or DataFrame of shape (n_classes, n_classes), optional
-        ``T[i, j] = P(noisy j | clean i)`` for class-dependent noise. Its diagonal sets the
-        relative noise of each class, its rows where flips go; ``rate`` sets the total.
-    texts : sequence of str or of (str, str) pairs, optional
-        Texts for instance-dependent noise, embedded with the default sentence encoder.
-    embeddings : ndarray of shape (n_samples, dim), optional
-        Precomputed embeddings (used instead of ``texts``).
-    embed : callable, optional
-        ``embed(texts) -> ndarray (n_samples, dim)`` instead of the default encoder.
-    model, cache_dir : optional
-        Encoder name or folder and embedding cache folder for the default encoder.
-    swap_input : bool, default False
+        ``T[i, j] = P(noisy j | clean i)``: its diagonal sets each class's relative noise,
+        its rows where flips go; ``rate`` sets the total.
+    texts, embeddings, embed : optional
+        Instance-dependent noise embeds ``texts`` (str or pairs) with the default encoder,
+        with ``embed(texts) -> (n_samples, dim)``, or takes precomputed ``embeddings``.
+    model, cache_dir, progress : optional
+        Encoder name, embedding cache folder and progress bar of the default encoder.
+    swap_input : bool
         Instance-dependent noise keeps the label and swaps the text (see ``text_source``).
-    sources : mapping of class -> source name, optional
-        Noise sources (NoisywikiHow's SC/BCC/TC): ``rate`` applies to each source.
-    split : array-like of shape (n_samples,), optional
-        Split of each item (train/validation/test): ``rate`` applies to each split.
-    progress : bool, default False
-        Show a progress bar while embedding texts.
+    sources, split : optional
+        Noise source per class (NoisywikiHow's SC/BCC/TC) and split per item: ``rate``
+        applies to each source and each split.
 
     Returns
     -------
@@ -591,26 +580,20 @@ def inject_noise_table(
     from its columns; :meth:`NoiseResult.apply_to` then gives the noised table.
 
     A column of label sets (lists, or text joined by ``label_sep``) gets multi-label noise
-    (:func:`inject_label_set_noise`: ``uniform`` or ``class-dependent`` flips per class)
-    and a :class:`LabelSetNoiseResult`.
+    (:func:`inject_label_set_noise`) and a :class:`LabelSetNoiseResult`.
 
     Parameters
     ----------
     frame : DataFrame
-        One row per item.
-    label : str, default "label"
-        The clean labels.
-    method, rate, recipe, random_state, noise_matrix, sources, swap_input
-        As :func:`inject_noise`; so are ``model``, ``cache_dir`` and ``progress``.
-    id : str, optional
-        Item ids (default: the row numbers); a long ``annotations`` table refers to them.
-    text, text_pair : str, optional
-        Text columns, for instance-dependent noise (a pair for NLI).
+        One row per item, the clean labels in ``label``.
+    method, rate, recipe, random_state, noise_matrix, sources, swap_input, model, cache_dir
+        As :func:`inject_noise`; so is ``progress``.
+    id, text, text_pair, split : str, optional
+        Columns: item ids (default row numbers), texts for instance-dependent noise (a pair
+        for NLI), the split of each item.
     annotations : str or DataFrame, optional
-        A column of per-item lists of crowd labels, or a long table ``item_id,
-        annotator_id, label``.
-    split : str, optional
-        A split column; the rate applies per split.
+        A column of per-item lists of crowd labels, or a long ``item_id, annotator_id,
+        label`` table.
 
     Returns
     -------

@@ -19,22 +19,8 @@ def nearest_other_class(
     ``x~ = argmax_{x'} cosine(v_x, v_x'), (x', y') in D_n`` and ``s_x = cosine(v_x, v_x~)``,
     with the candidate set ``D_n`` the items whose label differs from ``y`` (and, when
     ``texts`` is given, whose text differs from ``x``, so a swap always changes the text).
-
-    Parameters
-    ----------
-    embeddings : ndarray of shape (n_samples, dim)
-    labels : ndarray of int, shape (n_samples,)
-    texts : sequence of str, optional
-        Exclude neighbours with the same text.
-    block_size : int, optional
-        Rows compared at once; by default about 2e7 similarities per block (~160 MB).
-
-    Returns
-    -------
-    neighbours : ndarray of int, shape (n_samples,)
-        Row of the nearest item of another class; -1 when there is none.
-    similarity : ndarray of shape (n_samples,)
-        ``s_x``; ``-inf`` when there is no neighbour.
+    No neighbour gives row -1 and ``-inf``; ``block_size`` rows are compared at once
+    (default about 2e7 similarities, ~160 MB).
 
     Examples
     --------
@@ -94,17 +80,9 @@ def instance_dependent_flips(data: NoiseData, eligible: np.ndarray, count: int,
     cases. We inject instance-dependent noise by replacing x for each hard case with x~."
     By default the hard case takes the label of its nearest other-class item (a label
     flip, ``P(y~ | y, x)``); with ``swap_input`` it keeps its label and takes that item's
-    text instead, the paper's own variant. Ties in ``s_x`` go to the earlier row, so the
-    choice is deterministic; ``rng`` is unused. The paper draws ``x~`` from held-out data
-    outside the dataset; here it comes from the dataset itself, so a swapped-in text also
-    stays in the data under its own label, and since similarity is symmetric the hardest
-    cases often come as mutual pairs that both get noised (on RTE's contrast pairs, which
-    share a premise, three in four flips at 5%).
-
-    References
-    ----------
-    Wu et al. (2023), NoisywikiHow: A Benchmark for Learning with Real-world Noisy Labels
-    in Natural Language Processing, section 3.3, equations (1) and (2).
+    text instead, the paper's own variant. Ties go to the earlier row; ``rng`` is unused.
+    Unlike the paper, ``x~`` comes from the dataset itself, and since similarity is symmetric
+    the hardest cases often come as mutual pairs (three in four flips at 5% on RTE).
     """
     neighbours, similarity = _neighbours(data)
     candidates = np.flatnonzero(eligible & (neighbours >= 0))

@@ -21,19 +21,9 @@ LABEL_SET_NOISE = ("uniform", "class-dependent")
 
 @dataclass(frozen=True)
 class LabelSetNoiseResult(ResultFiles):
-    """Noised label sets, and where each came from.
-
-    Attributes
-    ----------
-    ids : ndarray, shape (n_samples,)
-    classes : ndarray of str, shape (n_classes,)
-    clean, noisy : ndarray of int8, shape (n_samples, n_classes)
-        The label sets before and after, 1 where an item has a class.
-    method : str
-    class_rates : ndarray of float, shape (n_classes,)
-        The share of items whose membership of each class was flipped.
-    random_state : int or None
-    """
+    """Noised label sets: ``clean`` and ``noisy`` of shape (n_samples, n_classes), 1
+    where an item has a class, and ``class_rates`` the share of items whose membership of each
+    class was flipped."""
 
     ids: np.ndarray
     classes: np.ndarray
@@ -53,10 +43,9 @@ class LabelSetNoiseResult(ResultFiles):
 
     def apply_to(self, frame: pd.DataFrame, *, label: str = "label",
                  sep: str | None = None) -> pd.DataFrame:
-        """The noised copy of ``frame``: ``label`` holds the noisy sets, ``clean_label``
-        the clean ones, ``is_noisy``, ``noise_method`` (None for clean items), and
-        ``added`` and ``removed`` the
-        classes each item gained and lost; sets are lists, or text joined by ``sep``."""
+        """The noised copy of ``frame``: ``label`` the noisy sets, ``clean_label``,
+        ``is_noisy``, ``noise_method`` and the classes each item gained (``added``) and lost
+        (``removed``); sets are lists, or text joined by ``sep``."""
         out = frame.copy()
         out[label] = self._sets(self.noisy, sep)
         out["clean_label"] = self._sets(self.clean, sep)

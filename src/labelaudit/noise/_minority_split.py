@@ -9,22 +9,9 @@ from labelaudit.noise._common import Flips, NoiseData, Shortfall, require_crowd
 
 def minority_split_flips(data: NoiseData, eligible: np.ndarray, count: int,
                          rng: np.random.Generator) -> Flips:
-    """Give the ``count`` most contested items the label of their dissenting annotators.
-
-    For SNLI, whose annotations carry no annotator ids, Chong, Hong & Manning (2022,
-    appendix A.3) simulate the systematic errors of dissenting workers this way: "We use
-    the minority label when there is a 3-2 split between the five labels." Generalised to
-    any number of annotations: the minority label ``m`` of an item is its most frequent
-    label other than the final label ``y`` (ties at random), and items are taken in order
-    of how close the split is, ``|c_y - c_m| / n_annotations`` (0.2 for a 3-2 split of
-    five, 0.6 for 4-1), closest first, ties at random. Only items with two or more
-    annotations, one of them disagreeing, take part.
-
-    References
-    ----------
-    Chong, Hong & Manning (2022), Detecting Label Errors by using Pre-Trained Language
-    Models, appendix A.3 (80% of SNLI-5).
-    """
+    """Give the ``count`` most contested items their minority label ``m`` (most frequent other
+    than ``y``), closest split ``|c_y - c_m| / n_annotations`` first, ties at random: SNLI's
+    3-2 rule (Chong, Hong & Manning 2022, appendix A.3), generalised to any annotations."""
     crowd = require_crowd(data, "minority-split", several=True)
     counts = crowd.counts()
     labels = data.labels

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 def _method_names(noise_method: object, n: int) -> np.ndarray:
-    """Normalise per-item method names: None for clean items (None, NaN, "", False)."""
+    """Per-item method names, None for clean items (None, NaN, "", False)."""
     import pandas as pd
     raw = np.asarray(noise_method, dtype=object)
     if raw.shape != (n,):
@@ -42,15 +42,8 @@ def _method_names(noise_method: object, n: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class RealismResult(ResultFiles):
-    """Out-of-sample losses of noised and clean items.
-
-    Attributes
-    ----------
-    losses : ndarray of shape (n_samples,)
-        Cross-entropy of each item's (noisy) label under out-of-sample probabilities.
-    noise_method : ndarray of object, shape (n_samples,)
-        Method that noised each item; None for clean items.
-    """
+    """Out-of-sample ``losses`` of each item's (noisy) label, and the ``noise_method``
+    of each item (None for clean items)."""
 
     losses: np.ndarray
     noise_method: np.ndarray
@@ -93,23 +86,18 @@ def noise_realism(labels: np.ndarray, pred_probs: np.ndarray, *,
                   noise_method: Sequence[object] | np.ndarray) -> RealismResult:
     """Losses of noised vs clean items, for the Wasserstein distance per noise method.
 
-    Chong, Hong & Manning (2022, section 7 and appendix B, table 5) "quantify the degree
-    to which noising induces erroneous learning by measuring the Wasserstein distances
-    between noisy and clean loss distributions", with the losses of a model trained on the
-    noisy data. Human-originated noise sits closer to clean items than synthetic noise:
-    on TweetNLP they found uniform 5.62 > class-based 5.23 > dissenting label 4.02 >
-    dissenting worker 3.44 > crowd majority 2.33 (real errors on IMDB: 2.67).
+    Human-originated noise sits closer to clean items than synthetic noise (TweetNLP, table
+    5: uniform 5.62 > class-based 5.23 > dissenting label 4.02 > dissenting worker 3.44 >
+    crowd majority 2.33; real errors on IMDB: 2.67).
 
     Parameters
     ----------
     labels : ndarray of int, shape (n_samples,)
         The noisy labels the model was trained on, as class indices.
     pred_probs : ndarray of shape (n_samples, n_classes)
-        Out-of-sample predicted probabilities (e.g.
-        :func:`labelaudit.models.cross_val_pred_probs`).
+        Out-of-sample predicted probabilities.
     noise_method : array-like of shape (n_samples,)
-        Method that noised each item; None, NaN, "" or False for clean items (a boolean
-        ``is_noisy`` array works too: its noised items are called ``"noisy"``).
+        Method that noised each item; None, NaN, "" or False when clean (or booleans).
 
     Returns
     -------
@@ -142,8 +130,7 @@ def noise_realism(labels: np.ndarray, pred_probs: np.ndarray, *,
 
 
 def _marks(frame: pd.DataFrame, noise_column: str | None) -> np.ndarray:
-    """The noise method of each row from ``noise_column`` (default ``noise_method``, else
-    ``is_noisy``); a boolean column names its noised items after the column."""
+    """The noise method of each row; a boolean column names its noised items after itself."""
     column = noise_column or next(
         (c for c in ("noise_method", "is_noisy") if c in frame.columns), None)
     if column is None or column not in frame.columns:
@@ -162,14 +149,9 @@ def measure_noise_realism(
     id: str | None = None, noise_column: str | None = None, scorers: Sequence[str] | None = None,
     n_folds: int | None = None, random_state: int | None = 0, model: str | None = None,
     cache_dir: str | Path | None = None, progress: bool = False) -> RealismResult:
-    """Cross-fit scorers on a noised table's labels and compare the losses of its noised and
-    clean items (:func:`noise_realism`); what ``labelaudit noise realism`` reports.
-
-    ``noise_column`` names each item's noise method (default ``noise_method``, else
-    ``is_noisy``, whose noised items are then called ``is_noisy``). ``scorers`` (default:
-    the scan's default members, as the command), ``n_folds``, ``model`` and ``cache_dir`` are
-    those of :func:`labelaudit.models.cross_val_pred_probs`.
-    """
+    """:func:`noise_realism` of a noised table, cross-fitting ``scorers`` (default: the scan's)
+    as :func:`labelaudit.models.cross_val_pred_probs`; ``noise_column`` defaults to
+    ``noise_method``, else ``is_noisy``."""
     methods = _marks(frame, noise_column)
     data = prepare_text_dataset(frame, text=text, label=label, text_pair=text_pair, id=id)
     pred_probs = cross_val_pred_probs(
@@ -183,13 +165,8 @@ def measure_noise_realism(
 
 def plot_loss_histograms(results: RealismResult | Sequence[RealismResult], path: str | Path,
                          *, bins: int = 30, title: str | None = None) -> Path:
-    """Save one histogram panel per noise method: its losses against the clean items'.
-
-    Each panel shows the densities of the noised items' losses and of the clean items'
-    losses of the same run, with their Wasserstein distance (Chong, Hong & Manning 2022,
-    figures 4 and 8). The format follows the suffix of ``path`` (``.png``, ``.pdf``,
-    ``.svg``); the file is written atomically.
-    """
+    """Save one histogram panel per noise method: its loss densities against the clean
+    items', with their Wasserstein distance (Chong, Hong & Manning 2022, figures 4 and 8)."""
     import matplotlib
 
     matplotlib.use("Agg")

@@ -20,37 +20,15 @@ _MATRIX_CLASSES = 20  # the largest noise matrix a summary prints
 
 @dataclass(frozen=True)
 class NoiseResult(ResultFiles):
-    """Noisy labels and a record of every change.
+    """Noisy labels (values of ``classes``) and a record of every change.
 
-    Attributes
-    ----------
-    labels : ndarray of shape (n_samples,)
-        The noisy labels, as values of ``classes``.
-    clean_labels : ndarray of shape (n_samples,)
-        The labels before noising.
-    is_noisy : ndarray of bool, shape (n_samples,)
-        Items that were noised (label flipped, or text swapped with ``swap_input``).
-    noise_method : ndarray of object, shape (n_samples,)
-        The method that noised each item; None for clean items.
-    classes : ndarray of shape (n_classes,)
-        The label set.
-    ids : ndarray of shape (n_samples,)
-        Item ids (row numbers unless given).
-    text_source : ndarray of int, shape (n_samples,)
-        Row whose text replaced this item's (``swap_input``); -1 where the text is kept.
-    sources : ndarray of object or None
-        Noise source of each item (from its clean class), when sources were given.
-    split : ndarray or None
-        Split of each item, when given.
-    similarity : ndarray or None
-        Hardness ``s_x`` of every item (instance-dependent noise only).
-    target_matrix : ndarray of shape (n_classes, n_classes) or None
-        The noise matrix class-dependent noise followed (given or drawn).
-    rate : float or None
-        The requested rate (None: crowd-majority with every disagreement).
-    recipe : tuple of (str, float)
-        The methods and their shares of the noised items.
-    random_state : int or None
+    Per item: ``clean_labels``, ``is_noisy`` (label flipped, or text swapped), the
+    ``noise_method`` that noised it (None for clean items), ``ids`` (row numbers unless
+    given), ``text_source`` (the row whose text replaced its own with ``swap_input``, else
+    -1), its noise source and ``split`` when given, and ``similarity`` (hardness ``s_x``,
+    instance-dependent noise only). ``target_matrix`` is the noise matrix class-dependent noise
+    followed, ``rate`` the requested rate (None: crowd-majority with every disagreement) and
+    ``recipe`` the methods with their shares.
     """
 
     labels: np.ndarray
@@ -75,10 +53,8 @@ class NoiseResult(ResultFiles):
 
     @property
     def n_requested(self) -> int | None:
-        """Items the rate asks for, ``round(rate * n_samples)`` with halves up (None: no rate).
-
-        For crowd-majority noise the rate is a cap, so fewer items may be noised.
-        """
+        """Items the rate asks for, ``round(rate * n_samples)`` with halves up (None: no
+        rate); a cap for crowd-majority noise."""
         return None if self.rate is None else target_count(self.rate, len(self.labels))
 
     @property
@@ -98,10 +74,8 @@ class NoiseResult(ResultFiles):
 
     @property
     def noise_matrix(self) -> np.ndarray:
-        """The achieved noise matrix ``P(noisy = j | clean = i)``, shape (n_classes, n_classes).
-
-        Rows of classes with no items are the identity row.
-        """
+        """The achieved ``P(noisy = j | clean = i)``, shape (n_classes, n_classes);
+        identity rows for classes with no items."""
         counts = self.transition_counts.astype(float)
         totals = counts.sum(axis=1, keepdims=True)
         empty = totals[:, 0] == 0
@@ -168,8 +142,8 @@ class NoiseResult(ResultFiles):
                         dtype=object)
 
     def to_dict(self) -> dict:
-        """JSON-ready record: the recipe, the requested and achieved rates, the rates by
-        class, method, source and split, and the target and achieved noise matrices."""
+        """JSON-ready record: the recipe, requested and achieved rates, the rates table and
+        the target and achieved noise matrices."""
         return {
             "method": self.recipe[0][0] if len(self.recipe) == 1 else None,
             "recipe": [{"method": m, "share": s} for m, s in self.recipe],
@@ -182,9 +156,8 @@ class NoiseResult(ResultFiles):
             "target_matrix": None if self.target_matrix is None else self.target_matrix.tolist()}
 
     def summary(self) -> str:
-        """What was noised, for a person: the count, the rate asked for and what it rounds
-        to, the rate achieved, the rates table and the achieved noise matrix (up to 20
-        classes; a larger one is named, not printed)."""
+        """What was noised, for a person: counts, rates, the rates table and the achieved
+        noise matrix (up to 20 classes)."""
         import pandas as pd
 
         what = (self.recipe[0][0] if len(self.recipe) == 1
@@ -214,12 +187,9 @@ class NoiseResult(ResultFiles):
             matrix.to_string()])
 
     def achieved_rates(self) -> pd.DataFrame:
-        """Achieved rates overall, per clean class, per method, per source and per split.
-
-        Columns ``by`` (``overall``, ``class``, ``method``, ``source``, ``split``),
-        ``value``, ``n_items``, ``n_noisy`` and ``rate`` (``n_noisy / n_items``). A method's
-        ``n_items`` is the whole dataset, so its rates add up to the overall rate.
-        """
+        """Achieved rates by ``overall``, ``class``, ``method``, ``source`` and ``split``
+        (columns ``by, value, n_items, n_noisy, rate``); a method's ``n_items`` is the whole
+        dataset, so its rates add up to the overall rate."""
         import pandas as pd
         n = len(self.labels)
         rows: list[tuple[str, object, int, int]] = [("overall", "all", n, self.n_noisy)]

@@ -42,24 +42,18 @@ if TYPE_CHECKING:  # pragma: no cover
     from labelaudit.agreement import AgreementReport
     from labelaudit.scanning import ScanResult, TokenScanResult
 
-HTML_SUFFIXES = (".html", ".htm")
-
-
 @dataclass(frozen=True)
 class AuditReport:
     """A rendered report.
 
     Attributes
     ----------
-    html : str
-        The whole page: one self-contained HTML document.
-    title : str
+    html, title : str
+        The whole page (one self-contained HTML document) and its title.
     kind : {"text", "pairs", "tokens"}
         The task of the scan.
-    n_items : int
-        Items (sentences for a token scan) in the scan.
-    n_flagged : int
-        Flagged items (sentences with issues for a token scan).
+    n_items, n_flagged : int
+        Items and flagged items (sentences, and sentences with issues, for a token scan).
     sections : tuple of str
         The ids of the page's sections, in order.
     """
@@ -93,7 +87,7 @@ class AuditReport:
 
 def _html_path(path: str | Path) -> Path:
     target = Path(path)
-    if target.suffix.lower() not in HTML_SUFFIXES:
+    if target.suffix.lower() not in (".html", ".htm"):
         raise InvalidParameterError(
             f"{target}: the report is an HTML page; give a path ending in .html")
     return target
@@ -127,42 +121,36 @@ def render_report(
     Examples
     --------
     >>> import pandas as pd
-    >>> frame = pd.DataFrame({"id": [1, 2], "text": ["good film", "<b>bad</b>"],
-    ...                       "label": ["pos", "pos"], "suggested_label": ["neg", "neg"],
-    ...                       "suggested_prob": [0.1, 0.8], "given_prob": [0.9, 0.2],
-    ...                       "rank": [2, 1], "flagged": [False, True]})
+    >>> frame = pd.DataFrame({"id": [1, 2], "text": ["good film", "<b>bad</b>"], "rank": [2, 1],
+    ...     "label": ["pos", "pos"], "suggested_label": ["neg", "neg"], "flagged": [False, True],
+    ...     "suggested_prob": [0.1, 0.8], "given_prob": [0.9, 0.2]})
     >>> report = render_report(frame)
     >>> report.n_items, report.n_flagged, "&lt;b&gt;bad" in report.html
     (2, 1, True)
     """
     top = check_int(top, "top", minimum=1)
-    truth_options = {"id": id, "is_error": is_error, "true_label": true_label,
-                     "unknown": unknown}
+    truth_options = {"id": id, "is_error": is_error, "true_label": true_label, "unknown": unknown}
     annotation_options = {"item": item, "annotator": annotator, "label": annotation_label,
                           "annotations": annotation_list}
     sets = label_set_frame(source)
     if sets is not None:
         sections, meta = label_set_sections(sets, truth=truth, truth_options=truth_options,
                                             top=top)
-        return _assemble(sections, meta, kind="label sets", n_items=len(sets),
-                         n_flagged=int(sets["flagged"].astype(bool).sum()), top=top,
-                         source=data_name or _source_name(source), title=title)
-    audit = load_source(source, name=data_name)
-    if isinstance(audit, TextAudit):
+        kind, n_items, n_flagged = "label sets", len(sets), int(sets["flagged"].astype(bool).sum())
+        name = data_name or (Path(source).name if isinstance(source, (str, Path))
+                             else "scan result")
+    elif isinstance(audit := load_source(source, name=data_name), TextAudit):
         sections, meta = _text_sections(audit, truth=truth, annotations=annotations, top=top,
                                         truth_options=truth_options,
                                         annotation_options=annotation_options)
         kind, n_items, n_flagged = audit.task, len(audit.frame), int(audit.frame["flagged"].sum())
+        name = audit.source
     else:
         sections, meta = _token_sections(audit, truth=truth, annotations=annotations, top=top)
-        kind, n_items = "tokens", audit.n_sentences
+        kind, n_items, name = "tokens", audit.n_sentences, audit.source
         n_flagged = int(audit.issues["id"].nunique()) if len(audit.issues) else 0
     return _assemble(sections, meta, kind=kind, n_items=n_items, n_flagged=n_flagged,
-                     top=top, source=audit.source, title=title)
-
-
-def _source_name(source: object) -> str:
-    return Path(source).name if isinstance(source, (str, Path)) else "scan result"
+                     top=top, source=name, title=title)
 
 
 def _assemble(sections: list[tuple[str, str, str]], meta: dict[str, Any], *, kind: str,
@@ -238,29 +226,16 @@ def write_report(
 ) -> Path:
     """Write the audit report of a scan: one self-contained HTML file.
 
-    The page has a summary (items, flagged and by what rule, confident learning's estimate
-    of the number of label errors, cleanlab's ``num_label_issues``, counted from the scan
-    output's two top probabilities when the scan result itself is not given (see
-    :func:`labelaudit.detect.count_label_issues`), out-of-sample accuracy and a warning
-    when it is within 0.05 of always predicting the most common class, the scorers with their
-    weights), per-class counts with the given-versus-suggested confusion heat map, the
-    distribution of the given label's probability, the ``top`` most suspect items in a
-    table sortable by column and filterable by class and text, and, when given, the
-    precision-recall curves against known errors, Datalab issues and annotator agreement. A
-    scan with the ``dynamics`` member (``dynamics_confidence`` and ``dynamics_variability``
-    columns) gets its data map: variability against confidence, flagged items highlighted
-    (Swayamdipta et al. 2020). A token scan gets its issue types and its most suspect
-    sentences with the given and suggested spans. Every dataset string is HTML-escaped; the
-    page loads nothing from the network.
+    The sections are those of :mod:`labelaudit.report`; the error estimate is confident
+    learning's count (:func:`labelaudit.detect.count_label_issues`); a ``dynamics`` scan gets
+    its data map (Swayamdipta et al. 2020).
 
     Parameters
     ----------
     source : ScanResult, TokenScanResult, DataFrame or path
-        A scan result, or a scan output (``labelaudit scan --out`` / ``scan-tokens --out``;
-        CSV, TSV, JSONL, JSON or Parquet) as a table or a file. A scan output must be as
-        the scan wrote it: unique ids, probabilities in [0, 1] and, when it has a ``rank``
-        column, the ranks 1..n once each in the order of one of its ``score_*`` columns;
-        otherwise :class:`~labelaudit._errors.InvalidInputError`.
+        A scan result, or a scan output (``scan --out`` / ``scan-tokens --out``) as a table or
+        a file, as the scan wrote it: unique ids, probabilities in [0, 1], and ranks 1..n in
+        the order of a ``score_*`` column; otherwise :class:`~labelaudit._errors.InvalidInputError`.
     path : str or Path
         The page to write (``.html``), atomically.
     **options
@@ -269,20 +244,16 @@ def write_report(
         Known errors, joined by ``id`` as :func:`labelaudit.evaluation.evaluate` does (a
         corrected CoNLL or JSONL file for a token scan): adds precision-recall curves.
     annotations : AgreementReport, DataFrame or path, optional
-        Several annotators' labels, long (``item, annotator, label``) or nested (a list
-        column), as :func:`labelaudit.agreement.read_annotation_file` reads them: adds
-        kappa, alpha and the gold standard's noise bound gamma.
+        Several annotators' labels, as :func:`labelaudit.agreement.read_annotation_file` reads
+        them: adds kappa, alpha and the gold standard's noise bound gamma.
     top : int, default 500
         Items (sentences) in the table of top issues.
-    title : str, optional
-        The page's title (default ``Label audit: <data>``).
-    data_name : str, optional
-        The data's name in the page (default: the file name, or ``in-memory``).
+    title, data_name : str, optional
+        Default ``Label audit: <data>``, and the file name or ``in-memory``.
     id, is_error, true_label, unknown
         How ``truth`` is joined and read (see :func:`labelaudit.evaluation.evaluate`).
     item, annotator, annotation_label, annotation_list : str, optional
-        Columns of ``annotations``: item id, annotator, label (long files) or the per-item
-        list (nested files); found among the usual names when not given.
+        Columns of ``annotations`` (item id, annotator, label, per-item list); default: found.
 
     Returns
     -------
@@ -293,10 +264,9 @@ def write_report(
     --------
     >>> import tempfile
     >>> import pandas as pd
-    >>> frame = pd.DataFrame({"id": [1, 2], "text": ["good film", "awful"],
-    ...                       "label": ["pos", "pos"], "suggested_label": ["neg", "neg"],
-    ...                       "suggested_prob": [0.1, 0.8], "given_prob": [0.9, 0.2],
-    ...                       "flagged": [False, True]})
+    >>> frame = pd.DataFrame({"id": [1, 2], "text": ["good film", "awful"], "label": ["pos", "pos"],
+    ...                       "suggested_label": ["neg", "neg"], "suggested_prob": [0.1, 0.8],
+    ...                       "given_prob": [0.9, 0.2], "flagged": [False, True]})
     >>> out = write_report(frame, Path(tempfile.mkdtemp()) / "report.html")
     >>> out.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     True

@@ -1,21 +1,11 @@
 """How the report is drawn: HTML building blocks, the page around the sections, the figures.
 
-Every string that comes from a dataset (texts, labels, ids, file names, column names) goes
-through :func:`esc` before it reaches the page; data handed to the page's script is written
-by :func:`script_json`, which escapes what could end the ``<script>`` element or break a
-JavaScript string.
-
-Nothing is loaded from outside the file: no fonts, scripts, styles or images from a network.
-A Content-Security-Policy in the page allows no outside source at all, and runs only the
-page's own script (by its SHA-256 hash), so even a dataset string that escaped escaping
-could not run.
-
-The figures are drawn with matplotlib (already a dependency, for ``evaluate --plot``) as
-inline SVG: no JavaScript plotting library, no CDN, no image files. They are built on
-:class:`matplotlib.figure.Figure` (no ``pyplot`` global state), text is SVG ``<text>``
-(``svg.fonttype = none``: small, in the page's font), mathtext is off so a ``$`` in a class
-name stays a dollar sign, and every element id is prefixed per figure so several SVGs can
-share one page.
+Every dataset string goes through :func:`esc` (:func:`script_json` for the script's data).
+The page loads nothing from outside, and its Content-Security-Policy allows no outside
+source and runs only the page's own script (by its hash), so even a string that escaped
+escaping could not run. Figures are inline SVG from a matplotlib ``Figure`` (no ``pyplot``
+state): text stays SVG text in the page's font, mathtext is off (a ``$`` in a class name
+stays a dollar), and ids are prefixed per figure so several SVGs share a page.
 """
 
 from __future__ import annotations
@@ -44,8 +34,7 @@ _SCRIPT_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\
 
 
 class Html(str):
-    """Text that is already HTML (built here from escaped parts): :func:`table` inserts it
-    as is, where it escapes any other string."""
+    """Text already HTML (built from escaped parts), which :func:`table` does not escape."""
 
     __slots__ = ()
 
@@ -53,12 +42,8 @@ class Html(str):
 def esc(value: object) -> str:
     """``value`` as text, HTML-escaped (quotes included, so it is safe in attributes).
 
-    Examples
-    --------
-    >>> esc("<script>alert('x')</script>")
-    '&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;'
-    >>> esc(None)
-    ''
+    >>> esc("<script>alert('x')</script>"), esc(None)
+    ('&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;', '')
     """
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
@@ -66,14 +51,8 @@ def esc(value: object) -> str:
 
 
 def script_json(data: object) -> str:
-    """``data`` as JSON that is safe inside ``<script type="application/json">``.
+    """``data`` as JSON safe inside ``<script>``: ``<``, ``>``, ``&``, U+2028 and U+2029 escaped.
 
-    ``<``, ``>`` and ``&`` become ``\\u003c`` ``\\u003e`` ``\\u0026`` (so no ``</script>``
-    or ``<!--`` can appear), U+2028 and U+2029 their escapes; ``JSON.parse`` reads the same
-    values back.
-
-    Examples
-    --------
     >>> script_json({"text": "</script><b>&"})
     '{"text": "\\\\u003c/script\\\\u003e\\\\u003cb\\\\u003e\\\\u0026"}'
     """
@@ -84,11 +63,8 @@ def script_json(data: object) -> str:
 
 
 def fmt_num(value: object, digits: int = 3) -> str:
-    """A number for a person: integers with thousands separators, floats to ``digits``
-    significant places, NaN and None as an en dash.
+    """A number for a person: thousands separated, ``digits`` significant, NaN as an en dash.
 
-    Examples
-    --------
     >>> fmt_num(12345), fmt_num(0.123456), fmt_num(float("nan"))
     ('12,345', '0.123', '–')
     """
@@ -115,8 +91,6 @@ def fmt_count(n: int) -> str:
 def fmt_share(part: float, whole: float) -> str:
     """``part`` of ``whole`` as a percentage (one decimal), an en dash for an empty whole.
 
-    Examples
-    --------
     >>> fmt_share(1, 3), fmt_share(0, 0)
     ('33.3%', '–')
     """
@@ -124,8 +98,7 @@ def fmt_share(part: float, whole: float) -> str:
 
 
 def cell(content: str, *, sort: object = None, cls: str | None = None, raw: bool = False) -> Html:
-    """One ``<td>``: ``content`` escaped (unless ``raw``: already HTML), with an optional
-    sort key (``data-v``) and class."""
+    """One ``<td>``: ``content`` escaped unless ``raw``, with an optional sort key and class."""
     attrs = ""
     if sort is not None:
         attrs += f' data-v="{esc(sort)}"'
@@ -134,51 +107,39 @@ def cell(content: str, *, sort: object = None, cls: str | None = None, raw: bool
     return Html(f"<td{attrs}>{content if raw else esc(content)}</td>")
 
 
-def table(headers: Sequence[str], rows: Iterable[Sequence[object]], *, cls: str = "grid",
-          sortable: Sequence[str] | None = None, numeric: Sequence[bool] | None = None,
-          table_id: str | None = None) -> str:
-    """A ``<table>``: ``headers`` escaped, each row's cells escaped unless a cell is
-    :class:`Html` (from :func:`cell`: a whole ``<td>``). ``sortable`` gives each header's
-    sort kind (``num``, ``text``, or empty for none); ``numeric`` right-aligns columns.
+def table(headers: Sequence[str], rows: Iterable[Sequence[object] | Html], *,
+          cls: str = "grid", sortable: Sequence[str] | None = None,
+          numeric: Sequence[bool] | None = None, table_id: str | None = None) -> str:
+    """A ``<table>``, escaped but for :class:`Html` cells (a ``<td>``) and rows (a ``<tr>``);
+    ``sortable``: each header's sort kind (``num``, ``text``, or empty); ``numeric`` aligns right.
 
-    Examples
-    --------
     >>> table(["a"], [["<x>"]])[-50:]
     '<tbody><tr><td>&lt;x&gt;</td></tr></tbody></table>'
     """
     numeric = numeric or [False] * len(headers)
-    heads = []
-    for i, name in enumerate(headers):
-        kind = sortable[i] if sortable else ""
-        attrs = f' data-sort="{kind}" title="click to sort"' if kind else ""
-        if numeric[i]:
-            attrs += ' class="num"'
-        heads.append(f"<th{attrs}>{esc(name)}</th>")
-    body = []
+    heads = "".join("<th" + (f' data-sort="{kind}" title="click to sort"' if kind else "")
+                    + (' class="num"' if right else "") + f">{esc(name)}</th>"
+                    for name, kind, right in zip(headers, sortable or [""] * len(headers),
+                                                 numeric, strict=True))
+    body: list[str] = []
     for row in rows:
-        cells = []
-        for i, value in enumerate(row):
-            text = str(value) if isinstance(value, Html) else None
-            if text is None:
-                shown = fmt_num(value) if isinstance(value, (int, float)) else value
-                text = cell(str(shown), cls="num" if numeric[i] else None)
-            cells.append(text)
+        if isinstance(row, Html):
+            body.append(row)
+            continue
+        cells = [str(value) if isinstance(value, Html) else
+                 cell(str(fmt_num(value) if isinstance(value, (int, float)) else value),
+                      cls="num" if numeric[i] else None) for i, value in enumerate(row)]
         body.append("<tr>" + "".join(cells) + "</tr>")
     ident = f' id="{esc(table_id)}"' if table_id else ""
-    return (f'<table class="{esc(cls)}"{ident}><thead><tr>{"".join(heads)}</tr></thead>'
+    return (f'<table class="{esc(cls)}"{ident}><thead><tr>{heads}</tr></thead>'
             f'<tbody>{"".join(body)}</tbody></table>')
 
 
 def details_text(text: object, *, preview: int = 160, limit: int = 4000) -> str:
-    """A long text folded: its first ``preview`` characters on one line (white space
-    collapsed), the whole text (up to ``limit`` characters) behind ``<details>``; escaped.
+    """A long text folded: ``preview`` characters shown, up to ``limit`` behind ``<details>``.
 
-    Examples
-    --------
-    >>> details_text("short")
-    '<span class="txt">short</span>'
-    >>> details_text("x" * 10, preview=4).startswith("<details")
-    True
+    >>> details_text("short"), details_text("x" * 10, preview=4).startswith("<details")
+    ('<span class="txt">short</span>', True)
     """
     value = "" if text is None or (isinstance(text, float) and math.isnan(text)) else str(text)
     flat = " ".join(value.split())
@@ -213,15 +174,15 @@ def filters(what: str, counts: Mapping[str, int], *, every: str, placeholder: st
             f'placeholder="{placeholder}"></label><span class="count muted"></span></div>')
 
 
+def filter_row(groups: Sequence[str], cells: Iterable[str]) -> Html:
+    """A ``<tr>`` of top issues, kept by the filter when it chooses one of ``groups``."""
+    return Html(f'<tr data-f="{esc(json.dumps(list(groups)))}">' + "".join(cells) + "</tr>")
+
+
 def issues_table(headers: Sequence[str], kinds: Sequence[str], rows: Iterable[Html]) -> str:
-    """The sortable table of top issues from whole ``<tr>`` rows; ``kinds`` gives each
-    column's sort kind (``num`` ones right-aligned, empty for none)."""
-    heads = "".join(
-        (f'<th data-sort="{k}" title="click to sort"' + (' class="num"' if k == "num" else "")
-         + f">{esc(h)}</th>") if k else f"<th>{esc(h)}</th>"
-        for h, k in zip(headers, kinds, strict=True))
-    return (f'<table class="grid sortable" id="issues-table"><thead><tr>{heads}</tr></thead>'
-            f'<tbody>{"".join(rows)}</tbody></table>')
+    """The table of top issues; ``kinds``: each column's sort kind (``num`` right-aligned)."""
+    return table(headers, rows, cls="grid sortable", sortable=kinds,
+                 numeric=[k == "num" for k in kinds], table_id="issues-table")
 
 
 _CSS = """
@@ -369,17 +330,12 @@ _JS = r"""
 """
 
 
-def _script_hash(script: str) -> str:
-    digest = hashlib.sha256(script.encode("utf-8")).digest()
-    return "sha256-" + base64.b64encode(digest).decode("ascii")
-
-
 def page(*, title: str, subtitle: str, sections: Sequence[tuple[str, str, str]],
          meta: dict, footer: str) -> str:
-    """The whole document: ``sections`` are ``(anchor, heading, html body)`` in order,
-    ``meta`` the data handed to the script (as JSON safe inside ``<script>``)."""
+    """The whole document: ``sections`` as ``(anchor, heading, body)``, ``meta`` for the script."""
+    digest = base64.b64encode(hashlib.sha256(_JS.encode("utf-8")).digest()).decode("ascii")
     csp = ("default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
-           f"script-src '{_script_hash(_JS)}'; base-uri 'none'; form-action 'none'")
+           f"script-src 'sha256-{digest}'; base-uri 'none'; form-action 'none'")
     toc = "".join(f'<a href="#{esc(anchor)}">{esc(heading)}</a>' for anchor, heading, _ in sections)
     body = "\n".join(f'<section id="{esc(anchor)}"><h2>{esc(heading)}</h2>\n{content}\n</section>'
                      for anchor, heading, content in sections)
@@ -393,8 +349,7 @@ def page(*, title: str, subtitle: str, sections: Sequence[tuple[str, str, str]],
         f'<nav class="toc">{toc}</nav>\n<main>\n{body}\n</main>\n'
         f"<footer>{footer}</footer>\n"
         f'<script type="application/json" id="report-data">{script_json(meta)}</script>\n'
-        f"<script>{_JS}</script>\n</body></html>\n"
-    )
+        f"<script>{_JS}</script>\n</body></html>\n")
 
 
 _RC: dict[Any, Any] = {
@@ -409,26 +364,21 @@ _FLAGGED, _OTHER, _ACCENT = "#c0392b", "#9aa7bd", "#2b59c3"
 
 
 @contextmanager
-def _style() -> Iterator[None]:
+def _axes(width: float, height: float) -> Iterator[Any]:
+    """The one axes of a new figure, in the report's style until :func:`to_svg` is done."""
     from matplotlib import rc_context
-
-    with rc_context(_RC), warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # missing glyphs of exotic class names, layout notes
-        yield
-
-
-def _figure(width: float, height: float) -> Any:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    figure = Figure(figsize=(width, height), dpi=96)
-    FigureCanvasAgg(figure)
-    return figure
+    with rc_context(_RC), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # missing glyphs of exotic class names, layout notes
+        figure = Figure(figsize=(width, height), dpi=96)
+        FigureCanvasAgg(figure)
+        yield figure.add_subplot(1, 1, 1)
 
 
 def to_svg(figure: Any, prefix: str) -> str:
-    """The figure as an ``<svg>`` element: no XML header, doctype or metadata, every id
-    (and every reference to one) prefixed with ``prefix``."""
+    """The figure as a bare ``<svg>`` element, every id and reference prefixed with ``prefix``."""
     buffer = io.StringIO()
     figure.savefig(buffer, format="svg", metadata={"Date": None}, bbox_inches="tight")
     text = _METADATA.sub("", _HEADER.sub("", buffer.getvalue(), count=1))
@@ -439,8 +389,6 @@ def to_svg(figure: Any, prefix: str) -> str:
 def short_name(value: object, limit: int = 28) -> str:
     """A class name cut to ``limit`` characters for an axis.
 
-    Examples
-    --------
     >>> short_name("comp.os.ms-windows.misc", 12)
     'comp.os.ms-…'
     """
@@ -451,9 +399,7 @@ def short_name(value: object, limit: int = 28) -> str:
 def probability_histogram_svg(edges: np.ndarray, flagged: np.ndarray, other: np.ndarray, *,
                               threshold: float | None = None, prefix: str = "hist") -> str:
     """Stacked bars of the given label's probability: flagged items and the others."""
-    with _style():
-        figure = _figure(6.4, 3.3)
-        axes = figure.add_subplot(1, 1, 1)
+    with _axes(6.4, 3.3) as axes:
         widths = np.diff(edges)
         axes.bar(edges[:-1], other, width=widths, align="edge", color=_OTHER,
                  edgecolor="white", linewidth=0.5, label="not flagged")
@@ -474,18 +420,15 @@ def probability_histogram_svg(edges: np.ndarray, flagged: np.ndarray, other: np.
             axes.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
             axes.set_ylabel("items (log scale above 1)")
         axes.legend(loc="upper left", fontsize=8, frameon=False)
-        return to_svg(figure, prefix)
+        return to_svg(axes.figure, prefix)
 
 
 def confusion_heatmap(matrix: np.ndarray, names: Sequence[object], *,
                       prefix: str = "heat") -> str:
-    """Heat map of a square count matrix (rows: given label, columns: suggested label);
-    counts written in the cells while there are at most 30 classes."""
+    """Heat map of given (rows) against suggested labels; counts shown up to 30 classes."""
     n = len(names)
     size = min(3.0 + 0.26 * n, 22.0)
-    with _style():
-        figure = _figure(size + 1.2, size)
-        axes = figure.add_subplot(1, 1, 1)
+    with _axes(size + 1.2, size) as axes:
         counts = np.asarray(matrix, dtype=float)
         shown = np.ma.masked_where(counts == 0, counts)
         mesh = axes.pcolormesh(shown, cmap="Reds", vmin=0, vmax=max(counts.max(), 1),
@@ -504,28 +447,23 @@ def confusion_heatmap(matrix: np.ndarray, names: Sequence[object], *,
         axes.xaxis.set_label_position("top")
         axes.xaxis.tick_top()
         axes.tick_params(length=0)
+        from matplotlib.patches import Rectangle
+
         for i in range(n):
-            axes.add_patch(_diagonal_cell(i))
+            axes.add_patch(Rectangle((i, i), 1, 1, facecolor="#f0f0f0", edgecolor="none",
+                                     hatch="///", linewidth=0))
         if n <= 30:
             top = max(counts.max(), 1)
             for i, j in zip(*np.nonzero(counts), strict=True):
                 axes.text(j + 0.5, i + 0.5, f"{int(counts[i, j])}", ha="center", va="center",
                           fontsize=7, color="white" if counts[i, j] > 0.6 * top else "black")
-        figure.colorbar(mesh, ax=axes, fraction=0.035, pad=0.02, label="items")
-        return to_svg(figure, prefix)
-
-
-def _diagonal_cell(i: int) -> Any:
-    from matplotlib.patches import Rectangle
-
-    return Rectangle((i, i), 1, 1, facecolor="#f0f0f0", edgecolor="none", hatch="///",
-                     linewidth=0)
+        axes.figure.colorbar(mesh, ax=axes, fraction=0.035, pad=0.02, label="items")
+        return to_svg(axes.figure, prefix)
 
 
 def _thin(recall: np.ndarray, precision: np.ndarray, limit: int = 600
           ) -> tuple[np.ndarray, np.ndarray]:
-    """At most about ``limit`` points of a curve: every point where recall changes, then
-    evenly spaced ones, with the ends kept."""
+    """About ``limit`` points of a curve: where recall changes, then evenly spaced; ends kept."""
     n = len(recall)
     if n <= limit:
         return recall, precision
@@ -545,11 +483,8 @@ def _thin(recall: np.ndarray, precision: np.ndarray, limit: int = 600
 
 def pr_curves(curves: Mapping[str, Any], average_precision: Mapping[str, float], *,
               prefix: str = "pr") -> str:
-    """Precision against recall of each method, its average precision in the legend; the
-    dotted line is the error rate, what a random ranking achieves."""
-    with _style():
-        figure = _figure(6.6, 4.6)
-        axes = figure.add_subplot(1, 1, 1)
+    """Precision against recall per method (AP in the legend); dotted: a random ranking's."""
+    with _axes(6.6, 4.6) as axes:
         order = sorted(curves, key=lambda m: -np.nan_to_num(average_precision.get(m, 0.0)))
         lines = []
         for method in order:
@@ -561,31 +496,27 @@ def pr_curves(curves: Mapping[str, Any], average_precision: Mapping[str, float],
         draw_precision_recall(axes, lines, xlabel="recall (share of the known errors found)",
                               ylabel="precision (share of the top items that are errors)",
                               fontsize=7.5, linewidth=1.4)
-        return to_svg(figure, prefix)
+        return to_svg(axes.figure, prefix)
 
 
 def bar_chart(counts: Mapping[str, int], *, xlabel: str, prefix: str = "bars") -> str:
     """Horizontal bars, one per name, largest first."""
     names = sorted(counts, key=lambda k: -counts[k])
-    with _style():
-        figure = _figure(6.0, 0.9 + 0.32 * max(len(names), 1))
-        axes = figure.add_subplot(1, 1, 1)
+    with _axes(6.0, 0.9 + 0.32 * max(len(names), 1)) as axes:
         axes.barh(range(len(names)), [counts[k] for k in names], color=_ACCENT)
         axes.set_yticks(range(len(names)), [short_name(k, 36) for k in names])
         axes.invert_yaxis()
         for i, k in enumerate(names):
             axes.text(counts[k], i, f" {counts[k]:,}", va="center", fontsize=8)
         axes.set_xlabel(xlabel)
-        return to_svg(figure, prefix)
+        return to_svg(axes.figure, prefix)
 
 
 def share_histogram(groups: Mapping[str, np.ndarray], *, xlabel: str, bins: int = 10,
                     prefix: str = "share") -> str:
     """Overlaid step histograms of values in [0, 1], each group as a share of its items."""
     edges = np.linspace(0.0, 1.0, bins + 1)
-    with _style():
-        figure = _figure(6.0, 3.2)
-        axes = figure.add_subplot(1, 1, 1)
+    with _axes(6.0, 3.2) as axes:
         colours = [_OTHER, _FLAGGED, _ACCENT, "#444444"]
         for (name, values), colour in zip(groups.items(), colours, strict=False):
             values = np.asarray(values, dtype=float)
@@ -599,17 +530,14 @@ def share_histogram(groups: Mapping[str, np.ndarray], *, xlabel: str, bins: int 
         axes.set_xlabel(xlabel)
         axes.set_ylabel("share of items")
         axes.legend(loc="upper left", fontsize=8, frameon=False)
-        return to_svg(figure, prefix)
+        return to_svg(axes.figure, prefix)
 
 
 def data_map(variability: np.ndarray, confidence: np.ndarray, flagged: np.ndarray, *,
              prefix: str = "datamap") -> str:
-    """The data map of Swayamdipta et al. (2020): one point per item, variability across
-    epochs against mean confidence in the given label, flagged items on top in red."""
+    """Swayamdipta et al.'s (2020) data map: variability against confidence, flagged in red."""
     flagged = np.asarray(flagged, dtype=bool)
-    with _style():
-        figure = _figure(6.4, 4.2)
-        axes = figure.add_subplot(1, 1, 1)
+    with _axes(6.4, 4.2) as axes:
         for mask, colour, name, size in ((~flagged, _OTHER, "not flagged", 7),
                                          (flagged, _FLAGGED, "flagged", 11)):
             axes.scatter(variability[mask], confidence[mask], s=size, c=colour,
@@ -620,4 +548,4 @@ def data_map(variability: np.ndarray, confidence: np.ndarray, flagged: np.ndarra
         axes.set_xlabel("variability (std of p(given label) across epochs)")
         axes.set_ylabel("confidence (mean p(given label))")
         axes.legend(loc="upper right", fontsize=8, frameon=False)
-        return to_svg(figure, prefix)
+        return to_svg(axes.figure, prefix)

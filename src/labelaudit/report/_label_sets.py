@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from labelaudit.engine import first_rows
-from labelaudit.evaluation import evaluate
+from labelaudit.evaluation import evaluate, is_label_set_output
 from labelaudit.io import check_label_set_members, label_set_names, read_table
 from labelaudit.report._html import (
     cell,
@@ -30,15 +30,12 @@ _SETS = ("label", "suggested_label", "missing", "extra")
 
 
 def _is_label_set_output(frame: pd.DataFrame) -> bool:
-    return {"missing", "extra", "suggested_label", "label", "rank", "flagged"} <= set(
-        frame.columns)
+    return is_label_set_output(frame) and {"rank", "flagged"} <= set(frame.columns)
 
 
 def label_set_frame(source: object) -> pd.DataFrame | None:
-    """A multi-label scan's output as a table with its sets as lists (a
-    ``LabelSetScanResult``, its table, or a file of it; sets joined by ``|`` in CSV/TSV);
-    None for anything else. A set holding a null or blank member is refused
-    (:func:`labelaudit.io.check_label_set_members`), not shown as a class "None"."""
+    """A multi-label scan's output (result, table or file) with its sets as lists, else None;
+    a set with a null or blank member is refused, not shown as a class "None"."""
     # a LabelSetScanResult, recognised by its fields (importing scan would close a cycle)
     import pandas as pd
     if hasattr(source, "label_sets") and hasattr(source, "to_frame"):
@@ -46,7 +43,8 @@ def label_set_frame(source: object) -> pd.DataFrame | None:
     elif isinstance(source, pd.DataFrame):
         frame = source
     elif isinstance(source, (str, Path)) and Path(source).is_file():
-        if not _head_is_label_set_output(Path(source)):
+        head = first_rows(Path(source), rows=50)  # cheap: other reports read their file once
+        if head is None or not _is_label_set_output(head):
             return None
         frame = read_table(source)
     else:
@@ -61,13 +59,6 @@ def label_set_frame(source: object) -> pd.DataFrame | None:
         check_label_set_members(frame[column], column=column, ids=ids, sep="|", where=where)
         frame[column] = [label_set_names(v) for v in frame[column]]
     return frame.sort_values("rank", kind="stable").reset_index(drop=True)
-
-
-def _head_is_label_set_output(path: Path) -> bool:
-    """Whether the first rows of a table file have a multi-label scan's columns (read
-    cheaply, so that other reports do not read their file twice)."""
-    head = first_rows(path, rows=50)
-    return head is not None and _is_label_set_output(head)
 
 
 def _counts(frame: pd.DataFrame) -> pd.DataFrame:
@@ -133,8 +124,7 @@ def _truth(frame: pd.DataFrame, truth: Any, options: dict[str, Any]) -> tuple[st
 
 
 def _rank_score(frame: pd.DataFrame) -> str | None:
-    """The score column the items are ranked by: the first whose values rise with ``rank``
-    (the frame is in rank order)."""
+    """The score column the items are ranked by: the first rising with ``rank``."""
     import pandas as pd
     scores = [c for c in frame.columns if c.startswith("score_")]
     for column in scores:

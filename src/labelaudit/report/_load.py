@@ -1,20 +1,16 @@
-"""What a report is made from: a scan result, a token scan result, a table or a file of one.
+"""What a report is made from (a scan result, a token scan result, a table or a file of one),
+as a :class:`TextAudit` or a :class:`TokenAudit`.
 
-Every source becomes a :class:`TextAudit` (one row per item, most suspect first, with what
-the scan knew about its models when it is a :class:`~labelaudit.scanning.ScanResult`) or a
-:class:`TokenAudit` (sentence records, or only the table of span issues).
-
-A scan output table is checked before the report trusts it (:func:`check_scan_table`):
-unique ids, a given and a suggested label on every row, probabilities in [0, 1], and ranks
-that number the items once each in the order of a score column. A scan writes all of these
-right; a table that breaks one was edited or damaged, and the report refuses it with one
-line naming the column, the first offending row (counted from 1 after the header) and the fix.
+A scan output table is checked first (:func:`check_scan_table`): a scan writes it right, so a
+table that breaks a rule was edited or damaged, and is refused with one line naming the
+column, the first offending row (counted from 1 after the header) and the fix.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -48,11 +44,7 @@ class Member:
 
 @dataclass(frozen=True)
 class TextAudit:
-    """A text or sentence-pair scan: one row per item, most suspect first.
-
-    ``frame`` has at least the :data:`REQUIRED_COLUMNS`, ``flagged`` (bool) and ``rank``;
-    ``model_agrees`` says whether the model's most probable label is the given one.
-    """
+    """A text or pair scan, most suspect first; ``model_agrees``: the top label is the given one."""
 
     frame: pd.DataFrame
     source: str
@@ -77,8 +69,7 @@ class TextAudit:
 
 @dataclass(frozen=True)
 class TokenAudit:
-    """A token scan: sentence ``records`` (None when only the issue table was given) and
-    ``issues``, one row per span issue (:func:`labelaudit.tokens.issues_to_frame`)."""
+    """A token scan: sentence ``records`` (None from an issue table) and its span ``issues``."""
 
     records: list[dict] | None
     issues: pd.DataFrame
@@ -90,15 +81,9 @@ class TokenAudit:
 
 
 def model_prefers_given(frame: pd.DataFrame, classes: list[Any]) -> np.ndarray:
-    """Whether the model's most probable label is the given one, from the scan output.
+    """Whether the model's top label is the given one: ``given_prob > suggested_prob`` (the
+    best *other* label), a tie going to the class first in sorted order, as ``argmax`` did.
 
-    ``suggested_label`` is the most probable label *other than* the given one
-    (:func:`labelaudit.detect.suggest_labels`), so the model's top label is the given one
-    when ``given_prob > suggested_prob``; on a tie, ``argmax`` takes the class that comes
-    first in the sorted classes, as the scan did.
-
-    Examples
-    --------
     >>> import pandas as pd
     >>> frame = pd.DataFrame({"label": ["a", "b", "b"], "suggested_label": ["b", "a", "a"],
     ...                       "given_prob": [0.7, 0.3, 0.5], "suggested_prob": [0.3, 0.7, 0.5]})
@@ -235,10 +220,8 @@ def _is_result(source: object, fields: tuple[str, ...]) -> bool:
 
 
 def load_source(source: object, *, name: str | None = None) -> TextAudit | TokenAudit:
-    """Read a report's source (see :func:`labelaudit.report.write_report`).
-
-    A scan's result is recognised by its fields, not by ``isinstance``: ``ScanResult.report``
-    calls down here, so importing :mod:`labelaudit.scanning` would close an import cycle."""
+    """Read a report's source; a scan result is recognised by its fields, not ``isinstance``:
+    ``ScanResult.report`` calls down here, so importing :mod:`labelaudit.scanning` is a cycle."""
     import pandas as pd
     if _is_result(source, ("member_probs", "weights", "scores", "rank_by")):
         return text_audit_from_result(source, name or "in-memory")  # type: ignore[arg-type]
@@ -250,25 +233,15 @@ def load_source(source: object, *, name: str | None = None) -> TextAudit | Token
         return _from_frame(source, name or "in-memory")
     if isinstance(source, (str, Path)):
         path = Path(source)
-        where = name or path.name
-        if path.suffix.lower() in (".jsonl", ".ndjson"):
-            frame = _read_jsonl_frame(path)
-        else:
-            frame = read_table(path)
-        return _from_frame(frame, where)
+        if path.suffix.lower() not in (".jsonl", ".ndjson"):
+            return _from_frame(read_table(path), name or path.name)
+        rows = [record for _, record in json_lines(path)]  # list cells (tokens) stay lists
+        if rows and not all(isinstance(r, dict) for r in rows):
+            raise InvalidInputError(f"{path}: every line must be a JSON object")
+        return _from_frame(pd.DataFrame(rows), name or path.name)
     raise InvalidParameterError(
         f"source must be a ScanResult, a TokenScanResult, a DataFrame or the path of a scan "
         f"output; got {type(source).__name__}")
-
-
-def _read_jsonl_frame(path: Path) -> pd.DataFrame:
-    """A JSON-lines file as a frame; list cells (token records) stay lists."""
-    import pandas as pd
-
-    rows = [record for _, record in json_lines(path)]
-    if rows and not all(isinstance(r, dict) for r in rows):
-        raise InvalidInputError(f"{path}: every line must be a JSON object")
-    return pd.DataFrame(rows)
 
 
 def _from_frame(frame: pd.DataFrame, where: str) -> TextAudit | TokenAudit:
@@ -302,11 +275,8 @@ def _more(n: int, what: str) -> str:
 
 
 def check_scan_table(frame: pd.DataFrame, where: str) -> pd.DataFrame:
-    """The table with its probability (and rank) columns as numbers, or an
-    :class:`~labelaudit._errors.InvalidInputError` on the first problem found.
+    """The table with its probability (and rank) columns as numbers, or the first problem.
 
-    Examples
-    --------
     >>> import pandas as pd
     >>> frame = pd.DataFrame({"id": ["a", "b"], "given_prob": [0.2, 41.0],
     ...                       "suggested_prob": [0.7, 0.1]})
@@ -343,18 +313,22 @@ def _check_ids(frame: pd.DataFrame, where: str) -> None:
         f"{_FIX}")
 
 
+def _refuse_rows(frame: pd.DataFrame, where: str, rule: str, bad: np.ndarray,
+                 has: Callable[[int], str]) -> None:
+    """One line for the rows ``bad`` that break ``rule``: the first, what it ``has``, how many."""
+    if bad.any():
+        first = int(np.flatnonzero(bad)[0])
+        raise InvalidInputError(f"{where}: {rule}; {_row(frame, first)} {has(first)}"
+                                f"{_more(int(bad.sum()), 'rows')}; {_FIX}")
+
+
 def _check_labels(frame: pd.DataFrame, column: str, where: str) -> None:
     """Every row has a label in ``column`` (the given one, or the one the scan suggests)."""
-    if column not in frame.columns:
-        return
-    values = frame[column]
-    blank = (values.isna() | (values.astype(str).str.strip() == "")).to_numpy()
-    if blank.any():
-        first = int(np.flatnonzero(blank)[0])
-        raise InvalidInputError(
-            f"{where}: column {column!r} must hold a label on every row (one of the "
-            f"classes); {_row(frame, first)} is blank{_more(int(blank.sum()), 'rows')}; "
-            f"{_FIX}")
+    if column in frame.columns:
+        values = frame[column]
+        blank = (values.isna() | (values.astype(str).str.strip() == "")).to_numpy()
+        _refuse_rows(frame, where, f"column {column!r} must hold a label on every row (one of "
+                     "the classes)", blank, lambda _: "is blank")
 
 
 def _probabilities(frame: pd.DataFrame, column: str, where: str) -> np.ndarray:
@@ -362,16 +336,11 @@ def _probabilities(frame: pd.DataFrame, column: str, where: str) -> np.ndarray:
     raw = frame[column]
     values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
     blank = np.isnan(values)
-    bad = blank | (values < -_SLACK) | (values > 1 + _SLACK)
-    if not bad.any():
-        return np.clip(values, 0.0, 1.0)
-    first = int(np.flatnonzero(bad)[0])
-    shown = raw.iloc[first]
-    has = ("is blank" if pd.isna(shown) else f"has {plain_value(shown)!r}" if blank[first]
-           else f"has {plain_value(values[first])!r}")
-    raise InvalidInputError(
-        f"{where}: column {column!r} must hold probabilities in [0, 1]; "
-        f"{_row(frame, first)} {has}{_more(int(bad.sum()), 'rows')}; {_FIX}")
+    _refuse_rows(frame, where, f"column {column!r} must hold probabilities in [0, 1]",
+                 blank | (values < -_SLACK) | (values > 1 + _SLACK),
+                 lambda i: "is blank" if pd.isna(raw.iloc[i]) else
+                 f"has {plain_value(raw.iloc[i] if blank[i] else values[i])!r}")
+    return np.clip(values, 0.0, 1.0)
 
 
 def _ranks(frame: pd.DataFrame, where: str) -> np.ndarray:
@@ -382,12 +351,8 @@ def _ranks(frame: pd.DataFrame, where: str) -> np.ndarray:
     with np.errstate(invalid="ignore"):
         bad = np.isnan(values) | (values != np.round(values)) | (values < 1) | (values > n)
     expected = f"column 'rank' must number the rows 1 to {n:,}, each once"
-    if bad.any():
-        first = int(np.flatnonzero(bad)[0])
-        shown = raw.iloc[first]
-        has = "is blank" if pd.isna(shown) else f"has {plain_value(shown)!r}"
-        raise InvalidInputError(f"{where}: {expected}; {_row(frame, first)} {has}"
-                                f"{_more(int(bad.sum()), 'rows')}; {_FIX}")
+    _refuse_rows(frame, where, expected, bad, lambda i: "is blank" if pd.isna(raw.iloc[i])
+                 else f"has {plain_value(raw.iloc[i])!r}")
     ranks = values.astype(np.int64)
     seen = pd.Series(ranks).duplicated(keep=False).to_numpy()
     if seen.any():
@@ -400,8 +365,7 @@ def _ranks(frame: pd.DataFrame, where: str) -> np.ndarray:
 
 
 def _check_rank_order(frame: pd.DataFrame, where: str) -> None:
-    """Ranks follow the scan's ranking: some ``score_*`` column (lower = more suspect)
-    never decreases from rank 1 on. Tables without score columns are not checked."""
+    """Some ``score_*`` column (if any) never decreases from rank 1 on, as the scan ranked."""
     import pandas as pd
     columns = [c for c in frame.columns if str(c).startswith("score_")]
     order = np.argsort(frame["rank"].to_numpy(), kind="stable")

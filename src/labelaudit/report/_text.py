@@ -1,15 +1,8 @@
-"""The sections of a text or sentence-pair report, and the numbers behind them.
-
-Summary (confident learning's count of label errors, the model's accuracy, the scorers),
-classes (per-class counts, the given-versus-suggested confusion matrix and its heat map),
-the given label's probability, the data map of the ``dynamics`` member (Swayamdipta et al.
-2020), the Datalab issues (near-duplicates with different labels, outliers, the non-IID
-finding) and the table of top issues: all read from the scan output's columns.
-"""
+"""The sections of a text or sentence-pair report (summary, classes, probabilities, data map,
+Datalab issues, top issues) and the numbers behind them, all read from the scan output."""
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from typing import TYPE_CHECKING, Any
@@ -17,14 +10,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from labelaudit.detect import IssueCount, count_label_issues
+from labelaudit.io import text_keys
 from labelaudit.report._html import (
-    Html,
     cell,
     confusion_heatmap,
     data_map,
     details_text,
     esc,
     fact,
+    filter_row,
     filters,
     fmt_count,
     fmt_num,
@@ -51,14 +45,9 @@ _KNOWN = {"id", "text", "text_pair", "label", "suggested_label", "suggested_prob
 _COLUMNS = ("dynamics_confidence", "dynamics_variability")
 
 
-
 def issue_count(frame: pd.DataFrame, classes: list[Any]) -> IssueCount:
-    """Confident learning's count of label errors from a scan output's ``label``,
-    ``given_prob``, ``suggested_label`` and ``suggested_prob`` columns
-    (:func:`labelaudit.detect.count_label_issues`).
+    """Confident learning's count of label errors from a scan output's two top probabilities.
 
-    Examples
-    --------
     >>> import pandas as pd
     >>> frame = pd.DataFrame({"label": ["a", "a", "a", "b", "b", "b"],
     ...                       "suggested_label": ["b", "b", "b", "a", "a", "a"],
@@ -76,16 +65,10 @@ def issue_count(frame: pd.DataFrame, classes: list[Any]) -> IssueCount:
                               n_classes=len(classes))
 
 
-
 def confusion_matrix(frame: pd.DataFrame, classes: list[Any]) -> pd.DataFrame:
-    """Given label (rows) against the label the model prefers (columns), counted over the
-    items whose most probable label is another one (``model_agrees`` false).
+    """Given label (rows) against ``suggested_label`` (columns) where ``model_agrees`` is false
+    (the diagonal is empty; agreement is counted in :func:`class_table`).
 
-    There the model's top label is the ``suggested_label``; the diagonal is empty by
-    construction (the model agreeing is counted in :func:`class_table`).
-
-    Examples
-    --------
     >>> import pandas as pd
     >>> frame = pd.DataFrame({"label": ["a", "a", "b", "b"],
     ...                       "suggested_label": ["b", "b", "a", "a"],
@@ -101,18 +84,12 @@ def confusion_matrix(frame: pd.DataFrame, classes: list[Any]) -> pd.DataFrame:
     return matrix
 
 
-
 def top_confused(matrix: pd.DataFrame, n: int) -> list[Any]:
-    """At most ``n`` classes for a readable heat map: all of them, in class order, when
-    there are at most ``n``; else the classes of the most frequent confusions (pairs taken
-    largest first, both classes of a pair together, so they sit side by side), then the
-    classes with the most confusions in all.
+    """At most ``n`` classes for a heat map: all if few, else those of the largest confusion pairs
+    (a pair's two side by side), then those with the most confusions in all.
 
-    Examples
-    --------
     >>> import pandas as pd
-    >>> m = pd.DataFrame([[0, 5, 0], [0, 0, 1], [2, 0, 0]], index=list("abc"),
-    ...                  columns=list("abc"))
+    >>> m = pd.DataFrame([[0, 5, 0], [0, 0, 1], [2, 0, 0]], index=list("abc"), columns=list("abc"))
     >>> top_confused(m, 2)
     ['a', 'b']
     """
@@ -134,14 +111,11 @@ def top_confused(matrix: pd.DataFrame, n: int) -> list[Any]:
     return [matrix.index[i] for i in chosen]
 
 
-
 def class_table(frame: pd.DataFrame, classes: list[Any]) -> pd.DataFrame:
     """One row per class: ``class, n, share, flagged, flagged_share, model_agrees`` (share of
     the class's items whose most probable label is the given one), ``top_suggestion`` and
     ``n_top_suggestion`` (among the items where the model prefers another label).
 
-    Examples
-    --------
     >>> import pandas as pd
     >>> frame = pd.DataFrame({"label": ["a", "a", "b"], "suggested_label": ["b", "b", "a"],
     ...                       "flagged": [True, False, False],
@@ -171,13 +145,10 @@ def class_table(frame: pd.DataFrame, classes: list[Any]) -> pd.DataFrame:
                                        "model_agrees", "top_suggestion", "n_top_suggestion"])
 
 
-
 def probability_histogram(given_prob: np.ndarray, flagged: np.ndarray, *, bins: int = 20
                           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Bin edges over [0, 1] and the counts of flagged and of other items in each bin.
 
-    Examples
-    --------
     >>> edges, hit, rest = probability_histogram(np.array([0.01, 0.5, 0.99]),
     ...                                          np.array([True, False, False]), bins=2)
     >>> edges.tolist(), hit.tolist(), rest.tolist()
@@ -191,40 +162,38 @@ def probability_histogram(given_prob: np.ndarray, flagged: np.ndarray, *, bins: 
     return edges, hit, rest
 
 
-
 def _threshold(rule: str | None) -> float | None:
     match = re.search(r"probability < ([0-9.eE+-]+)", rule or "")
     return float(match[1]) if match else None
-
 
 
 def _score_methods(frame: pd.DataFrame) -> list[str]:
     return [c[len("score_"):] for c in frame.columns if str(c).startswith("score_")]
 
 
-
 def summary_section(audit: TextAudit) -> str:
-    """Items, classes, flagged and by what rule, the error estimates, the model's accuracy,
-    the chance-level banner and the scorers."""
+    """Items, classes, flags and rule, error estimates, accuracy, chance banner, scorers."""
     frame = audit.frame
     n = len(frame)
     n_flagged = int(frame["flagged"].sum())
-    errors, undecided = _error_estimate(audit)
+    if audit.n_issues_estimate is not None:  # cleanlab's own count, from the scan result
+        errors, undecided = audit.n_issues_estimate, 0
+    else:  # the same count from the output's two top probabilities, up to undecided items
+        count = issue_count(audit.frame, audit.classes)
+        errors, undecided = count.n_issues, count.n_undecided
     rule = esc(audit.flag_rule) if audit.flag_rule else _guess_rule(frame, n_flagged)
+    more = (f"; {fmt_count(undecided)} more the file's two top probabilities cannot decide"
+            if undecided else "")
     facts = [
         fact("items", fmt_count(n), f"{fmt_count(len(audit.classes))} classes · "
              f"{esc(TASKS.get(audit.task, audit.task))}"),
         fact("flagged", f'<span class="flag">{fmt_count(n_flagged)}</span> '
              f"({fmt_share(n_flagged, n)})", rule),
-    ]
-    more = (f"; {fmt_count(undecided)} more the file's two top probabilities cannot decide"
-            if undecided else "")
-    facts.append(fact("estimated label errors (confident learning)",
-                      f'<span id="error-estimate">{fmt_count(errors)}</span>',
-                      f"{fmt_share(errors, n)} of the items · cleanlab's num_label_issues"
-                      f"{more}"))
-    facts.append(fact("out-of-sample accuracy", f"{audit.accuracy:.3f}",
-                      f"always the most common class: {audit.majority_rate:.3f}"))
+        fact("estimated label errors (confident learning)",
+             f'<span id="error-estimate">{fmt_count(errors)}</span>',
+             f"{fmt_share(errors, n)} of the items · cleanlab's num_label_issues{more}"),
+        fact("out-of-sample accuracy", f"{audit.accuracy:.3f}",
+             f"always the most common class: {audit.majority_rate:.3f}")]
     if audit.mode:
         facts.append(fact("mode", esc(audit.mode),
                           f"ranked by {esc(audit.rank_by)}" if audit.rank_by else ""))
@@ -255,18 +224,6 @@ def summary_section(audit: TextAudit) -> str:
     return "\n".join(parts)
 
 
-
-def _error_estimate(audit: TextAudit) -> tuple[int, int]:
-    """Confident learning's count and the items the scan output cannot decide: cleanlab's
-    own count when the scan result is known, else from the output's two top
-    probabilities (the same count, up to the undecided items)."""
-    if audit.n_issues_estimate is not None:
-        return audit.n_issues_estimate, 0
-    count = issue_count(audit.frame, audit.classes)
-    return count.n_issues, count.n_undecided
-
-
-
 def _guess_rule(frame: pd.DataFrame, n_flagged: int) -> str:
     """What the flags of a scan output look like, since the file does not say the rule."""
     if not n_flagged:
@@ -281,10 +238,8 @@ def _guess_rule(frame: pd.DataFrame, n_flagged: int) -> str:
     return "rule not recorded in the file"
 
 
-
 def _fixed(value: float | None) -> str:
     return "–" if value is None else f"{value:.2f}"
-
 
 
 def _members(audit: TextAudit) -> str:
@@ -308,7 +263,6 @@ def _members(audit: TextAudit) -> str:
     if audit.seconds is not None:
         text += f'<p class="note">Scan time: {audit.seconds:,.1f} s.</p>'
     return text
-
 
 
 def classes_section(audit: TextAudit) -> str:
@@ -359,10 +313,8 @@ def classes_section(audit: TextAudit) -> str:
     return "\n".join(parts)
 
 
-
 def _sortable(value: float) -> object:
     return "" if value is None or (isinstance(value, float) and np.isnan(value)) else value
-
 
 
 def probability_section(audit: TextAudit) -> str:
@@ -381,16 +333,13 @@ def probability_section(audit: TextAudit) -> str:
             "left.</p>")
 
 
-
 def has_dynamics(frame: pd.DataFrame) -> bool:
     """Whether the scan output carries the data map's two columns."""
     return all(c in frame.columns for c in _COLUMNS)
 
 
-
 def _drawn(flagged: np.ndarray, usable: np.ndarray) -> np.ndarray:
-    """Positions to draw: every usable flagged item, then a fixed random sample of the
-    others, ``MAX_POINTS`` in all."""
+    """Positions to draw: usable flagged items, then a fixed sample, ``MAX_POINTS`` in all."""
     hit = np.flatnonzero(usable & flagged)[:MAX_POINTS]
     rest = np.flatnonzero(usable & ~flagged)
     room = MAX_POINTS - len(hit)
@@ -399,10 +348,8 @@ def _drawn(flagged: np.ndarray, usable: np.ndarray) -> np.ndarray:
     return np.r_[hit, rest].astype(int)
 
 
-
 def cartography_section(frame: pd.DataFrame) -> str:
-    """The data map (variability against confidence, flagged items in red) and the median
-    statistics of flagged and other items."""
+    """The data map and the median statistics of flagged and other items."""
     import pandas as pd
     confidence = pd.to_numeric(frame["dynamics_confidence"], errors="coerce").to_numpy(float)
     variability = pd.to_numeric(frame["dynamics_variability"], errors="coerce").to_numpy(float)
@@ -438,36 +385,15 @@ def cartography_section(frame: pd.DataFrame) -> str:
     return f'<div class="plot" id="data-map">{svg}</div>{note}{summary}'
 
 
-
 def has_datalab(frame: pd.DataFrame) -> bool:
     """Whether the scan output carries any Datalab issue column."""
     return any(c in frame.columns for c in ("is_near_duplicate", "is_outlier")) or any(
         str(c).startswith("non_iid") for c in frame.columns)
 
 
-
-def id_keys(ids: pd.Series) -> list[str | None]:
-    """Ids as text keys (``7``, ``7.0`` and ``"7"`` agree), None for a blank one."""
-    import pandas as pd
-    if pd.api.types.is_integer_dtype(ids.dtype) and not ids.isna().any():
-        return ids.astype(str).tolist()
-    return [_key(v) for v in ids]
-
-
-
-def _key(value: object) -> str | None:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return None
-    return label_text(value).strip() or None
-
-
-
 def conflicting_duplicates(frame: pd.DataFrame) -> pd.DataFrame:
-    """Pairs of near-duplicates whose given labels differ, each pair once: ``id, label,
-    text, other_id, other_label, other_text`` (the more suspect item first).
+    """Pairs of near-duplicates whose given labels differ, once each, the more suspect first.
 
-    Examples
-    --------
     >>> import pandas as pd
     >>> frame = pd.DataFrame({"id": [1, 2, 3], "text": ["a", "a!", "b"],
     ...                       "label": ["x", "y", "x"], "is_near_duplicate": [True, True, False],
@@ -480,17 +406,16 @@ def conflicting_duplicates(frame: pd.DataFrame) -> pd.DataFrame:
     columns = ["id", "label", "text", "other_id", "other_label", "other_text"]
     if "near_duplicate_id" not in frame.columns:
         return pd.DataFrame(columns=columns)
-    keys = id_keys(frame["id"])
-    position = {k: i for i, k in enumerate(keys) if k is not None}
+    position = {k: i for i, k in enumerate(text_keys(frame["id"], strip=True)) if k}
     marked = (frame["is_near_duplicate"].to_numpy(dtype=bool)
               if "is_near_duplicate" in frame.columns else np.ones(len(frame), dtype=bool))
     labels = frame["label"].astype(str).to_numpy()
     texts = frame["text"].to_numpy(dtype=object) if "text" in frame.columns else [""] * len(frame)
-    others = frame["near_duplicate_id"].to_numpy(dtype=object)
+    others = text_keys(frame["near_duplicate_id"], strip=True)
     seen: set[tuple[int, int]] = set()
     rows = []
     for i in np.flatnonzero(marked).tolist():
-        j = position.get(_key(others[i]) or "")
+        j = position.get(others[i])
         if j is None or j == i or labels[i] == labels[j]:
             continue
         pair = (min(i, j), max(i, j))
@@ -503,23 +428,17 @@ def conflicting_duplicates(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-
 def datalab_section(frame: pd.DataFrame) -> str:
-    """Counts of each issue type, the near-duplicate pairs with different labels, the
-    most outlying items and the non-IID finding."""
+    """Issue counts, conflicting near-duplicates, the most outlying items, the non-IID finding."""
     n = len(frame)
     flagged = frame["flagged"].to_numpy(dtype=bool)
     rows = []
-    if "is_near_duplicate" in frame.columns:
-        dup = frame["is_near_duplicate"].to_numpy(dtype=bool)
-        rows.append(("near-duplicate", cell(fmt_count(dup.sum()), cls="num"),
-                     cell(fmt_share(dup.sum(), n), cls="num"),
-                     cell(fmt_count((dup & flagged).sum()), cls="num")))
-    if "is_outlier" in frame.columns:
-        out = frame["is_outlier"].to_numpy(dtype=bool)
-        rows.append(("outlier", cell(fmt_count(out.sum()), cls="num"),
-                     cell(fmt_share(out.sum(), n), cls="num"),
-                     cell(fmt_count((out & flagged).sum()), cls="num")))
+    for name, column in (("near-duplicate", "is_near_duplicate"), ("outlier", "is_outlier")):
+        if column in frame.columns:
+            hit = frame[column].to_numpy(dtype=bool)
+            rows.append((name, cell(fmt_count(hit.sum()), cls="num"),
+                         cell(fmt_share(hit.sum(), n), cls="num"),
+                         cell(fmt_count((hit & flagged).sum()), cls="num")))
     parts = []
     if rows:
         parts.append(table(["issue type", "items", "share", "also flagged as a label error"],
@@ -530,7 +449,6 @@ def datalab_section(frame: pd.DataFrame) -> str:
     if "is_outlier" in frame.columns and "outlier_score" in frame.columns:
         parts.append(_outliers(frame))
     return "\n".join(p for p in parts if p)
-
 
 
 def _non_iid(frame: pd.DataFrame) -> str:
@@ -544,7 +462,6 @@ def _non_iid(frame: pd.DataFrame) -> str:
         values.append(f"<b>{esc(c)}</b>: {esc(fmt_num(value) if value is not None else '–')}")
     return ('<p id="non-iid">Dataset-level finding (non-IID: whether the items look like '
             f"independent draws in the order given): {'; '.join(values)}.</p>")
-
 
 
 def _pairs(frame: pd.DataFrame) -> str:
@@ -568,7 +485,6 @@ def _pairs(frame: pd.DataFrame) -> str:
                         rows, cls="grid") + more
 
 
-
 def _outliers(frame: pd.DataFrame) -> str:
     import pandas as pd
     out = frame.loc[frame["is_outlier"].to_numpy(dtype=bool)]
@@ -585,34 +501,28 @@ def _outliers(frame: pd.DataFrame) -> str:
                                      numeric=[False, False, True, False]))
 
 
-
 def _prob(value: float) -> str:
     """A probability with three decimals, or two significant digits below 0.001."""
     return f"{value:.3f}" if value >= 0.001 or value == 0 else f"{value:.1e}"
 
 
-
-def _issue_tags(row: pd.Series, has: dict[str, bool]) -> tuple[str, list[str]]:
-    tags, kinds = [], []
+def _issue_tags(row: pd.Series, has: dict[str, bool]) -> str:
+    tags = []
     if has["dup"] and bool(row.get("is_near_duplicate")):
         other = row.get("near_duplicate_id")
         shown = "" if other is None or (isinstance(other, float) and np.isnan(other)) else other
         of = f" of {esc(label_text(shown))}" if shown != "" else ""
         tags.append(f'<span class="tag dup">near-duplicate{of}</span>')
-        kinds.append("near-duplicate")
     if has["out"] and bool(row.get("is_outlier")):
         score = row.get("outlier_score")
         tags.append(f'<span class="tag out">outlier'
                     f'{" " + fmt_num(score) if score is not None else ""}</span>')
-        kinds.append("outlier")
-    return "".join(tags), kinds
-
+    return "".join(tags)
 
 
 def _extra_columns(frame: pd.DataFrame) -> list[str]:
     return [c for c in frame.columns if c not in _KNOWN and not str(c).startswith("score_")
             and not str(c).startswith(("non_iid", "dynamics_"))][:6]
-
 
 
 def issues_section(audit: TextAudit, *, top: int) -> str:
@@ -652,13 +562,11 @@ def issues_section(audit: TextAudit, *, top: int) -> str:
         if "consensus_label" in frame.columns:
             cells.append(cell(label_text(row["consensus_label"])))
         if datalab:
-            tags, _ = _issue_tags(row, has)
-            cells.append(cell(tags, raw=True))
+            cells.append(cell(_issue_tags(row, has), raw=True))
         if extra:
             cells.append(cell("<br>".join(f"<b>{esc(c)}</b>: {esc(str(row[c])[:200])}"
                                           for c in extra), raw=True))
-        body.append(Html(f'<tr data-f="{esc(json.dumps([label_text(row["label"])]))}">'
-                         + "".join(cells) + "</tr>"))
+        body.append(filter_row([label_text(row["label"])], cells))
     controls = filters("given label", frame["label"].map(label_text).value_counts(),
                        every="all classes", placeholder="text, id, label…")
     note = (f'<p class="note">The {fmt_count(len(frame))} most suspect of '

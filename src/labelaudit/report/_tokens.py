@@ -3,17 +3,16 @@ with the given and the suggested spans highlighted."""
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from labelaudit.report._html import (
-    Html,
     bar_chart,
     cell,
     esc,
     fact,
+    filter_row,
     filters,
     fmt_count,
     fmt_num,
@@ -83,11 +82,8 @@ def _types(records: Sequence[dict], scheme: str) -> dict[str, int]:
 def mark_spans(tokens: Sequence[str], tags: Sequence[str], *, scheme: str,
                regions: Sequence[tuple[int, int]] = (), colours: dict[str, int] | None = None
                ) -> str:
-    """The sentence as HTML, each entity a ``<mark>`` with its type, tokens of an issue
-    region underlined (entities overlapping one outlined); everything escaped.
+    """The sentence as escaped HTML: entities as ``<mark>``, issue regions underlined.
 
-    Examples
-    --------
     >>> html = mark_spans(["Rome", "<b>"], ["B-LOC", "O"], scheme="iob2", regions=[(0, 1)])
     >>> html.startswith('<mark class="ent e0 issue" title="LOC">Rome<sub>LOC</sub></mark>')
     True
@@ -131,8 +127,7 @@ def _issue_lines(issues: Sequence[dict], tokens: Sequence[str]) -> str:
 
 
 def token_sentences_section(audit: TokenAudit, *, top: int) -> str:
-    """The ``top`` most suspect sentences (or issues, from an issue table), filterable by
-    issue type and text, sortable."""
+    """The ``top`` most suspect sentences (or issues), filterable and sortable."""
     if audit.records is None:
         return _issue_rows(audit.issues, top=top)
     records = audit.records[:top]
@@ -157,7 +152,7 @@ def token_sentences_section(audit: TokenAudit, *, top: int) -> str:
                  cell("".join(f'<span class="tag kind">{esc(k)}</span>' for k in kinds),
                       raw=True),
                  cell(sentence, raw=True, cls="sentence")]
-        rows.append(Html(f'<tr data-f="{esc(json.dumps(kinds))}">' + "".join(cells) + "</tr>"))
+        rows.append(filter_row(kinds, cells))
     return (f'<p class="note">The {fmt_count(len(records))} most suspect of '
             f"{fmt_count(audit.n_sentences)} sentences (lowest worst-token probability "
             "first). Each sentence is shown twice: with the given tags and with the model's "
@@ -177,8 +172,7 @@ def _issue_rows(issues: pd.DataFrame, *, top: int) -> str:
                  cell(str(r.get("given", ""))), cell(str(r.get("suggested", ""))),
                  cell(fmt_num(r.get("score")), sort=r.get("score"), cls="num"),
                  cell(str(r.get("detail", "")))]
-        rows.append(Html(f'<tr data-f="{esc(json.dumps([str(r["kind"])]))}">' + "".join(cells)
-                         + "</tr>"))
+        rows.append(filter_row([str(r["kind"])], cells))
     counts = Counter(str(k) for k in shown["kind"])
     return (f'<p class="note">The {fmt_count(len(shown))} most suspect of '
             f"{fmt_count(len(issues))} issues.</p>" + filters("issue type", counts, every="all",

@@ -1,11 +1,6 @@
-"""The sections that measure the scan against outside evidence.
-
-Known errors: :func:`labelaudit.evaluation.evaluate` for text scans (precision-recall curves
-per method), :func:`labelaudit.evaluation.evaluate_tokens` for token scans. Several
-annotators' labels: kappa and alpha with their intervals, the gold standard's noise bound
-gamma (from :mod:`labelaudit.agreement`), and how the scan's flags line up with the
-annotators' disagreements.
-"""
+"""The sections that measure the scan against outside evidence: known errors
+(:mod:`labelaudit.evaluation`) and several annotators' labels (:mod:`labelaudit.agreement`:
+kappa, alpha, the gold standard's noise bound, and the flags against their disagreements)."""
 
 from __future__ import annotations
 
@@ -46,8 +41,7 @@ def _name(truth: object) -> str:
 
 def text_truth_section(audit: TextAudit, truth: pd.DataFrame | str | Path, *,
                        options: dict[str, Any]) -> tuple[str, dict[str, float]]:
-    """The precision-recall curves and metrics of every score column against ``truth``;
-    also returns each method's average precision."""
+    """Precision-recall curves and metrics of each score column, and each one's AP."""
     issues = audit.frame.drop(columns=["model_agrees"], errors="ignore")
     result = evaluate(issues, truth, **options)
     curves = result.curves()
@@ -113,8 +107,7 @@ _NAMES = {"observed_agreement": "observed agreement", "chance_agreement": "chanc
 
 
 def agreement_report_of(annotations: Any, *, options: dict[str, Any]) -> tuple[Any, str]:
-    """The :class:`~labelaudit.agreement.AgreementReport` of ``annotations`` (an
-    AgreementReport, a long or nested DataFrame, or a file) and the name to show."""
+    """The AgreementReport of ``annotations`` (report, long or nested frame, file), its name."""
     import pandas as pd
 
     if isinstance(annotations, AgreementReport):
@@ -137,8 +130,7 @@ def _key(value: object) -> str:
 
 
 def agreement_section(report: Any, name: str, frame: pd.DataFrame | None) -> str:
-    """Statistics, the gold standard and, when the scan output ``frame`` (text scans) shares
-    item ids with the annotations, the flags against the annotators' agreement."""
+    """Statistics, gold standard and, for a text scan ``frame``, flags against agreement."""
     per = report.annotations_per_item
     who = (f"{fmt_count(report.n_annotators)} annotators" if report.n_annotators is not None
            else "annotator ids not given")

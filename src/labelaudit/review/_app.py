@@ -1,49 +1,18 @@
-"""The review web app (FastAPI, server-rendered pages, no build step), the reviewers' links
-to it, and serving it.
+"""The review web app (FastAPI, server-rendered pages), the reviewers' links, and serving it.
 
-Security model
---------------
-* Every reviewer (and admin) has a personal link ``/login?token=...``; the token is 256
-  random bits, stored only as a SHA-256 hash. Opening the link signs nobody in: it shows
-  whose link it is and a button that POSTs the token (CSRF-checked like every form, with a
-  per-browser nonce cookie, so another site cannot sign a browser in as its own reviewer:
-  no login CSRF). The POST sets an ``HttpOnly``, ``SameSite=Strict`` session cookie holding
-  the token and redirects to a URL without it.
-* Every page needs a valid token (cookie, or ``Authorization: Bearer``); static files
-  (CSS, JS) are the only exception.
-* Answer forms carry a CSRF token (:func:`csrf_token`), an HMAC of the reviewer, the form's
-  purpose (the item, ``logout``) and the reviewer's token hash under the project's secret;
-  :func:`csrf_ok`, the check of every POST, also refuses a request whose ``Origin`` is
-  another site. A refused answer is echoed back shortened (80 characters at most).
-* A reviewer answers only the item they were shown, once (a unique constraint).
-* Pages are Jinja2 templates with autoescaping, so dataset text containing HTML is shown
-  as text; :data:`SECURITY_HEADERS` on every response add a strict Content-Security-Policy
-  (no inline scripts), no framing, no sniffing, no caching.
-* ``serve`` binds 127.0.0.1 unless told otherwise.
+Security: each personal link ``/login?token=...`` (256 random bits, stored as a SHA-256 hash)
+shows a button that POSTs the token, CSRF-checked with a per-browser nonce cookie (another
+site cannot sign a browser in as its reviewer); that sets an ``HttpOnly``, ``SameSite=Strict``
+cookie and redirects to a URL without the token. Every page but static files needs the token;
+every form carries :func:`csrf_token` and :func:`csrf_ok` refuses another site's ``Origin``.
+A reviewer answers only the item shown, once; a refused answer is echoed shortened (80
+characters). Jinja2 autoescapes, :data:`SECURITY_HEADERS` forbid inline scripts, framing,
+sniffing and caching, and ``serve`` binds 127.0.0.1 unless told otherwise.
 
-Links (``review invite``)
--------------------------
-An invite link is ``<base>/login?token=...``. Its base is, in this order:
-
-1. ``--base-url`` (the address reviewers use, e.g. ``https://review.example.org`` behind a
-   proxy);
-2. ``http://<host>:<--port>`` (the host of the last ``serve``, else 127.0.0.1);
-3. the address the project was last served on (``serve`` records it when it starts);
-4. the base of the previous invite;
-5. ``http://127.0.0.1:8000``, the address ``serve`` uses by default.
-
-The project keeps each reviewer's base. ``serve`` without ``--port`` runs on the port of
-those links (when they agree), and warns, naming the reviewers, when a link cannot reach
-the server it starts.
-
-Serving (``review serve``)
---------------------------
-:func:`open_server` does everything that can fail in a way the user can fix before the
-server starts: it opens the project, builds the app, binds ``host:port`` (a port in use, a
-port that needs root, an unknown host or one that is not this machine's is one clear
-error), records the address for the invites made from now on, and lists what the user
-should know (:attr:`ReviewServer.notices`). :meth:`ReviewServer.run` then serves until
-interrupted.
+An invite link's base: ``--base-url``; ``http://<host>:<--port>`` (host of the last ``serve``,
+else 127.0.0.1); the address last served on; the previous invite's base; 127.0.0.1:8000.
+``serve`` without ``--port`` uses the links' port when they agree and warns, naming the
+reviewers, when a link cannot reach it. :func:`open_server` does all that can fail first.
 """
 
 # no `from __future__ import annotations`: FastAPI reads the routes' annotations at runtime
@@ -92,11 +61,9 @@ SECURITY_HEADERS = {
 }
 
 
-def csrf_token(secret: bytes, reviewer_pk: int, token_hash: str, purpose: str) -> str:
-    """The CSRF token of one form of a signed-in reviewer (``purpose``: the item or action).
+def csrf_token(secret: bytes, reviewer_pk: int | str, token_hash: str, purpose: str) -> str:
+    """The CSRF token of one form (``purpose``); sign-in passes the nonce as ``reviewer_pk``.
 
-    Examples
-    --------
     >>> a = csrf_token(b"k", 1, hash_token("t"), "answer:3")
     >>> a == csrf_token(b"k", 1, hash_token("t"), "answer:4"), len(a)
     (False, 64)
@@ -105,20 +72,11 @@ def csrf_token(secret: bytes, reviewer_pk: int, token_hash: str, purpose: str) -
     return hmac.new(secret, message, hashlib.sha256).hexdigest()
 
 
-def login_csrf(secret: bytes, nonce: str, token_hash: str) -> str:
-    """The CSRF token of the sign-in form: ties the form to the browser's nonce cookie."""
-    return hmac.new(secret, f"login:{nonce}:{token_hash}".encode(), hashlib.sha256).hexdigest()
-
-
 def foreign_origin(headers: Mapping[str, str]) -> bool:
     """Whether a request's ``Origin`` is another site than its ``Host`` (``null`` is).
 
-    Examples
-    --------
-    >>> foreign_origin({"origin": "http://evil.example", "host": "127.0.0.1:8000"})
-    True
-    >>> foreign_origin({"origin": "http://127.0.0.1:8000", "host": "127.0.0.1:8000"})
-    False
+    >>> [foreign_origin({"origin": o, "host": "h:80"}) for o in ("http://evil.example", "http://h:80")]
+    [True, False]
     >>> foreign_origin({"host": "127.0.0.1:8000"})  # no Origin: the CSRF token decides
     False
     """
@@ -129,12 +87,8 @@ def foreign_origin(headers: Mapping[str, str]) -> bool:
 
 
 def csrf_ok(headers: Mapping[str, str], given: str, expected: str) -> bool:
-    """The CSRF check of every POST: same site, and the form's token is the expected one.
+    """The CSRF check of every POST: same site, and the expected token (constant time).
 
-    The comparison takes constant time and accepts any submitted text (non-ASCII too).
-
-    Examples
-    --------
     >>> csrf_ok({"host": "h"}, "abc", "abc"), csrf_ok({"host": "h"}, "é", "abc")
     (True, False)
     """
@@ -146,8 +100,6 @@ def csrf_ok(headers: Mapping[str, str], given: str, expected: str) -> bool:
 def http_url(host: str, port: int) -> str:
     """The address of a server bound to ``host:port`` (all addresses: 127.0.0.1).
 
-    Examples
-    --------
     >>> http_url("0.0.0.0", 8765), http_url("::1", 80)
     ('http://127.0.0.1:8765', 'http://[::1]:80')
     """
@@ -166,8 +118,7 @@ def _check_base(base_url: str) -> str:
     if parts.scheme not in ("http", "https") or not parts.hostname or parts.query:
         raise InvalidParameterError(
             f"--base-url {base_url!r} is not an address like http://127.0.0.1:8000 or "
-            "https://review.example.org", param="base_url"
-        )
+            "https://review.example.org", param="base_url")
     return base_url.strip().rstrip("/")
 
 
@@ -200,17 +151,14 @@ def _address(url: str) -> tuple[str, int] | None:
 
 
 def serve_port(store: ReviewStore) -> int:
-    """The port ``serve`` uses without ``--port``: that of the invite links when they all
-    agree, else 8000."""
+    """The port ``serve`` uses without ``--port``: the invite links' when they agree, else 8000."""
     links = store.setting("invite_links", {})
     ports = {address[1] for address in map(_address, links.values()) if address is not None}
     return ports.pop() if len(ports) == 1 else DEFAULT_PORT
 
 
 def unreachable_links(store: ReviewStore, host: str, port: int) -> dict[str, list[str]]:
-    """Invite links (base -> reviewer names) that cannot reach a server on ``host:port``:
-    another port, or a loopback address while the server binds another one (or the
-    reverse). ``https`` links are left out: a proxy may forward them anywhere."""
+    """Invite links (base -> names) that miss ``host:port``; ``https`` ones may be proxied."""
     found: dict[str, list[str]] = {}
     for name, base in store.setting("invite_links", {}).items():
         address = _address(base)
@@ -245,12 +193,11 @@ def invite_reviewer(db: ReviewStore | str | Path, name: str, *, admin: bool = Fa
     Parameters
     ----------
     db : ReviewStore or path
-        The project.
     name : str
         The reviewer's name, unique in the project.
-    admin : bool, default=False
+    admin : bool
         An admin sees ``/admin`` and reviews nothing.
-    new_token : bool, default=False
+    new_token : bool
         Give an existing reviewer a new link (the old one stops working).
     base_url, port : optional
         Where the link points (see the module notes for the default).
@@ -297,14 +244,6 @@ def _imports() -> tuple[Any, Any]:
     return fastapi, jinja2
 
 
-def _shortcut(number: int, option: str) -> str:
-    if option == NONE_OF_THESE:
-        return "n"
-    if option == UNSURE:
-        return "u"
-    return str(number) if number <= 9 else ""
-
-
 class _Pages:
     """What every route needs: the project, its secret, the templates and the session."""
 
@@ -315,8 +254,7 @@ class _Pages:
         self.env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(_HERE / "templates"),
             autoescape=jinja2.select_autoescape(["html"], default=True),
-            undefined=jinja2.StrictUndefined,
-        )
+            undefined=jinja2.StrictUndefined)
 
     def page(self, name: str, status_code: int = 200, **context: Any) -> Any:
         from fastapi.responses import HTMLResponse
@@ -351,23 +289,12 @@ class _Pages:
 
 
 def create_app(db: str | Path | ReviewStore) -> Any:
-    """Build the FastAPI app serving a review project.
-
-    Parameters
-    ----------
-    db : path or ReviewStore
-        The project file made by ``labelaudit review init``.
-
-    Returns
-    -------
-    fastapi.FastAPI
-    """
+    """The FastAPI app serving a review project (a :class:`ReviewStore` or its file)."""
     fastapi, jinja2 = _imports()
     from fastapi import Request
     from fastapi.staticfiles import StaticFiles
 
-    store = db if isinstance(db, ReviewStore) else ReviewStore.open(db)
-    pages = _Pages(store, jinja2)
+    pages = _Pages(as_store(db), jinja2)
     app = fastapi.FastAPI(title="labelaudit review", docs_url=None, redoc_url=None,
                           openapi_url=None)
     app.mount("/static", StaticFiles(directory=_HERE / "static"), name="static")
@@ -398,8 +325,9 @@ def _sign_in_routes(app: Any, pages: _Pages, fastapi: Any) -> None:
         nonce = request.cookies.get(LOGIN_COOKIE, "")
         if not 20 <= len(nonce) <= 100:
             nonce = secrets.token_urlsafe(32)
+        csrf = csrf_token(pages.secret, nonce, hash_token(token), "login")
         response = pages.page("login.html", who=reviewer.name, admin=reviewer.role == "admin",
-                              token=token, csrf=login_csrf(pages.secret, nonce, hash_token(token)))
+                              token=token, csrf=csrf)
         response.set_cookie(LOGIN_COOKIE, nonce, httponly=True, samesite="strict",
                             path="/login", max_age=24 * 3600)
         return response
@@ -411,7 +339,7 @@ def _sign_in_routes(app: Any, pages: _Pages, fastapi: Any) -> None:
         if reviewer is None:
             return pages.invalid_link()
         nonce = request.cookies.get(LOGIN_COOKIE, "")
-        expected = login_csrf(pages.secret, nonce, hash_token(token))
+        expected = csrf_token(pages.secret, nonce, hash_token(token), "login")
         if not nonce or not csrf_ok(request.headers, csrf, expected):
             return pages.message("Request refused", "The sign-in form was not valid (CSRF "
                                  "check). Open your personal link again and press the button.",
@@ -462,17 +390,16 @@ def _review_routes(app: Any, pages: _Pages, fastapi: Any) -> None:
             return pages.page("state.html", state=assignment.state,
                               text=_STATE_TEXTS.get(assignment.state, ""), **common)
         item = assignment.item
-        options = [{"value": option, "key": _shortcut(n, option),
-                    "label": option if option not in (NONE_OF_THESE, UNSURE)
-                    else option.capitalize()}
+        keys = {NONE_OF_THESE: "n", UNSURE: "u"}  # keyboard shortcuts; labels 1 to 9
+        options = [{"value": option, "key": keys.get(option, str(n) if n <= 9 else ""),
+                    "label": option.capitalize() if option in keys else option}
                    for n, option in enumerate(config.options, start=1)]
         return pages.page(
             "item.html", item=item, options=options, show_label=config.show_label,
             csrf=pages.form_csrf(reviewer, token_hash, f"answer:{item['item_pk']}"),
             qualification_index=assignment.qualification_index,
             qualification_total=assignment.qualification_total,
-            instructions=config.instructions, **common,
-        )
+            instructions=config.instructions, **common)
 
     @app.post("/answer")
     def answer(request: Request, item: int = fastapi.Form(...), answer: str = fastapi.Form(...),
@@ -506,8 +433,7 @@ def _review_routes(app: Any, pages: _Pages, fastapi: Any) -> None:
             reviewers=results.reviewers.to_dict("records"),
             items=results.items.head(200).to_dict("records"),
             logout_csrf=pages.form_csrf(reviewer, token_hash, "logout"),
-            fmt=_fmt,
-        )
+            fmt=_fmt)
 
     @app.get("/favicon.ico")
     def favicon() -> Any:
@@ -558,18 +484,7 @@ def _bind(host: str, port: int) -> socket.socket:
 
 @dataclass
 class ReviewServer:
-    """A review app bound to its address, ready to :meth:`run`.
-
-    Attributes
-    ----------
-    store : ReviewStore
-    host, port : str, int
-        The bound address.
-    notices : list of str
-        What the user should know before reviewers come: the app is reachable beyond this
-        machine, or invite links point to another address (naming the reviewers and the
-        fix).
-    """
+    """A review app bound to ``host:port``; ``notices``: exposed app, invite links missing it."""
 
     store: ReviewStore
     host: str
@@ -624,10 +539,8 @@ def open_server(db: ReviewStore | str | Path, *, host: str = DEFAULT_HOST,
     Parameters
     ----------
     db : ReviewStore or path
-        The project.
-    host : str, default="127.0.0.1"
-        The address to bind; ``0.0.0.0`` exposes the app to the network (put HTTPS in
-        front of it).
+    host : str
+        The address to bind; ``0.0.0.0`` exposes the app to the network (put HTTPS before it).
     port : int, optional
         Default: the port of the project's invite links when they agree, else 8000.
 
@@ -651,10 +564,7 @@ def open_server(db: ReviewStore | str | Path, *, host: str = DEFAULT_HOST,
 
 def serve(db: ReviewStore | str | Path, *, host: str = DEFAULT_HOST,
           port: int | None = None) -> None:
-    """Serve a review project until interrupted (:func:`open_server`, then run it).
-
-    The server's notices come as :class:`UserWarning`.
-    """
+    """Serve a project until interrupted (:func:`open_server`, run); notices are UserWarnings."""
     server = open_server(db, host=host, port=port)
     for notice in server.notices:
         warnings.warn(notice, UserWarning, stacklevel=2)

@@ -1,34 +1,12 @@
-"""The review in other annotation tools: items out, answers back.
+"""The review in other annotation tools: items out (``review export``/``push``), answers back.
 
-Export (``labelaudit review export``):
-
-* **Label Studio**: a JSON list of tasks, ``data`` holding ``item_id, kind, text,
-  [text_pair,] given_label``, with ``predictions`` carrying the detector's suggestion
-  (``score`` = its probability). :func:`label_studio_config` writes the matching
-  labeling config. For blind review, do not let Label Studio pre-fill answers from the
-  predictions.
-* **Argilla** (2.x): a JSON list of records in ``rg.Record.from_dict`` form: ``fields``,
-  ``metadata`` and ``suggestions`` keyed by the question name ``label``.
-* **CSV**: one row per item.
-
-Import (``labelaudit review import``): Label Studio's JSON export (tasks with
-``annotations``) and its JSON-MIN export of tasks made by ``review export --to
-label-studio``; Argilla records with ``responses``; CSV long-format votes ``item_id,
-reviewer, answer`` (or ``item_id, annotator_id, label``), with optional ``kind`` and
-``seconds``. Imported reviewers are named ``<tool>:<user>``, join as active reviewers (the
-other tool ran its own quality control) and their answers go through the same checks as
-web answers: one per reviewer and item, at most ``n_reviewers`` per item, sentinels scored.
-
-A live round trip with a running Label Studio (``review push`` and ``review pull``): the
-items go to a Label Studio project through its REST API, and the answers come back into
-the same SQLite project, so ``status``, ``results`` and ``apply`` work unchanged. Plain
-HTTP (the standard library): no SDK to install. The token travels only in the
-``Authorization`` header: it is checked before any request (surrounding whitespace, such as
-the line break of a pasted key, is dropped; a control, space or non-ASCII character left
-inside is refused, naming its position, never the token) and no message quotes it. Every
-task ``push`` sends carries the review database's public id (``data.review_db``), so a
-Label Studio project that another review database filled is refused instead of getting
-every item twice.
+Export writes Label Studio tasks (for a blind review, do not let Label Studio pre-fill answers
+from their ``predictions``) with :func:`label_studio_config`, Argilla 2.x records or CSV rows;
+import reads those tools' exports and CSV long-format votes. Imported reviewers are named
+``<tool>:<user>`` and join as active (the other tool ran its own quality control).
+``push``/``pull`` use Label Studio's REST API with the standard library: the token travels
+only in the ``Authorization`` header and no message quotes it; every pushed task carries the
+database's public id (``data.review_db``), so another review's project is refused.
 """
 
 from __future__ import annotations
@@ -88,11 +66,9 @@ def label_studio_config(store: ReviewStore | str | Path) -> str:
 
     Examples
     --------
-    >>> import tempfile, pathlib
+    >>> import tempfile, pathlib, pandas as pd
     >>> from labelaudit.review import init_review
-    >>> import pandas as pd
-    >>> scan = pd.DataFrame({"id": [1, 2], "text": ["a", "b"], "label": ["x", "y"],
-    ...                      "rank": [1, 2]})
+    >>> scan = pd.DataFrame({"id": [1, 2], "text": ["a", "b"], "label": ["x", "y"], "rank": [1, 2]})
     >>> db = pathlib.Path(tempfile.mkdtemp()) / "r.sqlite"
     >>> print(label_studio_config(init_review(scan, db, top=2)))  # doctest: +ELLIPSIS
     <View>
@@ -129,8 +105,7 @@ def _check_suffix(path: Path, to: str) -> None:
     if said is not None and said != written:
         raise InvalidParameterError(
             f"{path}: --to {to} writes {written}, but the name says {said}; name the file "
-            f"{path.with_suffix('.csv' if to == 'csv' else '.json').name}"
-        )
+            f"{path.with_suffix('.csv' if to == 'csv' else '.json').name}")
 
 
 def export_items(store: ReviewStore | str | Path, path: str | Path, *,
@@ -143,16 +118,12 @@ def export_items(store: ReviewStore | str | Path, path: str | Path, *,
     ----------
     store : ReviewStore or path
     path : path
-        Output file: JSON for Label Studio and Argilla, CSV (comma-separated, UTF-8) for
-        ``csv``, whatever the name; a suffix that says another format (``.json`` for CSV,
-        ``.csv`` for JSON...) is refused.
+        Output file: JSON, or UTF-8 CSV for ``csv``; a suffix naming another format is refused.
     to : {"label-studio", "argilla", "csv"}
     kinds : iterable of str
         Which items: ``review``, ``sentinel``, ``qualification``.
-    predictions : bool, default=True
-        Include the detector's suggested label and its probability (Label Studio
-        ``predictions``, Argilla ``suggestions``, the CSV's ``suggested_label`` and
-        ``suggested_prob``). False for a blind review that shows reviewers no suggestion.
+    predictions : bool
+        Include the detector's suggested label and its probability; False for a blind review.
     label_config : path, optional
         Also write the Label Studio labeling config (XML, :func:`label_studio_config`) here.
 
@@ -307,8 +278,7 @@ _ARGILLA = "Argilla 2.x's Record.to_dict"
 
 def _expected(value: Any, expected: type, where: str, what: str,
               writer: str = _LABEL_STUDIO) -> Any:
-    """``value`` if it is an ``expected``, else one line: where, what was expected, what
-    was found, and what writes the expected shape (``writer``)."""
+    """``value`` if it is an ``expected``, else one line saying where, what and who writes it."""
     if not isinstance(value, expected):
         raise InvalidInputError(f"{where}: {what} is {_kind_of(value)}, expected "
                                 f"{_kind_of(expected())} (as {writer} writes it)")
@@ -316,9 +286,7 @@ def _expected(value: Any, expected: type, where: str, what: str,
 
 
 def _label_studio_votes(tasks: list[Any], where: str) -> Iterator[_Vote]:
-    """The votes in Label Studio tasks; a task or annotation of another shape than Label
-    Studio's JSON (or JSON-MIN) export is one line naming it (``where``: the file or the
-    project it came from)."""
+    """The votes in Label Studio tasks (JSON or JSON-MIN export); ``where``: file or project."""
     for number, task in enumerate(tasks, start=1):
         name = f"{where}: task #{number}"
         task = _expected(task, dict, name, "the task")
@@ -328,8 +296,7 @@ def _label_studio_votes(tasks: list[Any], where: str) -> Iterator[_Vote]:
         if "item_id" not in data:
             raise InvalidInputError(
                 f"{name} has no data.item_id: import tasks exported by "
-                "`labelaudit review export --to label-studio`"
-            )
+                "`labelaudit review export --to label-studio`")
         name = f"{name} (item {data['item_id']})"
         kind = str(data.get("kind", "review"))
         if "annotations" in task:
@@ -369,10 +336,7 @@ def _label_studio_votes(tasks: list[Any], where: str) -> Iterator[_Vote]:
 
 
 def _argilla_votes(records: list[Any], where: str) -> Iterator[_Vote]:
-    """The votes in Argilla records: ``responses`` keyed by question (``Record.to_dict``)
-    or a list of responses naming their ``question_name``. A record or response of another
-    shape, or a submitted answer without its ``user_id``, is one line naming it (``where``:
-    the file)."""
+    """Votes in Argilla records (``responses`` by question, or a list with ``question_name``)."""
     for number, record in enumerate(records, start=1):
         name = f"{where}: record #{number}"
         record = _expected(record, dict, name, "the record", _ARGILLA)
@@ -382,8 +346,7 @@ def _argilla_votes(records: list[Any], where: str) -> Iterator[_Vote]:
         if "item_id" not in metadata:
             raise InvalidInputError(
                 f"{name} has no metadata.item_id: import records exported by "
-                "`labelaudit review export --to argilla`"
-            )
+                "`labelaudit review export --to argilla`")
         name = f"{name} (item {metadata['item_id']})"
         kind = str(metadata.get("kind", "review"))
         responses = record.get("responses") or {}
@@ -410,17 +373,13 @@ def _argilla_votes(records: list[Any], where: str) -> Iterator[_Vote]:
 
 
 def _csv_votes(frame: pd.DataFrame, where: str) -> Iterator[_Vote]:
-    """The votes of a long-format table (``where``: the file). Ids, reviewers, answers and
-    kinds are read as text (:func:`labelaudit.io.text_keys`: ``7.0``, as a column with a
-    blank reads, is ``"7"``); a row with a blank answer or reviewer is skipped, a blank
-    kind is a review item."""
+    """The votes of a long-format table read as text keys; blank answer or reviewer: skipped."""
     frame = frame.rename(columns={"annotator_id": "reviewer", "label": "answer"})
     missing = [c for c in ("item_id", "reviewer", "answer") if c not in frame.columns]
     if missing:
         raise InvalidInputError(
             f"{where}: the answers table lacks {missing}; expected long format item_id, "
-            "reviewer, answer"
-        )
+            "reviewer, answer")
     twice = sorted({str(c) for c in frame.columns[frame.columns.duplicated()]})
     if twice:
         raise InvalidInputError(
@@ -473,33 +432,27 @@ def _record_votes(store: ReviewStore, votes: list[_Vote]) -> ImportReport:
     items = store.items_frame()
     pk_of = {(k, i): int(pk) for k, i, pk in zip(items["kind"], items["item_id"],
                                                  items["item_pk"], strict=True)}
-    counts = dict.fromkeys(["recorded", "duplicate", "item_full", "invalid_answer",
-                            "unknown_item"], 0)
+    fields = {"recorded": "n_recorded", "duplicate": "n_duplicate", "item_full": "n_item_full",
+              "invalid_answer": "n_invalid", "unknown_item": "n_unknown_item"}
+    counts = dict.fromkeys(fields.values(), 0)
     reviewers: dict[str, int] = {}
     conn = store.connect()
     try:
         for vote in votes:
             item_pk = pk_of.get((vote.kind, vote.item_id))
-            if item_pk is None:
-                counts["unknown_item"] += 1
-                continue
-            answer = vote.answer
-            if answer not in config.options:
-                counts["invalid_answer"] += 1
+            if item_pk is None or vote.answer not in config.options:
+                counts["n_unknown_item" if item_pk is None else "n_invalid"] += 1
                 continue
             if vote.reviewer not in reviewers:
                 with store.transaction(conn) as db:
                     reviewers[vote.reviewer] = store.external_reviewer(db, vote.reviewer)
-            outcome = record_answer(store, reviewers[vote.reviewer], item_pk, answer,
+            outcome = record_answer(store, reviewers[vote.reviewer], item_pk, vote.answer,
                                     source="import", now=vote.answered_at, seconds=vote.seconds,
                                     conn=conn)
-            key = outcome.status if outcome.status in counts else "invalid_answer"
-            counts[key] += 1
+            counts[fields.get(outcome.status, "n_invalid")] += 1
     finally:
         conn.close()
-    return ImportReport(n_recorded=counts["recorded"], n_duplicate=counts["duplicate"],
-                        n_item_full=counts["item_full"], n_invalid=counts["invalid_answer"],
-                        n_unknown_item=counts["unknown_item"], n_reviewers=len(reviewers))
+    return ImportReport(**counts, n_reviewers=len(reviewers))
 
 
 @dataclass(frozen=True)
@@ -519,13 +472,8 @@ class PushReport:
                 f"{self.url}; sent {self.n_sent} items, {self.n_already} were there already")
 
 
-def _is_jwt(token: str) -> bool:
-    return bool(re.fullmatch(r"[\w-]+\.[\w-]+\.[\w-]+", token))
-
-
 def _flaw(token: str) -> str | None:
-    """What makes ``token`` (already stripped) unfit for an HTTP header, without quoting
-    it: the first character that is not visible ASCII, and its position (from 1)."""
+    """Why ``token`` is unfit for an HTTP header, without quoting it: the first bad character."""
     for position, char in enumerate(token, start=1):
         if "!" <= char <= "~":
             continue
@@ -561,10 +509,7 @@ def _check_url(url: str) -> str:
 
 
 class LabelStudio:
-    """A Label Studio server at ``url`` with an API ``token``: a legacy token
-    (``Authorization: Token ...``) or a personal access token (a JWT, exchanged for an
-    access token at ``/api/token/refresh``). Every request times out after ``timeout``
-    seconds; failures are one line each."""
+    """A Label Studio server at ``url``; ``token``: legacy, or a personal access token (JWT)."""
 
     def __init__(self, url: str, token: str | None = None, *, timeout: float = TIMEOUT) -> None:
         self.url, self.timeout = _check_url(url), timeout
@@ -581,7 +526,7 @@ class LabelStudio:
                 "the token again from Label Studio (Account & Settings, Access Token)")
         self._secrets = [token]  # never shown: cut out of anything a server answers
         self._header = f"Token {token}"
-        if _is_jwt(token):
+        if re.fullmatch(r"[\w-]+\.[\w-]+\.[\w-]+", token):  # a JWT: exchange it
             path = "/api/token/refresh"
             answer = self._call("POST", path, {"refresh": token}, auth=False)
             access = answer.get("access") if isinstance(answer, dict) else None
@@ -627,8 +572,7 @@ class LabelStudio:
                     f"404 (not found{': ' + detail[:80] if detail else ''}): check that "
                     f"{self.url} is {_ROOT_HINT}, and that the project exists") from None
             raise InvalidInputError(f"Label Studio at {self.url}: {method} {path} failed with "
-                                    f"HTTP {error.code}{': ' + detail if detail else ''}"
-                                    ) from None
+                                    f"HTTP {error.code}{': ' + detail if detail else ''}") from None
         except (urllib.error.URLError, TimeoutError, OSError) as error:
             reason = self._redacted(str(getattr(error, "reason", error)))
             raise InvalidInputError(f"cannot reach Label Studio at {self.url} ({reason}): is "
@@ -689,8 +633,7 @@ class LabelStudio:
 
 
 def _check_config(project: dict[str, Any], expected: str, url: str) -> None:
-    """The project's labelling config still asks the review's question with every answer
-    option and shows the text; else one line naming what is missing."""
+    """Refuse a project whose labelling config lost the text, the question or an answer."""
     config = project.get("label_config") or ""
     answers = [v for v in re.findall(r'<Choice value="([^"]*)"', expected)
                if f'value="{v}"' not in config]
@@ -725,8 +668,7 @@ def _key(data: dict[str, Any]) -> str:
 
 def _others(tasks: list[dict[str, Any]], store: ReviewStore, sent: set[str] | None,
             ) -> list[dict[str, Any]]:
-    """The tasks another review database sent: marked with another review id, or, given
-    ``sent`` (the items this database's record says it sent), unmarked and not on it."""
+    """Tasks another review database sent: another review id, or unmarked and not in ``sent``."""
     ours = store.review_id
     found = []
     for task in tasks:
@@ -754,11 +696,9 @@ def _refuse_others(others: list[dict[str, Any]], found: dict[str, Any], url: str
 
 def push_items(store: ReviewStore | str | Path, *, url: str, project: str,
                token: str | None = None, predictions: bool = True) -> PushReport:
-    """Send the review and sentinel items to a Label Studio project titled ``project``
-    (created with the review's question and ``reviewers`` annotations per task when it
-    does not exist); items sent before are not sent again. A project holding tasks that
-    this review database did not send (another review's) is refused: pushing into it
-    would mix two reviews and, for the items they share, put each item there twice."""
+    """Send the review and sentinel items to the Label Studio project titled ``project``
+    (created if missing); items sent before are not sent again. A project holding another
+    review's tasks is refused: the two would mix, and shared items would be there twice."""
     store = as_store(store)
     client = LabelStudio(url, token)
     expected = label_studio_config(store)
@@ -793,8 +733,7 @@ def push_items(store: ReviewStore | str | Path, *, url: str, project: str,
 
 def pull_answers(store: ReviewStore | str | Path, *, url: str, project: str,
                  token: str | None = None) -> ImportReport:
-    """Bring the answers of the Label Studio project back into the review project; an
-    answer already stored is never stored twice, so pulling again is safe. A project
+    """Bring the Label Studio project's answers back (pulling again is safe); a project
     holding tasks that another review database pushed is refused."""
     store = as_store(store)
     client = LabelStudio(url, token)

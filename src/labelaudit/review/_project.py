@@ -1,20 +1,12 @@
 """Create a review project from a scan output: what to review, and the known-answer items.
 
-The known-answer items (qualification test and sentinels) come from one of two places:
-
-* a file the user gives (``sentinels``: columns ``id, text, [text_pair,] label``), whose
-  labels are taken as correct. This is the better choice: the papers use hand-picked,
-  unambiguous items (Chong et al. 2022, appendix C: "a qualification test of four
-  unambiguous questions");
-* otherwise the **least suspect items of the scan** (the bottom of its ranking), whose
-  given label is treated as known-correct. The detector trusts these labels most, so
-  they are the likeliest to be right, but they are not checked by a person: a wrong one
-  costs honest reviewers sentinel accuracy. This only makes sense when the scan file
-  holds the whole ranking (scan without ``--top``); a candidate the scan itself flagged
-  is refused.
-
-The qualification items are the first ``n_qualification`` known items, the sentinels the
-next ``n_sentinels``.
+The known-answer items (the first ``n_qualification`` for the qualification test, the next
+``n_sentinels`` as sentinels) come from a ``sentinels`` file (``id, text, [text_pair,]
+label``, its labels taken as correct: the better choice, since the papers use hand-picked
+items, Chong et al. 2022, appendix C: "a qualification test of four unambiguous
+questions"), else from the bottom of the scan's ranking: labels the detector trusts most,
+but that no person checked (a wrong one costs honest reviewers sentinel accuracy). That
+needs the whole ranking (scan without ``--top``): a known item the scan flagged is refused.
 """
 
 from __future__ import annotations
@@ -44,8 +36,7 @@ def _require(frame: pd.DataFrame, columns: Sequence[str], what: str) -> None:
     if missing:
         raise InvalidInputError(
             f"the {what} lacks column{'s' if len(missing) > 1 else ''} "
-            f"{', '.join(map(repr, missing))}; it has {', '.join(map(repr, frame.columns[:12]))}"
-        )
+            f"{', '.join(map(repr, missing))}; it has {', '.join(map(repr, frame.columns[:12]))}")
 
 
 def _check_texts(frame: pd.DataFrame, columns: Sequence[str], what: str) -> None:
@@ -54,8 +45,7 @@ def _check_texts(frame: pd.DataFrame, columns: Sequence[str], what: str) -> None
         empty = values.isna().to_numpy() | (values.astype(str).str.strip() == "").to_numpy()
         if empty.any():
             raise InvalidInputError(
-                f"the {what} has empty {column!r} in {format_rows(frame['id'][empty].tolist())}"
-            )
+                f"the {what} has empty {column!r} in {format_rows(frame['id'][empty].tolist())}")
 
 
 def _ranked(scan: pd.DataFrame, rank_by: str | None, score_column: str | None) -> pd.DataFrame:
@@ -64,8 +54,7 @@ def _ranked(scan: pd.DataFrame, rank_by: str | None, score_column: str | None) -
     if rank_by is not None and rank_by not in scan.columns:
         raise InvalidInputError(
             f"--rank-by {rank_by!r}: the file has no such column; it has "
-            f"{', '.join(map(repr, scan.columns[:12]))}"
-        )
+            f"{', '.join(map(repr, scan.columns[:12]))}")
     if len(scan) == 0:
         raise InvalidInputError("the scan file has no rows")
     frame = scan.copy()
@@ -74,8 +63,7 @@ def _ranked(scan: pd.DataFrame, rank_by: str | None, score_column: str | None) -
     ids = frame["id"].astype(str)
     if ids.duplicated().any():
         raise InvalidInputError(
-            f"the scan file has duplicate ids: {format_rows(ids[ids.duplicated()].unique())}"
-        )
+            f"the scan file has duplicate ids: {format_rows(ids[ids.duplicated()].unique())}")
     scores = [c for c in frame.columns if str(c).startswith("score_")]
     if rank_by is not None:
         key = pd.to_numeric(frame[rank_by], errors="coerce")
@@ -83,15 +71,13 @@ def _ranked(scan: pd.DataFrame, rank_by: str | None, score_column: str | None) -
         if bad.any():
             raise InvalidInputError(
                 f"--rank-by {rank_by!r} needs a number in every row; it has none in "
-                f"{format_rows(frame['id'][bad].tolist())}"
-            )
+                f"{format_rows(frame['id'][bad].tolist())}")
         frame = frame.assign(rank=key.rank(method="first").astype(int))
     elif "rank" not in frame.columns and not scores and score_column is None:
         raise InvalidInputError(
             "the input is not a scan output (it has no 'rank' or 'score_*' column), so nothing "
             "says which items are suspect; review the output of `labelaudit scan`, or pass "
-            "--rank-by COLUMN to order the items by a column (ascending, most suspect first)"
-        )
+            "--rank-by COLUMN to order the items by a column (ascending, most suspect first)")
     elif "rank" not in frame.columns:  # a scan output without ranks: its score ranks
         column = score_column if score_column is not None else scores[0]
         _require(frame, [column], "scan file")
@@ -104,8 +90,7 @@ def _ranked(scan: pd.DataFrame, rank_by: str | None, score_column: str | None) -
     frame = frame.sort_values("rank", kind="stable")
     if "flagged" in frame.columns:
         frame["flagged"] = frame["flagged"].map(
-            lambda v: str(v).strip().lower() in ("true", "1", "yes", "1.0")
-        )
+            lambda v: str(v).strip().lower() in ("true", "1", "yes", "1.0"))
     return frame.reset_index(drop=True)
 
 
@@ -155,49 +140,41 @@ def init_review(
     Parameters
     ----------
     scan : DataFrame or path
-        A scan output or its file: ``id, text, [text_pair,] label``, ``rank`` or
-        ``score_*``, and optionally ``suggested_label, suggested_prob, loss, flagged``.
-        Items are taken in ``rank`` order (most suspect first); without ``rank``, in
-        ascending order of the score (``score_column``, else the first ``score_*``).
-        Without ``id``, ids are row numbers (0-based), as ``scan`` makes them.
+        A scan output or its file (``id, text, [text_pair,] label``, ``rank`` or ``score_*``,
+        optionally ``suggested_label, suggested_prob, loss, flagged``), taken in ``rank`` order,
+        else by ascending score. Without ``id``, ids are 0-based row numbers, as in ``scan``.
     db : path
         The project file to create.
     top : int, optional
         How many items to review. Default: every flagged item (needs ``flagged``).
-    select : {"top", "random"}, default="top"
-        Review the ``top`` most suspect items, or a uniform random sample of ``top``
-        flagged items (then the error estimate over the flagged set is unbiased).
+    select : {"top", "random"}
+        The ``top`` most suspect, or ``top`` flagged at random (an unbiased error estimate).
     n_reviewers, majority : int
-        Reviewers per item and votes needed for a verdict (default 5 and 3).
-    n_sentinels : int, default=0
+        Reviewers per item and votes needed for a verdict.
+    n_sentinels : int
         Known-answer items mixed into each reviewer's queue.
     n_qualification : int, optional
-        Known-answer items every reviewer answers first. Default 4 when known items are
-        available (a ``sentinels`` file or ``n_sentinels > 0``), else 0.
+        Known-answer items every reviewer answers first; default 4 when there are, else 0.
     sentinels : DataFrame or path, optional
-        Known items (``id, text, [text_pair,] label``); without it the known items are the
-        scan's least suspect items (see the module notes).
-    show_label : bool, default=False
+        Known items (``id, text, [text_pair,] label``); default the scan's least suspect items.
+    show_label : bool
         Show reviewers the given label; by default they label blind.
     pass_mark, sentinel_threshold, min_sentinels, sentinel_every, lease_seconds
-        Protocol settings, see :class:`ProjectConfig`. ``sentinel_every`` defaults to
-        spreading the sentinels evenly over the review items, at least one every 10.
+        As in :class:`ProjectConfig`; ``sentinel_every`` defaults to spreading the sentinels
+        evenly over the review items, at least one every 10.
     labels : sequence, optional
-        The label set; default every label found in the scan (``label`` and
-        ``suggested_label`` of all rows, not only the reviewed ones) and sentinels.
-        Labels given as text (``"0"``) take the type of integer labels in the scan.
+        Default every ``label`` and ``suggested_label`` of the scan and sentinels. Text labels
+        (``"0"``) take the type of integer labels in the scan.
     n_flagged : int, optional
         Items flagged in the whole dataset; default the count of ``flagged``.
     score_column : str, optional
         The score kept with each item; default the ``score_*`` that ranks the items.
     rank_by : str, optional
-        Order the items by this numeric column, ascending (lowest = most suspect),
-        instead of ``rank``. Needed for a table that is not a scan output (no ``rank``
-        or ``score_*`` column), which is refused otherwise.
+        A numeric column to order by instead, ascending; needed without ``rank`` or ``score_*``.
     random_state : int, optional
         Seed of the random sample (``select="random"``).
     source : str, optional
-        Where the scan came from, kept in the project; default its path when ``scan`` is one.
+        Where the scan came from; default its path when ``scan`` is one.
 
     Returns
     -------
@@ -244,8 +221,7 @@ def init_review(
         sentinel_every=check_int(sentinel_every, "sentinel_every", minimum=1),
         lease_seconds=float(lease_seconds), n_flagged=n_flagged, n_rows=len(frame),
         selection=select, source=source, title=title, instructions=instructions,
-        extra={"score_column": score},
-    )
+        extra={"score_column": score})
     if n_flagged is not None and n_flagged < top and select == "random":
         raise InvalidParameterError(f"n_flagged ({n_flagged}) is smaller than --top ({top})",
                                     param=("n_flagged", "top"))
@@ -272,8 +248,7 @@ def _review_items(frame: pd.DataFrame, top: int | None, select: str, n_flagged: 
     if top > len(pool):
         raise InvalidParameterError(
             f"--top {top} asks for more items than the scan file has "
-            f"({len(pool)}{' flagged' if pool is not frame else ''})", param="top"
-        )
+            f"({len(pool)}{' flagged' if pool is not frame else ''})", param="top")
     if select == "random":
         rng = np.random.default_rng(random_state)
         chosen = np.sort(rng.choice(pool.index.to_numpy(), size=top, replace=False))
@@ -285,10 +260,7 @@ def _review_items(frame: pd.DataFrame, top: int | None, select: str, n_flagged: 
 def _known_items(rest: pd.DataFrame, sentinels: pd.DataFrame | str | Path | None,
                  n_qualification: int, n_sentinels: int, has_pair: bool,
                  ) -> tuple[pd.DataFrame, int]:
-    """The known-answer items (qualification first, then sentinels) and the sentinel count.
-
-    ``rest`` is the ranked scan without the items to review.
-    """
+    """Known-answer items (qualification, then sentinels) from ``rest``, and the sentinel count."""
     n_known = n_qualification + n_sentinels
     if sentinels is not None:
         given = _table(sentinels)
@@ -301,30 +273,26 @@ def _known_items(rest: pd.DataFrame, sentinels: pd.DataFrame | str | Path | None
         if len(known) < n_known or n_known == 0:
             raise InvalidInputError(
                 f"the sentinels file has {len(known)} items; {n_qualification} qualification "
-                f"and {n_sentinels} sentinel items need {max(n_known, 1)}"
-            )
+                f"and {n_sentinels} sentinel items need {max(n_known, 1)}")
         known = known.iloc[:n_known]
     else:
         if n_known > len(rest):
             raise InvalidParameterError(
                 f"{n_qualification} qualification and {n_sentinels} sentinel items need "
                 f"{n_known} unreviewed items from the bottom of the scan, which has only "
-                f"{len(rest)}; lower --top or give --sentinels-file"
-            )
+                f"{len(rest)}; lower --top or give --sentinels-file")
         known = rest.iloc[len(rest) - n_known:].iloc[::-1] if n_known else rest.iloc[:0]
         if "flagged" in known.columns and known["flagged"].any():
             raise InvalidInputError(
                 "the least suspect items of the scan file are flagged themselves "
                 f"({format_rows(known['id'][known['flagged']].tolist())}), so their labels "
                 "cannot serve as known answers: run the scan without --top or give "
-                "--sentinels-file"
-            )
+                "--sentinels-file")
     known = known.assign(id=known["id"].astype(str))
     if known["id"].duplicated().any():
         raise InvalidInputError(
             f"the sentinels file has duplicate ids: "
-            f"{format_rows(known['id'][known['id'].duplicated()].tolist())}"
-        )
+            f"{format_rows(known['id'][known['id'].duplicated()].tolist())}")
     return known, n_sentinels
 
 
@@ -340,14 +308,12 @@ def _check_items(review: pd.DataFrame, known: pd.DataFrame, text_columns: list[s
         if unlabelled.any():
             raise InvalidInputError(
                 f"the {what} has items without a label: "
-                f"{format_rows(block['id'][unlabelled].tolist())}; label or drop them"
-            )
+                f"{format_rows(block['id'][unlabelled].tolist())}; label or drop them")
 
 
 def _label_set(frame: pd.DataFrame, known: pd.DataFrame, labels: Sequence[Any] | None,
                ) -> list[Any]:
-    """The answer options, in the user's values: every label of the file, not only the
-    reviewed ones. Labels given as text (``"0"``) take the type of integer labels."""
+    """Answer options: every label of the file; text labels (``"0"``) take integer labels' type."""
     import pandas as pd
     label_values = [frame["label"].dropna(), known["label"]]
     if "suggested_label" in frame.columns:
@@ -363,8 +329,7 @@ def _label_set(frame: pd.DataFrame, known: pd.DataFrame, labels: Sequence[Any] |
     outside = sorted({str(v) for v in everything} - {str(c) for c in classes})
     if outside:
         raise InvalidInputError(
-            f"labels {outside} occur in the scan or sentinels but not in --labels {classes}"
-        )
+            f"labels {outside} occur in the scan or sentinels but not in --labels {classes}")
     return classes
 
 

@@ -7,19 +7,10 @@ Chong, Hong & Manning (2022, section 5) show each flagged item to five crowd wor
     error. We further categorize label errors as "Correctable" if at least three workers
     agree on the same replacement label, or "Non-Agreement" if no majority exists.
 
-This module generalises the rule to ``n_reviewers`` votes and a ``majority`` threshold
-(3 of 5 by default, ``n_reviewers // 2 + 1`` in general; any threshold above half the
-votes, so that two labels can never both reach it).
-
-The settings of a project (:class:`ProjectConfig`: reviewers per item, the majority, the
-qualification pass mark, the sentinel rules) are fixed when it is created.
-
-Two answers are not labels: ``unsure`` is a vote for nothing (it fills a reviewer slot but
-supports no label, so it makes a majority harder to reach), and ``none of these`` is a
-replacement label outside the label set, like the "off-topic" answer of the paper's
-sentiment protocol (a ``none of these`` majority is Correctable with that majority label;
-:func:`labelaudit.review.apply_verdicts` cannot relabel such items and treats them like
-Non-Agreement items).
+Here any ``majority`` above half of ``n_reviewers``, so two labels never both reach it.
+``unsure`` fills a slot but supports no label; ``none of these`` is a replacement outside
+the label set, like the paper's "off-topic" (Correctable, but
+:func:`labelaudit.review.apply_verdicts` cannot relabel it and treats it like Non-Agreement).
 """
 
 from __future__ import annotations
@@ -49,23 +40,9 @@ Verdict = Literal["Correctable", "Non-Agreement", "Non-Error", "Pending"]
 
 @dataclass(frozen=True)
 class ItemVerdict:
-    """The verdict on one reviewed item.
-
-    Attributes
-    ----------
-    verdict : {"Correctable", "Non-Agreement", "Non-Error", "Pending"}
-        Pending while too few votes are in to decide.
-    majority_label : object or None
-        The label at least ``majority`` reviewers chose (the given label for a Non-Error,
-        the replacement for a Correctable item), None otherwise.
-    n_votes : int
-        Votes counted, ``unsure`` included.
-    n_unsure : int
-    n_given : int
-        Votes confirming the given label.
-    counts : tuple of (label, count)
-        Votes per answer, most frequent first (``unsure`` left out).
-    """
+    """The verdict on one item (Pending while too few votes are in), the label of a majority or
+    None, votes counted (``unsure`` included), ``unsure`` votes, votes for the given label, and
+    ``counts``: (label, count) per answer, most frequent first, ``unsure`` left out."""
 
     verdict: Verdict
     majority_label: Hashable | None
@@ -85,8 +62,6 @@ class ItemVerdict:
 def check_majority(n_reviewers: int, majority: int | None) -> int:
     """Validate the protocol's size and threshold; return the threshold.
 
-    Examples
-    --------
     >>> check_majority(5, None), check_majority(3, None), check_majority(4, None)
     (3, 2, 3)
     """
@@ -125,21 +100,19 @@ def classify_votes(
         One vote per reviewer: a label, ``"none of these"`` or ``"unsure"``.
     given_label : label
         The dataset's label for the item.
-    n_reviewers : int, default=5
+    n_reviewers : int
         Votes the protocol collects per item.
     majority : int, optional
         Votes needed for a decision; default ``n_reviewers // 2 + 1`` (3 of 5).
-    unsure : label, default="unsure"
+    unsure : label
         The answer that supports no label.
 
     Returns
     -------
     ItemVerdict
-        Non-Error when ``majority`` votes confirm the given label, Correctable when
-        ``majority`` votes agree on another answer, Non-Agreement when no answer can reach
-        ``majority`` any more, Pending otherwise. A decision can come before all
-        ``n_reviewers`` votes are in: with ``majority > n_reviewers / 2`` later votes
-        cannot change it.
+        Non-Error when ``majority`` votes confirm the given label, Correctable when they agree
+        on another answer, Non-Agreement when no answer can reach ``majority`` any more,
+        Pending otherwise (a decision can come early: later votes cannot change it).
 
     References
     ----------
@@ -194,26 +167,22 @@ def _check_annotations(annotations: pd.DataFrame,
     missing = [c for c in ("item_id", "annotator_id", "label") if c not in annotations.columns]
     if missing:
         raise InvalidInputError(
-            f"annotations need the columns item_id, annotator_id, label; missing {missing}"
-        )
+            f"annotations need the columns item_id, annotator_id, label; missing {missing}")
     given = pd.Series(given_labels) if not isinstance(given_labels, pd.Series) else given_labels
     if given.index.has_duplicates:
         raise InvalidInputError(
             f"given_labels has duplicate item ids: "
-            f"{format_rows(given.index[given.index.duplicated()].unique().tolist())}"
-        )
+            f"{format_rows(given.index[given.index.duplicated()].unique().tolist())}")
     twice = annotations.duplicated(["item_id", "annotator_id"], keep=False).to_numpy()
     if twice.any():
         raise InvalidInputError(
             "an annotator voted more than once on the same item in "
-            f"{format_rows(annotations.index[twice].tolist())}; keep one vote per annotator"
-        )
+            f"{format_rows(annotations.index[twice].tolist())}; keep one vote per annotator")
     unknown = ~annotations["item_id"].isin(given.index).to_numpy()
     if unknown.any():
         raise InvalidInputError(
             "annotations name items without a given label: "
-            f"{format_rows(pd.unique(annotations['item_id'][unknown]).tolist())}"
-        )
+            f"{format_rows(pd.unique(annotations['item_id'][unknown]).tolist())}")
     return given
 
 
@@ -229,11 +198,9 @@ def verdicts_from_annotations(
     Parameters
     ----------
     annotations : DataFrame
-        Columns ``item_id, annotator_id, label``, one row per vote. An annotator votes
-        at most once per item.
+        Columns ``item_id, annotator_id, label``, one row per vote, one vote per annotator.
     given_labels : mapping or Series
-        The given label of each item, keyed by ``item_id``. Items without votes come out
-        Pending.
+        The given label of each item, keyed by ``item_id``; items without votes are Pending.
     n_reviewers, majority : int
         As in :func:`classify_votes`.
 
@@ -262,22 +229,14 @@ def verdicts_from_annotations(
     grouped = annotations.groupby("item_id", sort=False)["label"].apply(list).to_dict()
     rows = []
     for item_id, label in given.items():
-        result = classify_votes(grouped.get(item_id, []), label, n_reviewers=n_reviewers,
-                                majority=majority)
-        rows.append({
-            "item_id": item_id,
-            "given_label": label,
-            "verdict": result.verdict,
-            "majority_label": result.majority_label,
-            "is_error": result.is_error,
-            "n_votes": result.n_votes,
-            "n_given": result.n_given,
-            "n_unsure": result.n_unsure,
-            "votes": _votes_text(result.counts, result.n_unsure),
-        })
-    columns = ["item_id", "given_label", "verdict", "majority_label", "is_error", "n_votes",
-               "n_given", "n_unsure", "votes"]
-    frame = pd.DataFrame(rows, columns=columns)
+        r = classify_votes(grouped.get(item_id, []), label, n_reviewers=n_reviewers,
+                           majority=majority)
+        rows.append({"item_id": item_id, "given_label": label, "verdict": r.verdict,
+                     "majority_label": r.majority_label, "is_error": r.is_error,
+                     "n_votes": r.n_votes, "n_given": r.n_given, "n_unsure": r.n_unsure,
+                     "votes": _votes_text(r.counts, r.n_unsure)})
+    frame = pd.DataFrame(rows, columns=["item_id", "given_label", "verdict", "majority_label",
+                                        "is_error", "n_votes", "n_given", "n_unsure", "votes"])
     for column in ("majority_label", "is_error"):  # keep None, not NaN, for missing values
         frame[column] = pd.Series([r[column] for r in rows], index=frame.index, dtype=object)
     return frame
@@ -285,35 +244,12 @@ def verdicts_from_annotations(
 
 @dataclass(frozen=True)
 class ProjectConfig:
-    """Settings of a review project, fixed by ``review init``.
-
-    Attributes
-    ----------
-    classes : list
-        The label set, as the user's values (strings or integers).
-    n_reviewers : int
-        Distinct reviewers per item (the papers use 5).
-    majority : int
-        Votes needed for a verdict (3 of 5).
-    show_label : bool
-        Show reviewers the given label (False: blind mode, the improved protocol).
-    pass_mark : float
-        Share of qualification items a reviewer must answer correctly.
-    sentinel_threshold : float
-        Sentinel accuracy below which a reviewer is suspended...
-    min_sentinels : int
-        ...once they have answered at least this many sentinels.
-    sentinel_every : int
-        A sentinel comes after every ``sentinel_every`` review answers.
-    lease_seconds : float
-        How long an item shown to a reviewer stays reserved for them.
-    n_flagged : int or None
-        Items the detector flagged in the whole dataset (for the error estimate).
-    n_rows : int or None
-        Rows in the scan file.
-    selection : {"top", "random"}
-        How the reviewed items were chosen among the ranked ones.
-    """
+    """Settings of a review project, fixed by ``review init``: ``classes`` (the user's values),
+    distinct reviewers per item (the papers use 5) and votes for a verdict (3), ``show_label``
+    (False: blind, the improved protocol), the qualification ``pass_mark``, the sentinel accuracy
+    below which a reviewer is suspended once ``min_sentinels`` are answered, a sentinel after
+    every ``sentinel_every`` answers, how long a shown item stays reserved, the items flagged in
+    the whole dataset (for the error estimate), scan rows, and how reviewed items were chosen."""
 
     classes: list[Any]
     n_reviewers: int = 5
@@ -337,22 +273,19 @@ class ProjectConfig:
         keys = [str(c) for c in self.classes]
         if len(self.classes) < 2 or len(set(keys)) != len(keys):
             raise InvalidInputError(
-                f"a review needs at least 2 distinct labels, got {list(self.classes)}"
-            )
+                f"a review needs at least 2 distinct labels, got {list(self.classes)}")
         clash = {NONE_OF_THESE, UNSURE} & set(keys)
         if clash:
             raise InvalidInputError(
                 f"the label set contains {sorted(clash)}, which the review reserves for its "
-                "own answers; rename those labels"
-            )
+                "own answers; rename those labels")
         for name in ("pass_mark", "sentinel_threshold"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise InvalidParameterError(f"{name} must be in [0, 1], got {value}")
         if self.sentinel_every < 1 or self.min_sentinels < 1 or self.lease_seconds <= 0:
             raise InvalidParameterError(
-                "sentinel_every and min_sentinels must be >= 1 and lease_seconds > 0"
-            )
+                "sentinel_every and min_sentinels must be >= 1 and lease_seconds > 0")
 
     @property
     def class_keys(self) -> list[str]:

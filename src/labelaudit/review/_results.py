@@ -1,13 +1,10 @@
-"""Results of a review and what they are for: verdicts per item, reviewer statistics,
-agreement, the detector's precision, and the corrected copy of the dataset
-(``labelaudit review results``, ``status`` and ``apply``).
+"""Results of a review (``labelaudit review results``, ``status`` and ``apply``): verdicts
+per item, reviewer statistics, agreement, the detector's precision, the corrected dataset.
 
-Only answers of reviewers in good standing count (suspended reviewers' answers stay in
-the database, marked ``excluded``). The detector's precision counts an item as a
-confirmed error when it is not a Non-Error: Chong et al. (2022, section 5) "consider the
-label to be correctly identified as an error" unless at least three of five workers
-confirm it; ``count_non_agreement=False`` counts only Correctable items (Northcutt et
-al.'s set C).
+Only answers of reviewers in good standing count. The detector's precision counts an item
+as a confirmed error unless it is a Non-Error (Chong et al. 2022, section 5: "we consider the
+label to be correctly identified as an error" unless three of five workers confirm it);
+``count_non_agreement=False`` counts only Correctable items (Northcutt et al.'s set C).
 """
 
 from __future__ import annotations
@@ -23,14 +20,7 @@ from labelaudit._errors import InvalidInputError, InvalidParameterError, format_
 from labelaudit._validation import check_choice
 from labelaudit.agreement import fleiss_kappa
 from labelaudit.evaluation import verified_precision
-from labelaudit.io import (
-    ResultFiles,
-    plain_value,
-    read_table,
-    render_table,
-    text_keys,
-    write_table,
-)
+from labelaudit.io import ResultFiles, plain_value, read_table, render_table, text_keys, write_table
 from labelaudit.review._protocol import (
     CORRECTABLE,
     NON_AGREEMENT,
@@ -53,33 +43,12 @@ _ITEM_COLUMNS = ["id", "text", "text_pair", "label", "suggested_label", "score",
 
 @dataclass(frozen=True)
 class ReviewResults(ResultFiles):
-    """Everything ``labelaudit review results`` reports.
-
-    Attributes
-    ----------
-    items : DataFrame
-        One row per reviewed item, most suspect first: ``id, text, [text_pair,] label,
-        suggested_label, score, rank, verdict, majority_label, is_error, n_votes,
-        n_given, n_unsure, votes``.
-    reviewers : DataFrame
-        One row per reviewer: ``reviewer, status, status_reason, n_answers,
-        n_excluded, qualification_score, n_sentinels, sentinel_accuracy,
-        agreement_with_majority, median_seconds``.
-    precision_at_k : DataFrame
-        ``k, n_verified, n_confirmed, precision, ci_low, ci_high`` over the ``k`` most
-        suspect reviewed items (items still pending are left out).
-    fleiss_kappa : float
-        Fleiss' kappa over the review items with at least two votes (``unsure`` left
-        out); NaN when there are none.
-    n_kappa_items : int
-    verified : VerifiedPrecision or None
-        Precision over all decided items, its interval, and the errors it implies among
-        the ``n_flagged`` flagged items; None before any item is decided.
-    n_flagged : int or None
-    selection : str
-        ``"top"`` or ``"random"``: with ``"top"`` the error estimate extrapolates the
-        precision of the most suspect items to every flagged item, an upper estimate.
-    """
+    """Everything ``review results`` reports: ``items`` (verdict columns after the scan's, most
+    suspect first), ``reviewers`` (status, answers, qualification, sentinel accuracy, agreement
+    with the majority, median seconds), ``precision_at_k`` over the ``k`` most suspect decided
+    items, Fleiss' kappa over items with two votes or more (``unsure`` left out; NaN if none),
+    ``verified`` precision over all decided items with the errors it implies among the flagged
+    (None before any verdict), and ``selection`` (``"top"`` makes that estimate an upper one)."""
 
     items: pd.DataFrame
     reviewers: pd.DataFrame
@@ -190,9 +159,15 @@ class ReviewStatus(ResultFiles):
 def review_status(db: ReviewStore | str | Path) -> ReviewStatus:
     """Progress and results so far of a review project.
 
+    Parameters
+    ----------
+    db
+        The project's database (see :func:`init_review`), or its open store.
+
     Returns
     -------
     ReviewStatus
+        ``progress`` (answers so far, per reviewer) and ``results`` (:func:`review_results`).
     """
     store = as_store(db)
     return ReviewStatus(progress=progress(store), results=review_results(store))
@@ -276,12 +251,10 @@ def review_results(
     Parameters
     ----------
     store : ReviewStore or path
-        The project.
-    confidence : float, default=0.95
+    confidence : float
         Level of the Clopper-Pearson intervals.
-    count_non_agreement : bool, default=True
-        Count Non-Agreement items as confirmed errors in the precision (the 2022
-        paper's convention); False counts Correctable items only.
+    count_non_agreement : bool
+        Non-Agreement items count as confirmed errors (as in the 2022 paper); False: Correctable.
 
     Returns
     -------
@@ -366,8 +339,7 @@ def _coerce(value: Any, column: pd.Series) -> Any:
 
 
 def _key(values: pd.Series) -> pd.Series:
-    """Ids compared by their text (:func:`labelaudit.io.text_keys`: ``3.0`` -> ``"3"``),
-    so that an id 68 of one file is the id ``"68"`` of another, and ``"068"`` stays itself."""
+    """Ids compared by their text (``3.0`` -> ``"3"``; ``"068"`` stays itself)."""
     import pandas as pd
     return pd.Series(text_keys(values), index=values.index)
 
@@ -389,27 +361,22 @@ def apply_verdicts(
         The dataset that was scanned.
     verdicts : DataFrame
         The output of ``review results``: ``id, verdict, majority_label`` (and ``votes``).
-    label : str, default="label"
+    label : str
         The label column of ``data``.
     id : str, optional
-        The id column of ``data``. By default the rule ``scan`` follows: the column named
-        ``id`` when ``data`` has one, else the row number (0-based).
-    row_numbers : bool, default=False
+        The id column of ``data``; default as ``scan``: ``id`` if present, else the row number.
+    row_numbers : bool
         Use row numbers (0-based) as ids even when ``data`` has an ``id`` column.
-    non_agreement : {"flag", "drop", "keep"}, default="flag"
-        What to do with Non-Agreement items (and Correctable items whose majority is
-        ``none of these``, which have no label to take): keep them with
-        ``review_action="flagged"``, drop them, or keep them silently
-        (``review_action="kept"``).
+    non_agreement : {"flag", "drop", "keep"}
+        What to do with Non-Agreement items (and a Correctable majority of ``none of these``):
+        keep them as ``review_action="flagged"``, drop them, or keep them as ``"kept"``.
 
     Returns
     -------
     DataFrame
-        ``data`` with the label column corrected and four provenance columns:
-        ``review_original_label``, ``review_verdict`` (empty for unreviewed rows),
-        ``review_votes`` and ``review_action`` (``relabelled``, ``flagged``, ``kept``,
-        ``confirmed`` for Non-Errors, ``pending``; empty for unreviewed rows). Dropped rows
-        are left out. ``data`` itself is not changed.
+        A copy of ``data``, dropped rows left out, with the label corrected and the columns
+        ``review_original_label``, ``review_verdict``, ``review_votes`` and ``review_action``
+        (``relabelled``, ``flagged``, ``kept``, ``confirmed``, ``pending``; empty if unreviewed).
 
     Examples
     --------
@@ -455,8 +422,7 @@ def apply_verdicts(
 
 
 def _action(verdict: str, majority: Any, non_agreement: str) -> str:
-    """What ``apply`` does with an item: relabelled, flagged, dropped, kept, pending or
-    confirmed."""
+    """What ``apply`` does with an item: relabelled, flagged, dropped, kept, pending, confirmed."""
     import pandas as pd
     if verdict == CORRECTABLE and not pd.isna(majority) and str(majority) != NONE_OF_THESE:
         return "relabelled"
@@ -471,8 +437,7 @@ def _id_column(data: pd.DataFrame, verdicts: pd.DataFrame, *, label: str, id: st
     missing = [c for c in ("id", "verdict", "majority_label") if c not in verdicts.columns]
     if missing:
         raise InvalidInputError(
-            f"the verdicts file lacks {missing}; use the output of `labelaudit review results`"
-        )
+            f"the verdicts file lacks {missing}; use the output of `labelaudit review results`")
     if row_numbers:
         if id is not None:
             raise InvalidParameterError("give an id column or row_numbers=True, not both")
@@ -488,14 +453,12 @@ def _id_column(data: pd.DataFrame, verdicts: pd.DataFrame, *, label: str, id: st
     clash = [c for c in PROVENANCE_COLUMNS if c in data.columns]
     if clash:
         raise InvalidInputError(
-            f"the dataset already has {clash}: it looks corrected already; apply to the original"
-        )
+            f"the dataset already has {clash}: it looks corrected already; apply to the original")
     bad = ~verdicts["verdict"].isin([*VERDICTS, PENDING])
     if bad.any():
         raise InvalidInputError(
             f"unknown verdicts {sorted(set(verdicts['verdict'][bad].astype(str)))} in "
-            f"{format_rows(verdicts['id'][bad].tolist())}"
-        )
+            f"{format_rows(verdicts['id'][bad].tolist())}")
     return id
 
 
@@ -507,22 +470,19 @@ def _keyed(data: pd.DataFrame, verdicts: pd.DataFrame, id: str | None,  # noqa: 
         [str(i) for i in range(len(data))], index=data.index)
     if data_keys.duplicated().any():
         raise InvalidInputError(
-            f"the dataset has duplicate ids: {format_rows(data_keys[data_keys.duplicated()])}"
-        )
+            f"the dataset has duplicate ids: {format_rows(data_keys[data_keys.duplicated()])}")
     verdict_keys = _key(verdicts["id"])
     if verdict_keys.duplicated().any():
         raise InvalidInputError(
             f"the verdicts file has duplicate ids: "
-            f"{format_rows(verdict_keys[verdict_keys.duplicated()].tolist())}"
-        )
+            f"{format_rows(verdict_keys[verdict_keys.duplicated()].tolist())}")
     unknown = ~verdict_keys.isin(set(data_keys))
     if unknown.any():
         raise InvalidInputError(
             f"the verdicts name ids the dataset does not have: "
             f"{format_rows(verdict_keys[unknown].tolist())}; is this the dataset that was "
             "scanned, with the same --id?" + ("" if id is not None else
-                                              " (the ids here are row numbers, 0-based)")
-        )
+                                              " (the ids here are row numbers, 0-based)"))
     return data_keys, verdicts.assign(_key=verdict_keys.to_numpy()).set_index("_key")
 
 
@@ -558,9 +518,8 @@ def apply_verdicts_file(data: str | Path, verdicts: str | Path, out: str | Path,
                         ) -> AppliedVerdicts:
     """Read a dataset and the verdicts of ``review results``, write the corrected copy.
 
-    The options are those of :func:`apply_verdicts`. ``out`` is written atomically (its
-    suffix picks the format) and may not be one of the inputs: the dataset is never
-    changed in place.
+    Options as in :func:`apply_verdicts`; ``out`` (its suffix picks the format) is written
+    atomically and may not be an input.
 
     Returns
     -------
@@ -571,8 +530,7 @@ def apply_verdicts_file(data: str | Path, verdicts: str | Path, out: str | Path,
         if target.exists() and Path(source).exists() and \
                 target.resolve() == Path(source).resolve():
             raise InvalidParameterError(
-                f"out {target} is an input file; apply never writes in place, choose a new file"
-            )
+                f"out {target} is an input file; apply never writes in place, choose a new file")
     frame = read_table(data)
     corrected = apply_verdicts(frame, read_table(verdicts), label=label, id=id,
                                row_numbers=row_numbers, non_agreement=non_agreement)

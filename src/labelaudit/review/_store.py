@@ -1,27 +1,13 @@
-"""The review project: one SQLite file in WAL mode holding items, reviewers and answers, and
-the protocol's bookkeeping over it (who sees what next, recording answers).
+"""The review project: one SQLite file in WAL mode (items, reviewers, answers) and the queue.
 
-Every answer is its own committed transaction (``synchronous=FULL``), so a server killed at
-any moment loses nothing it has acknowledged. Reviewer tokens are stored only as SHA-256
-hashes (:func:`hash_token`); the per-project secret signs the CSRF tokens of answer forms.
-The project's settings are a :class:`~labelaudit.review._protocol.ProjectConfig`.
-
-The queue:
-
-* A new reviewer first answers the qualification items (known answers) in order; when all
-  are answered they become ``active`` if their share of correct answers reaches the
-  pass mark, ``failed`` otherwise.
-* An active reviewer gets the most suspect review item that they have not answered and
-  that still needs votes: ``n_reviewers`` distinct reviewers per item, counting answers
-  not excluded plus items currently shown to other reviewers (a lease of
-  ``lease_seconds``, so that no item is handed to more reviewers than it needs).
-* After every ``sentinel_every`` review answers, the next sentinel (known answer) comes
-  instead. Once a reviewer has answered ``min_sentinels`` sentinels, a sentinel accuracy
-  below ``sentinel_threshold`` suspends them: their answers stay in the database, marked
-  ``excluded``, and their items go back into the queue. ``unsure`` on a sentinel counts
-  as wrong.
-* A reviewer answers an item at most once (a unique constraint), and only an item they
-  were shown.
+Every answer is its own committed transaction (``synchronous=FULL``): a killed server loses
+nothing it acknowledged. A new reviewer first answers the qualification items, then is
+``active`` if their share correct reaches the pass mark, else ``failed``. An active reviewer
+gets the most suspect review item they have not answered that still needs votes (answers not
+excluded plus items leased on other screens for ``lease_seconds``, so no item goes to more
+reviewers than it needs); a sentinel after every ``sentinel_every`` answers. Once
+``min_sentinels`` are answered, accuracy below ``sentinel_threshold`` (``unsure`` is wrong)
+suspends the reviewer: their answers stay, ``excluded``, their items go back to the queue.
 """
 
 from __future__ import annotations
@@ -101,12 +87,9 @@ CREATE TABLE views (
 """
 
 
-
 def hash_token(token: str) -> str:
     """SHA-256 of a reviewer token (tokens are 256-bit random, so no slow hash is needed).
 
-    Examples
-    --------
     >>> hash_token("abc")[:12]
     'ba7816bf8f01'
     """
@@ -125,11 +108,7 @@ class Reviewer:
 
 
 class ReviewStore:
-    """Access to a review project's SQLite file.
-
-    Open connections with :meth:`connect` (one per thread or request); the queue and the
-    answers are the functions below the class (:func:`next_item`, :func:`record_answer`).
-    """
+    """A review project's SQLite file; :meth:`connect`: one connection per thread or request."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
@@ -139,10 +118,7 @@ class ReviewStore:
     @classmethod
     def create(cls, path: str | Path, config: ProjectConfig, items: pd.DataFrame, *,
                overwrite: bool = False) -> ReviewStore:
-        """Write a new project file with ``items`` (columns as the ``items`` table). An
-        existing file is replaced only when labelaudit wrote it and ``overwrite`` is given
-        (a file labelaudit did not write never is: :func:`labelaudit.io.check_replaceable`).
-        """
+        """Write a project file of ``items``; replaces only labelaudit's file, on ``overwrite``."""
         target = Path(path)
         tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
         try:
@@ -150,8 +126,7 @@ class ReviewStore:
                               what="choose another --db")
             if target.exists() and not overwrite:
                 raise InvalidInputError(
-                    f"{target} already exists; choose another --db or pass --overwrite"
-                )
+                    f"{target} already exists; choose another --db or pass --overwrite")
             target.parent.mkdir(parents=True, exist_ok=True)
             cls._write_new(tmp, config, items)
             # the old project (and its write-ahead log) goes only once the new one is whole
@@ -162,8 +137,7 @@ class ReviewStore:
         except (OSError, sqlite3.Error) as exc:
             raise InvalidParameterError(
                 f"cannot create the review database {target} ({exc}): choose a --db in a "
-                "folder you can write"
-            ) from None
+                "folder you can write") from None
         finally:
             for leftover in ("", "-journal", "-wal", "-shm"):
                 try:
@@ -191,8 +165,7 @@ class ReviewStore:
             conn.executemany(
                 f"INSERT INTO items ({', '.join(columns)}) "
                 f"VALUES ({', '.join('?' * len(columns))})",
-                rows.itertuples(index=False, name=None),
-            )
+                rows.itertuples(index=False, name=None))
             conn.execute("COMMIT")
             conn.execute("PRAGMA journal_mode=WAL")
         finally:
@@ -204,14 +177,12 @@ class ReviewStore:
         store = cls(path)
         if not store.path.is_file():
             raise InvalidInputError(
-                f"{store.path}: no such review database; create it with `labelaudit review init`"
-            )
+                f"{store.path}: no such review database; create it with `labelaudit review init`")
         try:
             store.config  # noqa: B018 - reads and validates the project table
         except sqlite3.DatabaseError as exc:
             raise InvalidInputError(
-                f"{store.path}: not a labelaudit review database ({exc})"
-            ) from None
+                f"{store.path}: not a labelaudit review database ({exc})") from None
         return store
 
     def connect(self) -> sqlite3.Connection:
@@ -228,12 +199,8 @@ class ReviewStore:
     @contextmanager
     def transaction(self, conn: sqlite3.Connection | None = None, *, durable: bool = True,
                     ) -> Iterator[sqlite3.Connection]:
-        """``BEGIN IMMEDIATE`` ... ``COMMIT`` (rolled back on error): one write, all or nothing.
-
-        ``durable=False`` commits with ``synchronous=NORMAL``: safe when the process is
-        killed, but the last commits may be lost if the machine loses power. Only the
-        bookkeeping of which item is on whose screen uses it; answers are always durable.
-        """
+        """``BEGIN IMMEDIATE`` ... ``COMMIT``, rolled back on error. ``durable=False`` may lose
+        the last commits on power loss: only for what is on whose screen, never for answers."""
         own = conn is None
         conn = conn or self.connect()
         try:
@@ -268,8 +235,7 @@ class ReviewStore:
             if version != SCHEMA_VERSION:
                 raise InvalidInputError(
                     f"{self.path}: review database version {version}, this labelaudit reads "
-                    f"version {SCHEMA_VERSION}"
-                )
+                    f"version {SCHEMA_VERSION}")
             self._config = ProjectConfig(**self._meta("config"))
         return self._config
 
@@ -280,9 +246,7 @@ class ReviewStore:
 
     @property
     def review_id(self) -> str:
-        """This review database's public id (16 hex digits, derived from the secret, which
-        it does not reveal): it marks the Label Studio tasks ``review push`` sends. A copy
-        of the file has the same id; ``review init`` makes a new one."""
+        """Public id (16 hex digits, hiding the secret) marking the tasks ``review push`` sends."""
         return hmac.new(self.secret, b"labelaudit review id", hashlib.sha256).hexdigest()[:16]
 
     def setting(self, key: str, default: Any = None) -> Any:
@@ -301,10 +265,7 @@ class ReviewStore:
     # -- reviewers ----------------------------------------------------------------------
     def add_reviewer(self, name: str, *, role: Literal["reviewer", "admin"] = "reviewer",
                      new_token: bool = False, source: str = "invite") -> tuple[Reviewer, str]:
-        """Create a reviewer (or give an existing one a new token); return it and its token.
-
-        The token is returned once and stored only as a hash.
-        """
+        """Create a reviewer (or renew its token); return it and the token, kept only hashed."""
         name = name.strip()
         if not name or len(name) > 100:
             raise InvalidParameterError("a reviewer name must be 1 to 100 characters")
@@ -319,8 +280,7 @@ class ReviewStore:
                 if not new_token:
                     raise InvalidInputError(
                         f"a reviewer named {name!r} already exists; pass --new-token to replace "
-                        "their link (the old one stops working)"
-                    )
+                        "their link (the old one stops working)")
                 conn.execute("UPDATE reviewers SET token_hash = ? WHERE reviewer_pk = ?",
                              (hash_token(token), existing["reviewer_pk"]))
                 pk = existing["reviewer_pk"]
@@ -342,8 +302,7 @@ class ReviewStore:
             return int(row["reviewer_pk"])
         cursor = conn.execute(
             "INSERT INTO reviewers (name, role, token_hash, status, source, created_at) "
-            "VALUES (?, 'reviewer', NULL, 'active', 'import', ?)", (name, time.time()),
-        )
+            "VALUES (?, 'reviewer', NULL, 'active', 'import', ?)", (name, time.time()))
         return int(cursor.lastrowid or 0)
 
     def reviewer(self, reviewer_pk: int) -> Reviewer | None:
@@ -385,8 +344,7 @@ class ReviewStore:
         """Every reviewer (without token hashes)."""
         return self._frame(
             "SELECT reviewer_pk, name, role, status, status_reason, source, created_at, "
-            "status_at FROM reviewers ORDER BY reviewer_pk"
-        )
+            "status_at FROM reviewers ORDER BY reviewer_pk")
 
     def answers_frame(self) -> pd.DataFrame:
         """Every answer with its item and reviewer, excluded ones included (``excluded``)."""
@@ -394,8 +352,7 @@ class ReviewStore:
             "SELECT a.answer_pk, i.item_pk, i.item_id, i.kind, r.reviewer_pk, r.name AS reviewer,"
             " a.answer, a.shown_at, a.answered_at, a.seconds, a.source, a.excluded,"
             " a.exclusion_reason FROM answers a JOIN items i USING (item_pk)"
-            " JOIN reviewers r USING (reviewer_pk) ORDER BY a.answer_pk"
-        )
+            " JOIN reviewers r USING (reviewer_pk) ORDER BY a.answer_pk")
 
     def _frame(self, sql: str) -> pd.DataFrame:
         import pandas as pd
@@ -423,12 +380,8 @@ AnswerStatus = Literal["recorded", "duplicate", "item_full", "not_shown", "inval
 
 @dataclass(frozen=True)
 class Assignment:
-    """The item a reviewer should answer now (or why there is none).
-
-    ``state`` is ``"item"`` (``item`` is set), ``"done"`` (nothing left), ``"waiting"``
-    (the remaining items are shown to other reviewers right now), ``"failed"`` or
-    ``"suspended"``.
-    """
+    """The item a reviewer should answer now (``state="item"``), or why not: ``done``,
+    ``waiting`` (the rest is on other reviewers' screens), ``failed``, ``suspended``, ``admin``."""
 
     state: Literal["item", "done", "waiting", "failed", "suspended", "admin"]
     item: sqlite3.Row | None = None
@@ -595,27 +548,12 @@ def _check_sentinels(db: sqlite3.Connection, store: ReviewStore, reviewer_pk: in
     return "suspended"
 
 
-def _shorten(text: str, limit: int = 80) -> str:
-    """At most ``limit`` characters of ``text`` (an answer echoed in a message).
-
-    Examples
-    --------
-    >>> _shorten("x" * 100, 5)
-    'xxxx…'
-    """
-    return text if len(text) <= limit else text[:limit - 1] + "…"
-
-
 def record_answer(store: ReviewStore, reviewer_pk: int, item_pk: int, answer: str, *,
                   source: Literal["web", "import"] = "web", now: float | None = None,
                   shown_at: float | None = None, seconds: float | None = None,
                   conn: sqlite3.Connection | None = None) -> AnswerOutcome:
-    """Record one answer in its own committed transaction.
-
-    Web answers must be for an item the reviewer was shown and allowed to answer;
-    imported answers (``source="import"``) skip that check. Either way an item gets at
-    most ``n_reviewers`` counted answers and a reviewer answers it at most once.
-    """
+    """Record one answer in its own transaction: web answers only for an item shown (imports
+    skip that), at most ``n_reviewers`` counted answers per item, one per reviewer."""
     config = store.config
     now = time.time() if now is None else now
     with store.transaction(conn) as db:
@@ -626,9 +564,9 @@ def record_answer(store: ReviewStore, reviewer_pk: int, item_pk: int, answer: st
         status = me["status"]
         if item is None:
             return AnswerOutcome("unknown_item", status, "no such item")
-        if answer not in config.options:
-            return AnswerOutcome("invalid_answer", status,
-                                 f"{_shorten(answer)!r} is not an answer option")
+        if answer not in config.options:  # echoed back, 80 characters at most
+            shown = answer if len(answer) <= 80 else answer[:79] + "…"
+            return AnswerOutcome("invalid_answer", status, f"{shown!r} is not an answer option")
         if db.execute("SELECT 1 FROM answers WHERE item_pk = ? AND reviewer_pk = ?",
                       (item_pk, reviewer_pk)).fetchone():
             return AnswerOutcome("duplicate", status, "you have already answered this item")

@@ -1,16 +1,14 @@
-"""Audits: read data, score it out of sample with :mod:`labelaudit.models`, rank it with
-:mod:`labelaudit.detect` and return one result.
-
-:func:`scan` audits a text classification table (in memory, or streamed with ``out``),
-:func:`scan_tokens` a token-tagged dataset (NER, POS). The other names imported here are
-for the command line and the other packages.
-"""
+"""Audits: :func:`scan` (a text classification table, in memory or streamed with ``out``)
+and :func:`scan_tokens` (token-tagged data: NER, POS) score out of sample with
+:mod:`labelaudit.models` and rank with :mod:`labelaudit.detect`. The other names imported
+here are for the command line and the other packages."""
 
 from labelaudit.scanning._label_sets import LABEL_SET_METHODS as LABEL_SET_METHODS
 from labelaudit.scanning._label_sets import label_set_scores
 from labelaudit.scanning._label_sets import scan_label_sets as scan_label_sets
-from labelaudit.scanning._options import PRESET_FINETUNE, ScanOptions, SlowPresetWarning
+from labelaudit.scanning._options import PRESET_FINETUNE as PRESET_FINETUNE
 from labelaudit.scanning._options import PRESETS as PRESETS
+from labelaudit.scanning._options import ScanOptions, SlowPresetWarning
 from labelaudit.scanning._options import preset_members as preset_members
 from labelaudit.scanning._options import streams as streams
 from labelaudit.scanning._results import (
@@ -32,7 +30,6 @@ from labelaudit.scanning._tokens import write_token_scan as write_token_scan
 __all__ = [
     "ChanceLevelWarning",
     "LabelSetScanResult",
-    "PRESET_FINETUNE",
     "ScanOptions",
     "ScanResult",
     "SlowPresetWarning",

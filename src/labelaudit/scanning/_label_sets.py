@@ -72,11 +72,10 @@ def label_set_scores(label_sets: np.ndarray, pred_probs: np.ndarray,
     """How likely each item's given label set is under per-class probabilities, by each of
     ``methods`` (None: every :data:`LABEL_SET_METHODS`); lower = more suspect.
 
-    ``log_likelihood``: the mean over classes of the log probability of the given
-    membership (``p`` where the item has the class, ``1 - p`` where not), as a geometric
-    mean in (0, 1]; ``worst_class``: the lowest of those probabilities; ``cleanlab``:
-    cleanlab's ``multilabel_classification.get_label_quality_scores`` (self-confidence
-    per class, exponential moving average over classes).
+    ``log_likelihood``: the geometric mean over classes of the probability of the given
+    membership (``p`` where the item has the class, ``1 - p`` where not), in (0, 1];
+    ``worst_class``: the lowest of those; ``cleanlab``: cleanlab's multi-label
+    ``get_label_quality_scores`` (self-confidence per class, exponential moving average).
 
     Examples
     --------
@@ -107,9 +106,8 @@ def _estimate_issues(label_sets: np.ndarray, pred_probs: np.ndarray) -> int:
 
 
 def _check_classes(label_sets: np.ndarray, classes: np.ndarray, n_folds: int | None) -> None:
-    """Some item has a label; when cross-fitting (``n_folds``), every class is on two
-    items or more (one item's class cannot be learned out of sample) and each fold has
-    two items or more."""
+    """Some item has a label; when cross-fitting, every class is on two items or more (one
+    item's class cannot be learned out of sample) and each fold has two items or more."""
     if len(classes) < 1:
         raise InvalidInputError("no item has a label: the label sets are all empty")
     if n_folds is None:  # the user's probabilities: nothing is fitted
@@ -121,9 +119,8 @@ def _check_classes(label_sets: np.ndarray, classes: np.ndarray, n_folds: int | N
 
 def _given_probs(pred_probs: Any, classes: np.ndarray, ids: np.ndarray,
                  id_name: str | None) -> np.ndarray:
-    """The user's per-class probabilities in [0, 1]: an array or a ``.npy`` file with the
-    columns in ``classes`` order, or a table (a file) with one column per class (its rows
-    matched to the items ``ids`` when it has the data's id column ``id_name``)."""
+    """The user's per-class probabilities in [0, 1]: an array or ``.npy`` file in ``classes``
+    order, or a table with one column per class (rows matched by ``id_name`` if it has it)."""
     import pandas as pd
 
     given = read_pred_probs(pred_probs) if isinstance(pred_probs, (str, Path)) else pred_probs
@@ -148,34 +145,13 @@ def _given_probs(pred_probs: Any, classes: np.ndarray, ids: np.ndarray,
 
 def _member(name: Any, *, model: str | None, cache_dir: str | Path | None) -> Any:
     """A member's one-vs-rest form: from its name, or from a configured scorer."""
-    if isinstance(name, Scorer):
-        return OneVsRestScorer(name)
-    options: dict[str, Any] = {}
-    if name == "embed":
-        options = {"model": model, "cache_dir": cache_dir}
-    return OneVsRestScorer(make_scorer(name, **options))
+    return OneVsRestScorer(name if isinstance(name, Scorer) else make_scorer(
+        name, **({"model": model, "cache_dir": cache_dir} if name == "embed" else {})))
 
 
 def scan_label_sets(frame: pd.DataFrame, options: ScanOptions) -> LabelSetScanResult:
-    """Rank multi-label items by how likely their given label set is wrong (what
-    :func:`labelaudit.scan` runs when the label column holds lists, or with
-    ``label_sep``); it takes the columns, ``label_sep``, ``classes``, ``scorers``,
-    ``rank_by``, ``n_folds``, ``random_state``, ``top``, ``threshold``, ``model``,
-    ``cache_dir``, ``keep_columns``, ``pred_probs`` and ``progress`` of ``options``.
-
-    Every member (``scorers``: ``tfidf-char`` by default, ``tfidf``, ``embed``) is
-    cross-fitted with one binary logistic regression per class on its features, over
-    ``n_folds`` folds stratified by label sets; the members' per-class probabilities are
-    averaged; items are ranked by ``rank_by`` (see :func:`label_set_scores`). The
-    ``top`` items, the items below ``threshold``, or else as many as cleanlab estimates
-    (``find_label_issues(multi_label=True)``), are flagged. Each item's suggested set is
-    the classes at probability 0.5 or more; ``missing`` and ``extra`` name how it differs
-    from the given set.
-
-    ``pred_probs`` (an array or ``.npy`` file, shape (n_samples, n_classes), each class's
-    out-of-sample probability of being in the item's set, columns in ``classes`` order or
-    the sorted class names) replaces the members, as in the single-label scan.
-    """
+    """:func:`labelaudit.scan` on label sets (the members' per-class probabilities, or
+    ``pred_probs``, averaged); ``top``, ``threshold`` or cleanlab's estimate flags."""
     text, label, text_pair, top, threshold = (options.text, options.label, options.text_pair,
                                               options.top, options.threshold)
     scorers, pred_probs, label_sep = options.scorers, options.pred_probs, options.label_sep
@@ -185,8 +161,7 @@ def scan_label_sets(frame: pd.DataFrame, options: ScanOptions) -> LabelSetScanRe
     rank_by = check_choice(options.rank_by or _DEFAULT_METHOD, "rank_by", LABEL_SET_METHODS)
     check_int(n_folds, "n_folds", minimum=2)
     names = list(scorers) if scorers is not None else list(_DEFAULT_SCORERS)
-    bad = [getattr(n, "name", n) for n in names
-           if getattr(n, "name", n) not in LABEL_SET_SCORERS]
+    bad = [getattr(n, "name", n) for n in names if getattr(n, "name", n) not in LABEL_SET_SCORERS]
     if bad or not names:
         raise InvalidParameterError(
             f"scorers {bad or names} do not score label sets; multi-label scans take "

@@ -1,17 +1,13 @@
-"""The options of a scan: :class:`ScanOptions`, declared once and checked once
-(:func:`check_options`), the named sets of members (presets) and the members an ensemble runs.
+"""The options of a scan: :class:`ScanOptions`, checked once (:func:`check_options`), the
+presets and the members an ensemble runs. Messages name an option as ``name=value`` or
+``name=``, and each error carries them (``param``), which the command line spells as flags.
 
-Messages name an option as ``name=value`` or, alone, as ``name=``, and each error carries the
-options it names (``param``), which the command line spells as its flags.
-
-The presets were chosen on real, human-verified label errors (``make bench-detection``; the
-figures are in ``benchmarks/results/detection.md`` and ``detection_gpu.md``):
-
-- ``fast``: word 1-2-gram TF-IDF alone (IMDB dev half: AP 0.294, 41 s on 2 cores);
-- ``default``: word TF-IDF and character 2-5-gram TF-IDF (0.304, about 3 minutes);
-- ``best``: word TF-IDF and all-MiniLM-L6-v2 fine-tuned on every fold (3 epochs, 512
-  tokens, head+tail): AP 0.43 on the IMDB dev half, 1.6x the strong TF-IDF peer, in about
-  4 minutes per scan on one H100 GPU; on a CPU the same fine-tuning takes hours.
+The presets were chosen on real, human-verified label errors (``make bench-detection``,
+``benchmarks/results/detection.md`` and ``detection_gpu.md``), on the IMDB dev half:
+``fast``, word 1-2-gram TF-IDF alone (AP 0.294, 41 s on 2 cores); ``default``, with character
+2-5-gram TF-IDF (0.304, about 3 minutes); ``best``, word TF-IDF and all-MiniLM-L6-v2
+fine-tuned on every fold (3 epochs, 512 tokens, head+tail): AP 0.43, 1.6x the strong TF-IDF
+peer, in about 4 minutes on one H100 GPU (hours on a CPU).
 """
 
 from __future__ import annotations
@@ -31,11 +27,16 @@ from labelaudit.detect import RANKING_METHODS
 from labelaudit.engine import (
     EmbedOptions,
     HashingOptions,
-    check_engine,
     first_rows_hold_label_sets,
     is_streamable,
 )
-from labelaudit.models import DEFAULT_SCORERS, check_cache_dir, make_scorer, member_keys
+from labelaudit.models import (
+    DEFAULT_SCORERS,
+    check_cache_dir,
+    check_engine,
+    make_scorer,
+    member_keys,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -44,6 +45,8 @@ DEFAULT_METHOD = "ensemble"
 # Every ranking method but self_confidence, which ranks exactly as ensemble does (-log p is
 # monotone in p), so it is computed only when asked for; crowdlab only with annotations.
 DEFAULT_METHODS: tuple[str, ...] = tuple(m for m in RANKING_METHODS if m != "self_confidence")
+# Those of a scan without annotations (and of every streamed scan): crowdlab is the last.
+UNANNOTATED_METHODS: tuple[str, ...] = DEFAULT_METHODS[:-1]
 #: The named sets of members (``preset=``, ``--preset``): None is scan's default.
 PRESETS: Mapping[str, tuple[str, ...] | None] = {
     "fast": ("tfidf",), "default": None, "best": ("tfidf", "finetune")}
@@ -68,12 +71,7 @@ class SlowPresetWarning(LabelAuditWarning):
 @dataclass(frozen=True)
 class ScanOptions:
     """Every option of :func:`labelaudit.scan`, documented there; :func:`check_options`
-    checks them once, and the steps of a scan read them from here.
-
-    The fine-tuning options (``epochs``, ``max_length``, ``batch_size``, ``learning_rate``,
-    ``devices``) and ``long_texts`` configure the finetune and embed members named by
-    ``scorers`` or a preset; ``model`` may name several encoders, one member each.
-    """
+    checks them once, and the steps of a scan read them from here."""
 
     text: str = "text"
     label: str = "label"
@@ -179,10 +177,8 @@ def check_flagging(top: int | None, threshold: float | None) -> None:
 
 
 def preset_settings(preset: str, **tuning: Any) -> tuple[list[str] | None, dict[str, Any]]:
-    """The member names of a preset (None: scan's default) and the settings of its
-    fine-tuned member (:data:`PRESET_FINETUNE` updated by the caller's ``tuning``; empty
-    without one). Warns (:class:`SlowPresetWarning`) when a fine-tuning preset finds no
-    CUDA GPU."""
+    """The member names of a preset (None: scan's default) and its fine-tuned member's
+    settings (:data:`PRESET_FINETUNE` and ``tuning``); warns when it finds no CUDA GPU."""
     names = PRESETS[check_choice(preset, "preset", PRESETS)]
     given = {k: v for k, v in tuning.items() if v is not None}
     if names is None or "finetune" not in names:
@@ -202,10 +198,8 @@ def preset_settings(preset: str, **tuning: Any) -> tuple[list[str] | None, dict[
     return list(names), {**PRESET_FINETUNE, **given}
 
 
-def preset_members(preset: str, *, model: str | None = None,
-                   **tuning: Any) -> list[Any] | None:
-    """The ``scorers`` of a preset for :func:`labelaudit.scan`: names, the fine-tuned
-    member built with :func:`preset_settings`; None for ``default``."""
+def preset_members(preset: str, *, model: str | None = None, **tuning: Any) -> list[Any] | None:
+    """The ``scorers`` of a preset (None for ``default``), its fine-tuned member built."""
     names, settings = preset_settings(preset, **tuning)
     if not settings or names is None:
         return names
@@ -244,11 +238,8 @@ def check_weights(weights: object, scorers: Sequence[str]) -> list[float] | str:
 
 
 def check_member_options(members: Sequence[Any], options: ScanOptions) -> None:
-    """Options that the members would ignore are refused before any work, each naming the
-    members that take it: ``model`` when no member (nor Datalab's embedding features)
-    takes an encoder, ``pair_mode`` for single texts or when no member encodes pairs,
-    ``long_texts`` without embed, the fine-tuning options and ``sweep`` without finetune,
-    ``cache_dir`` when no member (nor Datalab's embedding features) encodes texts."""
+    """Refuse, before any work, the options that the members (and Datalab's embedding
+    features) would ignore, each error naming the members that take it."""
     names = [m if isinstance(m, str) else str(getattr(m, "name", "")) for m in members]
     embeds = options.datalab and options.datalab_features == "embed"
 
@@ -291,10 +282,8 @@ _IN_MEMORY = ("label_sep", "split", "score", "pred_probs", "annotations", "metho
 
 
 def memory_needs(options: ScanOptions, *, report: bool = False) -> list[str]:
-    """The options that need every item in memory, so that a streamed scan cannot run
-    them, named as the messages name them: the in-memory options given (``report``: a
-    report is written too), a member that does not stream (a preset's named as the
-    preset), more than one ``model``."""
+    """The options given that a streamed scan cannot run, as the messages name them
+    (``report``: a report is written too)."""
     needs = options.given(*_IN_MEMORY[:10])
     needs += ["report_out"] if report else []
     needs += options.given(*_IN_MEMORY[10:])
@@ -311,9 +300,8 @@ def memory_needs(options: ScanOptions, *, report: bool = False) -> list[str]:
 
 def streams(data: Any, options: ScanOptions, *, engine: str | None, report: bool) -> bool:
     """Whether ``labelaudit scan`` streams: with ``--engine`` and nothing that needs every
-    item in memory, or as a TF-IDF scan of a streamable file written to ``--out``
-    (``engine`` None); ``--engine ray`` with what needs memory runs in memory, its folds as
-    Ray tasks."""
+    item in memory, or (``engine`` None) as a TF-IDF scan of a streamable file to ``--out``;
+    ``--engine ray`` with what needs memory runs in memory, its folds as Ray tasks."""
     given = memory_needs(options, report=report)
     out = str(options.out or "")
     if engine is None:
@@ -347,9 +335,8 @@ def streams(data: Any, options: ScanOptions, *, engine: str | None, report: bool
 
 
 def check_options(data: Any, options: ScanOptions) -> ScanOptions:
-    """Every rule between the options of a scan, checked once before any work; returns the
-    options with the members resolved (a preset's, configured by ``model`` and the
-    fine-tuning options) and the weights as numbers."""
+    """Every rule between the options of a scan, checked once before any work; returns them
+    with the members resolved (a preset's, configured) and the weights as numbers."""
     _check_given_probs(options)
     if options.keep is not None and not options.sweep:
         raise InvalidParameterError("keep= sets how many configurations of the sweep are "
@@ -444,8 +431,7 @@ def _check_streamed(data: Any, options: ScanOptions) -> None:
     names = [options.scorers] if isinstance(options.scorers, str) else list(
         options.scorers or PRESETS.get(options.preset or "") or ())
     if len(set(names)) < len(names):
-        raise InvalidParameterError(f"the ensemble names a member twice: {names}",
-                                    param="scorers")
+        raise InvalidParameterError(f"the ensemble names a member twice: {names}", param="scorers")
     check_choice(options.tfidf, "tfidf", ("auto", "memory", "hashing"))
     if options.hashing_threshold is not None:
         check_int(options.hashing_threshold, "hashing_threshold", minimum=0)
@@ -455,9 +441,8 @@ def _check_streamed(data: Any, options: ScanOptions) -> None:
 
 def _members(scorers: Sequence[Any] | None, options: ScanOptions,
              tuning: dict[str, Any]) -> list[Any] | None:
-    """The ensemble: a name per scorer, or a configured scorer object where several models,
-    ``long_texts`` or the fine-tuning options apply (one per model for embed and finetune);
-    None for the default members, which scan screens."""
+    """The ensemble: a name per scorer, or a configured scorer where several models,
+    ``long_texts`` or fine-tuning options apply; None for the default (screened) members."""
     models: list[str | None] = ([options.model] if isinstance(options.model, str)
                                 else list(options.model or ()))
     if not (tuning or len(models) > 1 or options.long_texts):

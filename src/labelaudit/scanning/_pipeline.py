@@ -1,6 +1,5 @@
-"""The scan pipeline in memory, which the streamed scan runs too on data small enough for
-memory: read the inputs, screen and fit the members (or take the user's probabilities),
-rank with every method and flag."""
+"""The scan pipeline in memory (the streamed scan's too on data that fits): read the inputs,
+screen and fit the members (or take the user's probabilities), rank and flag."""
 
 from __future__ import annotations
 
@@ -22,7 +21,6 @@ from labelaudit.detect import (
     datalab_issues,
     ensemble_pred_probs,
 )
-from labelaudit.engine import ray_session
 from labelaudit.io import (
     CLASS_NAMES,
     TextDataset,
@@ -41,11 +39,13 @@ from labelaudit.models import (
     fold_checkpoints,
     member_keys,
     member_pred_probs,
+    ray_session,
     training_dynamics,
 )
 from labelaudit.scanning._options import (
     DEFAULT_METHOD,
     DEFAULT_METHODS,
+    UNANNOTATED_METHODS,
     ScanOptions,
     check_method,
     id_column,
@@ -195,11 +195,8 @@ def screen_sample(labels: np.ndarray, *, size: int, random_state: int | None) ->
 def screen_members(train: TextDataset, scorers: list, *, size: int | None,
                    n_folds: int | None, random_state: int | None, progress: bool,
                    **options: Any) -> tuple[list, dict[str, float]]:
-    """The default members worth running on all of ``train``: each is cross-fitted on a
-    stratified sample of ``size`` items (None: ``train`` is the sample already), the
-    ensemble weights are fitted there, and a member under :data:`SCREEN_WEIGHT` is
-    dropped (its weight returned, for the summary). The first member always stays (it is
-    the one behind ``loss``)."""
+    """The default members worth running: cross-fitted on a stratified sample of ``size``
+    items (None: all), a member but the first under :data:`SCREEN_WEIGHT` there is dropped."""
     assert train.labels is not None  # noqa: S101 - the caller checked
     part = train
     if size is not None:
@@ -229,8 +226,7 @@ def method_scores(
     crowd_votes: np.ndarray | None, methods: list[str], *, n_jobs: int | None = None,
 ) -> tuple[dict[str, np.ndarray], int, np.ndarray | None]:
     """Every method's scores (:data:`labelaudit.detect.RANKING_METHODS`), cleanlab's
-    estimated error count, CROWDLAB's consensus (``n_jobs`` for cleanlab's
-    ``find_label_issues``)."""
+    estimated error count, CROWDLAB's consensus (``n_jobs``: cleanlab's)."""
     cl = confident_learning(labels, pred_probs, n_jobs=n_jobs)
     crowd = None if crowd_votes is None else crowdlab(labels, pred_probs, crowd_votes)
     labels, pred_probs = check_pred_probs(labels, pred_probs)
@@ -252,14 +248,12 @@ def flag_items(labels: np.ndarray, pred_probs: np.ndarray, ranking: np.ndarray, 
 
 
 def scan_frame(frame: pd.DataFrame, options: ScanOptions) -> ScanResult:
-    """The in-memory scan of one label per item, on checked ``options``: the one pipeline
-    behind :func:`labelaudit.scan`, whatever the engine (``options.engine`` fits the
-    folds here or as Ray tasks; the streamed scan runs it on data small enough for
-    memory)."""
+    """The in-memory scan of one label per item on checked ``options``: the one pipeline
+    behind :func:`labelaudit.scan`, whatever the engine fitting the folds."""
     o = options
     started = time.perf_counter()
-    wanted = (list(o.methods) if o.methods is not None else
-              [m for m in DEFAULT_METHODS if m != "crowdlab" or o.annotations is not None])
+    wanted = list(o.methods if o.methods is not None else DEFAULT_METHODS
+                  if o.annotations is not None else UNANNOTATED_METHODS)
     order_by = check_method(o.rank_by if o.rank_by is not None else "crowdlab"
                             if o.annotations is not None else DEFAULT_METHOD, "rank_by")
     inputs = read_inputs(frame, o)

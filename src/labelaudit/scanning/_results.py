@@ -37,9 +37,7 @@ class ChanceLevelWarning(LabelAuditWarning):
 
 @dataclass(frozen=True)
 class ScannedTexts:
-    """What every text scan has: the items (ids, texts and, for sentence pairs, second
-    texts), each method's score (lower = more suspect), the method that orders them, the
-    flagged items and why, cleanlab's estimate of the number of errors, and the time."""
+    """What every text scan has (the fields :class:`ScanResult` documents)."""
 
     ids: np.ndarray
     texts: list[str]
@@ -51,6 +49,11 @@ class ScannedTexts:
     n_issues_estimate: int
     seconds: float
 
+    @property
+    def order(self) -> np.ndarray:
+        """Item positions, most suspect first (stable for ties)."""
+        return np.argsort(self.scores[self.rank_by], kind="stable")
+
 
 @dataclass(frozen=True)
 class ScanResult(ScannedTexts, ResultFiles):
@@ -59,51 +62,29 @@ class ScanResult(ScannedTexts, ResultFiles):
     Attributes
     ----------
     ids, texts, text_pairs : the scored items (``text_pairs`` None for single texts).
-    labels : ndarray of int, shape (n_samples,)
-        Given labels as indices into ``classes``.
-    classes : ndarray of shape (n_classes,)
-        The user's label values.
-    pred_probs : ndarray of shape (n_samples, n_classes)
-        Out-of-sample probabilities of the ensemble of all members, or the user's own
-        (``mode`` is :data:`GIVEN_PROBS`).
-    member_probs : dict of str to ndarray (n_samples, n_classes)
-        Each member's out-of-sample probabilities (scorer name, ``#seed`` for repeats;
-        ``pred_probs`` for the user's own).
-    weights : dict of str to float
-        The ensemble weight of each scorer (its seed repeats averaged first).
-    temperatures : dict of str to float
-        The temperature each scorer was scaled by before averaging (1 = unchanged).
+    labels, classes : ndarray of shape (n_samples,) and (n_classes,)
+        Given labels as indices into ``classes`` (the user's label values).
+    pred_probs, member_probs : ndarray, and dict of str to ndarray (n_samples, n_classes)
+        Out-of-sample probabilities of the ensemble (or the user's own), and of each
+        member (``#seed`` for repeats).
+    weights, temperatures : dict of str to float
+        Each scorer's ensemble weight (seed repeats averaged first) and the temperature it
+        was scaled by before averaging (1 = unchanged).
     scores : dict of str to ndarray (n_samples,)
         Label-quality score of every method asked for; lower = more suspect.
-    rank_by : str
-        The method that orders the output.
-    flagged : ndarray of bool, shape (n_samples,)
-    flag_rule : str
-        How ``flagged`` was decided.
-    n_issues_estimate : int
-        cleanlab's estimate of the number of label errors.
-    seconds : float
-        Wall time of the scan.
-    member_seconds : dict of str to float
-        Wall time of each member (encoding and every fold), shown in the summary next to
-        its weight, so a user sees where the time went.
-    screened : dict of str to float
-        Default members skipped after the screen, with their ensemble weight there.
+    rank_by, flagged, flag_rule, n_issues_estimate, seconds
+        The method that orders the output; the flagged items and how they were chosen;
+        cleanlab's estimate of the number of label errors; the wall time.
+    member_seconds, screened : dict of str to float
+        Each member's wall time; default members skipped after the screen, with weight.
     mode : str
-        How the probabilities were made: ``"5-fold cross-fit"``, ``"fit-on-train,
-        score-on-test"``, or :data:`GIVEN_PROBS` (the user's ``pred_probs``).
+        ``"5-fold cross-fit"``, ``"fit-on-train, score-on-test"``, or :data:`GIVEN_PROBS`.
     extra : DataFrame or None
-        The input's other columns (all but text, text pair, label, id and annotations),
-        row ``i`` for item ``i``; :meth:`to_frame` writes them last. None when they were
-        not kept (``keep_columns=False``) or there were none.
-    datalab : DatalabIssues or None
-        cleanlab Datalab's near-duplicate, outlier and non-IID findings (``datalab=True``);
-        :meth:`to_frame` writes their columns after ``flagged``.
-    dynamics : TrainingDynamics or None
-        The held-out training dynamics of the ``dynamics`` member (its AUM, data-map
-        confidence and variability per item, over its epochs and repeats), when it ran;
-        :meth:`to_frame` writes them as ``dynamics_aum``, ``dynamics_confidence`` and
-        ``dynamics_variability``.
+        The input's other columns (not text, text pair, label, id or annotations), row
+        ``i`` for item ``i``, written last; None with ``keep_columns=False`` or none.
+    datalab, dynamics : DatalabIssues, TrainingDynamics or None
+        Datalab's near-duplicate, outlier and non-IID findings (``datalab=True``), and the
+        ``dynamics`` member's held-out AUM, confidence and variability (``dynamics_*``).
     """
 
     labels: np.ndarray
@@ -130,16 +111,9 @@ class ScanResult(ScannedTexts, ResultFiles):
         """The accuracy of always predicting the most common given label."""
         return _majority_rate(self.labels)
 
-    @property
-    def order(self) -> np.ndarray:
-        """Item positions, most suspect first (stable for ties)."""
-        return np.argsort(self.scores[self.rank_by], kind="stable")
-
     def score_column(self, method: str) -> str:
         """The output column of a method's scores (``loss`` names its scorer)."""
-        if method == "loss":
-            return f"score_loss_{next(iter(self.weights))}"
-        return f"score_{method}"
+        return score_column(method, next(iter(self.weights)))
 
     @property
     def near_chance(self) -> bool:
@@ -153,40 +127,19 @@ class ScanResult(ScannedTexts, ResultFiles):
                                              "suggested_prob", "loss", "flagged", "text"]]
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per item, most suspect first.
-
-        Columns: ``id, text, [text_pair,] label, suggested_label, suggested_prob,
-        given_prob, loss, rank, score_<method>..., flagged``; labels use the user's values.
-        Every ``score_*`` is a label-quality score, lower = more suspect. ``loss`` is the
-        ensemble's ``-log p(label)``; the ``loss`` method (the first scorer alone, FML) is
-        written as ``score_loss_<scorer>``. After ``flagged`` come the Datalab columns and,
-        when the ``dynamics`` member ran, ``dynamics_aum, dynamics_confidence,
-        dynamics_variability`` (:attr:`dynamics`). ``score_crowdlab`` is CROWDLAB's consensus
-        quality score (in [0, 1]) where the consensus equals the given label and that
-        score minus 2 (in [-2, -1]) where it does not, so those items rank first.
-
-        The input's other columns (:attr:`extra`) follow, unchanged; one named like a
-        labelaudit column (:data:`OUTPUT_COLUMNS`) or starting with ``score_`` (which
-        ``evaluate`` and ``review`` read as scores) is renamed ``input_<name>``.
-        """
+        """One row per item, most suspect first: ``id, text, [text_pair,] label,
+        suggested_label, suggested_prob, given_prob, loss, rank, score_<method>..., flagged``,
+        then the :attr:`datalab`, :attr:`dynamics` and :attr:`extra` columns (a clashing one
+        renamed ``input_<name>``). ``loss`` is the ensemble's ``-log p(label)``, the FML
+        ``loss`` method is ``score_loss_<scorer>``; ``score_*`` is lower = more suspect;
+        ``score_crowdlab`` is CROWDLAB's consensus quality where the consensus is the given
+        label, minus 2 where not, so those items rank first."""
         import pandas as pd
 
-        suggested, suggested_prob = suggest_labels(self.labels, self.pred_probs)
-        columns: dict[str, Any] = {"id": self.ids, "text": self.texts}
-        if self.text_pairs is not None:
-            columns["text_pair"] = self.text_pairs
-        columns.update(
-            label=self.classes[self.labels],
-            suggested_label=self.classes[suggested],
-            suggested_prob=suggested_prob,
-            given_prob=self.pred_probs[np.arange(len(self.labels)), self.labels],
-            loss=per_item_loss(self.labels, self.pred_probs),
-        )
-        frame = pd.DataFrame(columns)
+        frame = pd.DataFrame(item_columns(self.ids, self.texts, self.text_pairs, self.labels,
+                                          self.classes, self.pred_probs))
         order = self.order
-        rank = np.empty(len(order), dtype=np.int64)
-        rank[order] = np.arange(1, len(order) + 1)
-        frame["rank"] = rank
+        frame["rank"] = ranks(order)
         for method, values in self.scores.items():
             frame[self.score_column(method)] = values
         if self.consensus_labels is not None:
@@ -209,8 +162,7 @@ class ScanResult(ScannedTexts, ResultFiles):
         return write_report(self, path, **options)
 
     def summary(self) -> str:
-        """A few lines for a person: items, classes, estimated errors, accuracy, time (the
-        format every scan prints, see :func:`format_scan_summary`)."""
+        """A few lines for a person, as every scan prints them (:func:`format_scan_summary`)."""
         given = self.mode == GIVEN_PROBS
         facts = ScanFacts(
             n_items=len(self.labels), n_classes=len(self.classes),
@@ -226,6 +178,33 @@ class ScanResult(ScannedTexts, ResultFiles):
                               .splitlines()) if self.datalab is not None else ())
         weak = chance_note(self.accuracy, self.majority_rate) if len(self.labels) else ""
         return format_scan_summary(facts, weak)
+
+
+def score_column(method: str, first: str) -> str:
+    """A method's output column: ``score_<method>``, ``score_loss_<first>`` for ``loss``."""
+    return f"score_loss_{first}" if method == "loss" else f"score_{method}"
+
+
+def ranks(order: np.ndarray) -> np.ndarray:
+    """Each item's rank (1 = most suspect) from its positions ``order``, most suspect first."""
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(1, len(order) + 1)
+    return rank
+
+
+def item_columns(ids: Any, texts: Any, text_pairs: Any, labels: np.ndarray,
+                 classes: np.ndarray, pred_probs: np.ndarray) -> dict[str, Any]:
+    """The output's first columns, in every scan's order: ``id, text, [text_pair,] label,
+    suggested_label, suggested_prob, given_prob, loss``."""
+    suggested, suggested_prob = suggest_labels(labels, pred_probs)
+    columns: dict[str, Any] = {"id": ids, "text": texts}
+    if text_pairs is not None:
+        columns["text_pair"] = text_pairs
+    columns.update(label=classes[labels], suggested_label=classes[suggested],
+                   suggested_prob=suggested_prob,
+                   given_prob=pred_probs[np.arange(len(labels)), labels],
+                   loss=per_item_loss(labels, pred_probs))
+    return columns
 
 
 def input_names(columns: Sequence[object], taken: Iterable[object]) -> list[object]:
@@ -281,30 +260,22 @@ def _near_chance(accuracy: float, majority: float) -> bool:
 
 def warn_if_chance_level(labels: np.ndarray, pred_probs: np.ndarray, *,
                          given: bool = False) -> None:
-    """Warn when the probabilities predict the given labels no better than the most common
-    class; ``given`` words it for the user's own ``pred_probs``."""
+    """Warn when the probabilities do no better than the most common class (``given``: yours)."""
     if len(labels) == 0:
         return
     accuracy, majority = _accuracy(labels, pred_probs), _majority_rate(labels)
-    if given and _near_chance(accuracy, majority):
-        warnings.warn(
-            f"the given pred_probs have accuracy {accuracy:.2f} against the labels, "
-            f"{'barely above' if accuracy > majority else 'no better than'} always predicting "
-            f"the most common class ({majority:.2f}): check that their columns are in the "
-            "class order (classes=) and their rows in the order of the data; otherwise the "
-            "ranking is close to random",
-            ChanceLevelWarning, stacklevel=3,
-        )
-    elif _near_chance(accuracy, majority):
-        warnings.warn(
-            f"out-of-sample accuracy {accuracy:.2f} is "
-            f"{'barely above' if accuracy > majority else 'no better than'} always predicting "
-            f"the most common class ({majority:.2f}): the scorers have not learned this task, "
-            "so the ranking is close to random and the estimated error count is unreliable; "
-            "fit on a real training split with --score, or use a model that knows the task "
-            "(--model)",
-            ChanceLevelWarning, stacklevel=3,
-        )
+    if not _near_chance(accuracy, majority):
+        return
+    how = (f"{'barely above' if accuracy > majority else 'no better than'} always predicting "
+           f"the most common class ({majority:.2f})")
+    warnings.warn(
+        f"the given pred_probs have accuracy {accuracy:.2f} against the labels, {how}: check "
+        "that their columns are in the class order (classes=) and their rows in the order of "
+        "the data; otherwise the ranking is close to random" if given else
+        f"out-of-sample accuracy {accuracy:.2f} is {how}: the scorers have not learned this "
+        "task, so the ranking is close to random and the estimated error count is unreliable; "
+        "fit on a real training split with --score, or use a model that knows the task "
+        "(--model)", ChanceLevelWarning, stacklevel=3)
 
 
 @dataclass(frozen=True)
@@ -313,21 +284,15 @@ class LabelSetScanResult(ScannedTexts):
 
     Attributes
     ----------
-    ids, texts, text_pairs : the scored items (``text_pairs`` None for single texts).
-    label_sets : ndarray of int8, shape (n_samples, n_classes)
+    ids, texts, text_pairs, rank_by, flagged, flag_rule, seconds, member_probs, extra :
+        As :class:`ScanResult`.
+    label_sets, classes : ndarray of shape (n_samples, n_classes) and (n_classes,)
         The given label sets: 1 where the item has the class.
-    classes : ndarray of str, shape (n_classes,)
     pred_probs : ndarray of shape (n_samples, n_classes)
-        Each class's out-of-sample probability of being in the item's set (the members'
-        mean; a row need not sum to 1).
-    member_probs : dict of str to ndarray
-    scores : dict of str to ndarray (n_samples,)
-        Label-set quality of every method; lower = more suspect.
-    rank_by : str
-    flagged : ndarray of bool
-    flag_rule : str
-    n_issues_estimate : int
-        cleanlab's estimate of the number of items whose label set is wrong.
+        Each class's out-of-sample probability of being in the set (the members' mean).
+    scores, n_issues_estimate
+        Label-set quality of every method (lower = more suspect); cleanlab's estimate of
+        the number of items whose label set is wrong.
     label_sep : str or None
         How label sets are written to CSV and TSV (and read from them).
     """
@@ -355,10 +320,6 @@ class LabelSetScanResult(ScannedTexts):
         """Classes in the given set that the probabilities leave out."""
         return (self.suggested_sets == 0) & (self.label_sets == 1)
 
-    def order(self) -> np.ndarray:
-        """Item positions, most suspect first (ties in item order)."""
-        return np.argsort(self.scores[self.rank_by], kind="stable")
-
     def class_counts(self) -> pd.DataFrame:
         """Per class: items given it, items suggested it, and the flagged items where it
         looks missing or wrong."""
@@ -379,7 +340,7 @@ class LabelSetScanResult(ScannedTexts):
         (for CSV and TSV)."""
         import pandas as pd
 
-        order = self.order()
+        order = self.order
 
         def sets(matrix: np.ndarray) -> list[Any]:
             return [format_label_set(matrix[i], self.classes, sep) for i in order]
@@ -427,21 +388,9 @@ class LabelSetScanResult(ScannedTexts):
 
 
 def result_table(result: Any, *, rows: int | None = None, sep: str | None = None) -> pd.DataFrame:
-    """The table a scan's result writes: every item (``rows`` None), or the table view of
-    the ``rows`` most suspect (:meth:`ScanResult.to_table`; for label sets the first
-    ``rows``, every item when ``rows`` is 0), a label set as a list or as text joined by
-    ``sep`` (for CSV, TSV and the table view).
-
-    Parameters
-    ----------
-    result : ScanResult or LabelSetScanResult
-    rows : int, optional
-    sep : str, optional
-
-    Returns
-    -------
-    DataFrame
-    """
+    """The table a scan's result writes: every item (``rows`` None), or the ``rows`` most
+    suspect (:meth:`ScanResult.to_table`; for label sets every item when ``rows`` is 0),
+    label sets as lists or as text joined by ``sep``."""
     if not isinstance(result, LabelSetScanResult):
         return result.to_frame() if rows is None else result.to_table(rows)
     frame = result.to_frame(sep=sep)
@@ -450,32 +399,8 @@ def result_table(result: Any, *, rows: int | None = None, sep: str | None = None
 
 @dataclass(frozen=True)
 class ScanFacts:
-    """What a scan's summary reports.
-
-    Attributes
-    ----------
-    n_items, n_classes, n_issues_estimate, n_flagged : int
-    flag_rule, rank_by : str
-    accuracy, majority_rate : float
-    how : str
-        What produced the probabilities: the members (``"tfidf, embed"``,
-        ``"tfidf-hash"``), or the user's ``"given pred_probs"``.
-    mode : str
-        How they were made out of sample (``"5-fold cross-fit"``, ``"fit-on-train,
-        score-on-test"``); "" for given ones.
-    given : bool
-        The probabilities are the user's own (no models ran).
-    engine : str
-        ``"local"`` or ``"ray"``; "" where not told.
-    weights : mapping of member to (weight, temperature or None, seconds or None)
-    screened : mapping of member to its weight on the screening sample
-    extra_lines : tuple of str
-        Lines of other parts (Datalab's issue types), printed before the time.
-    written : str or None
-        The output file, where the scan wrote one itself.
-    seconds : float
-    peak_rss_mb : float or None
-    """
+    """What a scan's summary reports, whichever result; ``weights`` maps a member to
+    (weight, temperature or None, seconds or None)."""
 
     n_items: int
     n_classes: int
@@ -489,8 +414,7 @@ class ScanFacts:
     mode: str = ""
     given: bool = False
     engine: str = ""
-    weights: Mapping[str, tuple[float, float | None, float | None]] = field(
-        default_factory=dict)
+    weights: Mapping[str, tuple[float, float | None, float | None]] = field(default_factory=dict)
     screened: Mapping[str, float] = field(default_factory=dict)
     extra_lines: tuple[str, ...] = ()
     written: str | None = None
@@ -498,8 +422,7 @@ class ScanFacts:
     peak_rss_mb: float | None = None
 
 
-def _member(name: str, weight: float, temperature: float | None,
-            seconds: float | None) -> str:
+def _member(name: str, weight: float, temperature: float | None, seconds: float | None) -> str:
     detail = [f"T={temperature:.2f}"] if temperature is not None else []
     detail += [f"{seconds:.1f}s"] if seconds is not None else []
     return f"{name} {weight:.2f}" + (f" ({', '.join(detail)})" if detail else "")
@@ -557,35 +480,22 @@ def format_scan_summary(facts: ScanFacts, chance: str = "") -> str:
 
 @dataclass(frozen=True)
 class StreamScanResult:
-    """What :func:`scan_stream` did; the ranked items are in the file ``out``.
+    """What :func:`scan` with ``out`` did; the ranked items are in the file ``out``.
 
     Attributes
     ----------
     out : Path or str
         The output file (or folder of Parquet parts; a remote URI stays a string): one row
-        per item, most suspect first, with the columns of
-        :meth:`labelaudit.scanning.ScanResult.to_frame`.
-    n_items, n_classes, n_flagged : int
-    n_issues_estimate : int
-        cleanlab's estimate of the number of label errors.
-    flag_rule : str
-    accuracy : float
-        Out-of-sample accuracy against the given labels.
-    majority_rate : float
-        The accuracy of always predicting the most common given label.
-    model : str
-        ``"tfidf"`` (:class:`~labelaudit.models.TfidfScorer` in memory, as
-        :func:`labelaudit.scan`) or ``"tfidf-hash"`` (hashed features, out-of-core SGD).
-    weights : dict of str to float
-        Each member's ensemble weight (``tfidf``, ``embed``).
-    screened : dict of str to float
-        Default members left out after screening, with their weight on the sample.
-    engine : str
-        ``"local"`` or ``"ray"``.
-    n_folds : int
-    resumed_folds : int
-        Folds loaded from the checkpoint of an interrupted run instead of being fitted.
-    seconds : float
+        per item, most suspect first, with the columns of :meth:`ScanResult.to_frame`.
+    n_items, n_classes, n_flagged, n_issues_estimate, flag_rule, weights, screened, seconds :
+        As :class:`ScanResult`.
+    accuracy, majority_rate : float
+        Out-of-sample accuracy, and that of always predicting the most common given label.
+    model, engine : str
+        ``"tfidf"`` (in memory, as :func:`labelaudit.scan`) or ``"tfidf-hash"`` (hashed
+        features, out-of-core SGD); ``"local"`` or ``"ray"``.
+    n_folds, resumed_folds : int
+        The folds, and those loaded from the checkpoint of an interrupted run.
     peak_rss_mb : float
         Peak resident memory of this process so far (``getrusage``), in MiB.
     """
@@ -608,8 +518,7 @@ class StreamScanResult:
     peak_rss_mb: float
 
     def summary(self) -> str:
-        """A few lines for a person, in the format every scan prints (see
-        :func:`labelaudit.scanning.format_scan_summary`)."""
+        """A few lines for a person, as every scan prints them (:func:`format_scan_summary`)."""
         resumed = f", {self.resumed_folds} resumed" if self.resumed_folds else ""
         facts = ScanFacts(
             n_items=self.n_items, n_classes=self.n_classes,

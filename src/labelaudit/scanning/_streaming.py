@@ -1,11 +1,6 @@
-"""The streamed scan (``scan(data, out=...)``): data read, scored and written chunk by chunk.
-
-Up to ``hashing_threshold`` items the rows are gathered and ranked by the in-memory pipeline
-(:func:`~labelaudit.scanning._pipeline.scan_frame`), then written in chunks; above, the
-out-of-core path hashes the texts, screens the default members on a sample, fits each
-member's folds (resuming finished ones), scores and writes by an external sort. The output
-columns and values are those of :meth:`labelaudit.scanning.ScanResult.to_frame`.
-"""
+"""The streamed scan (``scan(data, out=...)``), chunk by chunk in the columns of
+:meth:`ScanResult.to_frame`: up to ``hashing_threshold`` items by the in-memory pipeline,
+above by the out-of-core path (:func:`hashed_scan`)."""
 
 from __future__ import annotations
 
@@ -21,7 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
-from labelaudit.detect import ensemble_pred_probs, per_item_loss, suggest_labels
+from labelaudit.detect import ensemble_pred_probs
 from labelaudit.engine import (
     Checkpoint,
     Collector,
@@ -45,8 +40,8 @@ from labelaudit.io import TextDataset, prepare_text_dataset
 from labelaudit.models import DEFAULT_SCORERS, EmbedScorer, default_progress
 from labelaudit.scanning._options import (
     DEFAULT_METHOD,
-    DEFAULT_METHODS,
     STREAMED_SCORERS,
+    UNANNOTATED_METHODS,
     ScanOptions,
 )
 from labelaudit.scanning._pipeline import (
@@ -62,6 +57,9 @@ from labelaudit.scanning._results import (
     _majority_rate,
     _peak_rss_mb,
     input_names,
+    item_columns,
+    ranks,
+    score_column,
     warn_if_chance_level,
 )
 
@@ -71,16 +69,13 @@ if TYPE_CHECKING:  # pragma: no cover
 HASHING_THRESHOLD = 200_000  # above this many items, tfidf="auto" uses the hashed model
 HASHED = "tfidf-hash"
 MEMBER = "tfidf"  # the member name behind ``score_loss_<member>``
-# scan's default methods without annotations
-METHODS: tuple[str, ...] = tuple(m for m in DEFAULT_METHODS if m != "crowdlab")
 Stats = tuple[int, int, "Scores"]
 
 
 @dataclass(frozen=True)
 class _Plan:
-    """What every step of a streamed scan reads: the checked options and what they
-    resolve to (the columns, the members, None for the default ones, the embed member's
-    encoder, the seed, the folds, progress bars)."""
+    """What every step of a streamed scan reads: the checked options and what they resolve
+    to (``members`` None: the default ones)."""
 
     options: ScanOptions
     columns: Columns
@@ -170,8 +165,7 @@ def _scorers(names: list[str], options: EmbedOptions) -> list[Any]:
 
 def _screened(scorers: list[Any], data: Any, plan: _Plan, *, size: int | None,
               ) -> tuple[list[str], dict[str, float]]:
-    """:func:`labelaudit.scanning._screen.screen_members` on ``data``, the kept members
-    by name."""
+    """:func:`screen_members` on ``data``, the kept members by name."""
     kept, dropped = screen_members(data, scorers, size=size, n_folds=plan.options.n_folds,
                                    random_state=plan.seed, progress=plan.progress)
     return [m if isinstance(m, str) else m.name for m in kept], dropped
@@ -201,10 +195,8 @@ def small_scan(runner: Any, plan: _Plan, *, out: Path | str) -> tuple[Stats, dic
     del frame
     screened = {**screened, **result.screened}
     table = result.to_frame()
-    rank = np.empty(len(result.labels), dtype=np.int64)
-    rank[result.order] = np.arange(1, len(rank) + 1)
     scores = Scores(result.pred_probs, dict(result.member_probs), dict(result.weights),
-                    dict(result.temperatures), result.scores, rank, result.flagged,
+                    dict(result.temperatures), result.scores, ranks(result.order), result.flagged,
                     result.flag_rule, result.n_issues_estimate, result.accuracy,
                     result.majority_rate)
     with writer_for(out) as writer:
@@ -217,11 +209,8 @@ def small_scan(runner: Any, plan: _Plan, *, out: Path | str) -> tuple[Stats, dic
 
 def _encode_on_ray(runner: Any, plan: _Plan, frame: pd.DataFrame,
                    ) -> tuple[list[str] | None, dict[str, float]]:
-    """Before the in-memory scan on the Ray engine: screen the default members as
-    :func:`labelaudit.scan` would, and when the embed member runs, encode every row on
-    the pool of encoder actors into the embedding cache, so that the scan finds each
-    embedding cached instead of encoding in this process. Returns the members to run
-    (None: the scan's defaults, unscreened) and the ones screened out."""
+    """Before the in-memory scan on Ray: screen the default members, and encode every row
+    on the pool of encoder actors into the embedding cache, which the scan then reads."""
     columns = plan.columns
     members: list[str] | None = plan.members
     screened: dict[str, float] = {}
@@ -233,8 +222,7 @@ def _encode_on_ray(runner: Any, plan: _Plan, frame: pd.DataFrame,
                                       plan, size=plan.options.screen)
     running = members if members is not None else list(DEFAULT_SCORERS)
     if "embed" in running and plan.embed.cache_dir is not False:
-        with _bar(len(frame), "embedding (Ray actors)", unit=" rows",
-                  enabled=plan.progress) as bar:
+        with _bar(len(frame), "embedding (Ray actors)", unit=" rows", enabled=plan.progress) as bar:
             runner.embedded(columns, plan.embed, n_rows=len(frame), folder=None,
                             progress=bar.update, keep=False)
     return members, screened
@@ -243,8 +231,7 @@ def _encode_on_ray(runner: Any, plan: _Plan, frame: pd.DataFrame,
 def hashed_scan(runner: Any, plan: _Plan, options: HashingOptions, checkpoint: Checkpoint, *,
                 out: Path | str) -> tuple[Stats, dict[str, float], int]:
     """The out-of-core path: hash (checking every row), screen the default members on a
-    sample, fit each member's folds (resuming finished ones), score, write. Returns the
-    stats, the members screened out and the number of folds resumed."""
+    sample, fit each member's folds (resuming finished ones), score, write."""
     wanted = plan.members if plan.members is not None else list(STREAMED_SCORERS)
     store = (runner.store(checkpoint.scratch("spill"), n_buckets=options.n_buckets)
              if "tfidf" in wanted else None)
@@ -357,8 +344,8 @@ def _write(runner: Any, plan: _Plan, checkpoint: Checkpoint, labels: np.ndarray,
     offset = 0
     with _bar(len(labels), "writing", unit=" rows", enabled=plan.progress) as bar:
         for frame in runner.frames():
-            if extras is None:
-                kept = extra_columns(list(map(str, frame.columns)), columns) \
+            if extras is None:  # the input's columns a scan does not read, in input order
+                kept = [n for n in map(str, frame.columns) if n not in columns.needed] \
                     if plan.options.keep_columns else []
                 extras = output_names(kept, first=scores.first)
             rows = np.arange(offset, offset + len(frame))
@@ -384,26 +371,8 @@ def _changed(n_hashed: int, n_read: str) -> InvalidInputError:
 
 @dataclass(frozen=True)
 class Scores:
-    """Everything the output needs besides the input's own columns, for every item.
-
-    Attributes
-    ----------
-    pred_probs : ndarray (n_samples, n_classes)
-        The calibrated ensemble of the members (as ``scan`` makes it).
-    member_probs : dict of str to ndarray (n_samples, n_classes)
-        Each member's raw out-of-sample probabilities; the first is behind ``loss``.
-    weights, temperatures : dict of str to float
-    scores : dict of str to ndarray (n_samples,)
-    rank : ndarray of int (n_samples,)
-        1 = most suspect (by ``ensemble``, stable for ties).
-    flagged : ndarray of bool (n_samples,)
-    flag_rule : str
-    n_issues_estimate : int
-    accuracy : float
-        Out-of-sample accuracy of ``pred_probs`` against the given labels.
-    majority_rate : float
-        The accuracy of always predicting the most common given label.
-    """
+    """The output's columns besides the input's own, as :class:`ScanResult` names them;
+    ``rank`` is 1 for the most suspect (by ``ensemble``, stable for ties)."""
 
     pred_probs: np.ndarray
     member_probs: dict[str, np.ndarray]
@@ -439,10 +408,8 @@ def score_probs(labels: np.ndarray, member_probs: dict[str, np.ndarray], *,
     probs = ensemble.pred_probs
     # one process: cleanlab's pool forks, which can hang under Ray's threads
     scores, n_issues, _ = method_scores(labels, probs, member_probs[names[0]], None,
-                                         list(METHODS), n_jobs=1)
-    order = np.argsort(scores[DEFAULT_METHOD], kind="stable")
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = np.arange(1, len(order) + 1)
+                                         list(UNANNOTATED_METHODS), n_jobs=1)
+    rank = ranks(np.argsort(scores[DEFAULT_METHOD], kind="stable"))
     flagged, rule = flag_items(labels, probs, scores[DEFAULT_METHOD], n_issues, top=top,
                                threshold=threshold)
     return Scores(probs, dict(member_probs),
@@ -452,18 +419,11 @@ def score_probs(labels: np.ndarray, member_probs: dict[str, np.ndarray], *,
                   _majority_rate(labels))
 
 
-def extra_columns(names: Sequence[str], columns: Columns) -> list[str]:
-    """The input's columns a scan does not read, in input order."""
-    used = {c for c in (columns.text, columns.text_pair, columns.label, columns.id) if c}
-    return [n for n in names if n not in used]
-
-
 def output_names(extras: Sequence[str], first: str = MEMBER) -> dict[str, str]:
     """The output name of each extra column: ``input_<name>`` where it would clash with a
-    labelaudit column (as :meth:`ScanResult.to_frame` renames it); ``first`` is the
-    member behind ``score_loss_<first>``."""
+    labelaudit column (as :meth:`ScanResult.to_frame`; ``first``: ``score_loss_<first>``)."""
     taken = ["id", "text", "label", "suggested_label", "suggested_prob", "given_prob", "loss",
-             "rank", "flagged", *(f"score_{m}" for m in METHODS), f"score_loss_{first}"]
+             "rank", "flagged", *(f"score_{m}" for m in UNANNOTATED_METHODS), f"score_loss_{first}"]
     return dict(zip(extras, map(str, input_names(list(extras), taken)), strict=True))
 
 
@@ -474,21 +434,13 @@ def chunk_table(frame: pd.DataFrame, rows: np.ndarray, *, columns: Columns,
     input order; ``extras`` maps the kept input columns to their output names."""
     import pandas as pd
 
-    probs = scores.pred_probs[rows]
-    given = labels[rows]
-    suggested, suggested_prob = suggest_labels(given, probs)
-    out: dict[str, Any] = {
-        "id": frame[columns.id].to_numpy() if columns.id else rows,
-        "text": _text(frame[columns.text]),
-    }
-    if columns.text_pair:
-        out["text_pair"] = _text(frame[columns.text_pair])
-    out.update(label=classes[given], suggested_label=classes[suggested],
-               suggested_prob=suggested_prob, given_prob=probs[np.arange(len(rows)), given],
-               loss=per_item_loss(given, probs), rank=scores.rank[rows])
+    out = item_columns(frame[columns.id].to_numpy() if columns.id else rows,
+                       _text(frame[columns.text]),
+                       _text(frame[columns.text_pair]) if columns.text_pair else None,
+                       labels[rows], classes, scores.pred_probs[rows])
+    out["rank"] = scores.rank[rows]
     for method, values in scores.scores.items():
-        out[f"score_loss_{scores.first}" if method == "loss" else f"score_{method}"] = \
-            values[rows]
+        out[score_column(method, scores.first)] = values[rows]
     out["flagged"] = scores.flagged[rows]
     result = pd.DataFrame(out)
     if extras:

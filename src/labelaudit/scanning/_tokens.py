@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -15,17 +16,18 @@ import numpy as np
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit._validation import check_fraction, check_int, check_number
 from labelaudit.detect import ensemble_pred_probs, sentence_scores, token_scores
-from labelaudit.engine import check_engine, ray_session
 from labelaudit.io import atomic_path, emit
 from labelaudit.models import (
     Engine,
     HeadName,
     Scorer,
     as_token_scorer,
+    check_engine,
     check_seed,
     cross_val_token_probs,
     fit_score_token_probs,
     make_token_scorer,
+    ray_session,
 )
 from labelaudit.tokens import (
     TokenDataset,
@@ -63,12 +65,9 @@ class TokenScanResult:
         The audited sentences.
     classes : tuple of str
         IOB2 tag classes (columns of ``pred_probs``).
-    pred_probs : list of ndarray (n_tokens, n_classes)
-        Out-of-sample token probabilities, one array per sentence.
-    labels : list of ndarray of int
-        Given IOB2 tags as indices into ``classes``.
-    token_scores : list of ndarray
-        ``log p(given tag)`` per token (lower = more suspect).
+    pred_probs, labels, token_scores : list of ndarray, one per sentence
+        Out-of-sample probabilities (n_tokens, n_classes), given tags as indices into
+        ``classes``, and ``log p(given tag)`` per token (lower = more suspect).
     sentence_scores, sentence_scores_softmin : ndarray of shape (n_sentences,)
         Worst-token and soft-min sentence scores (lower = more suspect).
     suggested_tags : list of list of str
@@ -96,13 +95,9 @@ class TokenScanResult:
         return np.lexsort((np.arange(n), self.sentence_scores_softmin, self.sentence_scores))
 
     def to_records(self) -> list[dict]:
-        """One JSON-ready record per sentence, most suspect first.
-
-        Fields: ``id, doc, rank, tokens, tags`` (given, in the input scheme),
-        ``suggested_tags`` (input scheme), ``score`` (worst token), ``score_softmin``,
-        ``token_scores`` (``log p(given tag)``), ``issues`` (list of issue objects) and
-        ``scheme``.
-        """
+        """One JSON-ready record per sentence, most suspect first: ``id, doc, rank, tokens,
+        tags, suggested_tags`` (tags in the input scheme), ``score`` (worst token),
+        ``score_softmin``, ``token_scores`` (``log p(given tag)``), ``issues``, ``scheme``."""
         ds = self.dataset
         return [{
             "id": ds.ids[i],
@@ -135,9 +130,8 @@ class TokenScanResult:
         } for rank, i in enumerate(self.ranking(), start=1)])
 
     def write(self, path: str | Path) -> Path:
-        """What ``labelaudit scan-tokens --out PATH`` writes, atomically: records in a
-        ``.jsonl`` file, one row per issue in ``.csv .tsv .json .parquet``, the text view of
-        every sentence in ``.txt``."""
+        """What ``labelaudit scan-tokens --out PATH`` writes, atomically: records (``.jsonl``),
+        the text view (``.txt``), else one row per issue."""
         write_token_scan(self, str(path), format=token_output_format(str(path)), show=None)
         return Path(path)
 
@@ -200,11 +194,8 @@ def _check_learnable(dataset: TokenDataset, *, training: bool) -> None:
 
 
 def _match_kinds(dataset: TokenDataset, score: TokenDataset | None) -> TokenDataset | None:
-    """The scored data in the training data's kind of tags (span or plain).
-
-    A file whose every tag is ``O`` is detected as plain tags, but it is valid in every span
-    scheme: it takes the training data's scheme (an untagged file to audit for entities).
-    """
+    """The scored data in the training data's kind of tags (span or plain); an all-``O``
+    file, detected as plain but valid in every span scheme, takes the training data's."""
     if score is None or (score.scheme == "plain") == (dataset.scheme == "plain"):
         return score
     if all(t == "O" for sentence in score.tags for t in sentence):
@@ -232,50 +223,39 @@ def scan_tokens(
 ) -> TokenScanResult:
     """Find label errors in token-tagged data at the token, span and sentence level.
 
+    Options out of range are refused before any model is loaded; data a model cannot learn
+    from (every tag ``O``, or one tag only) and training and scored data with different
+    kinds of tags raise :class:`InvalidInputError`.
+
     Parameters
     ----------
-    dataset : TokenDataset
+    dataset
         Data to audit by cross-fitting, or training data when ``score`` is given.
-    score : TokenDataset, optional
-        Fit on ``dataset`` and audit this one instead. A file whose every tag is ``O``
-        takes the scheme of ``dataset`` (an untagged file audited for entities).
+    score
+        Fit on ``dataset`` and audit this one instead; an all-``O`` file takes the scheme
+        of ``dataset`` (an untagged file audited for entities).
     scorer : {"encoder", "finetune"}, a scorer object, or a list of them
-        ``encoder``: frozen contextual word vectors (default encoder all-MiniLM-L6-v2) with
-        a ``head``; ``finetune``: fine-tune ``model`` for token classification (names from
-        :data:`labelaudit.models.TOKEN_SCORERS`). A :class:`labelaudit.models.TokenScorer`,
-        or any object with ``prepare``/``fit``/``predict_proba``, works too. Several
-        members are averaged per token with weights fitted to their out-of-sample log loss
-        (:func:`labelaudit.detect.ensemble_pred_probs`), as :func:`labelaudit.scan` does.
-    model : str, optional
+        ``encoder``: frozen word vectors (default all-MiniLM-L6-v2) with a ``head``
+        (:class:`EncoderTokenScorer`); ``finetune``: fine-tune ``model``; or an object
+        with ``prepare``/``fit``/``predict_proba``. Several are averaged as in :func:`scan`.
+    model
         Encoder or model to fine-tune (name or folder).
-    head : {"crf", "linear"}
-        Head on the frozen word vectors (see :class:`EncoderTokenScorer`).
-    n_folds : int
+    n_folds
         Cross-fitting folds (at least 2); documents (``-DOCSTART-``) are never split.
-    pred_probs : list of ndarray (n_tokens, n_classes), optional
-        Out-of-sample probabilities computed elsewhere (skips the model); needs ``classes``.
-    classes : list of str, optional
-        IOB2 tags of the ``pred_probs`` columns.
-    rules : bool
+    pred_probs, classes
+        Out-of-sample probabilities (n_tokens, n_classes) per sentence, computed elsewhere
+        (skips the model), and the IOB2 tag of each column.
+    rules
         Add rule-based issues (invalid tag sequences, inconsistent tags).
     consistency_min_count, consistency_max_share : see :func:`consistency_issues`.
-    softmin_temperature : float
+    softmin_temperature
         Temperature of the soft-min sentence score (above 0).
     engine, ray_address
-        ``"ray"``: every fold a Ray task (a fine-tuning fold on a GPU of its own when the
-        cluster has GPUs), as in :func:`labelaudit.scan`; needs the ``scale`` extra.
+        ``"ray"``: every fold a Ray task, as in :func:`labelaudit.scan`.
 
     Returns
     -------
     TokenScanResult
-
-    Raises
-    ------
-    InvalidParameterError
-        An option out of range (checked before any model is loaded).
-    InvalidInputError
-        Data a model cannot learn from (every tag ``O``, or one tag only), or training and
-        scored data with different kinds of tags.
 
     References
     ----------
@@ -300,8 +280,7 @@ def scan_tokens(
     min_count = check_int(consistency_min_count, "consistency_min_count", minimum=1)
     max_share = check_fraction(consistency_max_share, "consistency_max_share", low_open=True,
                                high_open=True)
-    temperature = check_number(softmin_temperature, "softmin_temperature", low=0.0,
-                               low_open=True)
+    temperature = check_number(softmin_temperature, "softmin_temperature", low=0.0, low_open=True)
     if pred_probs is None:
         _check_learnable(dataset, training=score is not None)
     score = _match_kinds(dataset, score)
@@ -316,9 +295,10 @@ def scan_tokens(
     else:
         classes = tuple(classes) if classes is not None else token_classes(
             *((dataset,) if score is None else (dataset, score)))
-        members = [_make_scorer(one, model=model, head=head, cache=cache, cache_dir=cache_dir,
-                                progress=progress, random_state=random_state)
-                   for one in _members(scorer)]
+        members = [make_token_scorers([one], model=model, head=head, cache=cache,
+                                      cache_dir=cache_dir, progress=progress,
+                                      random_state=random_state)[0]
+                   if isinstance(one, str) else as_token_scorer(one) for one in _members(scorer)]
         name = "+".join(m.name for m in members)
         with ray_session(engine, ray_address):
             runs = [cross_val_token_probs(dataset, m, classes=classes, n_folds=n_folds,
@@ -352,23 +332,10 @@ def _members(scorer: Any) -> list[Any]:
 
 
 def _ensemble(runs: list[list[np.ndarray]], labels: list[np.ndarray]) -> list[np.ndarray]:
-    """Several scorers' token probabilities averaged with
-    :func:`labelaudit.detect.ensemble_pred_probs` (over all tokens), one array per sentence."""
+    """Several scorers' token probabilities ensembled over all tokens, one array per sentence."""
     lengths = np.cumsum([len(y) for y in labels])[:-1]
     flat = ensemble_pred_probs([np.vstack(r) for r in runs], np.concatenate(labels)).pred_probs
     return np.split(flat, lengths)
-
-
-def _make_scorer(scorer: Any, *, model: str | None, head: str, cache: bool,
-                 cache_dir: str | None, progress: bool, random_state: int | None) -> Any:
-    """The scorer object: built from its name (with the options it takes), or as given."""
-    if not isinstance(scorer, str):
-        return as_token_scorer(scorer)
-    if scorer == "encoder":
-        return make_token_scorer("encoder", model=model, head=head, cache=cache,
-                                 cache_dir=cache_dir, progress=progress,
-                                 random_state=random_state)
-    return make_token_scorer(scorer, model=model, progress=progress, random_state=random_state)
 
 
 def _find_issues(
@@ -394,15 +361,8 @@ def make_token_scorers(names: Sequence[str] | None = None, *, model: str | None 
                        head: str = "crf", cache: bool = True, cache_dir: str | None = None,
                        epochs: int = 3, batch_size: int = 16, progress: bool = False,
                        random_state: int | None = 0) -> list[Any]:
-    """The token scorers named (each once), each with the options that apply to it.
-
-    Without ``names``: ``finetune`` when a ``model`` is given, else ``encoder``.
-
-    Examples
-    --------
-    >>> [type(s).__name__ for s in make_token_scorers(["encoder"], head="linear")]
-    ['EncoderTokenScorer']
-    """
+    """The token scorers named (each once), each with the options that apply to it; without
+    ``names``, ``finetune`` when a ``model`` is given, else ``encoder``."""
     kinds = names or ["finetune" if model else "encoder"]
     return [make_token_scorer("finetune", model=model, epochs=epochs, batch_size=batch_size,
                               progress=progress, random_state=random_state)
@@ -414,13 +374,7 @@ def make_token_scorers(names: Sequence[str] | None = None, *, model: str | None 
 
 def token_output_format(out: str | None, format: str | None = None) -> str:
     """The format of a token scan's output: ``format``, else the one ``out``'s suffix picks
-    (``.txt``: the text view, ``.jsonl``: records, others: the table of issues).
-
-    Examples
-    --------
-    >>> token_output_format("issues.txt"), token_output_format(None)
-    ('table', 'table')
-    """
+    (``.txt``: the text view, ``.jsonl``: records, others: the table of issues)."""
     if not out:
         return format or "table"
     suffix = Path(out).suffix.lower()
@@ -444,10 +398,9 @@ def _json_line(record: dict) -> str:
 
 def write_token_scan(result: TokenScanResult, out: str | None = None, *, format: str = "table",
                      show: int | None = 20) -> None:
-    """Write ``result`` to ``out`` (atomically) or to standard output: records (``jsonl``)
-    or the text view of the ``show`` most suspect sentences (``table``, all with 0 or None)
-    as text; any other format is the table of issues through :func:`labelaudit.io.emit`
-    (CSV in a ``.txt`` file)."""
+    """Write ``result`` to ``out`` (atomically) or stdout: records (``jsonl``), the text view
+    of the ``show`` most suspect sentences (``table``; all with 0 or None), or the table of
+    issues (:func:`labelaudit.io.emit`; CSV in a ``.txt`` file)."""
     records = result.to_records()
     if format == "jsonl":
         text = "".join(_json_line(r) for r in records)
@@ -469,12 +422,9 @@ def describe_token_scan(result: TokenScanResult, seconds: float) -> str:
     """One line: sentences and tokens audited, the scorer, the time, and the issues found
     by kind, most frequent first."""
     audited = result.dataset
-    kinds: dict[str, int] = {}
-    for issues in result.issues:
-        for x in issues:
-            kinds[x.kind] = kinds.get(x.kind, 0) + 1
+    kinds = Counter(x.kind for issues in result.issues for x in issues)
     flagged = sum(1 for issues in result.issues if issues)
-    summary = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items(), key=lambda kv: -kv[1]))
+    summary = ", ".join(f"{n} {k}" for k, n in kinds.most_common())
     return (f"{len(audited)} sentences ({audited.n_tokens} tokens, "
             f"{audited.scheme.upper()}) scored by {result.scorer} in {seconds:.1f}s; "
             f"{flagged} sentences with issues" + (f": {summary}" if summary else ""))
@@ -483,13 +433,10 @@ def describe_token_scan(result: TokenScanResult, seconds: float) -> str:
 def evaluate_token_scan(issues: str | Path, truth: str | Path, *, tag_column: int = -1,
                         scheme: Scheme | None = None,
                         ks: Sequence[int] = (10, 50, 100)) -> TokenEvaluation:
-    """:func:`labelaudit.evaluation.evaluate_tokens` of a ``scan-tokens`` JSONL file (read by
-    :func:`labelaudit.evaluation.read_token_issues`) against a corrected copy of the sentences
-    (a CoNLL or JSONL file read by :func:`labelaudit.tokens.read_tokens` with ``tag_column``
-    and ``scheme``, detected when None)."""
+    """:func:`labelaudit.evaluation.evaluate_tokens` of a ``scan-tokens`` JSONL file against a
+    corrected copy of the sentences (read by :func:`labelaudit.tokens.read_tokens`)."""
     # an upward import: evaluation reads what a token scan wrote
     from labelaudit.evaluation import evaluate_tokens, read_token_issues
 
     records = read_token_issues(issues)
-    return evaluate_tokens(records, read_tokens(truth, tag_column=tag_column, scheme=scheme),
-                           ks=ks)
+    return evaluate_tokens(records, read_tokens(truth, tag_column=tag_column, scheme=scheme), ks=ks)

@@ -1,28 +1,21 @@
-"""Token-level label errors in tagged data (NER, POS) in CoNLL or JSONL format.
-
-What is specific to tagged data lives here: reading and writing CoNLL and JSONL, tagging
-schemes and spans, span issue types and their display, and evaluation against a corrected
-copy. Read data with :func:`read_tokens`, audit it with :func:`labelaudit.scanning.scan_tokens`
-(out-of-sample token probabilities from a token scorer of :mod:`labelaudit.models`, scored by
-:mod:`labelaudit.detect`) and measure the ranking against a corrected copy with
-:func:`labelaudit.evaluation.evaluate_tokens`.
+"""Token-level label errors in tagged data (NER, POS): reading and writing CoNLL and JSONL,
+tagging schemes and spans, token issues and their display. Read data with :func:`read_tokens`,
+audit it with :func:`labelaudit.scanning.scan_tokens` and measure the ranking against a
+corrected copy with :func:`labelaudit.evaluation.evaluate_tokens`.
 """
 
-from labelaudit.tokens._dataset import (
-    TokenDataset,
-    make_token_dataset,
-    read_conll,
-    read_token_jsonl,
-    read_tokens,
-    write_conll,
-)
+from labelaudit.tokens._dataset import TokenDataset, make_token_dataset, read_tokens, write_conll
 from labelaudit.tokens._dataset import decode_tags as decode_tags
 from labelaudit.tokens._dataset import encode_tags as encode_tags
+from labelaudit.tokens._dataset import read_conll as read_conll
+from labelaudit.tokens._dataset import read_token_jsonl as read_token_jsonl
 from labelaudit.tokens._dataset import token_classes as token_classes
 from labelaudit.tokens._issues import ISSUE_KINDS as ISSUE_KINDS
-from labelaudit.tokens._issues import TokenIssue, format_issue_table, issues_to_frame
+from labelaudit.tokens._issues import TokenIssue
 from labelaudit.tokens._issues import consistency_issues as consistency_issues
+from labelaudit.tokens._issues import format_issue_table as format_issue_table
 from labelaudit.tokens._issues import invalid_sequence_issues as invalid_sequence_issues
+from labelaudit.tokens._issues import issues_to_frame as issues_to_frame
 from labelaudit.tokens._issues import region_score as region_score
 from labelaudit.tokens._issues import span_issues as span_issues
 from labelaudit.tokens._issues import tag_consistency as tag_consistency
@@ -45,11 +38,7 @@ __all__ = [
     "TokenIssue",
     "convert_tags",
     "detect_scheme",
-    "format_issue_table",
-    "issues_to_frame",
     "make_token_dataset",
-    "read_conll",
-    "read_token_jsonl",
     "read_tokens",
     "spans_from_tags",
     "tags_from_spans",

@@ -6,17 +6,18 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
+from labelaudit._validation import check_choice
 from labelaudit.io import atomic_path, json_lines, read_text, split_lines
 from labelaudit.tokens._schemes import (
+    SCHEMES,
     Scheme,
-    check_scheme,
     convert_tags,
     detect_scheme,
     is_span_tag,
@@ -31,18 +32,15 @@ class TokenDataset:
     Attributes
     ----------
     ids : list
-        One id per sentence (the sentence's index in the file unless the file names them).
+        One id per sentence (its index in the file unless the file names them).
     documents : ndarray of int, shape (n_sentences,)
-        Document of each sentence (``-DOCSTART-`` breaks); each sentence is its own document
-        when the file has none.
-    tokens : list of list of str
-    tags : list of list of str
+        Document of each sentence; its own unless the file marks documents (``has_documents``).
+    tokens, tags : list of list of str
         Tags as written in the file (in ``scheme``).
     scheme : {"iob1", "iob2", "bioes", "plain"}
     lines : list of int
         1-based line number where each sentence starts (for messages).
     has_documents : bool
-        Whether the file marked documents.
     """
 
     ids: list
@@ -95,15 +93,13 @@ def make_token_dataset(tokens: Sequence[Sequence[str]], tags: Sequence[Sequence[
     tokens, tags : list of list of str
         One list per sentence, of equal lengths.
     ids : list, optional
-        Sentence ids (default ``0 .. n_sentences - 1``); must be unique.
+        Unique sentence ids (default ``0 .. n_sentences - 1``).
     documents : list of int, optional
         Document of each sentence; default: each sentence is its own document.
     scheme : {"iob1", "iob2", "bioes", "plain"}, optional
         Detected from the tags when not given.
-    lines : list of int, optional
-        Where each sentence starts in the source file, used in error messages.
-    source : str
-        Name of the source for error messages.
+    lines, source : optional
+        Where each sentence starts in the source file, and its name, for error messages.
 
     Examples
     --------
@@ -121,10 +117,10 @@ def make_token_dataset(tokens: Sequence[Sequence[str]], tags: Sequence[Sequence[
     sentence_ids: list[object] = list(ids) if ids is not None else list(range(len(toks)))
     _check_ids(sentence_ids, len(toks), source)
     if scheme is not None:
-        check_scheme(scheme)
+        check_choice(scheme, "scheme", SCHEMES)
     found = scheme or detect_scheme(tgs)
-    if found != "plain":
-        _check_prefixes(tgs, where, unit, source, found)
+    _check_prefixes(tgs, found, source, lambda i, j: f"{unit} {where[i]}"
+                    + (f" token {j + 1}" if unit == "sentence" else ""))
     # IOB2 data is kept as given, ill-formed sequences included (the rules report them and
     # the model scores them); IOB1 and BIOES are converted, the way conlleval reads them.
     if found in ("iob2", "plain"):
@@ -133,9 +129,8 @@ def make_token_dataset(tokens: Sequence[Sequence[str]], tags: Sequence[Sequence[
         iob2 = [convert_tags(t, source=found, target="iob2") for t in tgs]
     docs = np.arange(len(toks)) if documents is None else np.asarray(documents, dtype=np.int64)
     if docs.shape != (len(toks),):
-        raise InvalidInputError(
-            f"{source}: {docs.shape[0]} document numbers for {len(toks)} sentences"
-        )
+        raise InvalidInputError(f"{source}: {docs.shape[0]} document numbers for {len(toks)} "
+                                "sentences")
     return TokenDataset(ids=sentence_ids, documents=docs, tokens=toks, tags=tgs, scheme=found,
                         lines=where, has_documents=documents is not None, _iob2=iob2)
 
@@ -144,10 +139,8 @@ def _check_sentences(toks: list[list[str]], tgs: list[list[str]], where: list[in
                      source: str) -> None:
     for i, (a, b) in enumerate(zip(toks, tgs, strict=False)):
         if len(a) != len(b):
-            raise InvalidInputError(
-                f"{source}, {unit} {where[i]}: {len(a)} tokens but {len(b)} tags; "
-                "every token needs exactly one tag"
-            )
+            raise InvalidInputError(f"{source}, {unit} {where[i]}: {len(a)} tokens but "
+                                    f"{len(b)} tags; every token needs exactly one tag")
         if not a:
             raise InvalidInputError(f"{source}, {unit} {where[i]}: empty sentence")
     if not toks:
@@ -163,28 +156,27 @@ def _check_ids(sentence_ids: list[object], n_sentences: int, source: str) -> Non
         raise InvalidInputError(f"{source}: duplicate sentence ids {dups[:5]}; ids must be unique")
 
 
-def _check_prefixes(tgs: list[list[str]], where: list[int], unit: str, source: str,
-                    scheme: str) -> None:
-    bad = [(where[i], j, tag) for i, sent in enumerate(tgs) for j, tag in enumerate(sent)
-           if not is_span_tag(tag)]
+def _check_prefixes(tags: list[list[str]], scheme: str, source: str,
+                    place: Callable[[int, int], str], *, columns: bool = False) -> None:
+    """The one check of tag prefixes in span data; ``place(i, j)`` says where token j of
+    sentence i is, ``columns`` that the tags came from a column the caller may change."""
+    if scheme == "plain":
+        return
+    bad = [f"{place(i, j)}: {tag!r}" for i, sent in enumerate(tags)
+           for j, tag in enumerate(sent) if not is_span_tag(tag)]
     if bad:
-        shown = "; ".join(
-            f"{unit} {w}" + (f" token {j + 1}" if unit == "sentence" else "") + f": {t!r}"
-            for w, j, t in bad[:5]
-        )
         more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
         raise InvalidInputError(
-            f"{source}: unknown tag prefix in {scheme.upper()} data ({shown}{more}); "
-            "expected O or B-/I-/E-/S- followed by a type, or pass scheme 'plain' "
-            "for tags without spans"
-        )
+            f"{source}: unknown tag prefix in {scheme.upper()} data ({'; '.join(bad[:5])}"
+            f"{more}); expected O or B-/I-/E-/S- followed by a type; give scheme='plain' for "
+            "tags without spans" + (", or tag_column=N to read another column" if columns
+                                    else ""),
+            param=("scheme", "tag_column") if columns else "scheme")
 
 
 def token_classes(*datasets: TokenDataset) -> tuple[str, ...]:
-    """The tag classes of one or more datasets in IOB2: ``O``, then ``B-X``, ``I-X`` per type.
-
-    Plain tags (no spans) are sorted. Both ``B-`` and ``I-`` of every type are included
-    even if one never occurs, so that a model can suggest either.
+    """The tag classes of datasets in IOB2: ``O``, then ``B-X``, ``I-X`` per type, both even
+    if one never occurs, so that a model can suggest either (plain tags: sorted).
 
     Examples
     --------
@@ -203,9 +195,8 @@ def encode_tags(dataset: TokenDataset, classes: Sequence[str]) -> list[np.ndarra
     index = {c: i for i, c in enumerate(classes)}
     unknown = sorted({t for s in dataset.iob2_tags for t in s if t not in index})
     if unknown:
-        raise InvalidInputError(
-            f"tags {unknown[:5]} do not occur in the training data; the model cannot score them"
-        )
+        raise InvalidInputError(f"tags {unknown[:5]} do not occur in the training data; the "
+                                "model cannot score them")
     return [np.array([index[t] for t in s], dtype=np.int64) for s in dataset.iob2_tags]
 
 
@@ -258,47 +249,17 @@ _BLANKS = " \t\r\f\v"
 _BLANK_RUN = re.compile(r"[ \t\r\f\v]+")
 
 
-def _split_line(line: str, use_tabs: bool) -> list[str]:
-    if use_tabs:
-        return line.split("\t")
-    return _BLANK_RUN.split(line.strip(_BLANKS))
-
-
 def read_conll(path: str | Path, *, tag_column: int = -1,
                scheme: Scheme | None = None) -> TokenDataset:
-    """Read a CoNLL-style column file: one token per line, blank lines between sentences.
-
-    Columns are tab-separated when the file contains a tab, whitespace-separated otherwise.
-    The token is the first column and the tag the column ``tag_column`` (0-based; negative
-    counts from the end, default the last). ``-DOCSTART-`` lines start a new document.
-    Every token line must have the same number of columns; a wrong count or an unknown tag
-    prefix is reported with its line number.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "tiny.conll"
-    >>> _ = path.write_text("-DOCSTART- O\\n\\nJohn B-PER\\nruns O\\n\\nParis B-LOC\\n")
-    >>> ds = read_conll(path)
-    >>> ds.tokens, ds.tags, ds.documents.tolist(), ds.scheme
-    ([['John', 'runs'], ['Paris']], [['B-PER', 'O'], ['B-LOC']], [0, 0], 'iob2')
-    """
+    """A CoNLL column file as :func:`read_tokens` describes it; a wrong column count or an
+    unknown tag prefix is reported with its line number."""
     path = Path(path)
     parsed = _parse_conll(read_text(path), path, tag_column)
     if not parsed.tokens:
         raise InvalidInputError(f"{path}: no sentences found (expected token and tag columns)")
     found = scheme or detect_scheme(parsed.tags)
-    if found != "plain":
-        bad = [f"line {parsed.tag_lines[i][j]}: {tag!r}"
-               for i, sent in enumerate(parsed.tags) for j, tag in enumerate(sent)
-               if not is_span_tag(tag)]
-        if bad:
-            more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
-            raise InvalidInputError(
-                f"{path}: unknown tag prefix ({'; '.join(bad[:5])}{more}); expected O or "
-                "B-/I-/E-/S- followed by a type (use --scheme plain for tags without spans, "
-                "--tag-column to pick another column)"
-            )
+    _check_prefixes(parsed.tags, found, str(path), lambda i, j: f"line {parsed.tag_lines[i][j]}",
+                    columns=True)
     return make_token_dataset(
         parsed.tokens, parsed.tags, documents=parsed.documents if parsed.has_documents else None,
         scheme=found, lines=[lines[0] for lines in parsed.tag_lines], source=str(path),
@@ -325,15 +286,12 @@ class _Parsed:
 
 def _check_tag_column(path: Path, number: int, n_columns: int, tag_column: int) -> None:
     if n_columns < 2:
-        raise InvalidInputError(
-            f"{path}, line {number}: one column only; a CoNLL file needs the token and "
-            "its tag on each line"
-        )
+        raise InvalidInputError(f"{path}, line {number}: one column only; a CoNLL file needs "
+                                "the token and its tag on each line")
     if not -n_columns <= tag_column < n_columns or tag_column == 0:
         raise InvalidParameterError(
             f"tag column {tag_column} does not exist in {path}: its lines have "
-            f"{n_columns} columns (0 is the token; use 1..{n_columns - 1} or -1)"
-        )
+            f"{n_columns} columns (0 is the token; use 1..{n_columns - 1} or -1)")
 
 
 def _parse_conll(text: str, path: Path, tag_column: int) -> _Parsed:
@@ -347,7 +305,8 @@ def _parse_conll(text: str, path: Path, tag_column: int) -> _Parsed:
     # io.split_lines, not str.splitlines(), which would also break a line at U+0085,
     # U+2028 or U+2029 inside a token.
     for number, line in enumerate(split_lines(text), start=1):
-        columns = _split_line(line, use_tabs) if line.strip(_BLANKS) else []
+        columns = ([] if not line.strip(_BLANKS) else line.split("\t") if use_tabs
+                   else _BLANK_RUN.split(line.strip(_BLANKS)))
         if not columns or columns[0].strip(_BLANKS) == DOCSTART:
             out.add(tokens, tags, lines, doc)
             tokens, tags, lines = [], [], []
@@ -367,30 +326,13 @@ def _parse_conll(text: str, path: Path, tag_column: int) -> _Parsed:
     out.add(tokens, tags, lines, doc)
     if bad_columns:
         more = f" and {len(bad_columns) - 5} more" if len(bad_columns) > 5 else ""
-        raise InvalidInputError(
-            f"{path}: wrong number of columns ({'; '.join(bad_columns[:5])}{more}); "
-            f"expected {n_columns} like line {first_line}"
-        )
+        raise InvalidInputError(f"{path}: wrong number of columns ({'; '.join(bad_columns[:5])}"
+                                f"{more}); expected {n_columns} like line {first_line}")
     return out
 
 
 def read_token_jsonl(path: str | Path, *, scheme: Scheme | None = None) -> TokenDataset:
-    """Read JSONL with one sentence per line: ``{"tokens": [...], "tags": [...]}``.
-
-    The tags may be under ``labels`` instead (as in CoNLL-2003 exports); a line with both
-    keys uses ``tags``. Optional fields: ``id`` (sentence id) and ``doc`` (document id,
-    for cross-fitting).
-
-    Examples
-    --------
-    >>> import json, pathlib, tempfile
-    >>> record = {"id": "a", "tokens": ["Rome"], "tags": ["S-LOC"]}
-    >>> path = pathlib.Path(tempfile.mkdtemp(), "tiny.jsonl")
-    >>> _ = path.write_text(json.dumps(record) + "\\n")
-    >>> ds = read_token_jsonl(path)
-    >>> ds.ids, ds.scheme, ds.iob2_tags
-    (['a'], 'bioes', [['B-LOC']])
-    """
+    """Token JSONL as :func:`read_tokens` describes it, one sentence per line."""
     path = Path(path)
     tokens: list[list[str]] = []
     tags: list[list[str]] = []
@@ -400,18 +342,15 @@ def read_token_jsonl(path: str | Path, *, scheme: Scheme | None = None) -> Token
     doc_ids: dict[str, int] = {}
     has_docs = False
     for number, record in json_lines(path):
-        key = next((k for k in TAG_KEYS if k in record), None) \
-            if isinstance(record, dict) else None
+        key = next((k for k in TAG_KEYS if k in record), None) if isinstance(record, dict) else None
         if not isinstance(record, dict) or "tokens" not in record or key is None:
             found = (f"; the line has {', '.join(map(repr, list(record)[:12]))}"
                      if isinstance(record, dict) else "")
             raise InvalidInputError(
                 f"{path}, line {number}: expected an object with a 'tokens' list and a list "
-                f"of tags under {' or '.join(map(repr, TAG_KEYS))}{found}"
-            )
+                f"of tags under {' or '.join(map(repr, TAG_KEYS))}{found}")
         if not isinstance(record["tokens"], list) or not isinstance(record[key], list):
-            raise InvalidInputError(
-                f"{path}, line {number}: 'tokens' and {key!r} must be lists")
+            raise InvalidInputError(f"{path}, line {number}: 'tokens' and {key!r} must be lists")
         tokens.append(record["tokens"])
         tags.append(record[key])
         ids.append(record.get("id", len(ids)))
@@ -425,8 +364,39 @@ def read_token_jsonl(path: str | Path, *, scheme: Scheme | None = None) -> Token
 
 def read_tokens(path: str | Path | TokenDataset, *, tag_column: int = -1,
                 scheme: Scheme | None = None) -> TokenDataset:
-    """Read ``.jsonl`` token files with :func:`read_token_jsonl`, anything else as CoNLL;
-    a :class:`TokenDataset` is returned as it is, so functions can take either."""
+    """Read tagged sentences from a CoNLL column file or, for ``.jsonl``/``.ndjson``, JSONL.
+
+    CoNLL: one token per line, blank lines between sentences, ``-DOCSTART-`` lines start a
+    document; columns are tab-separated when the file holds a tab, else split at blanks,
+    and every token line has the same number of them. JSONL: one sentence per line,
+    ``{"tokens": [...], "tags": [...]}`` (the tags may be under ``labels``, as in
+    CoNLL-2003 exports; ``tags`` wins when both are there), with an optional ``id`` and
+    ``doc`` (document, for cross-fitting). A :class:`TokenDataset` is returned as it is,
+    so functions can take either.
+
+    Parameters
+    ----------
+    path : path or TokenDataset
+    tag_column : int, default=-1
+        CoNLL column of the tags (0-based, 0 is the token; negative counts from the end).
+    scheme : {"iob1", "iob2", "bioes", "plain"}, optional
+        As in :func:`make_token_dataset`.
+
+    Examples
+    --------
+    >>> import json, pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> text = "-DOCSTART- O\\n\\nJohn B-PER\\nruns O\\n\\nParis B-LOC\\n"
+    >>> _ = (folder / "a.conll").write_text(text)
+    >>> ds = read_tokens(folder / "a.conll")
+    >>> ds.tokens, ds.tags, ds.documents.tolist(), ds.scheme
+    ([['John', 'runs'], ['Paris']], [['B-PER', 'O'], ['B-LOC']], [0, 0], 'iob2')
+    >>> record = {"id": "a", "tokens": ["Rome"], "tags": ["S-LOC"]}
+    >>> _ = (folder / "b.jsonl").write_text(json.dumps(record) + "\\n")
+    >>> ds = read_tokens(folder / "b.jsonl")
+    >>> ds.ids, ds.scheme, ds.iob2_tags
+    (['a'], 'bioes', [['B-LOC']])
+    """
     if isinstance(path, TokenDataset):
         return path
     if Path(path).suffix.lower() in (".jsonl", ".ndjson"):

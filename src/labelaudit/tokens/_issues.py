@@ -1,6 +1,5 @@
-"""Token issues: the record of one suspect region, the issues a model's suggestion raises
-(span issues, wrong plain tags), those rules raise without a model (invalid tag sequences,
-inconsistent tags), and plain-text views of them."""
+"""Token issues: those a model's suggestion raises, those rules raise without a model, and
+plain-text views of them."""
 
 from __future__ import annotations
 
@@ -62,10 +61,8 @@ class TokenIssue:
 
     def to_dict(self, tokens: Sequence[str] | None = None) -> dict[str, object]:
         def span(s: Span) -> dict[str, object]:
-            out = s.to_dict()
-            if tokens is not None:
-                out["text"] = " ".join(tokens[s.start : s.end])
-            return out
+            return s.to_dict() | ({} if tokens is None
+                                  else {"text": " ".join(tokens[s.start : s.end])})
 
         record: dict[str, object] = {
             "kind": self.kind, "start": self.start, "end": self.end,
@@ -89,18 +86,9 @@ class TokenIssue:
 
 def region_score(pred_probs: np.ndarray, classes: Sequence[str], given: Sequence[str],
                  suggested: Sequence[str], start: int, end: int) -> float:
-    """How much the model prefers the given tags of tokens ``start:end`` to the suggested ones.
-
-    With token probabilities treated as independent, ``p_g = prod_t p(given_t)`` and
-    ``p_s = prod_t p(suggested_t)``; the score is ``p_g / (p_g + p_s)``, in (0, 1), 0.5 when
-    the model cannot tell them apart and lower when it prefers the suggestion.
-
-    Examples
-    --------
-    >>> probs = np.array([[0.1, 0.9]])
-    >>> round(region_score(probs, ("O", "B-LOC"), ["O"], ["B-LOC"], 0, 1), 3)
-    0.1
-    """
+    """How much the model prefers the given tags of tokens ``start:end`` to the suggested
+    ones: ``p_g / (p_g + p_s)`` with ``p_g = prod_t p(given_t)`` and ``p_s = prod_t
+    p(suggested_t)`` (tokens independent); 0.5 when the model cannot tell them apart."""
     index = {c: i for i, c in enumerate(classes)}
     rows = np.arange(start, end)
     p = np.clip(np.asarray(pred_probs, dtype=float)[rows], 1e-12, 1.0)
@@ -126,28 +114,8 @@ def _components(given: list[Span], predicted: list[Span]) -> list[tuple[list[Spa
 
 def span_issues(given_tags: Sequence[str], suggested_tags: Sequence[str], pred_probs: np.ndarray,
                 classes: Sequence[str]) -> list[TokenIssue]:
-    """Typed issues where the given entities and the suggested entities of a sentence differ.
-
-    Every given entity and every suggested entity is a candidate. Overlapping ones are
-    grouped; a group where both sides agree exactly is no issue. Otherwise the group is one
-    issue of kind ``wrong-type`` (same extent, another type), ``wrong-boundary``
-    (overlapping, different extent), ``missing-entity`` (only the model has an entity) or
-    ``spurious-entity`` (only the data has one), scored by :func:`region_score` over the
-    tokens of the group.
-
-    Parameters
-    ----------
-    given_tags, suggested_tags : list of str
-        IOB2 tags of one sentence, as given and as decoded from the model.
-    pred_probs : ndarray of shape (n_tokens, n_classes)
-
-    Examples
-    --------
-    >>> classes = ("O", "B-LOC", "I-LOC", "B-ORG", "I-ORG")
-    >>> probs = np.full((3, 5), 0.02); probs[[0, 1, 2], [0, 3, 0]] = 0.92
-    >>> [i.kind for i in span_issues(["O", "B-LOC", "O"], ["O", "B-ORG", "O"], probs, classes)]
-    ['wrong-type']
-    """
+    """One typed issue (see :class:`TokenIssue`) per group of overlapping given and
+    suggested entities (IOB2) that differ, scored by :func:`region_score` over the group."""
     given = spans_from_tags(given_tags)
     predicted = spans_from_tags(suggested_tags)
     issues: list[TokenIssue] = []
@@ -176,14 +144,7 @@ def span_issues(given_tags: Sequence[str], suggested_tags: Sequence[str], pred_p
 
 def tag_issues(given_tags: Sequence[str], suggested_tags: Sequence[str], pred_probs: np.ndarray,
                classes: Sequence[str]) -> list[TokenIssue]:
-    """For plain tags (no spans): one ``wrong-tag`` issue per token whose suggestion differs.
-
-    Examples
-    --------
-    >>> probs = np.array([[0.8, 0.2], [0.3, 0.7]])
-    >>> [(i.start, i.detail) for i in tag_issues(["NN", "NN"], ["NN", "VB"], probs, ("NN", "VB"))]
-    [(1, 'NN -> VB')]
-    """
+    """For plain tags (no spans): one ``wrong-tag`` issue per token whose suggestion differs."""
     issues = []
     for t, (g, s) in enumerate(zip(given_tags, suggested_tags, strict=False)):
         if g != s:
@@ -194,16 +155,8 @@ def tag_issues(given_tags: Sequence[str], suggested_tags: Sequence[str], pred_pr
 
 
 def invalid_sequence_issues(tags: Sequence[str], *, scheme: Scheme) -> list[TokenIssue]:
-    """One ``invalid-sequence`` issue (score 0) per tag that cannot follow its predecessor.
-
-    The suggested entity is how conlleval would read the sequence (an ``I-X`` after ``O``
-    opens an entity), so a fix is one click away.
-
-    Examples
-    --------
-    >>> [(i.start, i.detail) for i in invalid_sequence_issues(["O", "I-PER"], scheme="iob2")]
-    [(1, 'I-PER after O (read as B-PER)')]
-    """
+    """One ``invalid-sequence`` issue (score 0) per tag that cannot follow its predecessor,
+    suggesting the entity conlleval would read (an ``I-X`` after ``O`` opens one)."""
     found = invalid_transitions(tags, scheme=scheme)
     if not found:
         return []
@@ -226,13 +179,8 @@ Surface = tuple[str, ...]
 
 @dataclass(frozen=True)
 class TagConsistency:
-    """How each token string is tagged across the data.
-
-    For span schemes the strings are the surface forms of the given entities (one or more
-    tokens) and the types are entity types, plus ``O`` for every occurrence of the same
-    tokens outside any entity; for plain tags the strings are single tokens and the types
-    their tags. ``counts[surface]`` maps each type to its number of occurrences.
-    """
+    """``counts[surface]``: how often each type tags a string (entity surface forms, or
+    single tokens for plain tags) across the data, as :func:`tag_consistency` counts."""
 
     counts: dict[Surface, Counter]
     spans: bool = True
@@ -243,10 +191,7 @@ class TagConsistency:
         return c[kind] / sum(c.values()) if c else 1.0
 
     def to_frame(self, *, min_count: int = 2) -> pd.DataFrame:
-        """Strings tagged in more than one way, most inconsistent first.
-
-        Columns: ``text, n, majority, majority_share, counts``.
-        """
+        """Strings tagged in more than one way, most inconsistent first."""
         import pandas as pd
         rows = []
         for surface, c in self.counts.items():
@@ -276,54 +221,36 @@ def _unlabelled_matches(tokens: Sequence[str], tags: Sequence[str], known: set[S
 
 
 def tag_consistency(datasets: Sequence[TokenDataset]) -> TagConsistency:
-    """Count how each entity string (each token, for plain tags) is tagged across ``datasets``.
-
-    Every given entity counts once for its type; every occurrence of the same tokens where
-    all of them are tagged ``O`` counts once for ``O``.
-
-    Examples
-    --------
-    >>> from labelaudit.tokens import make_token_dataset
-    >>> ds = make_token_dataset([["New", "York", "and", "York"], ["New", "York"]],
-    ...                         [["B-LOC", "I-LOC", "O", "B-LOC"], ["O", "O"]])
-    >>> counts = tag_consistency([ds]).counts
-    >>> dict(counts[("New", "York")]), dict(counts[("York",)])
-    ({'LOC': 1, 'O': 1}, {'LOC': 1})
-    """
+    """Count how each entity string (each token, for plain tags) is tagged across ``datasets``:
+    once for its type per given entity, once for ``O`` per untagged occurrence of its tokens."""
     counts: dict[Surface, Counter] = defaultdict(Counter)
     spans = all(ds.scheme != "plain" for ds in datasets)
-    if not spans:
-        for ds in datasets:
-            for toks, tags in zip(ds.tokens, ds.iob2_tags, strict=True):
-                for token, tag in zip(toks, tags, strict=True):
-                    counts[(token,)][tag] += 1
-        return TagConsistency(dict(counts), spans=False)
-    for ds in datasets:
-        for toks, tags in zip(ds.tokens, ds.iob2_tags, strict=True):
-            for span in spans_from_tags(tags):
-                counts[tuple(toks[span.start : span.end])][span.type] += 1
-    known = set(counts)
-    lengths = sorted({len(k) for k in known})
-    for ds in datasets:
-        for toks, tags in zip(ds.tokens, ds.iob2_tags, strict=True):
+    sentences = [pair for ds in datasets for pair in zip(ds.tokens, ds.iob2_tags, strict=True)]
+    for toks, tags in sentences:
+        for a, b, kind in _tagged(tags, spans=spans):
+            counts[tuple(toks[a:b])][kind] += 1
+    if spans:
+        known = set(counts)
+        lengths = sorted({len(k) for k in known})
+        for toks, tags in sentences:
             for a, b in _unlabelled_matches(toks, tags, known, lengths):
                 counts[tuple(toks[a:b])]["O"] += 1
-    return TagConsistency(dict(counts), spans=True)
+    return TagConsistency(dict(counts), spans=spans)
+
+
+def _tagged(tags: Sequence[str], *, spans: bool) -> list[tuple[int, int, str]]:
+    """``(start, end, type)`` of each entity of IOB2 tags, or of each token's plain tag."""
+    if spans:
+        return [(s.start, s.end, s.type) for s in spans_from_tags(tags)]
+    return [(i, i + 1, tag) for i, tag in enumerate(tags)]
 
 
 def consistency_issues(dataset: TokenDataset, consistency: TagConsistency, *, min_count: int = 3,
                        max_share: float = 0.34) -> list[list[TokenIssue]]:
-    """``inconsistent-tag`` issues: strings tagged here in a way that is rare elsewhere.
-
-    An entity (or, for plain tags, a token), or an untagged occurrence of a string that is an
-    entity elsewhere, is an issue when the string occurs at least ``min_count`` times in
-    the reference counts, the share of occurrences tagged like this one is at most
-    ``max_share``, and another type is the majority. The score is that share (lower = more
-    suspect); the suggestion is the majority type (no entity if the majority is ``O``).
-
-    Returns
-    -------
-    list (one per sentence of ``dataset``) of lists of :class:`TokenIssue`.
+    """Per sentence, ``inconsistent-tag`` issues: an entity (a token, for plain tags) or an
+    untagged occurrence of a string that is an entity elsewhere, whose string occurs at least
+    ``min_count`` times in ``consistency``, at most ``max_share`` of them tagged like this one
+    and another type the majority. Scored by that share; the suggestion is the majority.
 
     References
     ----------
@@ -338,12 +265,9 @@ def consistency_issues(dataset: TokenDataset, consistency: TagConsistency, *, mi
     lengths = sorted({len(k) for k in known})
     out: list[list[TokenIssue]] = []
     for toks, tags in zip(dataset.tokens, dataset.iob2_tags, strict=True):
-        if not consistency.spans:
-            candidates = [(i, i + 1, tag) for i, tag in enumerate(tags)]
-        else:
-            candidates = [(s.start, s.end, s.type) for s in spans_from_tags(tags)]
-            candidates += [(a, b, "O") for a, b in _unlabelled_matches(toks, tags, known,
-                                                                         lengths)]
+        candidates = _tagged(tags, spans=consistency.spans)
+        if consistency.spans:
+            candidates += [(a, b, "O") for a, b in _unlabelled_matches(toks, tags, known, lengths)]
         issues = []
         for a, b, kind in sorted(candidates):
             surface = tuple(toks[a:b])
@@ -366,20 +290,10 @@ def consistency_issues(dataset: TokenDataset, consistency: TagConsistency, *, mi
     return out
 
 
-def _spans_text(spans: Sequence[dict]) -> str:
-    return " + ".join(f"{s['type']}" for s in spans) or "O"
-
-
 def mark_sentence(tokens: Sequence[str], regions: Sequence[tuple[int, int, str]], *,
                   context: int = 12) -> str:
     """The sentence with each region written ``[tokens]{note}``, cut to ``context`` words
-    around the marked regions.
-
-    Examples
-    --------
-    >>> mark_sentence(["He", "met", "John", "Smith"], [(2, 4, "O->PER")])
-    'He met [John Smith]{O->PER}'
-    """
+    around the marked regions."""
     opens: dict[int, list[str]] = {}
     closes: dict[int, list[str]] = {}
     taken: list[tuple[int, int]] = []
@@ -403,7 +317,9 @@ def mark_sentence(tokens: Sequence[str], regions: Sequence[tuple[int, int, str]]
 def _note(issue: dict) -> str:
     if issue["kind"] == "invalid-sequence":
         return issue["detail"].split(" (")[0]
-    return f"{_spans_text(issue['given'])}->{_spans_text(issue['suggested'])}"
+    given, suggested = (" + ".join(s["type"] for s in issue[k]) or "O"
+                        for k in ("given", "suggested"))
+    return f"{given}->{suggested}"
 
 
 def format_issue_table(records: Sequence[dict], *, top: int | None = 20) -> str:
@@ -447,16 +363,14 @@ def issues_to_frame(records: Sequence[dict]) -> pd.DataFrame:
     rows = []
     for r in records:
         for i in r.get("issues", []):
+            spans = {side: " ".join(f"{s['type']}[{s['start']}:{s['end']}]" for s in i[side])
+                     for side in ("given", "suggested")}
             rows.append({
                 "id": r["id"], "rank": r.get("rank"), "sentence_score": r["score"],
                 "kind": i["kind"], "source": i["source"], "start": i["start"], "end": i["end"],
-                "text": " ".join(r["tokens"][i["start"] : i["end"]]),
-                "given": " ".join(f"{s['type']}[{s['start']}:{s['end']}]" for s in i["given"]),
-                "suggested": " ".join(f"{s['type']}[{s['start']}:{s['end']}]"
-                                      for s in i["suggested"]),
-                "score": i["score"], "detail": i["detail"],
-            })
-    columns = ["id", "rank", "sentence_score", "kind", "source", "start", "end", "text",
-               "given", "suggested", "score", "detail"]
-    frame = pd.DataFrame(rows, columns=columns)
+                "text": " ".join(r["tokens"][i["start"] : i["end"]]), **spans,
+                "score": i["score"], "detail": i["detail"]})
+    frame = pd.DataFrame(rows, columns=["id", "rank", "sentence_score", "kind", "source",
+                                        "start", "end", "text", "given", "suggested", "score",
+                                        "detail"])
     return frame.sort_values(["score", "rank"], kind="stable", ignore_index=True)

@@ -1,10 +1,6 @@
-"""Tagging schemes (IOB1, IOB2, BIOES, plain tags): parsing, detection, conversion, spans,
-and span F1.
-
-Internally every span-tagged dataset is held in IOB2 (``B-`` opens every entity, ``I-``
-continues it). Plain tag sets without prefixes (part-of-speech tags) use the scheme
-``"plain"``: each tag is an atomic class and there are no spans.
-"""
+"""Tagging schemes: parsing, detection, conversion, spans and span F1. Span data is held in
+IOB2 (``B-`` opens every entity); tags without prefixes (part-of-speech) are ``"plain"``:
+atomic classes, no spans."""
 
 from __future__ import annotations
 
@@ -15,6 +11,7 @@ from typing import Literal
 import numpy as np
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
+from labelaudit._validation import check_choice
 
 Scheme = Literal["iob1", "iob2", "bioes", "plain"]
 SCHEMES: tuple[str, ...] = ("iob1", "iob2", "bioes", "plain")
@@ -34,34 +31,20 @@ class Span:
 
 
 def is_span_tag(tag: str) -> bool:
-    """True for ``O`` and for tags with a known position prefix (``B-PER``, ``E-LOC``...).
-
-    Examples
-    --------
-    >>> is_span_tag("B-PER"), is_span_tag("O"), is_span_tag("NNP"), is_span_tag("B-")
-    (True, True, False, False)
-    """
-    if tag == "O":
-        return True
+    """True for ``O`` and for tags with a known position prefix and a type (``B-PER``, ``E-LOC``;
+    not ``NNP`` nor ``B-``)."""
     prefix, sep, kind = tag.partition("-")
-    return bool(sep) and prefix in _PREFIXES and bool(kind)
+    return tag == "O" or (bool(sep) and prefix in _PREFIXES and bool(kind))
 
 
 def split_tag(tag: str) -> tuple[str, str]:
-    """``"B-PER"`` -> ``("B", "PER")``; ``"O"`` -> ``("O", "")``; BILOU ``L``/``U`` map to E/S.
-
-    Examples
-    --------
-    >>> split_tag("I-MISC"), split_tag("O"), split_tag("U-LOC")
-    (('I', 'MISC'), ('O', ''), ('S', 'LOC'))
-    """
+    """``"B-PER"`` -> ``("B", "PER")``; ``"O"`` -> ``("O", "")``; BILOU ``L``/``U`` map to E/S."""
     if tag == "O":
         return "O", ""
     prefix, sep, kind = tag.partition("-")
-    if not sep or prefix not in _PREFIXES or not kind:
+    if not sep or prefix not in _PREFIXES or not kind:  # not is_span_tag, without a 2nd split
         raise InvalidInputError(
-            f"tag {tag!r} has no known prefix: expected O or B-, I-, E-, S- followed by a type"
-        )
+            f"tag {tag!r} has no known prefix: expected O or B-, I-, E-, S- followed by a type")
     return _PREFIXES[prefix], kind
 
 
@@ -110,13 +93,6 @@ def detect_scheme(sentences: Sequence[Sequence[str]]) -> Scheme:
     return "iob2"
 
 
-def check_scheme(scheme: str) -> None:
-    if scheme not in SCHEMES:
-        raise InvalidParameterError(
-            f"unknown scheme {scheme!r}; choose one of {', '.join(SCHEMES)}"
-        )
-
-
 def spans_from_tags(tags: Sequence[str], *, scheme: Scheme = "iob2") -> list[Span]:
     """The entities of one sentence, read leniently (an ``I-X`` after ``O`` opens an entity).
 
@@ -133,7 +109,7 @@ def spans_from_tags(tags: Sequence[str], *, scheme: Scheme = "iob2") -> list[Spa
     >>> spans_from_tags(["O", "I-ORG", "I-ORG"])
     [Span(start=1, end=3, type='ORG')]
     """
-    check_scheme(scheme)
+    check_choice(scheme, "scheme", SCHEMES)
     if scheme == "plain":
         return []
     tags = convert_tags(tags, source=scheme, target="iob2") if scheme != "iob2" else tags
@@ -190,8 +166,8 @@ def convert_tags(tags: Sequence[str], *, source: Scheme, target: Scheme) -> list
     >>> convert_tags(["B-LOC", "B-LOC", "O"], source="iob2", target="iob1")
     ['I-LOC', 'B-LOC', 'O']
     """
-    check_scheme(source)
-    check_scheme(target)
+    check_choice(source, "source", SCHEMES)
+    check_choice(target, "target", SCHEMES)
     if source == "plain" or target == "plain":
         if source != target:
             raise InvalidParameterError("plain tags cannot be converted to or from a span scheme")
@@ -245,7 +221,7 @@ def invalid_transitions(tags: Sequence[str], *, scheme: Scheme) -> list[tuple[in
     >>> invalid_transitions(["B-PER", "O"], scheme="bioes")
     [(0, 'B-PER not closed by I-PER or E-PER')]
     """
-    check_scheme(scheme)
+    check_choice(scheme, "scheme", SCHEMES)
     if scheme in ("iob1", "plain"):
         return []
     found: list[tuple[int, str]] = []
@@ -268,8 +244,7 @@ def invalid_transitions(tags: Sequence[str], *, scheme: Scheme) -> list[tuple[in
 def span_f1_counts(predicted: Sequence[Sequence[str]], gold: Sequence[Sequence[str]], *,
                    plain: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Per sentence, 2 TP and 2 TP + FP + FN over exact entity spans of IOB2 tags, so that
-    ``num.sum() / den.sum()`` is the micro F1 of any set of sentences (for ``plain`` tags:
-    token hits and token counts, i.e. token accuracy).
+    ``num.sum() / den.sum()`` is the micro F1 of any set of sentences (``plain``: accuracy).
 
     Examples
     --------

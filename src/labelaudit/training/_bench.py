@@ -1,4 +1,4 @@
-"""``labelaudit.train_bench``: every method under every noise setting, on a clean test set
+"""``labelaudit.training.train_bench``: every method under every noise setting, on a clean test set
 (the NoisywikiHow benchmark, Wu et al. 2023, its Table 8 layout)."""
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import numpy as np
 
 from labelaudit._errors import InvalidParameterError
 from labelaudit._validation import check_int
-from labelaudit.engine import check_fits, run_fits
 from labelaudit.io import (
     ResultFiles,
     check_distinct_files,
@@ -24,10 +23,11 @@ from labelaudit.io import (
     text_keys,
     warn_overlap,
 )
+from labelaudit.models import check_fits, run_fits
 from labelaudit.noise import noisy_labels, parse_noise
 from labelaudit.training._metrics import evaluate_model
 from labelaudit.training._model import read_frame
-from labelaudit.training._train import method_names
+from labelaudit.training._train import check_methods, method_names
 from labelaudit.training._train import train as train_model
 
 if TYPE_CHECKING:
@@ -35,13 +35,7 @@ if TYPE_CHECKING:
 
 
 def parse_noise_grid(spec: str) -> tuple[str, tuple[float, ...]]:
-    """``"method:r1,r2,..."`` as ``(method, (r1, r2, ...))``; rates in (0, 1).
-
-    Examples
-    --------
-    >>> parse_noise_grid("uniform:0.1,0.2")
-    ('uniform', (0.1, 0.2))
-    """
+    """``"method:r1,r2,..."`` as ``(method, (r1, r2, ...))``; rates in (0, 1)."""
     method, sep, rates = str(spec).strip().rpartition(":")
     if not sep or not rates:
         raise InvalidParameterError(
@@ -61,8 +55,7 @@ class BenchResult(ResultFiles):
     n_eval: int
 
     def to_frame(self) -> pd.DataFrame:
-        """Mean and standard deviation over seeds per method, noise and rate (the seed's
-        Table 8 layout: one row per method, one column block per noise and rate)."""
+        """Mean and standard deviation over seeds per method, noise and rate."""
         grouped = self.runs.groupby(["method", "noise", "rate"], sort=False)
         table = grouped.agg(top1_mean=("top1", "mean"), top1_std=("top1", "std"),
                             top5_mean=("top5", "mean"), top5_std=("top5", "std"),
@@ -72,10 +65,9 @@ class BenchResult(ResultFiles):
         return table.reset_index()
 
     def recommend(self) -> pd.DataFrame:
-        """Per noise setting, the method ``--method auto`` would choose (the highest mean
-        accuracy on the noised evaluation labels) beside the best on clean labels, the
-        clean accuracy it gives up, and the Spearman correlation of the two measures over
-        the methods (how far noisy accuracy can stand in for clean accuracy)."""
+        """Per noise setting, the method ``--method auto`` would choose (by noised evaluation
+        labels) beside the best on clean labels, the accuracy it gives up, and the Spearman
+        correlation of the two measures over the methods."""
         import pandas as pd
         from scipy.stats import spearmanr
 
@@ -99,9 +91,8 @@ class BenchResult(ResultFiles):
         return pd.DataFrame(rows)
 
     def recommendation(self) -> str:
-        """The closing lines of ``train-bench``: per setting, the method the measure
-        ``--method auto`` uses chooses, and the method with the highest mean of that measure
-        over the settings."""
+        """The closing lines of ``train-bench``: :meth:`recommend` and the method with the
+        highest mean noisy accuracy over the settings."""
         frame = self.to_frame()
         table = self.recommend()
         if table.empty:
@@ -147,8 +138,7 @@ class BenchResult(ResultFiles):
                 + self.table("top1").to_string() + "\n" + self.recommendation())
 
     def plot(self, path: str | Path) -> Path:
-        """Top-1 accuracy against the noise rate, one line per method, one panel per noise
-        method."""
+        """Top-1 accuracy against the noise rate, a line per method, a panel per noise."""
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
 
@@ -174,9 +164,8 @@ class BenchResult(ResultFiles):
 
 
 def _spearman_gap(cell: pd.DataFrame) -> str | None:
-    """Why the Spearman correlation of a setting's noisy and clean accuracies over the
-    methods is undefined (too few methods, or one measure the same for every method), or
-    None when it is defined."""
+    """Why the Spearman correlation of a setting's noisy and clean accuracies is undefined,
+    or None."""
     if len(cell) < 3:
         return f"{len(cell)} method{'s' if len(cell) != 1 else ''}, it needs 3 or more"
     for column, what in (("noisy_top1_mean", "noisy"), ("top1_mean", "clean")):
@@ -202,8 +191,8 @@ def _noised_eval(test: pd.DataFrame, *, label: str, method: str, rate: float, cl
 def _bench_run(shared: tuple[pd.DataFrame, pd.DataFrame, dict[str, Any], dict[str, Any]],
                _slot: Any, name: str, cell: dict[str, Any], labels: np.ndarray,
                noisy_test: pd.DataFrame | None) -> dict[str, Any]:
-    """One run of the bench (a task of :func:`run_tasks`): ``name`` trained on the table
-    with the noised ``labels``, measured on the clean evaluation table and its noised copy."""
+    """One run: ``name`` trained with the noised ``labels``, measured on the clean evaluation
+    table and its noised copy."""
     frame, test, columns, options = shared
     started = time.perf_counter()
     fitted = train_model(frame.assign(**{columns["label"]: labels}), **columns, method=name,
@@ -237,8 +226,8 @@ def train_bench(
     ray_address: str | None = None,
     progress: bool = False,
 ) -> BenchResult:
-    """Train every method on noised copies of a clean training set, and measure each on a
-    clean evaluation set.
+    """Train every method on noised copies of a clean training set; measure each on a clean
+    evaluation set.
 
     Parameters
     ----------
@@ -249,18 +238,17 @@ def train_bench(
         ``uniform:0.1,0.2`` or ``instance-dependent:0.2,0.4``); each rate is injected
         with seed ``random_state + s`` for seed ``s``, so every cell is reproducible.
     methods : sequence of str, optional
-        Default: every method (see :func:`labelaudit.train`).
+        Default: every method (see :func:`labelaudit.training.train`).
     seeds : int, default=3
     filter_scorers : scorers of ``filter``'s scan (default the embeddings, which the head
         backbone has cached already).
     train_options : dict, optional
-        More options of :func:`labelaudit.train` (epochs, hidden...).
+        More options of :func:`labelaudit.training.train` (epochs, hidden...).
     workers : int, default=1
-        Processes that train the runs at once (each run is independent; each process
-        embeds the texts once, or reads them from the embedding cache).
+        Processes training runs at once (each embeds the texts once, or reads the cache).
     engine : {"local", "ray"}
-        ``"ray"``: every run a Ray task, on Ray started with every core or on the cluster
-        at ``ray_address``. The result does not depend on the engine or the workers.
+        ``"ray"``: every run a Ray task, on every core or on the cluster at ``ray_address``;
+        the result does not depend on the engine or the workers.
 
     Returns
     -------
@@ -273,11 +261,7 @@ def train_bench(
     grid = [parse_noise_grid(spec) for spec in noise]
     if not grid:
         raise InvalidParameterError("noise is empty: give at least one METHOD:RATE")
-    names = list(method_names() if methods is None else methods)
-    for name in names:
-        if name not in method_names():
-            raise InvalidParameterError(f"unknown method {name!r}; choose from "
-                                        f"{', '.join(method_names())}")
+    names = check_methods(method_names() if methods is None else methods, "method")
     check_distinct_files([("train", train), ("eval", eval)], why="every method is trained "
                          "on train and measured on eval, so eval needs items of its own")
     frame, test = read_frame(train), read_frame(eval)

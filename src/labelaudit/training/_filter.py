@@ -1,21 +1,8 @@
-"""Detect-then-train: the ``filter`` methods of :func:`labelaudit.train`.
-
-A method's name says its steps: ``filter[-relabel][-iterate][+METHOD]``.
-
-- the detector: out-of-sample probabilities of every training item from a head network
-  trained with a noise-robust method (SEAL by default), cross-fitted over 5 stratified folds
-  of the sentence embeddings, so every item is scored by a model that never saw it;
-  ``filter`` itself keeps the scan's detector (``filter_detector="scan"``);
-- how many to flag: the items whose out-of-sample loss puts them in the high-loss component
-  of a two-component mixture (each item's posterior of a wrong label; :func:`clean_labels`
-  says why not cleanlab's confident joint), at most :data:`NOISE_RATE_CAP` of them;
-- ``-relabel``: every item trains on a soft label, its given label mixed with the
-  detector's probabilities by its posterior of a wrong label, instead of dropping the
-  flagged ones; without it, flagged items are dropped;
-- ``-iterate``: a second round of detection by models trained on the items the first round
-  kept, which re-flags from the original labels;
-- ``+METHOD``: the method that trains on what is left (``base`` when not given).
-"""
+"""Detect-then-train: the ``filter[-relabel][-iterate][+METHOD]`` methods of
+:func:`labelaudit.training.train`, whose ``method`` says what each step does. The detector's
+probabilities are out-of-sample (cross-fitted over at most 5 stratified folds); the flagged
+items are the high-loss component of a two-component mixture of their losses, at most
+:data:`NOISE_RATE_CAP` of them (:func:`clean_labels` says why not cleanlab's count)."""
 
 from __future__ import annotations
 
@@ -69,24 +56,15 @@ class FilterWarning(LabelAuditWarning):
 
 
 def noise_share(labels: np.ndarray, pred_probs: np.ndarray) -> float:
-    """cleanlab's estimate of the share of wrong labels: 1 - the trace of the calibrated
-    confident joint of given and true labels (Northcutt et al. 2021, equation 3), from
-    out-of-sample ``pred_probs`` of shape (n_samples, n_classes); at most 0.95."""
+    """cleanlab's share of wrong labels, at most 0.95: 1 - the trace of the calibrated confident
+    joint (Northcutt et al. 2021, equation 3) of out-of-sample ``pred_probs``."""
     joint = import_cleanlab("cleanlab.count").estimate_joint(labels, pred_probs)
     return float(np.clip(1.0 - np.trace(joint), 0.0, 0.95))
 
 
 @dataclass(frozen=True)
 class FilterPlan:
-    """The steps a ``filter`` method name stands for.
-
-    Examples
-    --------
-    >>> FilterPlan.parse("filter-relabel-iterate+seal")
-    FilterPlan(relabel=True, rounds=2, then='seal', detector='seal')
-    >>> FilterPlan.parse("filter").detector
-    'scan'
-    """
+    """The steps a ``filter`` method name stands for (see :func:`labelaudit.training.train`)."""
 
     relabel: bool = False
     rounds: int = 1
@@ -122,10 +100,9 @@ class FilterPlan:
 
 
 class HeadScorer(Scorer):
-    """A head network over sentence embeddings, trained with a learning-with-noisy-labels
-    method: the detector of the ``filter`` methods, cross-fitted by the one fold engine
-    (:func:`labelaudit.models.crossfit_pred_probs`). Rows labelled ``-1`` are scored but
-    not trained on (the items an earlier round dropped)."""
+    """The detector of the ``filter`` methods: a head network over sentence embeddings
+    trained with an LNL method. Rows labelled ``-1`` (dropped by an earlier round) are scored
+    but not trained on."""
 
     name = "head"
 
@@ -143,8 +120,7 @@ class HeadScorer(Scorer):
     def fit(self, features: Any, labels: Any, *, n_classes: int) -> HeadScorer:
         labels = np.asarray(labels)
         used = labels >= 0
-        config = LoopConfig(**_HEAD_TRAINING, device=self.device,
-                            random_state=self.random_state)
+        config = LoopConfig(**_HEAD_TRAINING, device=self.device, random_state=self.random_state)
         networks, _ = train_networks(
             head_factory(int(np.shape(features)[1]), n_classes, hidden=self.hidden,
                          dropout=self.dropout),
@@ -178,11 +154,9 @@ def _detection_key(vectors: np.ndarray, labels: np.ndarray, folds: np.ndarray,
 def detect(vectors: np.ndarray, labels: np.ndarray, n_classes: int, *, detector: str,
            trained: np.ndarray | None = None, settings: dict[str, Any], device: str | None = None,
            random_state: int = 0, progress: bool = False) -> tuple[np.ndarray, dict[str, Any]]:
-    """Out-of-sample probabilities of every item from ``detector`` heads, cross-fitted over
-    stratified folds (at most 5, at most the smallest class's size); ``trained`` marks the
-    items the heads may train on (all when None; a class that would then be missing from a
-    fold's training part keeps all its items). Also says how the folds cover the classes:
-    the fewest items of a class in a training part."""
+    """Out-of-sample probabilities of every item from ``detector`` heads cross-fitted over at
+    most 5 stratified folds, trained on the ``trained`` items (default all), and how the folds
+    cover the classes."""
     labels = np.asarray(labels)
     counts = np.bincount(labels, minlength=n_classes)
     present = counts[counts > 0]
@@ -194,8 +168,7 @@ def detect(vectors: np.ndarray, labels: np.ndarray, n_classes: int, *, detector:
     # heads must see every class in every training part
     restored = set()
     for fold in np.unique(folds):
-        part = np.bincount(fit_labels[(folds != fold) & (fit_labels >= 0)],
-                           minlength=n_classes)
+        part = np.bincount(fit_labels[(folds != fold) & (fit_labels >= 0)], minlength=n_classes)
         restored |= set(np.flatnonzero((counts > 0) & (part == 0)).tolist())
     for k in restored:
         fit_labels[labels == k] = k
@@ -227,10 +200,9 @@ def _check_signal(share: float) -> None:
 
 
 def wrong_posterior(loss: np.ndarray, *, random_state: int = 0) -> np.ndarray:
-    """Per item, the posterior probability that its label is wrong: the high-loss component
-    of a two-component Gaussian mixture fitted to the out-of-sample losses (the label
-    division of DivideMix, Li et al. 2020). All zeros when the losses do not split (fewer
-    than 10 items, or equal losses)."""
+    """Per item, the posterior that its label is wrong: the high-loss component of a
+    two-component Gaussian mixture of the out-of-sample losses (DivideMix's label division,
+    Li et al. 2020); all zeros for fewer than 10 items or equal losses."""
     from sklearn.mixture import GaussianMixture
 
     loss = np.asarray(loss, dtype=np.float64)
@@ -248,26 +220,14 @@ def wrong_posterior(loss: np.ndarray, *, random_state: int = 0) -> np.ndarray:
 
 def clean_labels(labels: np.ndarray, pred_probs: np.ndarray, *, relabel: bool, cap: float,
                  random_state: int = 0) -> tuple[np.ndarray, np.ndarray | None, dict[str, Any]]:
-    """The flagged items and what training uses instead of their labels.
+    """The flag mask, the soft targets (rows summing to 1) when ``relabel`` else None, and
+    the facts for the log. Flagged: the items whose :func:`wrong_posterior` ``w`` is above 0.5,
+    at most ``cap`` of them (the highest losses); with ``relabel`` every item trains on
+    ``(1 - w) * its given label + w * the detector's probabilities``.
 
-    Each item's posterior of a wrong label comes from :func:`wrong_posterior` on the
-    out-of-sample loss of its given label; the items above 0.5 are flagged, at most ``cap``
-    of them (the highest losses). Without ``relabel`` they are dropped; with it, every item
-    trains on ``(1 - w) * its given label + w * the detector's probabilities``, a soft
-    label that moves as far from the given label as the item is likely wrong.
-
-    cleanlab's confident-joint estimate of the share of wrong labels is recorded beside
-    the mixture's: with a weak detector (many classes, few items each) it counts the
-    detector's own errors too (NoisywikiHow: 0.60 at a true 0.20), so it only decides
-    when the labels carry no signal at all.
-
-    Returns the flag mask, the soft targets (rows summing to 1) when ``relabel`` else
-    None, and the facts for the log.
-
-    Raises
-    ------
-    InvalidInputError
-        When cleanlab's estimated share is :data:`NO_SIGNAL_RATE` or more.
+    cleanlab's confident-joint share of wrong labels is only recorded, and refuses labels
+    without signal (:data:`NO_SIGNAL_RATE`): with a weak detector (many classes, few items
+    each) it counts the detector's errors too (NoisywikiHow: 0.60 at a true 0.20).
     """
     labels = np.asarray(labels)
     share = noise_share(labels, pred_probs)
@@ -286,16 +246,14 @@ def clean_labels(labels: np.ndarray, pred_probs: np.ndarray, *, relabel: bool, c
     if not relabel:
         return flagged, None, {**info, "filter": "drop", "dropped": n_flagged}
     probs = pred_probs / pred_probs.sum(axis=1, keepdims=True)
-    targets = (1.0 - wrong)[:, None] * np.eye(pred_probs.shape[1])[labels] \
-        + wrong[:, None] * probs
+    targets = (1.0 - wrong)[:, None] * np.eye(pred_probs.shape[1])[labels] + wrong[:, None] * probs
     return flagged, targets, {**info, "filter": "relabel", "relabelled": n_flagged}
 
 
 def _scan_filter(frame: pd.DataFrame, dataset: Any, *, text: str, label: str, text_pair: str | None,
                  mode: str, scorers: Sequence[str], settings: dict, random_state: int | None,
-                 progress: bool) -> tuple[np.ndarray, np.ndarray, dict]:
-    """Rows kept and their labels after a cross-fitted scan dropped or relabelled the
-    flagged items."""
+                 progress: bool) -> Cleaned:
+    """Rows kept and their labels after a cross-fitted scan dropped or relabelled the flagged."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         encodes = "embed" in scorers  # scan refuses an encoder no member takes
@@ -325,15 +283,14 @@ def _scan_filter(frame: pd.DataFrame, dataset: Any, *, text: str, label: str, te
         # the scan read the same label column, so its classes are the dataset's
         suggested, _ = suggest_labels(result.labels, result.pred_probs)
         labels[flagged] = suggested[flagged]
-        return np.arange(len(labels)), labels, info
+        return Cleaned(np.arange(len(labels)), labels, None, info)
     keep = np.flatnonzero(~flagged)
-    return keep, labels[keep], info
+    return Cleaned(keep, labels[keep], None, info)
 
 
 @dataclass(frozen=True)
 class Cleaned:
-    """What a filter method trains on: the rows kept, their labels, and for ``-relabel``
-    their soft targets (rows summing to 1); ``info`` goes to the training log."""
+    """What a filter method trains on; ``targets``: the soft targets of ``-relabel``."""
 
     keep: np.ndarray
     labels: np.ndarray
@@ -345,14 +302,11 @@ def run_filter(plan: FilterPlan, frame: pd.DataFrame, dataset: Any, *, text: str
                label: str, text_pair: str | None, mode: str, scorers: Sequence[str],
                settings: dict[str, Any], vectors: Callable[[], np.ndarray],
                device: str | None, random_state: int, progress: bool) -> Cleaned:
-    """The detection and cleaning steps of ``plan`` (``vectors()``: the sentence
-    embeddings the head detector trains on)."""
+    """The detection and cleaning steps of ``plan`` (``vectors()``: the head's embeddings)."""
     if plan.detector == "scan":
-        keep, labels, info = _scan_filter(frame, dataset, text=text, label=label,
-                                          text_pair=text_pair, mode=mode, scorers=scorers,
-                                          settings=settings, random_state=random_state,
-                                          progress=progress)
-        return Cleaned(keep, labels, None, info)
+        return _scan_filter(frame, dataset, text=text, label=label, text_pair=text_pair,
+                            mode=mode, scorers=scorers, settings=settings,
+                            random_state=random_state, progress=progress)
     given = np.asarray(dataset.labels)
     n_classes = len(dataset.classes)
     embeddings = vectors()

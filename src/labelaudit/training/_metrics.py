@@ -1,6 +1,5 @@
-"""How well a trained model does on a labelled evaluation table: top-1, top-5 and
-macro-F1 for one label per item; subset accuracy, micro- and macro-F1 and the Hamming loss
-for label sets."""
+"""How well a trained model does on a labelled table: top-1, top-5 and macro-F1; for label
+sets subset accuracy, micro- and macro-F1 and the Hamming loss."""
 
 from __future__ import annotations
 
@@ -46,9 +45,8 @@ class TrainMetrics:
 
     def to_dict(self) -> dict[str, Any]:
         return {"top1": self.top1, "top5": None if np.isnan(self.top5) else self.top5,
-                "macro_f1": self.macro_f1,
-                "n_eval": self.n_eval, "unseen_labels": list(self.unseen_labels),
-                "n_unseen": self.n_unseen, **self.extra}
+                "macro_f1": self.macro_f1, "n_eval": self.n_eval,
+                "unseen_labels": list(self.unseen_labels), "n_unseen": self.n_unseen, **self.extra}
 
     def summary(self) -> str:
         if self.extra.get("multi_label"):
@@ -66,14 +64,10 @@ def read_eval_table(data: pd.DataFrame | str | Path, *, label: str = "label",
                     where: str = "the evaluation table", label_sets: bool = False,
                     training: str | Path | None = None, label_sep: str | None = None,
                     text: str = "text", text_pair: str | None = None) -> pd.DataFrame:
-    """A labelled evaluation table, read, with its label column there, of plain values and
-    never missing (checked before any training by ``labelaudit train --eval``); with
-    ``label_sets``, a column of label sets is taken as it is (a multi-label model's). With
-    ``training``, the training data's file: the table must be another file, with a
-    warning (:class:`~labelaudit.io.OverlapWarning`) when more than a tenth of its items
-    (their ``text`` and ``text_pair``) are training items, and its labels and the
-    training data's must be of one kind: label sets (also when ``label_sep`` is given) or
-    one label per item."""
+    """A labelled evaluation table, read and checked before any training (its label column
+    there, plain values, none missing; label sets as they are with ``label_sets``). With
+    ``training``, the training file: the table must be another file, with labels of the same
+    kind, and is warned about when more than a tenth of its items are training items."""
     if training is not None:
         check_distinct_files([("data", training), ("eval=", data)], why=_HELD_OUT_WHY)
     frame = read_frame(data)

@@ -1,9 +1,6 @@
-"""A model trained by :func:`labelaudit.train`: its backbone (``head``, a small network over
-frozen sentence embeddings from the scan's embedding cache, or ``finetune``, a Hugging Face
-encoder with a linear classifier trained whole), the inputs each one reads, prediction, and a
-folder to save it in and load it from. The networks and inputs themselves are the models
-floor's (:class:`labelaudit.models.HeadNetwork`, :class:`labelaudit.models.TextInputs`,
-:func:`labelaudit.models.finetune_factory`)."""
+"""A model trained by :func:`labelaudit.training.train`: its backbone (``head`` over frozen sentence
+embeddings, or ``finetune``, a whole encoder), the inputs each reads, prediction, and a folder
+to save it in and load it from (the networks themselves are the models floor's)."""
 
 from __future__ import annotations
 
@@ -59,21 +56,18 @@ def read_frame(data: pd.DataFrame | str | Path) -> pd.DataFrame:
     return data if isinstance(data, pd.DataFrame) else read_table(data)
 
 
+def _columns(frame: pd.DataFrame) -> str:
+    """The first 12 columns of ``frame``, for a message."""
+    return ", ".join(map(repr, map(str, frame.columns[:12]))) + (
+        " ..." if len(frame.columns) > 12 else "")
+
+
 def embed(dataset: Any, settings: dict[str, Any], *, progress: bool = False) -> np.ndarray:
     """Sentence embeddings of a dataset through the scan's ``embed`` scorer (and its
     on-disk cache); pairs as ``[u, v, |u - v|, u * v]``."""
     scorer = make_scorer("embed", model=settings.get("encoder"),
                          cache_dir=settings.get("cache_dir"))
     return np.asarray(scorer.prepare(dataset, progress=progress), dtype=np.float32)
-
-
-def encode_inputs(model: Any, frame: pd.DataFrame, *, text: str,
-                  text_pair: str | None) -> Any:
-    """Inputs of new items for a trained model: what its backbone's network reads."""
-    dataset = prepare_text_dataset(frame, text=text, text_pair=text_pair, label=None)
-    if model.settings["backbone"] == "finetune":
-        return TextInputs.from_dataset(dataset, model.settings)
-    return EmbeddingInputs(embed(dataset, model.settings))
 
 
 def network_factory(settings: dict[str, Any], n_classes: int) -> Any:
@@ -86,16 +80,6 @@ def network_factory(settings: dict[str, Any], n_classes: int) -> Any:
             f"backbone must be one of {', '.join(BACKBONES)}; got {settings['backbone']!r}")
     return head_factory(settings["dim"], n_classes, hidden=settings["hidden"],
                         dropout=settings["dropout"])
-
-
-def rebuild_network(backbone: str, settings: dict[str, Any], n_classes: int,
-                    root: Path) -> Any:
-    """An untrained network of a saved model's shape (the finetune backbone loads its
-    weights from ``root / "backbone"``)."""
-    if backbone == "finetune":
-        return load_finetuned(root / "backbone", settings, n_classes)
-    return HeadNetwork(settings["dim"], n_classes, hidden=settings["hidden"],
-                       dropout=settings["dropout"])
 
 
 def load_finetuned(folder: Path, settings: dict[str, Any], n_classes: int) -> Any:
@@ -181,11 +165,11 @@ class TrainedModel:
                 f"text_pair={text_pair!r}: the model was trained on single texts (column "
                 f"{trained[0]!r}), not text pairs, and reads no second text; drop text_pair=",
                 param="text_pair")
+        pairs = (f"the model was trained on text pairs (columns {trained[0]!r} and "
+                 f"{trained[1]!r}) and reads two texts per item")
         if isinstance(data, list):
             if trained[1] is not None:
-                raise InvalidParameterError(
-                    f"the model was trained on text pairs (columns {trained[0]!r} and "
-                    f"{trained[1]!r}) and reads two texts per item; give a table with both")
+                raise InvalidParameterError(f"{pairs}; give a table with both")
             frame = pd.DataFrame({"text": data})
             text, text_pair = "text", None
         else:
@@ -194,13 +178,13 @@ class TrainedModel:
             text_pair = text_pair if text_pair is not None else trained[1]
             if text_pair is not None and text_pair not in frame.columns:
                 raise InvalidInputError(
-                    f"the model was trained on text pairs (columns {trained[0]!r} and "
-                    f"{trained[1]!r}) and reads two texts per item, and the table has no "
-                    f"column {text_pair!r}; its columns are "
-                    f"{', '.join(map(repr, map(str, frame.columns[:12])))}"
-                    f"{' ...' if len(frame.columns) > 12 else ''}: give text_pair=COLUMN, the "
-                    "column of the second texts", param="text_pair")
-        return encode_inputs(self, frame, text=text, text_pair=text_pair)
+                    f"{pairs}, and the table has no column {text_pair!r}; its columns are "
+                    f"{_columns(frame)}: give text_pair=COLUMN, the column of the second texts",
+                    param="text_pair")
+        dataset = prepare_text_dataset(frame, text=text, text_pair=text_pair, label=None)
+        if self.settings["backbone"] == "finetune":
+            return TextInputs.from_dataset(dataset, self.settings)
+        return EmbeddingInputs(embed(dataset, self.settings))
 
     def predict_proba(self, data: pd.DataFrame | str | Path | list[str], *, text: str | None = None,
                       text_pair: str | None = None, progress: bool = False) -> np.ndarray:
@@ -229,29 +213,19 @@ class TrainedModel:
     def predict_table(self, data: pd.DataFrame | str | Path, *, text: str | None = None,
                       text_pair: str | None = None, id: str | None = None,  # noqa: A002
                       top_k: int = 5, sep: str | None = None) -> pd.DataFrame:
-        """The predictions as a table, one row per item of ``data`` (a table or its file).
-
-        Columns: ``id`` (the ``id`` column, else a column named id, else the row number),
-        then the ``top_k`` most probable labels and their probabilities (``label_1,
-        prob_1, label_2...``); for a multi-label model, the predicted set (``labels``: the
-        classes at probability 0.5 or more, a list or text joined by ``sep``) and every
-        class's probability (``prob_<class>``).
-
-        Raises
-        ------
-        InvalidInputError
-            ``id`` names no column of ``data``.
-        """
+        """The predictions, one row per item of ``data`` (a table or its file): ``id`` (the
+        ``id`` column, else a column named id, else the row number), then the ``top_k`` most
+        probable labels and their probabilities (``label_1, prob_1, label_2...``); for a
+        multi-label model, the predicted set (``labels``: the classes at probability 0.5 or
+        more, a list or text joined by ``sep``) and every class's ``prob_<class>``."""
         import pandas as pd
 
         check_int(top_k, "top_k", minimum=1)
         frame = read_frame(data)
         if id is not None and id not in frame.columns:
             where = "the table" if isinstance(data, pd.DataFrame) else data
-            raise InvalidInputError(
-                f"id={id!r}: {where} has no such column; its columns are "
-                f"{', '.join(map(repr, map(str, frame.columns[:12])))}"
-                f"{' ...' if len(frame.columns) > 12 else ''}", param="id")
+            raise InvalidInputError(f"id={id!r}: {where} has no such column; its columns are "
+                                    f"{_columns(frame)}", param="id")
         column = id or "id"
         out = pd.DataFrame({"id": frame[column].to_numpy() if column in frame.columns
                             else np.arange(len(frame))})
@@ -268,18 +242,12 @@ class TrainedModel:
             out[f"prob_{j + 1}"] = probs[np.arange(len(frame)), top[:, j]]
         return out
 
-    def save(self, folder: str | Path, *, overwrite: bool = False) -> Path:
-        """Write the model to ``folder``: a JSON description and the network's weights.
-
-        A new or empty folder is written; a folder labelaudit wrote earlier (its manifest
-        lists every file it holds) is replaced; any other folder is refused, with or
-        without ``overwrite`` (kept for compatibility: labelaudit never deletes a file it
-        did not write). The folder is written beside its target and renamed into place, so
-        an interrupted save leaves the old model or the new one.
-        """
+    def save(self, folder: str | Path) -> Path:
+        """Write the model to ``folder`` (a JSON description and the weights), beside it and
+        renamed into place; a folder labelaudit wrote earlier (its manifest lists its files)
+        is replaced, any other non-empty folder refused."""
         import torch
 
-        del overwrite
         target = check_output_folder(folder, kind="model", name="the model folder")
         target.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
@@ -312,10 +280,9 @@ def load_model(folder: str | Path) -> TrainedModel:
     Raises
     ------
     InvalidInputError
-        The folder is not a labelaudit model, was written in a format this version of
-        labelaudit does not read, or is damaged: a file that is not valid JSON, lacks an
-        entry, is truncated, or no longer matches the others (a class list edited so that
-        it does not match the output layer). The message names the file.
+        Naming the file, when the folder is no labelaudit model, is in a format this
+        version does not read, or is damaged (invalid JSON, an entry missing, a truncated
+        file, a class list edited so that it no longer matches the output layer).
     """
     root = Path(folder)
     if not (root / META).is_file():
@@ -334,8 +301,11 @@ def load_model(folder: str | Path) -> TrainedModel:
     settings = dict(meta["settings"])
     if meta["backbone"] == "finetune":  # new texts use the tokenizer saved with it
         settings["encoder"] = str((root / "backbone").resolve())
-    network = rebuild_network(meta["backbone"], settings, len(classes), root)
-    if meta["backbone"] != "finetune":
+    if meta["backbone"] == "finetune":
+        network = load_finetuned(root / "backbone", settings, len(classes))
+    else:
+        network = HeadNetwork(settings["dim"], len(classes), hidden=settings["hidden"],
+                              dropout=settings["dropout"])
         load_weights(network, root / _WEIGHTS, n_classes=len(classes))
     network.eval()
     return TrainedModel(classes=classes, method=meta["method"], backbone=meta["backbone"],

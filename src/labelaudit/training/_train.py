@@ -1,7 +1,5 @@
-"""``labelaudit.train``: fit a classifier with a learning-with-noisy-labels method (or, with
-``method="auto"``, screen the candidates on a held-out part of the given, noisy data and
-train the winner on everything); for label sets, ``base`` with one sigmoid per class or
-``filter``; and what ``labelaudit train`` tells a person about the model."""
+"""``labelaudit.training.train``: fit a classifier with a learning-with-noisy-labels method, screen
+the candidates (``method="auto"``), train on label sets, and say what was done."""
 
 from __future__ import annotations
 
@@ -76,6 +74,15 @@ def method_names() -> tuple[str, ...]:
     return (*METHODS, *FILTER_METHODS)
 
 
+def check_methods(names: Sequence[str], what: str) -> list[str]:
+    """``names`` as a list, each a training method (``what``: the noun an error uses)."""
+    for name in names:
+        if name not in method_names():
+            raise InvalidParameterError(f"unknown {what} {name!r}; choose from "
+                                        f"{', '.join(method_names())}")
+    return list(names)
+
+
 def _check_classes(labels: np.ndarray, classes: np.ndarray) -> None:
     """Refuse a class with a single training item: nothing can be learned from it."""
     counts = Counter(labels.tolist())
@@ -89,13 +96,9 @@ def _check_classes(labels: np.ndarray, classes: np.ndarray) -> None:
 
 def estimate_noise_rate(embeddings: np.ndarray, labels: np.ndarray, n_classes: int, *,
                         random_state: int | None = 0) -> float:
-    """cleanlab's estimate of the share of wrong labels (:func:`noise_share`) from
-    cross-fitted, strongly regularised logistic regression on the embeddings.
-
-    The estimate is only as good as the model: when the model is weak (many classes, few
-    items each), it counts the model's errors too; :func:`train` caps it at
-    :data:`NOISE_RATE_CAP`.
-    """
+    """cleanlab's share of wrong labels (:func:`noise_share`) from cross-fitted, strongly
+    regularised logistic regression on the embeddings; a weak model counts its own errors too,
+    so :func:`train` caps it at :data:`NOISE_RATE_CAP`."""
     scorer = make_scorer("embed", C=_ESTIMATE_C)
     folds = make_folds(labels, n_folds=min(5, int(np.bincount(labels).min())),
                        random_state=random_state)
@@ -104,8 +107,7 @@ def estimate_noise_rate(embeddings: np.ndarray, labels: np.ndarray, n_classes: i
 
 
 def _capped(estimate: float, *, source: str) -> float:
-    """An estimated share of wrong labels, at most :data:`NOISE_RATE_CAP` (with a
-    :class:`NoiseEstimateWarning` when it was above)."""
+    """An estimated share of wrong labels, at most :data:`NOISE_RATE_CAP` (warned when above)."""
     if estimate <= NOISE_RATE_CAP:
         return estimate
     warnings.warn(NoiseEstimateWarning(
@@ -151,48 +153,32 @@ def train(
     Parameters
     ----------
     data : DataFrame or path
-        Training items with ``text`` (and ``text_pair``) and their possibly wrong
-        ``label``.
+        Training items: ``text`` (and ``text_pair``) and their possibly wrong ``label``.
     method : str
         ``base`` (cross-entropy), ``mixup``, ``data-parameters``, ``sr``, ``co-teaching``,
-        ``cnlcu``, ``seal``; ``filter`` (ours: a cross-fitted scan, then ``base`` on the
-        data with the flagged items dropped or relabelled, ``filter``) and the other
-        detect-then-train methods ``filter[-relabel][-iterate][+METHOD]`` (see
-        :mod:`labelaudit.training._filter`: a cross-fitted SEAL head detects, a two-component
-        mixture of its out-of-sample losses says which labels are likely wrong,
-        ``-relabel`` trains every item on a soft label instead of dropping the flagged ones,
-        ``-iterate`` detects a second time with models trained on the kept items,
-        ``+METHOD`` trains with METHOD on the result); or ``auto``: screen the candidates
-        on 3 disjoint held-out fifths of each class of the given data, by mean accuracy on
-        their (noisy) labels, and train the winner on everything
-        (:func:`labelaudit.training.choose_method`).
+        ``cnlcu``, ``seal``; ``filter`` (a cross-fitted scan flags items, then ``base``) and
+        ``filter[-relabel][-iterate][+METHOD]`` (README, "Detect-then-train"); or ``auto``:
+        the winner of :func:`choose_method`'s screen on 3 held-out fifths of each class.
     backbone : {"head", "finetune"}
         ``head``: a small network over frozen sentence embeddings of ``model`` (default
-        all-MiniLM-L6-v2, from the scan's embedding cache), seconds on a CPU;
-        ``finetune``: the whole ``model`` fine-tuned as a sequence classifier (a GPU when
-        present).
+        all-MiniLM-L6-v2, from the scan's embedding cache), seconds on a CPU; ``finetune``:
+        the whole ``model`` fine-tuned as a sequence classifier (on a GPU when present).
     noise_rate : float, optional
-        Share of wrong labels, in [0, 1), for co-teaching and CNLCU; estimated with
-        cleanlab when not given (:func:`estimate_noise_rate`), at most
-        :data:`NOISE_RATE_CAP` (a :class:`NoiseEstimateWarning` says when it was capped).
-        The log records the rate used and its source.
+        Share of wrong labels, in [0, 1), for co-teaching and CNLCU; when not given,
+        cleanlab's estimate, at most :data:`NOISE_RATE_CAP` (else a
+        :class:`NoiseEstimateWarning`). The log records the rate and its source.
     filter : {"drop", "relabel"}, optional
-        What ``filter`` does with the flagged items (default drop); ``filter_scorers`` are
-        the scan's. The log records how many were dropped (or relabelled); a
-        :class:`FilterWarning` says when that is more than the share of wrong labels
-        cleanlab estimates from the scan's probabilities (capped at
-        :data:`NOISE_RATE_CAP`). The other filter methods say it in their name.
+        What ``filter`` does with the flagged items (default drop), with ``filter_scorers``
+        the scan's; a :class:`FilterWarning` says when it flags more than cleanlab estimates.
     filter_detector : {"scan", "seal", "base", "mixup"}, optional
-        The detector of a filter method: the scan (``filter``'s default) or a head trained
-        with that method, cross-fitted (the other filter methods' default: ``seal``).
+        A filter method's detector: the scan (``filter``'s default) or a cross-fitted head
+        trained with that method (the other filter methods' default: ``seal``).
     epochs, learning_rate : optional
         Defaults: 20 and 1e-3 for the head, 4 and 3e-5 (with 6 % warmup) for fine-tuning.
-    hidden, dropout : head size (``hidden`` default :data:`HIDDEN`; ``hidden=0``: a linear
-        head). With ``backbone="finetune"``, ``hidden`` sizes only the detector heads of
-        the filter methods (a linear classifier tops the fine-tuned model).
+    hidden, dropout : head size (default :data:`HIDDEN`; 0: a linear head); with
+        ``backbone="finetune"`` only the filter methods' detector heads.
     method_options : dict, optional
-        Options of the method (e.g. ``{"alpha": 0.5}`` for mixup, ``{"n_rounds": 3}`` for
-        SEAL).
+        Options of the method, e.g. ``{"alpha": 0.5}`` for mixup.
 
     Returns
     -------
@@ -241,8 +227,7 @@ def train(
             raise InvalidParameterError(f"noise_rate must be in [0, 1); got {noise_rate}",
                                         param="noise_rate")
     defaults = _DEFAULTS[backbone]
-    epochs = check_int(epochs if epochs is not None else defaults["epochs"], "epochs",
-                       minimum=1)
+    epochs = check_int(epochs if epochs is not None else defaults["epochs"], "epochs", minimum=1)
     learning_rate = check_number(learning_rate if learning_rate is not None
                                  else defaults["learning_rate"], "learning_rate",
                                  low=0.0, low_open=True)
@@ -259,10 +244,9 @@ def train(
         if noise_rate is not None or filter_detector is not None:
             raise InvalidParameterError("noise_rate and filter_detector go with one label per "
                                         "item; label sets train with base or filter")
-        return train_label_sets(
-            frame, text=text, label=label, text_pair=text_pair, label_sep=label_sep,
-            method=method, filter_mode=filter, backbone=backbone, settings=settings,
-            config=config, random_state=random_state, progress=progress)
+        return train_label_sets(frame, text=text, label=label, text_pair=text_pair,
+                                label_sep=label_sep, method=method, filter_mode=filter,
+                                settings=settings, config=config)
     dataset = prepare_text_dataset(frame, text=text, label=label, text_pair=text_pair)
     assert dataset.labels is not None  # noqa: S101 - label is given
     _check_classes(dataset.labels, dataset.classes)
@@ -288,10 +272,6 @@ def train(
                              random_state=random_state, progress=progress)
         keep, labels, targets = cleaned.keep, cleaned.labels, cleaned.targets
         log.update(cleaned.info)
-    if vectors is not None:
-        inputs: Any = EmbeddingInputs(vectors[keep])
-    else:
-        inputs = TextInputs.from_dataset(dataset, settings).subset(keep)
     then = plan.then if plan is not None else method
     if then in ("co-teaching", "cnlcu") and noise_rate is None:
         if vectors is None:
@@ -309,13 +289,25 @@ def train(
                             "soft_targets": targets})
     else:
         hook = make_method(then, noise_rate=noise_rate, **(method_options or {}))
-    networks, training = train_networks(network_factory(settings, len(dataset.classes)),
-                                        inputs, labels, len(dataset.classes), hook, config)
-    log.update(n_used=int(len(keep)), epochs=epochs, learning_rate=learning_rate,
-               batch_size=batch_size, noise_rate=noise_rate, losses=list(training.losses),
+    return _fit(dataset, vectors, keep, labels, hook, method=method, settings=settings,
+                config=config, log=log, started=started, noise_rate=noise_rate)
+
+
+def _fit(dataset: TextDataset, vectors: np.ndarray | None, keep: np.ndarray, labels: np.ndarray,
+         hook: Any, *, method: str, settings: dict[str, Any], config: LoopConfig,
+         log: dict[str, Any], started: float, **facts: Any) -> TrainedModel:
+    """Train the network on the ``keep`` rows (their head ``vectors``, else their texts) and
+    wrap it with its log, ``facts`` after the run's size."""
+    inputs: Any = (EmbeddingInputs(vectors[keep]) if vectors is not None
+                   else TextInputs.from_dataset(dataset, settings).subset(keep))
+    n_classes = len(dataset.classes)
+    networks, training = train_networks(network_factory(settings, n_classes), inputs, labels,
+                                        n_classes, hook, config)
+    log.update(n_used=int(len(keep)), epochs=config.epochs, learning_rate=config.learning_rate,
+               batch_size=config.batch_size, **facts, losses=list(training.losses),
                seconds=time.perf_counter() - started)
     return TrainedModel(classes=np.asarray(dataset.classes).astype(str).astype(object),
-                        method=method, backbone=backbone, network=networks[0],
+                        method=method, backbone=settings["backbone"], network=networks[0],
                         settings=settings, log=log)
 
 
@@ -334,21 +326,17 @@ def check_label_set_method(method: str) -> None:
 
 def train_label_sets(frame: pd.DataFrame, *, text: str, label: str, text_pair: str | None,
                      label_sep: str | None, method: str, filter_mode: str | None,
-                     backbone: str, settings: dict[str, Any], config: Any,
-                     random_state: int, progress: bool) -> Any:
-    """A multi-label :class:`TrainedModel` (``settings["multi_label"]``: its probabilities
-    are per-class sigmoids); called by :func:`labelaudit.train` for a column of label sets."""
-    started = time.perf_counter()
+                     settings: dict[str, Any], config: LoopConfig) -> TrainedModel:
+    """A multi-label :class:`TrainedModel` (per-class sigmoids), for :func:`train` on label sets."""
+    started, random_state, progress = time.perf_counter(), config.random_state, config.progress
     check_label_set_method(method)
     base = prepare_text_dataset(frame, text=text, label=None, text_pair=text_pair)
-    label_sets, classes = read_label_sets(frame[label], column=label, ids=base.ids,
-                                          sep=label_sep)
+    label_sets, classes = read_label_sets(frame[label], column=label, ids=base.ids, sep=label_sep)
     if len(classes) < 2:
         raise InvalidInputError(f"column {label!r} has {len(classes)} class in its label sets; "
                                 "at least 2 are needed (one class is binary classification)")
     check_label_set_classes(label_sets, classes)
-    log: dict[str, Any] = {"n_train": len(base), "random_state": random_state,
-                           "multi_label": True}
+    log: dict[str, Any] = {"n_train": len(base), "random_state": random_state, "multi_label": True}
     keep = np.arange(len(base))
     if method == "filter":
         scanned = scan_label_sets(frame, ScanOptions(
@@ -364,27 +352,19 @@ def train_label_sets(frame: pd.DataFrame, *, text: str, label: str, text_pair: s
                    filter_scorers=list(scanned.member_probs), filter_rule=scanned.flag_rule)
     settings = dict(settings, multi_label=True)
     dataset = TextDataset(base.ids, base.texts, base.text_pairs, label_sets, classes)
-    if backbone == "head":
+    vectors = None
+    if settings["backbone"] == "head":
         vectors = embed(dataset, settings, progress=progress)
         settings["dim"] = int(vectors.shape[1])
-        inputs: Any = EmbeddingInputs(vectors[keep])
-    else:
-        inputs = TextInputs.from_dataset(dataset, settings).subset(keep)
-    placeholder = np.zeros(len(keep), dtype=np.int64)  # the loop's labels; the sets are the
-    networks, training = train_networks(  # targets of MultiLabelBase's loss
-        network_factory(settings, len(classes)), inputs, placeholder, len(classes),
-        MultiLabelBase(label_sets[keep]), config)
-    log.update(n_used=int(len(keep)), epochs=config.epochs,
-               learning_rate=config.learning_rate, batch_size=config.batch_size,
-               losses=list(training.losses), seconds=time.perf_counter() - started)
-    return TrainedModel(classes=np.asarray(classes).astype(str).astype(object), method=method,
-                        backbone=backbone, network=networks[0], settings=settings, log=log)
+    # the loop's labels are placeholders: the sets are the targets of MultiLabelBase's loss
+    return _fit(dataset, vectors, keep, np.zeros(len(keep), dtype=np.int64),
+                MultiLabelBase(label_sets[keep]), method=method, settings=settings,
+                config=config, log=log, started=started)
 
 
 # The methods --method auto screens: the strongest published ones on NoisywikiHow and
 # 20news (benchmarks/results/train_noise.md), and our detect-then-train forms.
-AUTO_CANDIDATES = ("base", "mixup", "co-teaching", "seal", "filter+seal",
-                   "filter-relabel+seal")
+AUTO_CANDIDATES = ("base", "mixup", "co-teaching", "seal", "filter+seal", "filter-relabel+seal")
 # The share of each class held out for the screen, and how many disjoint such parts it
 # measures on (their mean decides: one part's noise alone cost up to 0.7 points of top-1 on
 # NoisywikiHow, benchmarks/results/train_noise.md).
@@ -396,9 +376,8 @@ _SCREEN_MIN_CLASS = 3
 
 @dataclass(frozen=True)
 class Screen(ResultFiles):
-    """The screening run of ``--method auto``: one row per candidate with its accuracy on
-    the held-out items' given (possibly wrong) labels (``noisy_top1``, the mean over the
-    rounds; ``round_1``, ``round_2``... each round's), the winner and why.
+    """The screen of ``--method auto``: per candidate, its accuracy on the held-out items' given
+    labels (``noisy_top1``, the mean of ``round_1``, ``round_2``...), the winner and why;
     ``n_screen_train`` and ``n_screen_eval`` count the items of one round."""
 
     table: pd.DataFrame
@@ -446,14 +425,9 @@ def _options_for(method: str, options: dict[str, Any]) -> dict[str, Any]:
 
 def _held_out(labels: np.ndarray, classes: np.ndarray, share: float, rounds: int,
               random_state: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """``rounds`` pairs of rows to train and to measure the screen on: each holds out
-    ``share`` of each class, and the held-out parts are disjoint (stratified folds of
-    ``round(1 / share)``).
-
-    Every class needs :data:`_SCREEN_MIN_CLASS` items: a held-out part takes one of a
-    class too small to split, and each candidate trains on the rest, which must keep 2
-    (:func:`labelaudit.train` refuses a class of one item).
-    """
+    """``rounds`` (fit, held-out) row pairs whose held-out parts are disjoint stratified folds of
+    ``round(1 / share)``. Every class needs :data:`_SCREEN_MIN_CLASS` items: a held-out part
+    takes one of a class too small to split, and :func:`train` needs 2 in the rest."""
     from sklearn.model_selection import StratifiedKFold
 
     n_parts = max(int(round(1 / share)), 2)
@@ -483,34 +457,25 @@ def choose_method(data: pd.DataFrame | str | Path, *, text: str = "text", label:
                   text_pair: str | None = None, candidates: Sequence[str] | None = None,
                   share: float = SCREEN_SHARE, rounds: int = SCREEN_ROUNDS, random_state: int = 0,
                   progress: bool = False, **options: Any) -> Screen:
-    """Train every candidate on the rest of the data and measure it on a held-out
-    ``share`` of each class, against the given labels, in ``rounds`` rounds with disjoint
-    held-out parts; the highest mean accuracy wins (ties go to the earlier candidate, the
-    simpler method).
-
-    The labels of the held-out items are as noisy as the rest: under uniform and
-    instance-dependent noise, accuracy on them ranks methods as accuracy on clean labels
-    does (``train_bench`` reports both and how well they agree).
+    """Train every candidate on the rest of the data and measure its accuracy on a held-out
+    ``share`` of each class's given (noisy) labels, in ``rounds`` disjoint rounds; the highest
+    mean wins (ties: the earlier, simpler one). Noisy-label accuracy ranks methods as clean
+    accuracy does under uniform and instance-dependent noise (``train_bench`` reports both).
 
     Parameters
     ----------
     candidates : sequence of str, optional
         Default :data:`AUTO_CANDIDATES`.
     rounds : int
-        Held-out parts to measure on, at most ``round(1 / share)``; each round trains
-        every candidate once, so the screen costs ``rounds`` times one round.
+        Held-out parts, at most ``round(1 / share)``; the screen costs ``rounds`` times one.
     options
-        More options of :func:`labelaudit.train` (backbone, epochs...).
+        More options of :func:`labelaudit.training.train` (backbone, epochs...).
     """
     import pandas as pd
 
-    names = list(AUTO_CANDIDATES if candidates is None else candidates)
+    names = check_methods(AUTO_CANDIDATES if candidates is None else candidates, "candidate")
     if len(names) < 1:
         raise InvalidParameterError("candidates is empty: give at least one method")
-    for name in names:
-        if name not in method_names():
-            raise InvalidParameterError(f"unknown candidate {name!r}; choose from "
-                                        f"{', '.join(method_names())}")
     share = check_number(share, "share", low=0.0, high=1.0, low_open=True, high_open=True)
     rounds = check_int(rounds, "rounds", minimum=1)
     frame = read_frame(data)
@@ -559,9 +524,8 @@ _FACTS = ("flagged", "filter", "dropped", "relabelled", "filter_scorers", "filte
 
 
 def training_notes(model: TrainedModel) -> list[str]:
-    """Lines for a person: ``--method auto``'s screen, the run, the items filter dropped
-    (or relabelled) and why, and the noise rate co-teaching or CNLCU used and where it
-    came from."""
+    """Lines for a person: ``--method auto``'s screen, the run, what filter dropped (or
+    relabelled) and why, and the noise rate co-teaching or CNLCU used and its source."""
     record = model.log
     notes = [Screen.from_dict(record["auto"]).summary()] if "auto" in record else []
     notes.append(f"trained {model.method} ({model.backbone}) on {record['n_used']} of "
@@ -598,9 +562,8 @@ def training_notes(model: TrainedModel) -> list[str]:
 
 
 def training_facts(model: TrainedModel, **more: Any) -> dict[str, Any]:
-    """Method, time, item counts and what the training log knows (items dropped by filter,
-    the noise rate given or estimated, the achieved noise rate of a file with
-    clean_label), with ``more`` (the seed...) after the method."""
+    """Method, time, item counts and the training log's facts (:data:`_FACTS`: what filter
+    dropped, the noise rate...), with ``more`` (the seed...) after the method."""
     facts = {"method": model.method, "backbone": model.backbone, **more,
              "train_seconds": model.log["seconds"], "n_train": model.log["n_train"],
              "n_used": model.log["n_used"]}

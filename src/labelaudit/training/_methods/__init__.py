@@ -1,12 +1,4 @@
-"""The learning-with-noisy-labels methods, one per module, by name.
-
-Examples
---------
->>> sorted(METHODS)[:3]
-['base', 'cnlcu', 'co-teaching']
->>> make_method("mixup", alpha=0.5)
-Mixup(alpha=0.5)
-"""
+"""The learning-with-noisy-labels methods, one per module, by name."""
 
 from __future__ import annotations
 
@@ -24,22 +16,15 @@ from labelaudit.training._methods.seal import SEAL
 from labelaudit.training._methods.sr import SparseRegularization
 
 # The hook classes by name (the `filter` methods, training._filter.FILTER_METHODS, are
-# steps of `labelaudit.train`, not hooks; `base` for label sets is MultiLabelBase).
+# steps of `labelaudit.training.train`, not hooks; `base` for label sets is MultiLabelBase).
 METHODS: dict[str, type[Method]] = {cls.name: cls for cls in (
     Base, Mixup, DataParameters, SparseRegularization, CoTeaching, CNLCU, SEAL)}
 
 
 def make_method(name: str, *, noise_rate: float | None = None, **options: Any) -> Method:
-    """A new hook object for the method ``name``, with its ``options``.
-
-    ``noise_rate`` (an estimate of the share of wrong labels) goes to the methods that use
-    it (co-teaching and CNLCU, which require it) and is ignored by the others.
-
-    Raises
-    ------
-    InvalidParameterError
-        For an unknown name, an option the method does not take, or a bad value.
-    """
+    """A new hook object for the method ``name`` with its ``options``; ``noise_rate`` goes to the
+    methods that take it (co-teaching and CNLCU require it). Unknown names, options the method
+    does not take and bad values raise :class:`InvalidParameterError`."""
     if name not in METHODS:
         known = ", ".join(repr(n) for n in METHODS)
         raise InvalidParameterError(f"unknown method {name!r}: choose one of {known}")

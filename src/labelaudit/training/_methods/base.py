@@ -1,5 +1,4 @@
-"""The base model: cross-entropy on the given labels, or for label sets binary cross-entropy
-of one sigmoid per class."""
+"""The base model: cross-entropy, or binary cross-entropy of one sigmoid per label-set class."""
 
 from __future__ import annotations
 
@@ -16,21 +15,10 @@ if TYPE_CHECKING:
 
 
 class Base(Method):
-    r"""Plain cross-entropy training on the given labels, the baseline every method is
-    compared with.
+    r"""Plain cross-entropy on the given labels, the baseline every method is compared with
+    (the "base model" of NoisywikiHow, Wu et al., Findings of ACL 2023, Tables 8 and 10):
 
     .. math:: \mathcal{L} = -\frac{1}{b} \sum_{i=1}^{b} \log p_{\tilde y_i}(x_i)
-
-    References
-    ----------
-    .. [1] T. Wu, X. Wang et al., "NoisywikiHow: A Benchmark for Learning with Real-world
-       Noisy Labels in Natural Language Processing", Findings of ACL 2023 (the "base
-       model" row of its Tables 8 and 10).
-
-    Examples
-    --------
-    >>> Base().n_networks
-    1
     """
 
     name = "base"
@@ -42,16 +30,11 @@ class Base(Method):
 
 
 class MultiLabelBase(Method):
-    r"""Binary cross-entropy of one sigmoid per class against the given label sets
-    (``label_sets`` of shape (n_samples, n_classes), 0 or 1).
+    r"""Binary cross-entropy of one sigmoid per class against the given ``label_sets`` (shape
+    (n_samples, n_classes), 0 or 1):
 
     .. math:: \mathcal{L} = -\frac{1}{bk} \sum_{i, j} y_{ij} \log \sigma(z_{ij})
        + (1 - y_{ij}) \log (1 - \sigma(z_{ij}))
-
-    Examples
-    --------
-    >>> MultiLabelBase(np.array([[1, 0], [0, 1]])).name
-    'base'
     """
 
     name = "base"

@@ -6,8 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from labelaudit._errors import InvalidParameterError
-from labelaudit._validation import check_fraction
+from labelaudit._validation import check_fraction, check_int
 from labelaudit.training._methods.co_teaching import CoTeaching
 
 if TYPE_CHECKING:
@@ -17,55 +16,22 @@ if TYPE_CHECKING:
 
 
 class CNLCU(CoTeaching):
-    r"""Co-teaching with confidence bounds on losses over time (CNLCU-S, soft truncation).
+    r"""Co-teaching with confidence bounds on losses over time, CNLCU-S (Xia et al., "Sample
+    Selection with Uncertainty of Losses for Learning with Noisy Labels", ICLR 2022).
 
-    Plain small-loss selection keeps only what a network already fits and drops hard but
-    clean items whose loss happened to be high. CNLCU instead ranks items by a *lower
-    confidence bound* of their mean loss over a window of recent epochs, which favours
-    items that were rarely selected (their mean loss is uncertain). For item :math:`i`
-    with the last :math:`t \le` ``window`` losses :math:`\ell_{i,1..t}` (the current one
-    included), soft-truncated by :math:`\psi(x) = \log(1 + x + x^2/2)`, and :math:`n_i`
-    times the network chose it so far, the criterion is (the paper's soft-truncation
-    bound, as in the authors' code):
+    Small-loss selection drops hard but clean items whose loss happened to be high; CNLCU ranks
+    items by a *lower confidence bound* of their mean loss over the last :math:`t \le` ``window``
+    (default 5) epochs, which favours rarely chosen items. With losses soft-truncated by
+    :math:`\psi(x) = \log(1 + x + x^2/2)` and :math:`n_i` the times the network chose item
+    :math:`i`, the criterion is (the soft-truncation bound, as in the authors' code):
 
     .. math:: \tilde\mu_i = \frac{1}{t}\sum_{j=1}^{t} \psi(\ell_{i,j}), \qquad
               \ell^\star_i = \max\Big(0,\; \tilde\mu_i -
               \frac{\sigma^2 (t + \sigma^2 \log(2t) / t^2)}{n_i + 1 - \sigma^2}\Big).
 
-    Each network keeps the share :math:`R(T)` of the batch with the smallest
-    :math:`\ell^\star` and its peer is updated on them, exactly as in
-    :class:`~labelaudit.training._methods.co_teaching.CoTeaching` (same forget-rate ramp).
-
-    Simplifications, documented: losses are remembered per epoch (the loss an item had
-    when its batch was trained) rather than per iteration; ``tau_min`` (the name
-    NoisywikiHow gives the option, Table 9) is the :math:`\sigma^2` of the bound (the
-    authors' code passes the same option, ``co_lambda``, to both variants) and, as in their
-    code, it decays linearly to 0 over the epochs of training, so exploration fades and
-    selection ends as small-loss selection on the windowed mean. The hard-truncation
-    variant (CNLCU-H, outlier removal by local outlier factor) is not implemented.
-
-    Parameters
-    ----------
-    noise_rate : float
-        Forget rate reached after ``t_k`` epochs. Required.
-    t_k : int, default=8
-        Epochs of the forget-rate ramp (NoisywikiHow, Table 9).
-    tau_min : float, default=0.3
-        :math:`\sigma^2` at the first epoch, in [0, 1) (NoisywikiHow, Table 9).
-    window : int, default=5
-        Number of recent losses per item ("fixed-length time intervals = 5").
-
-    Records ``forget_rate`` and ``selected_fraction`` per epoch, as co-teaching does.
-
-    References
-    ----------
-    .. [1] X. Xia, T. Liu, B. Han, M. Gong, J. Yu, G. Niu and M. Sugiyama, "Sample Selection
-       with Uncertainty of Losses for Learning with Noisy Labels", ICLR 2022.
-
-    Examples
-    --------
-    >>> CNLCU(noise_rate=0.2).window
-    5
+    Selection and forget rate are :class:`CoTeaching`'s; losses are kept per epoch; ``tau_min``
+    (NoisywikiHow Table 9, default 0.3) is :math:`\sigma^2`, decaying linearly to 0 (authors'
+    code, their ``co_lambda``); CNLCU-H (outlier removal) is not implemented.
     """
 
     name = "cnlcu"
@@ -74,9 +40,7 @@ class CNLCU(CoTeaching):
                  window: int = 5) -> None:
         super().__init__(noise_rate=noise_rate, t_k=t_k)
         self.tau_min = check_fraction(tau_min, "tau_min", high_open=True)
-        if not isinstance(window, (int, np.integer)) or window < 1:
-            raise InvalidParameterError(f"window must be an integer >= 1, got {window!r}")
-        self.window = int(window)
+        self.window = check_int(window, "window", minimum=1)
         self._history = np.zeros((2, 0, self.window))
         self._observed = np.zeros((2, 0), dtype=np.int64)
         self._chosen = np.zeros((2, 0), dtype=np.int64)

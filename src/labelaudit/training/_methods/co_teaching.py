@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from labelaudit._errors import InvalidParameterError
-from labelaudit._validation import check_fraction
+from labelaudit._validation import check_fraction, check_int
 from labelaudit.models import Method
 
 if TYPE_CHECKING:
@@ -19,40 +19,19 @@ if TYPE_CHECKING:
 
 
 class CoTeaching(Method):
-    r"""Co-teaching: each network trains on the items its peer finds easiest.
-
-    Two networks see the same batch. In epoch :math:`T` (from 0) each network keeps the
-    :math:`R(T)` share of the batch with the smallest cross-entropy, and the *other*
-    network is updated on those items only (the paper's Algorithm 1):
+    r"""Co-teaching (Han et al., "Co-teaching: Robust Training of Deep Neural Networks with
+    Extremely Noisy Labels", NeurIPS 2018): two networks see each batch; in epoch :math:`T` each
+    keeps the :math:`R(T)` share of the batch with its smallest cross-entropy, and the *other*
+    is updated on those items only (the paper's Algorithm 1):
 
     .. math:: \bar D_f = \arg\min_{D': |D'| \ge R(T)|\bar D|} \ell(f, D'), \quad
-              \bar D_g = \arg\min_{D': |D'| \ge R(T)|\bar D|} \ell(g, D'), \\
-              w_f \leftarrow w_f - \eta \nabla \ell(f, \bar D_g), \quad
-              w_g \leftarrow w_g - \eta \nabla \ell(g, \bar D_f), \\
-              R(T) = 1 - \min\{T \tau / T_k, \tau\},
+              w_g \leftarrow w_g - \eta \nabla \ell(g, \bar D_f), \quad
+              R(T) = 1 - \min\{T \tau / T_k, \tau\}
 
-    with :math:`\tau` the noise rate. :math:`T` counts from 0, as in the authors' code, so
-    the first epoch uses every item and the forget rate reaches :math:`\tau` at epoch
-    :math:`T_k`. A batch keeps ``round((1 - forget_rate) * b)`` items, at least one.
-    Predictions use network 0.
-
-    Parameters
-    ----------
-    noise_rate : float
-        :math:`\tau`, the share of wrong labels to forget (NoisywikiHow sets it to the noise
-        level; pass an estimate such as cleanlab's). Required.
-    t_k : int, default=8
-        Epochs over which the forget rate ramps up (NoisywikiHow's value for real noise,
-        Table 9; it uses 3 for synthetic noise, Table 11).
-
-    Records ``forget_rate`` (per epoch) and ``selected_fraction`` (the realised share of
-    items each network was updated on, per epoch) in ``TrainingLog.info``.
-
-    References
-    ----------
-    .. [1] B. Han, Q. Yao, X. Yu, G. Niu, M. Xu, W. Hu, I. Tsang and M. Sugiyama,
-       "Co-teaching: Robust Training of Deep Neural Networks with Extremely Noisy Labels",
-       NeurIPS 2018.
+    (and for :math:`g`), :math:`\tau` = ``noise_rate`` (required), ``t_k`` = :math:`T_k`, default
+    8 (NoisywikiHow Table 9; 3 for synthetic noise, Table 11). :math:`T` counts from 0 (authors'
+    code): epoch 0 uses every item; a batch keeps ``round((1 - forget_rate) * b)``, at least 1.
+    Predictions use network 0. Records ``forget_rate`` and ``selected_fraction`` per epoch.
 
     Examples
     --------
@@ -70,9 +49,7 @@ class CoTeaching(Method):
                 f"{self.name} needs noise_rate, the estimated share of wrong labels "
                 "(for example cleanlab's estimate): pass noise_rate=0.2")
         self.noise_rate = check_fraction(noise_rate, "noise_rate", high_open=True)
-        if not isinstance(t_k, (int, np.integer)) or t_k < 1:
-            raise InvalidParameterError(f"t_k must be an integer >= 1, got {t_k!r}")
-        self.t_k = int(t_k)
+        self.t_k = check_int(t_k, "t_k", minimum=1)
         self._forget: list[float] = []
         self._fraction: list[float] = []
         self._kept = 0

@@ -14,33 +14,15 @@ if TYPE_CHECKING:
 
 
 class Mixup(Method):
-    r"""Mixup on the network's features (for the embedding head: the input embeddings).
-
-    For every batch, draw :math:`\lambda \sim \mathrm{Beta}(\alpha, \alpha)` and a random
-    permutation :math:`\pi` of the batch, mix :math:`\tilde h_i = \lambda h_i + (1 - \lambda)
-    h_{\pi(i)}` and train on
+    r"""Mixup on the network's features (for the head: the input embeddings; Zhang et al.,
+    "mixup: Beyond Empirical Risk Minimization", ICLR 2018). Per batch, draw :math:`\lambda \sim
+    \mathrm{Beta}(\alpha, \alpha)` and a permutation :math:`\pi`, mix :math:`\tilde h_i = \lambda
+    h_i + (1 - \lambda) h_{\pi(i)}` and train on the paper's loss of the mixed label:
 
     .. math:: \mathcal{L} = \lambda\, \mathrm{CE}(f(\tilde h), \tilde y)
-              + (1 - \lambda)\, \mathrm{CE}(f(\tilde h), \tilde y_{\pi}),
+              + (1 - \lambda)\, \mathrm{CE}(f(\tilde h), \tilde y_{\pi}).
 
-    which is the paper's loss on the mixed label :math:`\lambda y_i + (1-\lambda) y_{\pi(i)}`
-    ("mixup trains a neural network on convex combinations of pairs of examples and their
-    labels"). Prediction uses the unmixed network.
-
-    Parameters
-    ----------
-    alpha : float, default=1.0
-        Beta distribution parameter (NoisywikiHow's tuned value, Tables 9 and 11).
-
-    References
-    ----------
-    .. [1] H. Zhang, M. Cisse, Y. N. Dauphin and D. Lopez-Paz, "mixup: Beyond Empirical Risk
-       Minimization", ICLR 2018.
-
-    Examples
-    --------
-    >>> Mixup(alpha=0.4).alpha
-    0.4
+    ``alpha`` defaults to NoisywikiHow's tuned 1.0 (Tables 9 and 11); prediction is unmixed.
     """
 
     name = "mixup"

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from labelaudit._errors import InvalidParameterError
+from labelaudit._validation import check_int
 from labelaudit.models import Method, predict_proba, resolve_device
 
 if TYPE_CHECKING:
@@ -17,58 +18,27 @@ if TYPE_CHECKING:
 
 
 class SEAL(Method):
-    r"""Self-evolution average of labels (SEAL).
+    r"""Self-evolution average of labels, SEAL (Chen et al., "Beyond Class-Conditional
+    Assumption: A Primary Attempt to Combat Instance-Dependent Label Noise", AAAI 2021).
 
-    Round 0 trains a network with cross-entropy on the given labels. At the end of every
-    epoch :math:`t = 1..T` of a round, the network's softmax prediction
-    :math:`S^{t}_i` on every training item is recorded (eval mode, no gradient); the
-    round's soft label is their average:
+    Round 0 trains on the given labels (or on ``soft_targets``, rows summing to 1, as
+    ``filter-relabel`` gives); the round's soft label is the mean of the network's softmax on
+    every training item at the end of its epochs :math:`t = 1..T`, and the next round trains a
+    fresh network against it:
 
-    .. math:: \bar S_i = \frac{1}{T} \sum_{t=1}^{T} S^{t}_i .
+    .. math:: \bar S_i = \frac{1}{T} \sum_{t=1}^{T} S^{t}_i, \qquad
+              \mathcal{L} = -\frac{1}{b}\sum_i \sum_k \bar S_{ik} \log p_k(x_i),
 
-    The next round trains a freshly initialised network against those soft labels,
-
-    .. math:: \mathcal{L} = -\frac{1}{b}\sum_i \sum_k \bar S_{ik} \log p_k(x_i),
-
-    and so on: wrongly labelled items, which the network fits only late, get soft labels
-    that spread mass onto the class the features suggest. The networks of the last round
-    are returned.
-
-    Parameters
-    ----------
-    n_rounds : int, default=4
-        Training rounds in all: the first on the given labels, then ``n_rounds - 1``
-        self-evolution rounds (NoisywikiHow's "number of iterations = 4", Tables 9 and 11).
-    soft_targets : ndarray of shape (n_samples, n_classes), optional
-        What round 0 trains against instead of the given labels (one row per training
-        item, rows summing to 1): ``filter-relabel`` gives the items it flags the
-        detector's out-of-sample probabilities here. With ``n_rounds=1`` this is plain
-        training on soft labels.
-    record_predictions : bool, default=False
-        Also keep every epoch's predictions in ``TrainingLog.info["epoch_predictions"]``
-        (a list per round of ``(n_samples, n_classes)`` arrays; memory grows with epochs).
-
-    Records ``soft_labels``: one ``(n_samples, n_classes)`` array per round, the average of
-    that round's epoch predictions; round ``r + 1`` trains on ``soft_labels[r]``.
-
-    References
-    ----------
-    .. [1] P. Chen, J. Ye, G. Chen, J. Zhao and P.-A. Heng, "Beyond Class-Conditional
-       Assumption: A Primary Attempt to Combat Instance-Dependent Label Noise", AAAI 2021.
-
-    Examples
-    --------
-    >>> SEAL(n_rounds=2).rounds()
-    2
+    so wrong labels, fitted only late, spread mass onto the class the features suggest.
+    ``n_rounds`` counts every round (NoisywikiHow's "number of iterations = 4", Tables 9 and 11).
+    Records ``soft_labels`` per round and, with ``record_predictions``, ``epoch_predictions``.
     """
 
     name = "seal"
 
     def __init__(self, *, n_rounds: int = 4, soft_targets: np.ndarray | None = None,
                  record_predictions: bool = False) -> None:
-        if not isinstance(n_rounds, (int, np.integer)) or n_rounds < 1:
-            raise InvalidParameterError(f"n_rounds must be an integer >= 1, got {n_rounds!r}")
-        self.n_rounds = int(n_rounds)
+        self.n_rounds = check_int(n_rounds, "n_rounds", minimum=1)
         self.soft_targets = None
         if soft_targets is not None:
             targets = np.asarray(soft_targets, dtype=np.float64)
