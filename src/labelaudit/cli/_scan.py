@@ -9,7 +9,15 @@ from pathlib import Path
 from labelaudit.cli import _common as cli
 from labelaudit.detect import RANKING_METHODS
 from labelaudit.models import DEFAULT_SCORERS, SCORERS
-from labelaudit.scanning import LABEL_SET_METHODS, PRESETS
+from labelaudit.report import write_report
+from labelaudit.scanning import (
+    LABEL_SET_METHODS,
+    PRESETS,
+    ScanOptions,
+    result_table,
+    run_scan,
+    streams,
+)
 
 
 def add_parser(subparsers, parents) -> None:
@@ -124,8 +132,6 @@ def add_parser(subparsers, parents) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from labelaudit.scanning import ScanOptions, result_table, run_scan, streams
-
     options = ScanOptions(
         text=args.text, label=args.label, text_pair=args.text_pair, id=args.id,
         split=args.split, score=args.score, pred_probs=args.pred_probs, classes=args.classes,
@@ -154,8 +160,6 @@ def run(args: argparse.Namespace) -> int:
         cli.emit_output(result_table(result, rows=rows, sep=cli.set_separator(args)), args,
                         max_colwidth=70)
     if args.report_out:
-        from labelaudit.report import write_report
-
         written = write_report(result, args.report_out, data_name=Path(str(args.data)).name)
         cli.log(args, f"wrote {written}")
     return 0

@@ -5,10 +5,18 @@ from __future__ import annotations
 import argparse
 import time
 
+from labelaudit._errors import InvalidParameterError
 from labelaudit.cli import _common as cli
-from labelaudit.models import TOKEN_SCORERS
-
-_MAX_SEED = 2**32 - 1  # labelaudit.models._tokens.MAX_SEED, without importing numpy here
+from labelaudit.io import check_distinct_files
+from labelaudit.models import MAX_SEED, TOKEN_SCORERS
+from labelaudit.scanning import (
+    describe_token_scan,
+    make_token_scorers,
+    scan_tokens,
+    token_output_format,
+    write_token_scan,
+)
+from labelaudit.tokens import read_tokens
 
 
 def add_parser(subparsers, parents) -> None:
@@ -43,7 +51,7 @@ def add_parser(subparsers, parents) -> None:
                     "its own when the cluster has GPUs (needs labelaudit[scale])")
     p.add_argument("--no-rules", action="store_true",
                    help="skip rule-based issues (invalid sequences, inconsistent tags)")
-    cli.add_seed(p, type=cli.at_least(0, _MAX_SEED))
+    cli.add_seed(p, type=cli.at_least(0, MAX_SEED))
     cli.add_options(p, cache_dir="word-vector cache (default: ~/.cache/labelaudit)")
     p.add_argument("--no-cache", action="store_true", help="do not cache word vectors")
     p.add_argument("--show", type=cli.at_least(0), default=20,
@@ -51,17 +59,6 @@ def add_parser(subparsers, parents) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from labelaudit._errors import InvalidParameterError
-    from labelaudit.io import check_distinct_files
-    from labelaudit.scanning import (
-        describe_token_scan,
-        make_token_scorers,
-        scan_tokens,
-        token_output_format,
-        write_token_scan,
-    )
-    from labelaudit.tokens import read_tokens
-
     try:
         fmt = token_output_format(args.out, args.format)
     except InvalidParameterError as exc:

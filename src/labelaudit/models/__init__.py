@@ -93,6 +93,7 @@ from labelaudit.models._registry import (  # noqa: F401
 from labelaudit.models._tapt import TaptResult, tapt
 from labelaudit.models._tfidf import CharTfidfScorer, ConvergenceWarning, TfidfScorer
 from labelaudit.models._tokens import (  # noqa: F401
+    MAX_SEED,
     TOKEN_SCORERS,
     EncoderTokenScorer,
     FinetuneTokenScorer,

@@ -16,6 +16,7 @@ import numpy as np
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit._validation import check_fraction, check_int, check_number
 from labelaudit.detect import ensemble_pred_probs, sentence_scores, token_scores
+from labelaudit.evaluation import evaluate_tokens, read_token_issues
 from labelaudit.io import atomic_path, emit
 from labelaudit.models import (
     Engine,
@@ -435,8 +436,5 @@ def evaluate_token_scan(issues: str | Path, truth: str | Path, *, tag_column: in
                         ks: Sequence[int] = (10, 50, 100)) -> TokenEvaluation:
     """:func:`labelaudit.evaluation.evaluate_tokens` of a ``scan-tokens`` JSONL file against a
     corrected copy of the sentences (read by :func:`labelaudit.tokens.read_tokens`)."""
-    # an upward import: evaluation reads what a token scan wrote
-    from labelaudit.evaluation import evaluate_tokens, read_token_issues
-
     records = read_token_issues(issues)
     return evaluate_tokens(records, read_tokens(truth, tag_column=tag_column, scheme=scheme), ks=ks)
