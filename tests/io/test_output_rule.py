@@ -55,6 +55,17 @@ def test_both_scans_follow_one_rule(data, tmp_path, capsys, streams):
     assert foreign.read_text() == "name\nx\n"
 
 
+def test_the_record_tells_a_written_file_from_an_edited_one(tmp_path, monkeypatch):
+    monkeypatch.setenv("LABELAUDIT_STATE_DIR", str(tmp_path / "state"))
+    target = tmp_path / "out.csv"
+    target.write_text("a\n1\n")
+    assert output_record(target) is None  # not written by labelaudit
+    record_output(target)
+    assert output_record(target) == "unchanged"
+    target.write_text("a\n2 edited by hand\n")
+    assert output_record(target) == "changed"
+
+
 def test_a_link_to_an_input_is_an_input(data, tmp_path, capsys):
     link = tmp_path / "link.csv"
     os.symlink(data, link)

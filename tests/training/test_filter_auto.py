@@ -153,16 +153,16 @@ def test_auto_picks_the_planted_best(frames, tiny_st_dir, monkeypatch):
     import labelaudit.training._train as module
 
     train, _ = frames
-    real = module.train
+    real = module.run_train
     planted = "co-teaching"
 
-    def rigged(data, **options):
-        if options["method"] != planted:
+    def rigged(data, options):
+        if options.method != planted:
             rng = np.random.default_rng(0)
             data = data.assign(label=rng.permutation(data["label"].to_numpy()))
-        return real(data, **options)
+        return real(data, options)
 
-    monkeypatch.setattr(module, "train", rigged)
+    monkeypatch.setattr(module, "run_train", rigged)
     screen = choose_method(train, model=str(tiny_st_dir), epochs=20,
                            candidates=["base", "mixup", planted, "seal"])
     assert screen.winner == planted
@@ -180,7 +180,7 @@ def test_auto_averages_rounds_on_disjoint_held_out_parts(frames, monkeypatch):
     held_out: list[set] = []
     # base wins round 1 by a little, seal wins the others by more: seal has the best mean
     planted = {"base": [0.50, 0.30, 0.30], "seal": [0.45, 0.40, 0.40]}
-    monkeypatch.setattr(module, "train", lambda data, **options: options["method"])
+    monkeypatch.setattr(module, "run_train", lambda data, options: options.method)
 
     def evaluate(method, check, **_):
         if method == "base":

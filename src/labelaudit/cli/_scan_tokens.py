@@ -10,9 +10,9 @@ from labelaudit.cli import _common as cli
 from labelaudit.io import check_distinct_files
 from labelaudit.models import MAX_SEED, TOKEN_SCORERS
 from labelaudit.scanning import (
+    TokenScanOptions,
     describe_token_scan,
-    make_token_scorers,
-    scan_tokens,
+    run_scan_tokens,
     token_output_format,
     write_token_scan,
 )
@@ -74,16 +74,12 @@ def run(args: argparse.Namespace) -> int:
         data = read_tokens(args.data, tag_column=args.tag_column, scheme=cli.tag_scheme(args))
         test = read_tokens(args.score, tag_column=args.tag_column,
                            scheme=cli.tag_scheme(args)) if args.score else None
-        progress = cli.show_progress(args)
-        scorers = make_token_scorers(
-            args.scorers, model=args.model, head=args.head, cache=not args.no_cache,
-            cache_dir=args.cache_dir, epochs=args.epochs, batch_size=args.batch_size,
-            progress=progress, random_state=args.seed)
-        result = scan_tokens(
-            data, score=test, scorer=scorers, model=args.model, head=args.head,
+        result = run_scan_tokens(data, TokenScanOptions(
+            score=test, scorer=args.scorers, model=args.model, head=args.head,
             n_folds=args.folds, random_state=args.seed, rules=not args.no_rules,
-            cache=not args.no_cache, cache_dir=args.cache_dir, progress=progress,
-            engine=args.engine, ray_address=args.ray_address)
+            cache=not args.no_cache, cache_dir=args.cache_dir, epochs=args.epochs,
+            batch_size=args.batch_size, progress=cli.show_progress(args), engine=args.engine,
+            ray_address=args.ray_address))
     write_token_scan(result, args.out, format=fmt, show=args.show)
     summary = describe_token_scan(result, time.perf_counter() - started)
     cli.log(args, f"labelaudit scan-tokens: {summary}" + (f"; wrote {args.out}" if args.out

@@ -10,10 +10,11 @@ from labelaudit.io import check_distinct_files, write_json
 from labelaudit.training import (
     FILTER_DETECTORS,
     FilterPlan,
+    TrainOptions,
     evaluate_model,
     method_names,
     read_eval_table,
-    train,
+    run_train,
     training_facts,
     training_notes,
 )
@@ -46,38 +47,22 @@ def add_parser(subparsers, parents) -> None:
     cli.add_options(p, metrics_out="write the metrics as JSON (.json)")
 
 
-_NOISE_RATE_METHODS = ("co-teaching", "cnlcu")
-
-
 def _check_usage(args: argparse.Namespace) -> None:
     """Options that would be silently ignored are usage errors, before any work."""
-    if args.noise_rate is not None and args.method not in _NOISE_RATE_METHODS:
+    if args.noise_rate is not None and args.method not in ("co-teaching", "cnlcu"):
         args.parser.error(f"--noise-rate is the noise rate of --method co-teaching or cnlcu; "
                           f"--method {args.method} does not use it: drop --noise-rate")
-    if args.filter is not None and args.method != "filter":
-        args.parser.error(f"--filter says what --method filter does with flagged items; "
-                          f"--method {args.method} "
-                          + ("says it in its name" if args.method.startswith("filter")
-                             else "flags none: add --method filter"))
-    if args.filter_detector is not None and not args.method.startswith(("filter", "auto")):
-        args.parser.error(f"--filter-detector is the detector of a filter method; "
-                          f"--method {args.method} detects nothing: drop it")
-    if args.hidden is not None and args.backbone == "finetune" and not _has_head(args):
+    # a method trains head networks whatever the backbone if it is auto (its candidates include
+    # such methods) or a filter method whose detector is not the scan
+    if args.hidden is not None and args.backbone == "finetune" and args.method != "auto" and not (
+            args.method.startswith("filter")
+            and FilterPlan.parse(args.method, detector=args.filter_detector).detector != "scan"):
         args.parser.error(f"--hidden sizes a head network; --backbone finetune tops the model "
                           f"with a linear classifier, and --method {args.method} has no "
                           "detector head: drop --hidden")
     if args.metrics_out and not args.metrics_out.lower().endswith(".json"):
         args.parser.error(f"{cli.flag(args, 'metrics_out')} {args.metrics_out}: the metrics "
                           "are written as JSON; give a file name ending in .json")
-
-
-def _has_head(args: argparse.Namespace) -> bool:
-    """Whether the method trains head networks whatever the backbone: a filter method's
-    detector (all but the scan), or auto's candidates, which include such methods."""
-    if args.method == "auto":
-        return True
-    return (args.method.startswith("filter")
-            and FilterPlan.parse(args.method, detector=args.filter_detector).detector != "scan")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -89,6 +74,13 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidParameterError(f"{cli.flag(args, 'metrics_out')} needs --eval, a clean "
                                     "labelled table", param=("metrics_out", "eval"))
     _check_usage(args)
+    options = TrainOptions(
+        text=args.text, label=args.label, text_pair=args.text_pair, method=args.method,
+        backbone=args.backbone, model=args.model, noise_rate=args.noise_rate,
+        filter=args.filter, filter_detector=args.filter_detector, epochs=args.epochs,
+        batch_size=args.batch_size, learning_rate=args.learning_rate, hidden=args.hidden,
+        device=args.device, cache_dir=args.cache_dir, random_state=args.seed,
+        label_sep=args.label_sep, progress=cli.show_progress(args))
     # read_eval_table's rule, said with the flag (a refused path: exit 1)
     check_distinct_files([("data", args.data), ("--eval", args.eval)],
                          why="the model is trained on data and measured on --eval, so --eval "
@@ -100,14 +92,7 @@ def run(args: argparse.Namespace) -> int:
                                       text_pair=args.text_pair)
                       if args.eval else None)
     with cli.warnings_to_stderr(args):
-        model = train(args.data, text=args.text, label=args.label, text_pair=args.text_pair,
-                      method=args.method, backbone=args.backbone, model=args.model,
-                      noise_rate=args.noise_rate, filter=args.filter,
-                      filter_detector=args.filter_detector, epochs=args.epochs,
-                      batch_size=args.batch_size, learning_rate=args.learning_rate,
-                      hidden=args.hidden, device=args.device, cache_dir=args.cache_dir,
-                      random_state=args.seed, label_sep=args.label_sep,
-                      progress=cli.show_progress(args))
+        model = run_train(args.data, options)
         for line in training_notes(model):
             cli.log(args, line)
         if args.model_out:

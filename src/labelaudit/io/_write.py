@@ -49,23 +49,8 @@ def _stamp(path: Path) -> tuple[str, int, int, int]:
 
 
 def record_output(path: str | Path) -> None:
-    """Note that labelaudit has just written ``path`` (nothing where the record cannot be).
-
-    >>> import os, tempfile, pathlib
-    >>> saved = dict(os.environ)
-    >>> os.environ["LABELAUDIT_STATE_DIR"] = tempfile.mkdtemp()
-    >>> target = pathlib.Path(tempfile.mkdtemp()) / "out.csv"
-    >>> _ = target.write_text("a\\n1\\n")
-    >>> output_record(target) is None
-    True
-    >>> record_output(target)
-    >>> output_record(target)
-    'unchanged'
-    >>> _ = target.write_text("a\\n2 edited by hand\\n")
-    >>> output_record(target)
-    'changed'
-    >>> os.environ.clear(); os.environ.update(saved)
-    """
+    """Note that labelaudit has just written ``path`` (nothing where the record cannot be);
+    :func:`output_record` then tells it ``"unchanged"`` until someone edits it."""
     try:
         stamp = _stamp(Path(path))
         where = ledger_path()

@@ -20,10 +20,11 @@ from labelaudit.scanning._results import (
 from labelaudit.scanning._results import result_table as result_table
 from labelaudit.scanning._scan import run_scan as run_scan
 from labelaudit.scanning._scan import scan
-from labelaudit.scanning._tokens import TokenScanResult, scan_tokens
+from labelaudit.scanning._tokens import TokenScanOptions, TokenScanResult, scan_tokens
 from labelaudit.scanning._tokens import describe_token_scan as describe_token_scan
 from labelaudit.scanning._tokens import evaluate_token_scan as evaluate_token_scan
 from labelaudit.scanning._tokens import make_token_scorers as make_token_scorers
+from labelaudit.scanning._tokens import run_scan_tokens as run_scan_tokens
 from labelaudit.scanning._tokens import token_output_format as token_output_format
 from labelaudit.scanning._tokens import write_token_scan as write_token_scan
 
@@ -34,6 +35,7 @@ __all__ = [
     "ScanResult",
     "SlowPresetWarning",
     "StreamScanResult",
+    "TokenScanOptions",
     "TokenScanResult",
     "label_set_scores",
     "scan",

@@ -158,20 +158,17 @@ class TokenScanResult:
 def _check_probs(pred_probs, dataset: TokenDataset, classes: Sequence[str]) -> list[np.ndarray]:
     if len(pred_probs) != len(dataset):
         raise InvalidInputError(
-            f"pred_probs has {len(pred_probs)} sentences but the data has {len(dataset)}"
-        )
+            f"pred_probs has {len(pred_probs)} sentences but the data has {len(dataset)}")
     out = []
     for i, (p, toks) in enumerate(zip(pred_probs, dataset.tokens, strict=False)):
         p = np.asarray(p, dtype=float)
         if p.shape != (len(toks), len(classes)):
             raise InvalidInputError(
                 f"pred_probs of sentence {dataset.ids[i]!r} has shape {p.shape}; expected "
-                f"({len(toks)}, {len(classes)}) (n_tokens, n_classes)"
-            )
+                f"({len(toks)}, {len(classes)}) (n_tokens, n_classes)")
         if not np.all(np.isfinite(p)) or p.min(initial=0) < 0:
             raise InvalidInputError(
-                f"pred_probs of sentence {dataset.ids[i]!r} must be finite and >= 0"
-            )
+                f"pred_probs of sentence {dataset.ids[i]!r} must be finite and >= 0")
         out.append(p)
     return out
 
@@ -213,6 +210,47 @@ def _match_kinds(dataset: TokenDataset, score: TokenDataset | None) -> TokenData
         f"has {kind(score)} (such as {example(score)}); both files must tag the same thing")
 
 
+@dataclass(frozen=True)
+class TokenScanOptions:
+    """Every option of :func:`scan_tokens` (its keywords), documented there; checked once by
+    :meth:`checked`."""
+
+    score: TokenDataset | None = None
+    scorer: str | Scorer | Sequence[str | Scorer] | Any = "encoder"
+    model: str | None = None
+    head: HeadName = "crf"
+    n_folds: int = 5
+    random_state: int | None = 0
+    pred_probs: Sequence[np.ndarray] | None = None
+    classes: Sequence[str] | None = None
+    rules: bool = True
+    consistency_min_count: int = 3
+    consistency_max_share: float = 0.34
+    softmin_temperature: float = 0.05
+    cache: bool = True
+    cache_dir: str | None = None
+    epochs: int = 3
+    batch_size: int = 16
+    progress: bool = False
+    engine: Engine = "local"
+    ray_address: str | None = None
+
+    def checked(self) -> TokenScanOptions:
+        """The options, each rule checked once (each error names its options)."""
+        check_engine(self.engine, self.ray_address)
+        if self.pred_probs is not None and self.classes is None:
+            raise InvalidParameterError("pred_probs needs classes: the tag of each column",
+                                        param=("classes", "pred_probs"))
+        if isinstance(self.scorer, (list, tuple)) and not self.scorer:
+            raise InvalidParameterError("give at least one token scorer", param="scorer")
+        check_fraction(self.consistency_max_share, "consistency_max_share", low_open=True,
+                       high_open=True)
+        check_number(self.softmin_temperature, "softmin_temperature", low=0.0, low_open=True)
+        return replace(self, n_folds=check_int(self.n_folds, "n_folds", minimum=2),
+                       random_state=check_seed(self.random_state), consistency_min_count=check_int(
+                           self.consistency_min_count, "consistency_min_count", minimum=1))
+
+
 def scan_tokens(
     dataset: TokenDataset, *, score: TokenDataset | None = None,
     scorer: str | Scorer | Sequence[str | Scorer] | Any = "encoder", model: str | None = None,
@@ -220,13 +258,14 @@ def scan_tokens(
     pred_probs: Sequence[np.ndarray] | None = None, classes: Sequence[str] | None = None,
     rules: bool = True, consistency_min_count: int = 3, consistency_max_share: float = 0.34,
     softmin_temperature: float = 0.05, cache: bool = True, cache_dir: str | None = None,
-    progress: bool = False, engine: Engine = "local", ray_address: str | None = None,
+    epochs: int = 3, batch_size: int = 16, progress: bool = False, engine: Engine = "local",
+    ray_address: str | None = None,
 ) -> TokenScanResult:
     """Find label errors in token-tagged data at the token, span and sentence level.
 
-    Options out of range are refused before any model is loaded; data a model cannot learn
-    from (every tag ``O``, or one tag only) and training and scored data with different
-    kinds of tags raise :class:`InvalidInputError`.
+    Options (:class:`TokenScanOptions`) out of range are refused before any model loads;
+    data a model cannot learn from (every tag ``O``, or one tag only) and training and scored
+    data with different kinds of tags: InvalidInputError.
 
     Parameters
     ----------
@@ -235,10 +274,11 @@ def scan_tokens(
     score
         Fit on ``dataset`` and audit this one instead; an all-``O`` file takes the scheme
         of ``dataset`` (an untagged file audited for entities).
-    scorer : {"encoder", "finetune"}, a scorer object, or a list of them
+    scorer : {"encoder", "finetune"}, a scorer object, a list of them (each name once), or None
         ``encoder``: frozen word vectors (default all-MiniLM-L6-v2) with a ``head``
-        (:class:`EncoderTokenScorer`); ``finetune``: fine-tune ``model``; or an object
-        with ``prepare``/``fit``/``predict_proba``. Several are averaged as in :func:`scan`.
+        (:class:`EncoderTokenScorer`); ``finetune``: fine-tune ``model`` (``epochs``, default
+        3; ``batch_size``, 16); or an object with ``prepare``/``fit``/``predict_proba``; None:
+        ``finetune`` with a ``model``, else ``encoder``. Several are averaged as in :func:`scan`.
     model
         Encoder or model to fine-tune (name or folder).
     n_folds
@@ -275,61 +315,53 @@ def scan_tokens(
     >>> result.to_records()[0]["issues"][0]["kind"], result.to_records()[0]["id"]
     ('wrong-type', 1)
     """
-    n_folds = check_int(n_folds, "n_folds", minimum=2)
-    random_state = check_seed(random_state)
-    check_engine(engine, ray_address)
-    min_count = check_int(consistency_min_count, "consistency_min_count", minimum=1)
-    max_share = check_fraction(consistency_max_share, "consistency_max_share", low_open=True,
-                               high_open=True)
-    temperature = check_number(softmin_temperature, "softmin_temperature", low=0.0, low_open=True)
-    if pred_probs is None:
-        _check_learnable(dataset, training=score is not None)
-    score = _match_kinds(dataset, score)
+    options = {name: value for name, value in locals().items() if name != "dataset"}
+    return run_scan_tokens(dataset, TokenScanOptions(**options))
+
+
+def run_scan_tokens(dataset: TokenDataset, options: TokenScanOptions) -> TokenScanResult:
+    """:func:`scan_tokens` with its options as one object (what ``labelaudit scan-tokens``
+    builds from its flags): checked, then run."""
+    o = options.checked()
+    if o.pred_probs is None:
+        _check_learnable(dataset, training=o.score is not None)
+    score = _match_kinds(dataset, o.score)
     audited = score if score is not None else dataset
-    if pred_probs is not None:
-        if classes is None:
-            raise InvalidParameterError("pred_probs needs classes: the tag of each column",
-                                        param=("classes", "pred_probs"))
-        classes = tuple(classes)
-        probs = _check_probs(pred_probs, audited, classes)
-        name = "given pred_probs"
+    classes = tuple(o.classes) if o.classes is not None else token_classes(
+        *((dataset,) if score is None else (dataset, score)))
+    if o.pred_probs is not None:
+        probs, name = _check_probs(o.pred_probs, audited, classes), "given pred_probs"
     else:
-        classes = tuple(classes) if classes is not None else token_classes(
-            *((dataset,) if score is None else (dataset, score)))
-        members = [make_token_scorers([one], model=model, head=head, cache=cache,
-                                      cache_dir=cache_dir, progress=progress,
-                                      random_state=random_state)[0]
-                   if isinstance(one, str) else as_token_scorer(one) for one in _members(scorer)]
+        members = make_token_scorers(o.scorer, o)
         name = "+".join(m.name for m in members)
-        with ray_session(engine, ray_address):
-            runs = [cross_val_token_probs(dataset, m, classes=classes, n_folds=n_folds,
-                                          random_state=random_state, progress=progress,
-                                          engine=engine)
+        with ray_session(o.engine, o.ray_address):
+            runs = [cross_val_token_probs(dataset, m, classes=classes, n_folds=o.n_folds,
+                                          random_state=o.random_state, progress=o.progress,
+                                          engine=o.engine)
                     if score is None
                     else fit_score_token_probs(dataset, score, m, classes=classes)
                     for m in members]
         probs = runs[0] if len(runs) == 1 else _ensemble(runs, encode_tags(audited, classes))
     labels = encode_tags(audited, classes)
     suggested = [decode_tags(p, classes, spans=audited.scheme != "plain") for p in probs]
-    issues = _find_issues(audited, dataset if score is not None else None, probs, suggested,
-                          classes, rules=rules, min_count=min_count, max_share=max_share)
+    find = span_issues if audited.scheme != "plain" else tag_issues  # then the rules' issues
+    issues = [find(audited.iob2_tags[i], suggested[i], p, classes) for i, p in enumerate(probs)]
+    if o.rules:
+        for i, tags in enumerate(audited.tags):
+            issues[i].extend(invalid_sequence_issues(tags, scheme=audited.scheme))
+        counts = tag_consistency([audited] if score is None else [dataset, audited])
+        for i, found in enumerate(consistency_issues(
+                audited, counts, min_count=o.consistency_min_count,
+                max_share=o.consistency_max_share)):
+            issues[i].extend(found)
     return TokenScanResult(
         dataset=audited, classes=classes, pred_probs=probs, labels=labels,
         token_scores=token_scores(labels, probs),
         sentence_scores=sentence_scores(labels, probs, method="min"),
         sentence_scores_softmin=sentence_scores(labels, probs, method="softmin",
-                                                temperature=temperature),
-        suggested_tags=suggested, issues=issues, scorer=name,
-    )
-
-
-def _members(scorer: Any) -> list[Any]:
-    """The ensemble's members: one name or scorer, or a list of them."""
-    if isinstance(scorer, str) or not isinstance(scorer, (list, tuple)):
-        return [scorer]
-    if not scorer:
-        raise InvalidParameterError("give at least one token scorer")
-    return list(scorer)
+                                                temperature=o.softmin_temperature),
+        suggested_tags=suggested, scorer=name, issues=[
+            tuple(sorted(x, key=lambda issue: (issue.score, issue.start))) for x in issues])
 
 
 def _ensemble(runs: list[list[np.ndarray]], labels: list[np.ndarray]) -> list[np.ndarray]:
@@ -339,38 +371,18 @@ def _ensemble(runs: list[list[np.ndarray]], labels: list[np.ndarray]) -> list[np
     return np.split(flat, lengths)
 
 
-def _find_issues(
-    audited: TokenDataset, train: TokenDataset | None, probs: Sequence[np.ndarray],
-    suggested: list[list[str]], classes: Sequence[str], *, rules: bool, min_count: int,
-    max_share: float,
-) -> list[tuple[TokenIssue, ...]]:
-    """Span (or tag) issues of each sentence, plus rule issues, most suspect first."""
-    find = span_issues if audited.scheme != "plain" else tag_issues
-    per_sentence = [find(audited.iob2_tags[i], suggested[i], p, classes)
-                    for i, p in enumerate(probs)]
-    if rules:
-        for i, tags in enumerate(audited.tags):
-            per_sentence[i].extend(invalid_sequence_issues(tags, scheme=audited.scheme))
-        counts = tag_consistency([audited] if train is None else [train, audited])
-        extra = consistency_issues(audited, counts, min_count=min_count, max_share=max_share)
-        for i, found in enumerate(extra):
-            per_sentence[i].extend(found)
-    return [tuple(sorted(x, key=lambda issue: (issue.score, issue.start))) for x in per_sentence]
-
-
-def make_token_scorers(names: Sequence[str] | None = None, *, model: str | None = None,
-                       head: str = "crf", cache: bool = True, cache_dir: str | None = None,
-                       epochs: int = 3, batch_size: int = 16, progress: bool = False,
-                       random_state: int | None = 0) -> list[Any]:
-    """The token scorers named (each once), each with the options that apply to it; without
-    ``names``, ``finetune`` when a ``model`` is given, else ``encoder``."""
-    kinds = names or ["finetune" if model else "encoder"]
-    return [make_token_scorer("finetune", model=model, epochs=epochs, batch_size=batch_size,
-                              progress=progress, random_state=random_state)
-            if kind == "finetune" else
-            make_token_scorer(kind, model=model, head=head, cache=cache, cache_dir=cache_dir,
-                              progress=progress, random_state=random_state)
-            for kind in dict.fromkeys(kinds)]
+def make_token_scorers(names: Any = None, options: TokenScanOptions | None = None) -> list[Any]:
+    """The token scorers of ``scorer=`` (``names``), each name once and with the ``options``
+    that apply to it; without ``names``, ``finetune`` when a ``model`` is given, else encoder."""
+    o = options or TokenScanOptions()
+    kinds = names if isinstance(names, (list, tuple)) else [
+        names if names is not None else "finetune" if o.model else "encoder"]
+    shared = {"model": o.model, "progress": o.progress, "random_state": o.random_state}
+    tuning = {"epochs": o.epochs, "batch_size": o.batch_size}
+    frozen = {"head": o.head, "cache": o.cache, "cache_dir": o.cache_dir}
+    return [make_token_scorer(kind, **shared, **(tuning if kind == "finetune" else frozen))
+            if isinstance(kind, str) else as_token_scorer(kind)
+            for i, kind in enumerate(kinds) if not isinstance(kind, str) or kind not in kinds[:i]]
 
 
 def token_output_format(out: str | None, format: str | None = None) -> str:

@@ -21,7 +21,9 @@ from labelaudit.training._model import TrainedModel, load_model
 from labelaudit.training._model import embed as embed
 from labelaudit.training._train import AUTO_CANDIDATES as AUTO_CANDIDATES
 from labelaudit.training._train import NoiseEstimateWarning, Screen, choose_method, train
+from labelaudit.training._train import TrainOptions as TrainOptions
 from labelaudit.training._train import method_names as method_names
+from labelaudit.training._train import run_train as run_train
 from labelaudit.training._train import training_facts as training_facts
 from labelaudit.training._train import training_notes as training_notes
 

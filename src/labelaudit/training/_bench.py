@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -27,8 +27,7 @@ from labelaudit.models import check_fits, run_fits
 from labelaudit.noise import noisy_labels, parse_noise
 from labelaudit.training._metrics import evaluate_model
 from labelaudit.training._model import read_frame
-from labelaudit.training._train import check_methods, method_names
-from labelaudit.training._train import train as train_model
+from labelaudit.training._train import TrainOptions, check_methods, method_names, run_train
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -188,17 +187,19 @@ def _noised_eval(test: pd.DataFrame, *, label: str, method: str, rate: float, cl
     return test.assign(**{label: np.asarray(classes)[noisy]})
 
 
-def _bench_run(shared: tuple[pd.DataFrame, pd.DataFrame, dict[str, Any], dict[str, Any]],
-               _slot: Any, name: str, cell: dict[str, Any], labels: np.ndarray,
+def _bench_run(shared: tuple[pd.DataFrame, pd.DataFrame, TrainOptions], _slot: Any, name: str,
+               cell: dict[str, Any], labels: np.ndarray,
                noisy_test: pd.DataFrame | None) -> dict[str, Any]:
     """One run: ``name`` trained with the noised ``labels``, measured on the clean evaluation
     table and its noised copy."""
-    frame, test, columns, options = shared
+    frame, test, options = shared
     started = time.perf_counter()
-    fitted = train_model(frame.assign(**{columns["label"]: labels}), **columns, method=name,
-                         noise_rate=cell["rate"], random_state=cell["seed"], **options)
+    fitted = run_train(frame.assign(**{options.label: labels}), replace(
+        options, method=name, noise_rate=cell["rate"], random_state=cell["seed"]))
     seconds = time.perf_counter() - started
-    probs = fitted.predict_proba(test, text=columns["text"], text_pair=columns["text_pair"])
+    columns: dict[str, Any] = {"text": options.text, "label": options.label,
+                               "text_pair": options.text_pair}
+    probs = fitted.predict_proba(test, text=options.text, text_pair=options.text_pair)
     metrics = evaluate_model(fitted, test, **columns, probs=probs)
     noisy_top1 = np.nan if noisy_test is None else evaluate_model(
         fitted, noisy_test, **columns, probs=probs).top1
@@ -289,9 +290,12 @@ def train_bench(
                 cell = {"noise": method_name, "rate": rate, "seed": seed,
                         "achieved_rate": float(np.mean(noisy != clean.labels))}
                 tasks += [(name, cell, clean.classes[noisy], noisy_test) for name in names]
-    shared = (frame, test, {"text": text, "label": label, "text_pair": text_pair},
-              {"backbone": backbone, "model": model, "filter_scorers": filter_scorers,
-               **(train_options or {})})
+    options = TrainOptions(text=text, label=label, text_pair=text_pair, backbone=backbone,
+                           model=model, method=names[0], filter_scorers=filter_scorers,
+                           **(train_options or {}))
+    for name in names[1:]:  # every method's options checked before the first run trains
+        replace(options, method=name)
+    shared = (frame, test, options)
     rows = run_fits(_bench_run, tasks, shared=shared, workers=workers, engine=engine,
                     ray_address=ray_address, progress=progress, what="train-bench",
                     unit=" runs")

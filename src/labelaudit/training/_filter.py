@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +31,8 @@ from labelaudit.training._methods import METHODS, make_method
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from labelaudit.training._train import TrainOptions
 
 # The filter methods offered by name: `filter`, a step of `train` itself, and its
 # detect-then-train forms, each read by FilterPlan.parse (the grammar allows a few more).
@@ -250,18 +252,17 @@ def clean_labels(labels: np.ndarray, pred_probs: np.ndarray, *, relabel: bool, c
     return flagged, targets, {**info, "filter": "relabel", "relabelled": n_flagged}
 
 
-def _scan_filter(frame: pd.DataFrame, dataset: Any, *, text: str, label: str, text_pair: str | None,
-                 mode: str, scorers: Sequence[str], settings: dict, random_state: int | None,
-                 progress: bool) -> Cleaned:
+def _scan_filter(frame: pd.DataFrame, dataset: Any, o: TrainOptions, settings: dict) -> Cleaned:
     """Rows kept and their labels after a cross-fitted scan dropped or relabelled the flagged."""
+    mode, scorers = o.filter or "drop", o.filter_scorers
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         encodes = "embed" in scorers  # scan refuses an encoder no member takes
-        result = scan(frame, text=text, label=label, text_pair=text_pair, scorers=scorers,
-                      random_state=random_state,
+        result = scan(frame, text=o.text, label=o.label, text_pair=o.text_pair, scorers=scorers,
+                      random_state=o.random_state,
                       model=settings.get("encoder") if encodes else None,
                       cache_dir=settings.get("cache_dir") if encodes else None,
-                      progress=progress)
+                      progress=o.progress)
     assert isinstance(result, ScanResult)  # noqa: S101 - train reads one label per item
     flagged = np.asarray(result.flagged, dtype=bool)
     labels = np.asarray(dataset.labels).copy()
@@ -298,15 +299,11 @@ class Cleaned:
     info: dict[str, Any]
 
 
-def run_filter(plan: FilterPlan, frame: pd.DataFrame, dataset: Any, *, text: str,
-               label: str, text_pair: str | None, mode: str, scorers: Sequence[str],
-               settings: dict[str, Any], vectors: Callable[[], np.ndarray],
-               device: str | None, random_state: int, progress: bool) -> Cleaned:
+def run_filter(plan: FilterPlan, frame: pd.DataFrame, dataset: Any, o: TrainOptions, *,
+               settings: dict[str, Any], vectors: Callable[[], np.ndarray]) -> Cleaned:
     """The detection and cleaning steps of ``plan`` (``vectors()``: the head's embeddings)."""
     if plan.detector == "scan":
-        return _scan_filter(frame, dataset, text=text, label=label, text_pair=text_pair,
-                            mode=mode, scorers=scorers, settings=settings,
-                            random_state=random_state, progress=progress)
+        return _scan_filter(frame, dataset, o, settings)
     given = np.asarray(dataset.labels)
     n_classes = len(dataset.classes)
     embeddings = vectors()
@@ -314,10 +311,10 @@ def run_filter(plan: FilterPlan, frame: pd.DataFrame, dataset: Any, *, text: str
     rounds = []
     for round_index in range(plan.rounds):
         probs, coverage = detect(embeddings, given, n_classes, detector=plan.detector,
-                                 trained=trained, settings=settings, device=device,
-                                 random_state=random_state, progress=progress)
+                                 trained=trained, settings=settings, device=o.device,
+                                 random_state=o.random_state, progress=o.progress)
         flagged, targets, info = clean_labels(given, probs, relabel=plan.relabel,
-                                              cap=NOISE_RATE_CAP, random_state=random_state)
+                                              cap=NOISE_RATE_CAP, random_state=o.random_state)
         rounds.append({"round": round_index + 1, "flagged": info["flagged"],
                        "noise_share": info["filter_noise_share"],
                        "noise_share_cleanlab": info["filter_noise_share_cleanlab"],

@@ -7,7 +7,7 @@ import time
 import warnings
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -118,29 +118,78 @@ def _capped(estimate: float, *, source: str) -> float:
     return NOISE_RATE_CAP
 
 
+@dataclass(frozen=True)
+class TrainOptions:
+    """Every option of :func:`train`, documented there, checked once as it is made; the steps
+    of a training read them from here."""
+
+    text: str = "text"
+    label: str = "label"
+    text_pair: str | None = None
+    method: str = "base"
+    backbone: Literal["head", "finetune"] = "head"
+    model: str | None = None
+    noise_rate: float | None = None
+    filter: Literal["drop", "relabel"] | None = None
+    filter_scorers: Sequence[str] = ("tfidf", "embed")
+    filter_detector: str | None = None
+    epochs: int | None = None
+    batch_size: int = 64
+    learning_rate: float | None = None
+    hidden: int | None = None
+    dropout: float = 0.1
+    method_options: dict[str, Any] | None = None
+    device: str | None = None
+    cache_dir: str | Path | None = None
+    random_state: int = 0
+    label_sep: str | None = None
+    progress: bool = False
+
+    def __post_init__(self) -> None:
+        """Each rule once, before any work, its error naming the options (``param``)."""
+        method, mode, detector = self.method, self.filter, self.filter_detector
+        check_choice(method, "method", (*method_names(), "auto"))
+        check_choice(self.backbone, "backbone", BACKBONES)
+        if mode is not None:
+            check_choice(mode, "filter", FILTER_MODES)
+            if method != "filter":
+                raise InvalidParameterError(
+                    f"filter={mode!r} says what method='filter' does with flagged items; "
+                    f"method={method!r} " + ("says it in its name" if method.startswith("filter")
+                                             else "flags none: add method='filter'"),
+                    param=("filter", "method"))
+        if detector is not None and not method.startswith(("filter", "auto")):
+            raise InvalidParameterError(f"filter_detector is the detector of a filter method; "
+                                        f"method={method!r} detects nothing: drop it",
+                                        param=("filter_detector", "method"))
+        if method.startswith("filter"):
+            FilterPlan.parse(method, detector=detector)
+        check_int(self.random_state, "random_state", minimum=0)
+        check_int(self.batch_size, "batch_size", minimum=1)
+        for name, value in (("hidden", self.hidden), ("epochs", self.epochs)):
+            if value is not None:
+                check_int(value, name, minimum=0 if name == "hidden" else 1)
+        if self.learning_rate is not None:
+            check_number(self.learning_rate, "learning_rate", low=0.0, low_open=True)
+        if self.device is not None:  # a missing GPU is one line now, not once texts are encoded
+            resolve_device(self.device)
+        rate = self.noise_rate
+        if rate is not None and (not isinstance(rate, (int, float)) or not 0.0 <= rate < 1.0):
+            raise InvalidParameterError(f"noise_rate must be in [0, 1); got {rate}",
+                                        param="noise_rate")
+
+
 def train(
-    data: pd.DataFrame | str | Path,
-    *,
-    text: str = "text",
-    label: str = "label",
-    text_pair: str | None = None,
-    method: str = "base",
-    backbone: Literal["head", "finetune"] = "head",
-    model: str | None = None,
+    data: pd.DataFrame | str | Path, *, text: str = "text", label: str = "label",
+    text_pair: str | None = None, method: str = "base",
+    backbone: Literal["head", "finetune"] = "head", model: str | None = None,
     noise_rate: float | None = None,
     filter: Literal["drop", "relabel"] | None = None,  # noqa: A002 - mirrors the CLI flag
-    filter_scorers: Sequence[str] = ("tfidf", "embed"),
-    filter_detector: str | None = None,
-    epochs: int | None = None,
-    batch_size: int = 64,
-    learning_rate: float | None = None,
-    hidden: int | None = None,
-    dropout: float = 0.1,
-    method_options: dict[str, Any] | None = None,
-    device: str | None = None,
-    cache_dir: str | Path | None = None,
-    random_state: int = 0,
-    label_sep: str | None = None,
+    filter_scorers: Sequence[str] = ("tfidf", "embed"), filter_detector: str | None = None,
+    epochs: int | None = None, batch_size: int = 64, learning_rate: float | None = None,
+    hidden: int | None = None, dropout: float = 0.1,
+    method_options: dict[str, Any] | None = None, device: str | None = None,
+    cache_dir: str | Path | None = None, random_state: int = 0, label_sep: str | None = None,
     progress: bool = False,
 ) -> TrainedModel:
     """Train a text classifier with a learning-with-noisy-labels method.
@@ -189,95 +238,63 @@ def train(
     Wu et al. (2023), NoisywikiHow: A Benchmark for Learning with Real-world Noisy Labels
     in Natural Language Processing (the methods and their defaults, appendix tables).
     """
-    if method == "auto":
-        frame = read_frame(data)
-        options: dict[str, Any] = dict(
-            text=text, label=label, text_pair=text_pair, backbone=backbone, model=model,
-            noise_rate=noise_rate, filter=filter, filter_scorers=filter_scorers,
-            filter_detector=filter_detector, epochs=epochs, batch_size=batch_size,
-            learning_rate=learning_rate, hidden=hidden, dropout=dropout,
-            method_options=method_options, device=device, cache_dir=cache_dir,
-            random_state=random_state, label_sep=label_sep, progress=progress)
-        screen = choose_method(frame, **options)
-        fitted = train(frame, method=screen.winner, **_options_for(screen.winner, options))
+    return run_train(data, TrainOptions(**{k: v for k, v in locals().items() if k != "data"}))
+
+
+def run_train(data: pd.DataFrame | str | Path, options: TrainOptions) -> TrainedModel:
+    """:func:`train` with its options as one object (what ``labelaudit train`` builds from
+    its flags, checked as it is made): ``auto``'s screen, label sets, or one label per item."""
+    frame = read_frame(data)
+    if options.method == "auto":
+        screen = choose_method(frame, **vars(options))  # each candidate its method
+        fitted = run_train(frame, _options_for(screen.winner, options))
         fitted.log["auto"] = screen.to_dict()  # the model's log holds the screen
         return fitted
-    started = time.perf_counter()
-    check_choice(method, "method", method_names())
-    check_choice(backbone, "backbone", BACKBONES)
-    if filter is not None:
-        check_choice(filter, "filter", FILTER_MODES)
-        if method != "filter":
-            raise InvalidParameterError(
-                f"filter={filter!r} says what method='filter' does with flagged items; "
-                f"{method!r} " + ("says it in its name" if method.startswith("filter")
-                                  else "flags none"))
-    plan = (FilterPlan.parse(method, detector=filter_detector)
-            if method.startswith("filter") else None)
-    if filter_detector is not None and plan is None:
-        raise InvalidParameterError(f"filter_detector is the detector of a filter method; "
-                                    f"{method!r} detects nothing")
-    check_int(random_state, "random_state", minimum=0)
-    check_int(batch_size, "batch_size", minimum=1)
-    hidden = check_int(HIDDEN if hidden is None else hidden, "hidden", minimum=0)
-    if device is not None:  # a missing GPU is one line now, not once the texts are encoded
-        resolve_device(device)
-    if noise_rate is not None:
-        if not isinstance(noise_rate, (int, float)) or not 0.0 <= noise_rate < 1.0:
-            raise InvalidParameterError(f"noise_rate must be in [0, 1); got {noise_rate}",
-                                        param="noise_rate")
-    defaults = _DEFAULTS[backbone]
-    epochs = check_int(epochs if epochs is not None else defaults["epochs"], "epochs", minimum=1)
-    learning_rate = check_number(learning_rate if learning_rate is not None
-                                 else defaults["learning_rate"], "learning_rate",
-                                 low=0.0, low_open=True)
-    frame = read_frame(data)
-    config = LoopConfig(epochs=epochs, batch_size=batch_size, learning_rate=learning_rate,
-                        warmup=defaults["warmup"], device=device,
-                        bf16=backbone == "finetune", random_state=random_state,
-                        progress=progress)
+    started, o = time.perf_counter(), options
+    plan = FilterPlan.parse(o.method, detector=o.filter_detector) \
+        if o.method.startswith("filter") else None
+    defaults = _DEFAULTS[o.backbone]  # epochs and learning_rate are positive when given
+    config = LoopConfig(epochs=int(o.epochs or defaults["epochs"]), batch_size=o.batch_size,
+                        learning_rate=o.learning_rate or defaults["learning_rate"],
+                        warmup=defaults["warmup"], device=o.device, progress=o.progress,
+                        bf16=o.backbone == "finetune", random_state=o.random_state)
     settings: dict[str, Any] = {
-        "backbone": backbone, "encoder": model, "text": text, "text_pair": text_pair,
-        "hidden": hidden, "dropout": dropout,
-        "cache_dir": None if cache_dir is None else str(cache_dir)}
-    if label_sep is not None or (label in frame.columns and holds_label_sets(frame[label])):
-        if noise_rate is not None or filter_detector is not None:
+        "backbone": o.backbone, "encoder": o.model, "text": o.text, "text_pair": o.text_pair,
+        "hidden": HIDDEN if o.hidden is None else o.hidden, "dropout": o.dropout,
+        "cache_dir": None if o.cache_dir is None else str(o.cache_dir)}
+    if o.label_sep is not None or (o.label in frame.columns and holds_label_sets(frame[o.label])):
+        if o.noise_rate is not None or o.filter_detector is not None:
             raise InvalidParameterError("noise_rate and filter_detector go with one label per "
                                         "item; label sets train with base or filter")
-        return train_label_sets(frame, text=text, label=label, text_pair=text_pair,
-                                label_sep=label_sep, method=method, filter_mode=filter,
-                                settings=settings, config=config)
-    dataset = prepare_text_dataset(frame, text=text, label=label, text_pair=text_pair)
+        return train_label_sets(frame, o, settings=settings, config=config)
+    dataset = prepare_text_dataset(frame, text=o.text, label=o.label, text_pair=o.text_pair)
     assert dataset.labels is not None  # noqa: S101 - label is given
     _check_classes(dataset.labels, dataset.classes)
-    log: dict[str, Any] = {"n_train": len(dataset), "random_state": random_state}
+    log: dict[str, Any] = {"n_train": len(dataset), "random_state": o.random_state}
     if "clean_label" in frame.columns:  # as `labelaudit noise` writes: the rate achieved
         log["achieved_noise_rate"] = float(np.mean(
-            text_keys(frame["clean_label"]) != text_keys(frame[label])))
+            text_keys(frame["clean_label"]) != text_keys(frame[o.label])))
     keep, labels = np.arange(len(dataset)), np.asarray(dataset.labels)
     vectors = None
-    if backbone == "head":  # the head's inputs, and the head detector's
-        vectors = embed(dataset, settings, progress=progress)
+    if o.backbone == "head":  # the head's inputs, and the head detector's
+        vectors = embed(dataset, settings, progress=o.progress)
         settings["dim"] = int(vectors.shape[1])
     targets = None
     if plan is not None:
         def detector_vectors() -> np.ndarray:
             return vectors if vectors is not None else embed(
-                dataset, dict(settings, encoder=None), progress=progress)
+                dataset, dict(settings, encoder=None), progress=o.progress)
 
-        cleaned = run_filter(plan, frame, dataset, text=text, label=label,
-                             text_pair=text_pair, mode=filter or "drop",
-                             scorers=filter_scorers, settings=settings,
-                             vectors=detector_vectors, device=device,
-                             random_state=random_state, progress=progress)
+        cleaned = run_filter(plan, frame, dataset, o, settings=settings,
+                             vectors=detector_vectors)
         keep, labels, targets = cleaned.keep, cleaned.labels, cleaned.targets
         log.update(cleaned.info)
-    then = plan.then if plan is not None else method
+    then, noise_rate = (plan.then if plan is not None else o.method), o.noise_rate
     if then in ("co-teaching", "cnlcu") and noise_rate is None:
         if vectors is None:
-            vectors = embed(dataset, dict(settings, encoder=None), progress=progress)
+            vectors = embed(dataset, dict(settings, encoder=None), progress=o.progress)
         raw = estimate_noise_rate(vectors[keep], labels, len(dataset.classes),
-                                  random_state=random_state)
+                                  random_state=o.random_state)
         noise_rate = _capped(raw, source=ESTIMATE_SOURCE)
         log.update(noise_rate_source=ESTIMATE_SOURCE + (
             f", {raw:.3f} capped at {NOISE_RATE_CAP}" if raw > noise_rate else ""),
@@ -285,11 +302,11 @@ def train(
     elif then in ("co-teaching", "cnlcu"):
         log["noise_rate_source"] = "given"
     if targets is not None:  # -relabel: base or SEAL, round 0 on the soft labels
-        hook: Any = SEAL(**{"n_rounds": 4 if then == "seal" else 1, **(method_options or {}),
+        hook: Any = SEAL(**{"n_rounds": 4 if then == "seal" else 1, **(o.method_options or {}),
                             "soft_targets": targets})
     else:
-        hook = make_method(then, noise_rate=noise_rate, **(method_options or {}))
-    return _fit(dataset, vectors, keep, labels, hook, method=method, settings=settings,
+        hook = make_method(then, noise_rate=noise_rate, **(o.method_options or {}))
+    return _fit(dataset, vectors, keep, labels, hook, method=o.method, settings=settings,
                 config=config, log=log, started=started, noise_rate=noise_rate)
 
 
@@ -324,41 +341,41 @@ def check_label_set_method(method: str) -> None:
             f"one label per item; for label sets: {' or '.join(LABEL_SET_METHODS)}")
 
 
-def train_label_sets(frame: pd.DataFrame, *, text: str, label: str, text_pair: str | None,
-                     label_sep: str | None, method: str, filter_mode: str | None,
-                     settings: dict[str, Any], config: LoopConfig) -> TrainedModel:
+def train_label_sets(frame: pd.DataFrame, o: TrainOptions, *, settings: dict[str, Any],
+                     config: LoopConfig) -> TrainedModel:
     """A multi-label :class:`TrainedModel` (per-class sigmoids), for :func:`train` on label sets."""
-    started, random_state, progress = time.perf_counter(), config.random_state, config.progress
-    check_label_set_method(method)
-    base = prepare_text_dataset(frame, text=text, label=None, text_pair=text_pair)
-    label_sets, classes = read_label_sets(frame[label], column=label, ids=base.ids, sep=label_sep)
+    started, random_state, label = time.perf_counter(), o.random_state, o.label
+    check_label_set_method(o.method)
+    base = prepare_text_dataset(frame, text=o.text, label=None, text_pair=o.text_pair)
+    label_sets, classes = read_label_sets(frame[label], column=label, ids=base.ids,
+                                          sep=o.label_sep)
     if len(classes) < 2:
         raise InvalidInputError(f"column {label!r} has {len(classes)} class in its label sets; "
                                 "at least 2 are needed (one class is binary classification)")
     check_label_set_classes(label_sets, classes)
     log: dict[str, Any] = {"n_train": len(base), "random_state": random_state, "multi_label": True}
     keep = np.arange(len(base))
-    if method == "filter":
+    if o.method == "filter":
         scanned = scan_label_sets(frame, ScanOptions(
-            text=text, label=label, text_pair=text_pair, label_sep=label_sep,
+            text=o.text, label=label, text_pair=o.text_pair, label_sep=o.label_sep,
             classes=list(classes), random_state=random_state, keep_columns=False,
-            progress=progress))
+            progress=o.progress))
         flagged = np.asarray(scanned.flagged)
-        if (filter_mode or "drop") == "drop":
+        if (o.filter or "drop") == "drop":
             keep = np.flatnonzero(~flagged)
         else:
             label_sets = np.where(flagged[:, None], scanned.suggested_sets, label_sets)
-        log.update(filter=filter_mode or "drop", flagged=int(flagged.sum()),
+        log.update(filter=o.filter or "drop", flagged=int(flagged.sum()),
                    filter_scorers=list(scanned.member_probs), filter_rule=scanned.flag_rule)
     settings = dict(settings, multi_label=True)
     dataset = TextDataset(base.ids, base.texts, base.text_pairs, label_sets, classes)
     vectors = None
     if settings["backbone"] == "head":
-        vectors = embed(dataset, settings, progress=progress)
+        vectors = embed(dataset, settings, progress=o.progress)
         settings["dim"] = int(vectors.shape[1])
     # the loop's labels are placeholders: the sets are the targets of MultiLabelBase's loss
     return _fit(dataset, vectors, keep, np.zeros(len(keep), dtype=np.int64),
-                MultiLabelBase(label_sets[keep]), method=method, settings=settings,
+                MultiLabelBase(label_sets[keep]), method=o.method, settings=settings,
                 config=config, log=log, started=started)
 
 
@@ -415,12 +432,12 @@ class Screen(ResultFiles):
                 "rounds": self.rounds, "table": self.table.to_dict(orient="records")}
 
 
-def _options_for(method: str, options: dict[str, Any]) -> dict[str, Any]:
-    """``options`` without the filter options ``method`` does not take (``filter_detector``
-    goes to the filter methods, ``filter`` to plain ``filter`` alone)."""
-    return {k: v for k, v in options.items()
-            if (k != "filter_detector" or method.startswith("filter"))
-            and (k != "filter" or method == "filter")}
+def _options_for(method: str, options: TrainOptions) -> TrainOptions:
+    """``options`` for ``method``, without the filter options it does not take
+    (``filter_detector`` goes to the filter methods, ``filter`` to plain ``filter`` alone)."""
+    return replace(options, method=method, filter=options.filter if method == "filter" else None,
+                   filter_detector=options.filter_detector if method.startswith("filter")
+                   else None)
 
 
 def _held_out(labels: np.ndarray, classes: np.ndarray, share: float, rounds: int,
@@ -453,10 +470,9 @@ def _held_out(labels: np.ndarray, classes: np.ndarray, share: float, rounds: int
     return [(np.sort(fit), np.sort(held)) for fit, held in splits[:rounds]]
 
 
-def choose_method(data: pd.DataFrame | str | Path, *, text: str = "text", label: str = "label",
-                  text_pair: str | None = None, candidates: Sequence[str] | None = None,
-                  share: float = SCREEN_SHARE, rounds: int = SCREEN_ROUNDS, random_state: int = 0,
-                  progress: bool = False, **options: Any) -> Screen:
+def choose_method(data: pd.DataFrame | str | Path, *, candidates: Sequence[str] | None = None,
+                  share: float = SCREEN_SHARE, rounds: int = SCREEN_ROUNDS,
+                  **options: Any) -> Screen:
     """Train every candidate on the rest of the data and measure its accuracy on a held-out
     ``share`` of each class's given (noisy) labels, in ``rounds`` disjoint rounds; the highest
     mean wins (ties: the earlier, simpler one). Noisy-label accuracy ranks methods as clean
@@ -469,7 +485,7 @@ def choose_method(data: pd.DataFrame | str | Path, *, text: str = "text", label:
     rounds : int
         Held-out parts, at most ``round(1 / share)``; the screen costs ``rounds`` times one.
     options
-        More options of :func:`labelaudit.training.train` (backbone, epochs...).
+        Options of :func:`labelaudit.training.train` (text, label, backbone, epochs...).
     """
     import pandas as pd
 
@@ -479,12 +495,12 @@ def choose_method(data: pd.DataFrame | str | Path, *, text: str = "text", label:
     share = check_number(share, "share", low=0.0, high=1.0, low_open=True, high_open=True)
     rounds = check_int(rounds, "rounds", minimum=1)
     frame = read_frame(data)
-    if options.get("label_sep") is not None or (label in frame.columns
-                                                 and holds_label_sets(frame[label])):
+    o = TrainOptions(**options)
+    if o.label_sep is not None or (o.label in frame.columns and holds_label_sets(frame[o.label])):
         check_label_set_method("auto")
-    dataset = prepare_text_dataset(frame, text=text, label=label, text_pair=text_pair)
+    dataset = prepare_text_dataset(frame, text=o.text, label=o.label, text_pair=o.text_pair)
     assert dataset.labels is not None  # noqa: S101 - label is given
-    parts = _held_out(np.asarray(dataset.labels), dataset.classes, share, rounds, random_state)
+    parts = _held_out(np.asarray(dataset.labels), dataset.classes, share, rounds, o.random_state)
     scores = np.zeros((len(names), rounds))
     seconds = np.zeros(len(names))
     for r, (fit, held) in enumerate(parts):
@@ -493,11 +509,9 @@ def choose_method(data: pd.DataFrame | str | Path, *, text: str = "text", label:
             started = time.perf_counter()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                model = train(part, text=text, label=label, text_pair=text_pair,
-                              method=name, random_state=random_state, progress=progress,
-                              **_options_for(name, options))
-            scores[i, r] = evaluate_model(model, check, text=text, label=label,
-                                          text_pair=text_pair).top1
+                model = run_train(part, _options_for(name, o))
+            scores[i, r] = evaluate_model(model, check, text=o.text, label=o.label,
+                                          text_pair=o.text_pair).top1
             seconds[i] += time.perf_counter() - started
     table = pd.DataFrame({"method": names, "noisy_top1": scores.mean(axis=1)})
     if rounds > 1:
