@@ -21,7 +21,7 @@ from labelaudit.engine._hashing import (  # noqa: F401
 )
 from labelaudit.engine._heads import EmbedOptions
 from labelaudit.engine._local import LocalRunner  # noqa: F401
-from labelaudit.engine._mapped_rows import MappedRows, mapped_rows  # noqa: F401
+from labelaudit.engine._mapped_rows import mapped_rows  # noqa: F401
 from labelaudit.engine._ray import RayRunner  # noqa: F401
 from labelaudit.engine._resume import Checkpoint, ResumeWarning  # noqa: F401
 from labelaudit.engine._sink import (  # noqa: F401

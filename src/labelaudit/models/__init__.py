@@ -14,7 +14,6 @@ from labelaudit.models._base import (  # noqa: F401
 from labelaudit.models._dynamics import (  # noqa: F401
     DynamicsScorer,
     TrainingDynamics,
-    recording,
     training_dynamics,
 )
 from labelaudit.models._embed import (  # noqa: F401
@@ -25,15 +24,12 @@ from labelaudit.models._embed import (  # noqa: F401
 )
 from labelaudit.models._encoder import (  # noqa: F401
     EmbeddingCache,
-    TokenVectorCache,
     check_cache_dir,
     default_threads,
     keep_umask,
     load_pretrained,
     load_sentence_encoder,
     resolve_device,
-    resolve_model_path,
-    torch_setup,
 )
 from labelaudit.models._finetune import FinetuneScorer
 from labelaudit.models._folds import (  # noqa: F401
@@ -68,8 +64,6 @@ from labelaudit.models._loop import (  # noqa: F401
     Method,
     Network,
     Step,
-    TrainingLog,
-    TrainingSteps,
     predict_proba,
     train_networks,
 )
@@ -102,7 +96,6 @@ from labelaudit.models._tokens import (  # noqa: F401
     as_token_scorer,
     check_seed,
     cross_val_token_probs,
-    encode_word_vectors,
     fit_score_token_probs,
     make_token_scorer,
 )
