@@ -135,3 +135,33 @@ def test_annotations_flag_adds_crowdlab(tmp_path):
     assert set(issues.head(2)["id"]) == errors
     proc = run_cli("scan", tmp_path / "crowd.jsonl", "--rank-by", "crowdlab", "--scorers", "tfidf")
     assert proc.returncode == 2 and "needs several annotators" in proc.stderr  # usage error
+
+
+def test_evidence_in_the_csv_and_off_with_no_evidence(data_file, tmp_path, capsys):
+    out = tmp_path / "issues.csv"
+    assert main(["scan", str(data_file), "--scorers", "tfidf", "--top", "3", "--out",
+                 str(out), "-q"]) == 0
+    frame = pd.read_csv(out)
+    assert frame["evidence"][:3].str.contains(r"^toward \w+: .+ \| like \w+: #\w+").all()
+    assert frame["evidence"][3:].isna().all()
+    bare = tmp_path / "bare.csv"
+    assert main(["scan", str(data_file), "--scorers", "tfidf", "--no-evidence", "--out",
+                 str(bare), "-q"]) == 0
+    assert "evidence" not in pd.read_csv(bare).columns
+
+
+def test_given_probabilities_give_evidence_without_words(data_file, tmp_path, capsys):
+    labels = pd.read_csv(data_file)["label"]
+    classes = sorted(labels.unique())
+    probs = pd.DataFrame({c: (labels == c).astype(float) * 0.8 + 0.2 / len(classes)
+                          for c in classes})
+    probs.loc[0] = [1 / len(classes)] * len(classes)
+    probs.to_csv(tmp_path / "probs.csv", index=False)
+    out = tmp_path / "issues.jsonl"
+    assert main(["scan", str(data_file), "--pred-probs", str(tmp_path / "probs.csv"),
+                 "--top", "2", "--out", str(out)]) == 0
+    assert "evidence: neighbours and duplicates only, no words" in capsys.readouterr().err
+    first = pd.read_json(out, lines=True)["evidence"][0]
+    assert first["words"] == [] and first["neighbours"]
+    assert main(["scan", str(data_file), "--pred-probs", str(tmp_path / "probs.csv"),
+                 "--no-evidence", "--out", str(tmp_path / "bare.jsonl"), "-q"]) == 0

@@ -26,7 +26,7 @@ def test_out_streams_a_path_or_its_text_alike(data, tmp_path):
     assert isinstance(result, StreamScanResult) and result.n_items == len(frame)
     scan(path, scorers=["tfidf"], out=tmp_path / "b.csv", chunk_size=9)
     assert (tmp_path / "a.csv").read_bytes() == (tmp_path / "b.csv").read_bytes()
-    in_memory = scan(frame, scorers=["tfidf"]).to_frame()
+    in_memory = scan(frame, scorers=["tfidf"]).to_frame(readable=True)
     pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "a.csv"), in_memory, check_dtype=False)
 
 

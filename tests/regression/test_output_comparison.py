@@ -149,7 +149,8 @@ def missing_row(lines: list[str]) -> list[str]:
 
 
 def changed_flag(lines: list[str]) -> list[str]:
-    return [lines[0], lines[1].replace(",True\n", ",False\n"), *lines[2:]]
+    """The top item's ``flagged`` cell (the evidence column follows it) turned False."""
+    return [lines[0], lines[1].replace(",True,", ",False,", 1), *lines[2:]]
 
 
 @pytest.mark.parametrize("change", [changed_rounding, swapped_rows, swapped_ids, changed_label,

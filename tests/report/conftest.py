@@ -67,6 +67,27 @@ def token_records() -> list[dict]:
     ]
 
 
+def reviews() -> pd.DataFrame:
+    """Forty short reviews; item 1, a negative text, is labelled pos, and item 3 is the same
+    text labelled neg: the scan flags item 1 and names item 3 as its conflicting duplicate."""
+    good = ["a great film, loved it", "wonderful acting and a great story",
+            "brilliant and moving", "i loved every minute", "great fun, superb cast"]
+    bad = ["a waste of time, awful", "boring and awful plot", "terrible acting, a waste",
+           "dull, boring, awful", "the worst film, a waste of money"]
+    rng = np.random.default_rng(0)
+    texts = [f"{(good if i % 2 == 0 else bad)[rng.integers(5)]} {i}" for i in range(40)]
+    labels = ["pos" if i % 2 == 0 else "neg" for i in range(40)]
+    texts[1] = texts[3] = "boring and awful, <b>a waste</b> of time"
+    labels[1] = "pos"
+    return pd.DataFrame({"text": texts, "label": labels})
+
+
+@pytest.fixture
+def make_reviews():
+    """:func:`reviews`: a tiny text set to scan for real, with a planted error."""
+    return reviews
+
+
 @pytest.fixture
 def scan_csv(tmp_path: Path) -> Path:
     path = tmp_path / "issues.csv"

@@ -1,6 +1,7 @@
 """The live round trip with a real Label Studio (the PyPI package, pinned): start it on a
-free port with a temporary data folder, push 20 items, answer them as 5 reviewers through
-its API, pull, and check the verdicts against the built-in review's rule. Installs
+free port with a temporary data folder, push 20 items (a labels-shown review, so each task
+carries the scan's evidence, read-only), answer them as 5 reviewers through its API, pull,
+and check the verdicts against the built-in review's rule. Installs
 nothing: ``make test-integration`` installs Label Studio and runs this; elsewhere it is
 skipped with the reason."""
 
@@ -77,9 +78,12 @@ def test_push_answer_as_five_reviewers_and_pull(label_studio, tmp_path):
     url, token = label_studio
     frame = pd.DataFrame({"id": range(60), "text": [f"review text {i}" for i in range(60)],
                           "label": ["pos", "neg"] * 30, "suggested_label": ["neg", "pos"] * 30,
-                          "rank": range(1, 61), "flagged": [i < 20 for i in range(60)]})
+                          "rank": range(1, 61), "flagged": [i < 20 for i in range(60)],
+                          "evidence": [f"toward {side}: text {i} | like {side}: #{i + 2} "
+                                       "(0.41)" if i < 20 else None
+                                       for i, side in enumerate(["neg", "pos"] * 30)]})
     store = init_review(frame, tmp_path / "review.sqlite", top=20, n_reviewers=5,
-                        n_sentinels=4)
+                        n_sentinels=4, show_label=True)
     pushed = push_items(store, url=url, project="live audit", token=token)
     assert pushed.created and pushed.n_sent == 24
     users = [_call(url, token, "POST", "/api/users/",
@@ -87,6 +91,12 @@ def test_push_answer_as_five_reviewers_and_pull(label_studio, tmp_path):
                     "password": "live-test-1"})["id"] for k in range(5)]
     tasks = _call(url, token, "GET", f"/api/projects/{pushed.project_id}/export?"
                   "exportType=JSON&download_all_tasks=true")
+    # Label Studio took the read-only evidence element and every task's data.evidence
+    config = _call(url, token, "GET", f"/api/projects/{pushed.project_id}")["label_config"]
+    assert 'name="evidence" value="$evidence"' in config
+    shown = {t["data"]["item_id"]: t["data"]["evidence"] for t in tasks}
+    assert shown["0"] == "toward neg: text 0 | like neg: #2 (0.41)"
+    assert sum(v == "" for v in shown.values()) == 4  # the sentinels have none
     expected = {}
     for task in tasks:
         data = task["data"]

@@ -1,6 +1,7 @@
 """End to end in headless Chromium (Debian's ``chromium``, driven by Playwright): two
 reviewers open their invite links, pass the qualification question, answer every item
-with keyboard shortcuts, and ``labelaudit review results`` shows the verdicts."""
+with keyboard shortcuts (each review item's evidence appearing only once it is answered),
+and ``labelaudit review results`` shows the verdicts."""
 
 from __future__ import annotations
 
@@ -19,6 +20,11 @@ from labelaudit.review import init_review  # noqa: E402
 
 def test_two_reviewers_in_a_browser(tmp_path, scan, live_server, capsys):
     db = tmp_path / "review.sqlite"
+    scan = scan.assign(evidence=[  # as a scan gives it for the flagged items
+        {"toward": "neg", "against": label, "words": [{"term": f"why-{i}", "weight": 0.8,
+                                                        "side": "text"}],
+         "words_from": "tfidf", "neighbours": [], "duplicate_of": []} if flagged else None
+        for i, label, flagged in zip(scan["id"], scan["label"], scan["flagged"], strict=True)])
     # 3 items, 2 reviewers each (both must agree), 1 qualification and 1 sentinel question
     store = init_review(scan, db, top=3, n_reviewers=2, n_qualification=1, n_sentinels=1,
                         sentinel_every=2, min_sentinels=1)
@@ -71,8 +77,12 @@ def test_two_reviewers_in_a_browser(tmp_path, scan, live_server, capsys):
                     assert "<script>alert(" in text  # shown as text, not run
                     assert "Given label" not in page.content()  # blind mode
                     seen.append(items.loc[item_pk, "kind"])
+                    why = f"why-{items.loc[item_pk, 'item_id']}"
+                    assert why not in page.content()  # blind: not before the answer
                     with page.expect_navigation():
                         page.keyboard.press(choose(name, item_pk))
+                    if seen[-1] == "review":  # after it, beside the next item or the end
+                        assert why in page.inner_text("#answered-evidence")
                 assert page.locator('#state[data-state="done"]').count() == 1
                 assert "project" in page.inner_text("#progress")
                 assert seen == ["qualification", "review", "review", "sentinel", "review"]

@@ -127,7 +127,9 @@ def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     p.add_argument("--out", "-o", required=True, metavar="FILE", help="output file")
     p.add_argument("--no-predictions", action="store_true",
                    help="leave out the detector's suggested label (Label Studio predictions, "
-                   "Argilla suggestions, the CSV's suggested_label) for a blind review")
+                   "Argilla suggestions, the CSV's suggested_label) and the scan's evidence "
+                   "for a blind review; a review made without --show-label exports no "
+                   "evidence anyway")
     cli.add_options(p, label_config_out="also write the Label Studio labeling config (XML)")
     p.add_argument("--include-qualification", action="store_true",
                    help="export the qualification items too")

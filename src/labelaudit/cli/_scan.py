@@ -126,6 +126,10 @@ def add_parser(subparsers, parents) -> None:
     p.add_argument("--datalab", action="store_true",
                    help="add cleanlab Datalab's near-duplicate (with the duplicate's id and "
                    "whether its label differs), outlier and non-IID findings")
+    p.add_argument("--no-evidence", dest="evidence", action="store_false",
+                   help="leave out the evidence column (why each flagged item is flagged: its "
+                   "words toward the suggested label, out of fold; its 3 nearest items with "
+                   "that label; conflicting duplicates)")
     p.add_argument("--datalab-features", choices=["tfidf", "embed"],
                    help="features for --datalab: TF-IDF reduced to 256 dimensions (default) "
                    "or the embed member's sentence embeddings")
@@ -143,6 +147,7 @@ def run(args: argparse.Namespace) -> int:
         max_length=args.max_length, batch_size=args.batch_size, learning_rate=args.learning_rate,
         devices=args.devices, progress=cli.show_progress(args), sweep=args.sweep,
         keep=args.keep, datalab=args.datalab, datalab_features=args.datalab_features,
+        evidence=args.evidence,
         engine=args.engine or "local", ray_address=args.ray_address,
         checkpoint_dir=args.checkpoint_dir, resume=args.resume, label_sep=args.label_sep,
         out=args.out, chunk_size=args.chunk_size, overwrite=args.overwrite)

@@ -51,6 +51,10 @@ def add_parser(subparsers, parents) -> None:
                     "its own when the cluster has GPUs (needs labelaudit[scale])")
     p.add_argument("--no-rules", action="store_true",
                    help="skip rule-based issues (invalid sequences, inconsistent tags)")
+    p.add_argument("--no-evidence", action="store_true",
+                   help="leave out each issue's evidence (the tokens around it, how often the "
+                   "same text carries each tag, and up to 3 sentences where it carries the "
+                   "suggested tag); on by default")
     cli.add_seed(p, type=cli.at_least(0, MAX_SEED))
     cli.add_options(p, cache_dir="word-vector cache (default: ~/.cache/labelaudit)")
     p.add_argument("--no-cache", action="store_true", help="do not cache word vectors")
@@ -79,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
             n_folds=args.folds, random_state=args.seed, rules=not args.no_rules,
             cache=not args.no_cache, cache_dir=args.cache_dir, epochs=args.epochs,
             batch_size=args.batch_size, progress=cli.show_progress(args), engine=args.engine,
-            ray_address=args.ray_address))
+            ray_address=args.ray_address, evidence=not args.no_evidence))
     write_token_scan(result, args.out, format=fmt, show=args.show)
     summary = describe_token_scan(result, time.perf_counter() - started)
     cli.log(args, f"labelaudit scan-tokens: {summary}" + (f"; wrote {args.out}" if args.out

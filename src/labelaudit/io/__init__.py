@@ -25,6 +25,10 @@ from labelaudit.io._dataset import (  # noqa: F401 - also for the other packages
     value_kind,
     warn_overlap,
 )
+from labelaudit.io._evidence import (  # noqa: F401 - for the other packages
+    evidence_text,
+    read_evidence,
+)
 from labelaudit.io._labels import (  # noqa: F401 - also for the other packages
     FALSE_WORDS,
     LABEL_SET_TYPES,

@@ -6,7 +6,9 @@ and every method of ``labelaudit train`` call.
 
 # Names outside __all__ are for labelaudit's other packages (noqa: imported, not used here).
 from labelaudit.models._base import (  # noqa: F401
+    HeldOutWords,
     Scorer,
+    WordCollector,
     default_progress,
     progress_bar,
     take,

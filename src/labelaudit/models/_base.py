@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -32,6 +33,56 @@ def full_proba(proba: np.ndarray, fitted_classes: np.ndarray, n_classes: int) ->
     return out / np.where(sums > 0, sums, 1.0)
 
 
+@dataclass(frozen=True)
+class HeldOutWords:
+    """What a fitted model says of the held-out items it scored: for each item, its model's
+    likeliest classes other than the given label (``classes``, -1 where there are fewer),
+    and for each the terms of the item that push most toward that class and against the
+    given label (``terms``, None-padded; ``weights`` > 0, largest first; ``pair``: the
+    term is from the item's second text)."""
+
+    classes: np.ndarray  # (n, m) int
+    terms: np.ndarray  # (n, m, k) object
+    weights: np.ndarray  # (n, m, k) float32
+    pair: np.ndarray  # (n, m, k) bool
+
+
+class WordCollector:
+    """Gathers :class:`HeldOutWords` fold by fold for the ``n_items`` items of one member
+    (``member``): each item's words come from the one fold model that did not see it."""
+
+    def __init__(self, n_items: int, member: str) -> None:
+        self.member = member
+        self.n_items = n_items
+        self.parts: list[tuple[np.ndarray, HeldOutWords]] = []
+        self._where: dict[int, tuple[int, int]] | None = None
+
+    def add(self, rows: np.ndarray, words: HeldOutWords | None) -> None:
+        """The words of the held-out ``rows`` (positions among the items)."""
+        if words is not None:
+            self.parts.append((np.asarray(rows), words))
+            self._where = None
+
+    def toward(self, position: int, suggested: int) -> list[tuple[str, float, bool]] | None:
+        """(term, weight, from the second text) pushing item ``position`` toward class
+        ``suggested`` and against its given label; None when the item's fold model ranked
+        ``suggested`` below its likeliest other classes (or gave no words)."""
+        if self._where is None:
+            self._where = {int(r): (p, i) for p, (rows, _) in enumerate(self.parts)
+                           for i, r in enumerate(rows)}
+        found = self._where.get(int(position))
+        if found is None:
+            return None
+        words = self.parts[found[0]][1]
+        slots = np.flatnonzero(words.classes[found[1]] == suggested)
+        if not len(slots):
+            return None
+        s = found[1], int(slots[0])
+        return [(str(t), float(w), bool(b)) for t, w, b in
+                zip(words.terms[s], words.weights[s], words.pair[s], strict=True)
+                if t is not None and w > 0]
+
+
 class Scorer(ABC):
     """A model that turns items (texts, or tagged sentences) into class probabilities.
 
@@ -43,6 +94,8 @@ class Scorer(ABC):
     """
 
     name: str = "scorer"
+    #: whether :meth:`explain` gives the words behind a fitted model's predictions
+    explains: bool = False
 
     @abstractmethod
     def prepare(self, data: Any, *, progress: bool = False) -> Any:
@@ -55,6 +108,11 @@ class Scorer(ABC):
     @abstractmethod
     def predict_proba(self, features: Any) -> Any:
         """Probabilities of shape (n_samples, n_classes)."""
+
+    def explain(self, features: Any, labels: np.ndarray, probs: np.ndarray) -> HeldOutWords | None:
+        """On a fitted model: the words behind its ``probs`` of the items ``features`` (given
+        ``labels``), or None for a model that cannot say (the default)."""
+        return None
 
     def join_predictions(self, parts: list[tuple[np.ndarray, Any]], n_samples: int, *,
                          n_classes: int) -> Any:

@@ -30,7 +30,7 @@ from labelaudit._errors import (
 )
 from labelaudit._validation import check_choice, check_int, shown
 from labelaudit.io import atomic_path
-from labelaudit.models._base import Scorer, progress_bar, take
+from labelaudit.models._base import HeldOutWords, Scorer, WordCollector, progress_bar, take
 
 Engine = Literal["local", "ray"]
 # A worker process's own state for its life (set by _start_worker in that process only):
@@ -379,12 +379,20 @@ class FoldStore:
     def _path(self, key: str, fold: int) -> Path:
         return self.folder / f"{key}_fold_{int(fold)}.npz"
 
-    def load(self, key: str, fold: int) -> tuple[np.ndarray, np.ndarray] | None:
-        """A finished fold's held-out rows and probabilities, or None."""
+    def load(self, key: str, fold: int, *, words: bool = False,
+             ) -> tuple[np.ndarray, np.ndarray, HeldOutWords | None] | None:
+        """A finished fold's held-out rows, probabilities and (``words``) the words that
+        explain them, or None (also when ``words`` were asked for and not saved)."""
         path = self._path(key, fold)
         try:
             with np.load(path) as saved:
-                found = saved["rows"], saved["probs"]
+                said = None
+                if words:
+                    terms = saved["terms"].astype(object)
+                    terms[terms == ""] = None
+                    said = HeldOutWords(classes=saved["classes"], terms=terms,
+                                        weights=saved["weights"], pair=saved["pair"])
+                found = saved["rows"], saved["probs"], said
         except (OSError, ValueError, KeyError):
             return None  # not there, or damaged: fitted again
         try:
@@ -394,13 +402,18 @@ class FoldStore:
         self.loaded += 1
         return found
 
-    def save(self, key: str, fold: int, rows: np.ndarray, probs: Any) -> None:
-        """Keep one fold's held-out predictions (array outputs only), atomically."""
+    def save(self, key: str, fold: int, rows: np.ndarray, probs: Any,
+             words: HeldOutWords | None = None) -> None:
+        """Keep one fold's held-out predictions (array outputs only) and the words that
+        explain them, atomically."""
         if not isinstance(probs, np.ndarray):
             return
+        said: dict[str, Any] = {} if words is None else {
+            "classes": words.classes, "weights": words.weights, "pair": words.pair,
+            "terms": np.where(words.terms == None, "", words.terms).astype(str)}  # noqa: E711
         path = own_checkpoint_file(self.folder, self._path(key, fold).name)
         with atomic_path(path, record=False) as tmp, open(tmp, "wb") as f:
-            np.savez(f, rows=np.asarray(rows), probs=probs)
+            np.savez(f, **{"rows": np.asarray(rows), "probs": probs, **said})
 
     def remove(self) -> None:
         """Delete the checkpoints (see :func:`release_checkpoint_folder`)."""
@@ -642,11 +655,13 @@ def group_folds(
 def crossfit_pred_probs(
     scorer: Scorer, features: Any, labels: Any, fold_ids: np.ndarray, *,
     n_classes: int, engine: Engine = "local", store: FoldStore | None = None,
-    progress: bool = False,
+    progress: bool = False, words: WordCollector | None = None,
 ) -> Any:
     """Out-of-sample probabilities, each fold scored by a model fitted on the others,
     joined by :meth:`~Scorer.join_predictions`. Folds run as Ray tasks, at once on the
-    scorer's :meth:`~Scorer.fold_devices`, or in turn, saved to and resumed from ``store``."""
+    scorer's :meth:`~Scorer.fold_devices`, or in turn, saved to and resumed from ``store``.
+    ``words`` collects each fold model's :meth:`~Scorer.explain` of the items it held out
+    (a fold resumed from ``store`` is fitted again when its words were not saved)."""
     folds = np.unique(fold_ids)
     parts = []
     on_ray = engine == "ray" and len(folds) > 1
@@ -657,49 +672,63 @@ def crossfit_pred_probs(
                       unit=" folds", enabled=progress) as bar:
         if on_ray:
             parts = _ray_folds(scorer, features, labels, fold_ids, n_classes=n_classes,
-                               bar=bar)
+                               bar=bar, words=words)
             return scorer.join_predictions(parts, len(labels), n_classes=n_classes)
         if len(devices) > 1 and len(folds) > 1:
             # one worker process per device, taking folds in turn: a device never holds two
             parts = _task_folds(scorer, features, labels, fold_ids, n_classes=n_classes,
-                                bar=bar, engine="local", slots=list(devices))
+                                bar=bar, words=words, engine="local", slots=list(devices))
             return scorer.join_predictions(parts, len(labels), n_classes=n_classes)
         key = fold_key(scorer, features, labels, fold_ids, n_classes) if store else ""
         for fold in folds:
             held_out = np.flatnonzero(fold_ids == fold)
-            saved = store.load(key, fold) if store else None
+            saved = store.load(key, fold, words=words is not None) if store else None
             if saved is not None and np.array_equal(saved[0], held_out):
-                parts.append(saved)  # finished by an earlier, interrupted run
+                parts.append(saved[:2])  # finished by an earlier, interrupted run
+                if words is not None:
+                    words.add(held_out, saved[2])
                 bar.update(1)
                 continue
             train = np.flatnonzero(fold_ids != fold)
             model = scorer.clone().fit(take(features, train), take(labels, train),
                                        n_classes=n_classes)
-            parts.append((held_out, model.predict_proba(take(features, held_out))))
+            probs = model.predict_proba(take(features, held_out))
+            said = None if words is None else model.explain(
+                take(features, held_out), take(labels, held_out), probs)
+            parts.append((held_out, probs))
+            if words is not None:
+                words.add(held_out, said)
             if store:
-                store.save(key, fold, *parts[-1])
+                store.save(key, fold, held_out, probs, said)
             bar.update(1)
     return scorer.join_predictions(parts, len(labels), n_classes=n_classes)
 
 
-def _fit_fold(shared: tuple[Scorer, Any, Any, int], device: str | None, train: np.ndarray,
-              held_out: np.ndarray) -> Any:
+def _fit_fold(shared: tuple[Scorer, Any, Any, int, bool], device: str | None,
+              train: np.ndarray, held_out: np.ndarray) -> tuple[Any, Any]:
     """One fold task: fit on ``train`` on ``device`` (a Ray task's GPU is ``cuda:0``, by
-    ``CUDA_VISIBLE_DEVICES``) and predict ``held_out``."""
-    scorer, features, labels, n_classes = shared
+    ``CUDA_VISIBLE_DEVICES``), predict ``held_out`` and, if asked, explain it."""
+    scorer, features, labels, n_classes, explain = shared
     model = scorer.on_device(device) if device is not None else scorer.clone()
     model.fit(take(features, train), take(labels, train), n_classes=n_classes)
-    return model.predict_proba(take(features, held_out))
+    probs = model.predict_proba(take(features, held_out))
+    return probs, (model.explain(take(features, held_out), take(labels, held_out), probs)
+                   if explain else None)
 
 
 def _task_folds(scorer: Scorer, features: Any, labels: Any, fold_ids: np.ndarray, *,
-                n_classes: int, bar: Any, **where: Any) -> list[tuple[np.ndarray, Any]]:
+                n_classes: int, bar: Any, words: WordCollector | None,
+                **where: Any) -> list[tuple[np.ndarray, Any]]:
     """Every fold a task of :func:`run_tasks` (``where``: engine, slots, Ray resources)."""
     tasks = [(np.flatnonzero(fold_ids != fold), np.flatnonzero(fold_ids == fold))
              for fold in np.unique(fold_ids)]
-    probs = run_tasks(_fit_fold, tasks, shared=(scorer.clone(), features, labels, n_classes),
-                      on_result=lambda *_: bar.update(1), **where)
-    return [(held_out, p) for (_, held_out), p in zip(tasks, probs, strict=True)]
+    shared = (scorer.clone(), features, labels, n_classes, words is not None)
+    done = run_tasks(_fit_fold, tasks, shared=shared, on_result=lambda *_: bar.update(1),
+                     **where)
+    for (_, held_out), (_, said) in zip(tasks, done, strict=True):
+        if words is not None:
+            words.add(held_out, said)
+    return [(held_out, p) for (_, held_out), (p, _) in zip(tasks, done, strict=True)]
 
 
 def ray_fold_resources(scorer: Scorer, cluster: dict[str, float]) -> dict[str, float]:
@@ -716,22 +745,27 @@ def ray_fold_resources(scorer: Scorer, cluster: dict[str, float]) -> dict[str, f
 
 
 def _ray_folds(scorer: Scorer, features: Any, labels: Any, fold_ids: np.ndarray, *,
-               n_classes: int, bar: Any) -> list[tuple[np.ndarray, Any]]:
+               n_classes: int, bar: Any,
+               words: WordCollector | None) -> list[tuple[np.ndarray, Any]]:
     """Every fold a Ray task over the cluster's CPUs and GPUs."""
     import ray
 
     resources = ray_fold_resources(scorer, ray.cluster_resources())
     return _task_folds(scorer, features, labels, fold_ids, n_classes=n_classes, bar=bar,
-                       engine="ray", ray_resources=resources,
+                       words=words, engine="ray", ray_resources=resources,
                        ray_slot="cuda:0" if resources["num_gpus"] else None)
 
 
 def fit_score_pred_probs(
     scorer: Scorer, train_features: Any, train_labels: Any, score_features: Any, *,
-    n_classes: int,
+    n_classes: int, score_labels: np.ndarray | None = None,
+    words: WordCollector | None = None,
 ) -> Any:
-    """Fit on one split and predict another (the test-set audit)."""
+    """Fit on one split and predict another (the test-set audit); ``words`` collects the
+    model's :meth:`~Scorer.explain` of the scored items (given ``score_labels``)."""
     model = scorer.clone().fit(train_features, train_labels, n_classes=n_classes)
-    return scorer.join_predictions([(np.arange(len(score_features)),
-                                     model.predict_proba(score_features))],
-                                   len(score_features), n_classes=n_classes)
+    rows = np.arange(len(score_features))
+    probs = model.predict_proba(score_features)
+    if words is not None and score_labels is not None:
+        words.add(rows, model.explain(score_features, score_labels, probs))
+    return scorer.join_predictions([(rows, probs)], len(score_features), n_classes=n_classes)

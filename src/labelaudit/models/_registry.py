@@ -17,7 +17,7 @@ import numpy as np
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.detect import ensemble_pred_probs
 from labelaudit.io import TextDataset
-from labelaudit.models._base import Scorer
+from labelaudit.models._base import Scorer, WordCollector
 from labelaudit.models._dynamics import DynamicsScorer, mean_epoch_probs, recording
 from labelaudit.models._embed import EmbedScorer, KnnScorer
 from labelaudit.models._finetune import FinetuneScorer
@@ -60,13 +60,17 @@ def make_scorer(name: str, **options: Any) -> Scorer:
 @dataclass(frozen=True)
 class MemberProbs:
     """Out-of-sample ``probs`` per scorer and repeat (``"tfidf"``, ``"tfidf#1"``...), the
-    folds used, ``seconds`` per member (encoding included) and each ``dynamics`` member's
-    held-out ``epoch_logits`` (n_epochs, n_samples, n_classes), keyed as ``probs``."""
+    folds used, ``seconds`` per member (encoding included), each ``dynamics`` member's
+    held-out ``epoch_logits`` (n_epochs, n_samples, n_classes), keyed as ``probs``, and
+    (``explain=True``) the ``words`` of the first member that explains its predictions, and
+    the first ``embed`` member's ``embeddings`` of the scored items."""
 
     probs: dict[str, np.ndarray]
     n_folds: int
     seconds: dict[str, float] = field(default_factory=dict)
     epoch_logits: dict[str, np.ndarray] = field(default_factory=dict)
+    words: WordCollector | None = None
+    embeddings: np.ndarray | None = None
 
     def per_scorer(self) -> dict[str, np.ndarray]:
         """Each scorer's repeats averaged, as FME averages seeds."""
@@ -132,12 +136,13 @@ def member_pred_probs(
     scorers: Sequence[str | Scorer] = DEFAULT_SCORERS, n_folds: int | None = None,
     n_seeds: int = 1, random_state: int | None = 0, progress: bool = False, sweep: int = 0,
     keep: int | None = None, engine: Engine = "local", store: FoldStore | None = None,
-    **options: Any,
+    explain: bool = False, **options: Any,
 ) -> MemberProbs:
     """Out-of-sample probabilities of each scorer (a name made with ``options``, or a
     :class:`Scorer`) and seed repeat: cross-fitted on the same folds of ``train``, or fitted
     on ``train`` to score ``target``. With ``sweep``, each ``finetune`` member runs
-    :func:`sweep_scorers` configurations and the ``keep`` best stay as its repeats (FME)."""
+    :func:`sweep_scorers` configurations and the ``keep`` best stay as its repeats (FME).
+    ``explain``: keep what explains the ranking (:attr:`MemberProbs.words`, ``embeddings``)."""
     if train.labels is None:
         raise InvalidInputError("the dataset has no labels to cross-fit on")
     _check_before_encoding(train, target, scorers, n_folds=n_folds, random_state=random_state,
@@ -148,14 +153,23 @@ def member_pred_probs(
     if sweep:
         return _swept(train, target, scorers, n_folds=n_folds, random_state=random_state,
                       progress=progress, sweep=sweep, keep=keep, engine=engine, store=store,
-                      **options)
+                      explain=explain, **options)
     seconds: dict[str, float] = {}
     epoch_logits: dict[str, np.ndarray] = {}
+    words: WordCollector | None = None
+    embeddings = None
+    scored = train if target is None else target
     for key, given in zip(member_keys(scorers), scorers, strict=True):
         started = time.perf_counter()
         scorer = make_scorer(given, **options) if isinstance(given, str) else given
         train_features = scorer.prepare(train, progress=progress)
         target_features = None if target is None else scorer.prepare(target, progress=progress)
+        if explain and embeddings is None and isinstance(scorer, EmbedScorer):
+            embeddings = np.asarray(train_features if target_features is None
+                                    else target_features)
+        explaining = explain and words is None and scorer.explains
+        if explaining:
+            words = WordCollector(len(scored.ids), key)
         for seed in range(n_seeds):
             state = None if random_state is None else random_state + seed
             # a configured object keeps its own seed in the first repeat
@@ -165,21 +179,23 @@ def member_pred_probs(
             recorded = isinstance(seeded, DynamicsScorer)
             if isinstance(seeded, DynamicsScorer):  # predicts every epoch's held-out logits
                 seeded = recording(seeded)
+            said = words if explaining and seed == 0 else None
             if target_features is not None:
                 out = fit_score_pred_probs(seeded, train_features, train.labels,
-                                           target_features, n_classes=n_classes)
+                                           target_features, n_classes=n_classes,
+                                           score_labels=scored.labels, words=said)
             else:
                 folds = make_folds(train.labels, n_folds=n_folds, random_state=state,
                                    classes=train.classes)
                 folds_used = int(folds.max()) + 1
                 out = crossfit_pred_probs(seeded, train_features, train.labels, folds,
                                           n_classes=n_classes, engine=engine, store=store,
-                                          progress=progress)
+                                          progress=progress, words=said)
             if recorded:
                 epoch_logits[name], out = out, mean_epoch_probs(out)
             members[name] = out
         seconds[key] = time.perf_counter() - started
-    return MemberProbs(members, folds_used, seconds, epoch_logits)
+    return MemberProbs(members, folds_used, seconds, epoch_logits, words, embeddings)
 
 
 def _check_before_encoding(train: TextDataset, target: TextDataset | None,
@@ -199,7 +215,7 @@ def _check_before_encoding(train: TextDataset, target: TextDataset | None,
 
 def _swept(train: TextDataset, target: TextDataset | None, scorers: Sequence[str | Scorer], *,
            n_folds: int | None, random_state: int | None, progress: bool, sweep: int,
-           keep: int | None, engine: Engine, store: FoldStore | None,
+           keep: int | None, engine: Engine, store: FoldStore | None, explain: bool,
            **options: Any) -> MemberProbs:
     """Members, each fine-tuning one replaced by the best ``keep`` (default 3) of a sweep."""
     keep = min(3, sweep) if keep is None else keep
@@ -215,13 +231,19 @@ def _swept(train: TextDataset, target: TextDataset | None, scorers: Sequence[str
     members: dict[str, np.ndarray] = {}
     seconds: dict[str, float] = {}
     epoch_logits: dict[str, np.ndarray] = {}
+    words: WordCollector | None = None
+    embeddings = None
     folds_used = DEFAULT_FOLDS if n_folds is None else n_folds
     for key, given in zip(keys, scorers, strict=True):
         started = time.perf_counter()
         if key not in tuned:
             run = member_pred_probs(train, target, scorers=[given], n_folds=n_folds,
                                     random_state=random_state, progress=progress,
-                                    engine=engine, store=store, **options)
+                                    engine=engine, store=store,
+                                    explain=explain and (words is None or embeddings is None),
+                                    **options)
+            words = words or run.words
+            embeddings = embeddings if embeddings is not None else run.embeddings
             members[key] = run.probs[next(iter(run.probs))]
             if run.epoch_logits:  # a dynamics member's first (only) run
                 epoch_logits[key] = next(iter(run.epoch_logits.values()))
@@ -242,7 +264,7 @@ def _swept(train: TextDataset, target: TextDataset | None, scorers: Sequence[str
         for i, name in enumerate(keep_best(swept, labels, keep)):
             members[key if i == 0 else f"{key}#{i}"] = swept[name]
         seconds[key] = time.perf_counter() - started
-    return MemberProbs(members, folds_used, seconds, epoch_logits)
+    return MemberProbs(members, folds_used, seconds, epoch_logits, words, embeddings)
 
 
 def cross_val_pred_probs(

@@ -10,7 +10,7 @@ import numpy as np
 
 from labelaudit._errors import LabelAuditWarning
 from labelaudit.io import TextDataset
-from labelaudit.models._base import Scorer, full_proba
+from labelaudit.models._base import HeldOutWords, Scorer, full_proba
 
 
 class ConvergenceWarning(LabelAuditWarning):
@@ -67,6 +67,7 @@ class TfidfScorer(Scorer):
     """
 
     name = "tfidf"
+    explains = True
 
     C: float = 10.0
     ngram_range: tuple[int, int] = (1, 2)
@@ -114,6 +115,55 @@ class TfidfScorer(Scorer):
     def predict_proba(self, features: Any) -> np.ndarray:
         proba = self.model_.predict_proba(self._transform(features, fit=False))
         return full_proba(proba, self.model_.classes_, self.n_classes_)
+
+    def explain(self, features: Any, labels: np.ndarray, probs: np.ndarray, *,
+                n_terms: int = 5, n_tried: int = 3) -> HeldOutWords:
+        """For each item, its ``n_tried`` likeliest classes other than the given one, and
+        the ``n_terms`` n-grams whose coefficient difference times TF-IDF value pushes
+        most toward each: ``x_j * (w_class,j - w_given,j)`` is the term's part of the
+        log-odds of the class against the given label."""
+        matrix = self._transform(features, fit=False).tocsr()
+        n, n_classes = len(labels), probs.shape[1]
+        fitted = np.asarray(self.model_.classes_, dtype=int)
+        coef = self.model_.coef_
+        row_of = np.full(n_classes, -1)  # each class's row of coef (-1: a zero row)
+        if len(fitted) == 2:  # one row: the log-odds of fitted[1] against fitted[0]
+            row_of[fitted[1]] = 0
+        else:
+            row_of[fitted] = np.arange(len(fitted))
+        # the likeliest other classes the fold learned, best first (-1 past the last)
+        open_ = np.asarray(probs, dtype=float).copy()
+        open_[np.arange(n), labels] = -1.0
+        open_[:, np.setdiff1d(np.arange(n_classes), fitted)] = -1.0
+        m = max(1, min(n_tried, n_classes - 1))
+        tried = np.argsort(-open_, axis=1, kind="stable")[:, :m]
+        tried[np.take_along_axis(open_, tried, axis=1) < 0] = -1
+        row = np.repeat(np.arange(n), np.diff(matrix.indptr))
+        col, value = matrix.indices, matrix.data
+
+        def weights(classes: np.ndarray) -> np.ndarray:
+            rows = np.where(classes >= 0, row_of[np.maximum(classes, 0)], -1)[row]
+            out = np.zeros(len(col), dtype=np.float64)
+            ok = rows >= 0
+            out[ok] = coef[rows[ok], col[ok]]
+            return out
+
+        names = np.concatenate([v.get_feature_names_out() for v in self.vectorizers_])
+        first = len(self.vectorizers_[0].vocabulary_)
+        terms = np.full((n, m, n_terms), None, dtype=object)
+        pushes = np.zeros((n, m, n_terms), dtype=np.float32)
+        pair = np.zeros((n, m, n_terms), dtype=bool)
+        against = weights(np.asarray(labels))
+        for slot in range(m):
+            push = value * (weights(tried[:, slot]) - against)
+            order = np.lexsort((-push, row))  # by item, then strongest push first
+            place = np.arange(len(order)) - matrix.indptr[row[order]]
+            keep = order[(place < n_terms) & (push[order] > 0)]
+            at = place[(place < n_terms) & (push[order] > 0)]
+            terms[row[keep], slot, at] = names[col[keep]]
+            pushes[row[keep], slot, at] = push[keep]
+            pair[row[keep], slot, at] = col[keep] >= first
+        return HeldOutWords(classes=tried, terms=terms, weights=pushes, pair=pair)
 
 
 @dataclass(eq=False, kw_only=True)

@@ -5,8 +5,10 @@
 that opens in any browser without a network: a summary with the estimated number of
 errors, per-class counts and the given-versus-suggested confusion heat map, the
 distribution of the given label's probability, a sortable and filterable table of the
-most suspect items and, when given, precision-recall curves against known errors,
-Datalab issues and annotator agreement. :func:`render_report` returns the page as an
+most suspect items (each flagged one with its evidence beside its text: the words that push
+toward the suggested label highlighted, the nearest items with that label, a conflicting
+duplicate) and, when given, precision-recall curves against known errors, Datalab issues
+and annotator agreement. :func:`render_report` returns the page as an
 :class:`AuditReport` without writing it.
 """
 

@@ -234,8 +234,9 @@ def write_report(
     ----------
     source : ScanResult, TokenScanResult, DataFrame or path
         A scan result, or a scan output (``scan --out`` / ``scan-tokens --out``) as a table or
-        a file, as the scan wrote it: unique ids, probabilities in [0, 1], and ranks 1..n in
-        the order of a ``score_*`` column; otherwise :class:`~labelaudit._errors.InvalidInputError`.
+        a file, as the scan wrote it: unique ids, probabilities in [0, 1], ranks 1..n in the
+        order of a ``score_*`` column, and ``evidence`` (if any) empty, the scan's object or
+        its readable text; otherwise :class:`~labelaudit._errors.InvalidInputError`.
     path : str or Path
         The page to write (``.html``), atomically.
     **options

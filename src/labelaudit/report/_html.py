@@ -135,22 +135,51 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[object] | Html], *,
             f'<tbody>{"".join(body)}</tbody></table>')
 
 
-def details_text(text: object, *, preview: int = 160, limit: int = 4000) -> str:
-    """A long text folded: ``preview`` characters shown, up to ``limit`` behind ``<details>``.
+def _term_pattern(term: str) -> str | None:
+    """A term as a whole-word pattern, its words apart by any run of non-word characters (as
+    a word tokeniser split them: ``didn t`` finds "didn't"); None without a word character."""
+    words = re.findall(r"\w+", term)
+    return r"(?<!\w)" + r"\W+".join(re.escape(w) for w in words) + r"(?!\w)" if words else None
+
+
+def highlight(text: str, terms: Sequence[str]) -> str:
+    """``text`` escaped, each whole-word, case-insensitive occurrence of a term (a phrase for
+    a multi-word term, the longest first) in ``<mark class="ev">``: nothing of the text or the
+    terms reaches the page unescaped.
+
+    >>> print(highlight("a Waste of  time <b>! wasteful", ["waste of time", "waste", "b"]))
+    a <mark class="ev">Waste of  time</mark> &lt;<mark class="ev">b</mark>&gt;! wasteful
+    """
+    patterns = sorted({p for t in terms if (p := _term_pattern(str(t)))}, key=len, reverse=True)
+    if not patterns or not text:
+        return esc(text)
+    parts, at = [], 0
+    for match in re.finditer("|".join(patterns), text, flags=re.IGNORECASE):
+        parts.append(f'{esc(text[at:match.start()])}<mark class="ev">{esc(match[0])}</mark>')
+        at = match.end()
+    return "".join(parts) + esc(text[at:])
+
+
+def details_text(text: object, *, preview: int = 160, limit: int = 4000,
+                 marks: Sequence[str] = ()) -> str:
+    """A long text folded: ``preview`` characters shown, up to ``limit`` behind ``<details>``;
+    the terms ``marks`` highlighted (:func:`highlight`).
 
     >>> details_text("short"), details_text("x" * 10, preview=4).startswith("<details")
     ('<span class="txt">short</span>', True)
+    >>> details_text("so <i>bad</i>", marks=["bad"])
+    '<span class="txt">so &lt;i&gt;<mark class="ev">bad</mark>&lt;/i&gt;</span>'
     """
     value = "" if text is None or (isinstance(text, float) and math.isnan(text)) else str(text)
     flat = " ".join(value.split())
     if len(value) <= preview and flat == value:
-        return f'<span class="txt">{esc(value)}</span>'
+        return f'<span class="txt">{highlight(value, marks)}</span>'
     shown = value[:limit]
     more = (f'<span class="muted"> … ({len(value) - limit:,} more characters not shown)</span>'
             if len(value) > limit else "")
     cut = "…" if len(flat) > preview else ""
-    return (f'<details class="txt"><summary>{esc(flat[:preview])}{cut}</summary>'
-            f'<div class="full">{esc(shown)}{more}</div></details>')
+    return (f'<details class="txt"><summary>{highlight(flat[:preview], marks)}{cut}</summary>'
+            f'<div class="full">{highlight(shown, marks)}{more}</div></details>')
 
 
 def label_text(value: object) -> str:
@@ -251,6 +280,16 @@ mark.ent.e4{background:#fff0a8}mark.ent.e5{background:#d3f1f5}mark.ent.e6{backgr
 mark.ent.e7{background:#eadfd2}
 mark.ent.issue{outline:2px solid var(--bad)}
 span.tok.issue{text-decoration:underline wavy var(--bad)}
+mark.ev{background:#ffe08a;padding:0 1px;border-radius:2px;color:inherit}
+td.why{min-width:220px;max-width:380px;font-size:12px}
+.evidence .ev-words{margin-bottom:3px}
+.evidence .lab{font-weight:600}
+.evidence .ev-like{color:var(--muted)}
+.evidence ol.ev-nb{margin:0 0 3px;padding-left:18px}
+.evidence ol.ev-nb .snip{color:var(--muted)}
+.evidence .ev-dup{color:var(--bad);font-weight:700;border:2px solid var(--bad);
+border-radius:4px;padding:1px 5px;margin:3px 0;background:#fdecea}
+.evidence .ev-part{color:var(--muted)}
 .bar{display:inline-block;height:10px;background:var(--accent);vertical-align:middle}
 footer{color:var(--muted);font-size:12px;padding:10px 28px 30px}
 """

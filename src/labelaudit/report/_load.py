@@ -19,6 +19,7 @@ import numpy as np
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError, plain_value
 from labelaudit.io import json_lines, read_table
+from labelaudit.report._evidence import evidence_problem
 from labelaudit.tokens import issues_to_frame
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -296,7 +297,18 @@ than editing its output
     if "rank" in frame.columns:
         frame["rank"] = _ranks(frame, where)
         _check_rank_order(frame, where)
+    if "evidence" in frame.columns:
+        _check_evidence(frame, where)
     return frame
+
+
+def _check_evidence(frame: pd.DataFrame, where: str) -> None:
+    """Every ``evidence`` cell is empty, the scan's object (or its JSON) or its readable text."""
+    problems = [evidence_problem(value) for value in frame["evidence"].tolist()]
+    bad = np.array([p is not None for p in problems], dtype=bool)
+    _refuse_rows(frame, where, "column 'evidence' must hold a scan's evidence (an object with "
+                 "'toward', its JSON, or its text) or nothing", bad,
+                 lambda i: f"has {problems[i]}")
 
 
 def _check_ids(frame: pd.DataFrame, where: str) -> None:

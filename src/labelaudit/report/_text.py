@@ -11,6 +11,7 @@ import numpy as np
 
 from labelaudit.detect import IssueCount, count_label_issues
 from labelaudit.io import text_keys
+from labelaudit.report._evidence import Evidence, cell_evidence, evidence_block
 from labelaudit.report._html import (
     cell,
     confusion_heatmap,
@@ -39,8 +40,8 @@ MAX_PAIRS = 100
 TASKS = {"text": "text classification", "pairs": "sentence-pair classification",
          "tokens": "token tagging", "label sets": "multi-label classification"}
 _KNOWN = {"id", "text", "text_pair", "label", "suggested_label", "suggested_prob", "given_prob",
-          "loss", "rank", "consensus_label", "flagged", "model_agrees", "is_near_duplicate",
-          "near_duplicate_id", "is_outlier", "outlier_score"}
+          "loss", "rank", "consensus_label", "flagged", "evidence", "model_agrees",
+          "is_near_duplicate", "near_duplicate_id", "is_outlier", "outlier_score"}
 
 _COLUMNS = ("dynamics_confidence", "dynamics_variability")
 
@@ -533,10 +534,14 @@ def issues_section(audit: TextAudit, *, top: int) -> str:
     datalab = has["dup"] or has["out"]
     extra = _extra_columns(frame)
     pair = "text_pair" in frame.columns
+    evidence = _evidence_column(frame)
     headers = ["rank", "id", "text", "given", "p(given)", "suggested", "p(suggested)", "flagged"]
     numeric_ids = bool(len(frame)) and pd.to_numeric(frame["id"], errors="coerce").notna().all()
     kinds = ["num", "num" if numeric_ids else "text", "text", "text", "num", "text", "num",
              "text"]
+    if evidence is not None:
+        headers.insert(3, "evidence")
+        kinds.insert(3, "")
     if "consensus_label" in frame.columns:
         headers.append("consensus")
         kinds.append("text")
@@ -547,10 +552,12 @@ def issues_section(audit: TextAudit, *, top: int) -> str:
         headers.append("other columns")
         kinds.append("")
     body = []
-    for _, row in frame.iterrows():
-        text = details_text(row.get("text"))
+    for position, (_, row) in enumerate(frame.iterrows()):
+        why = evidence[position] if evidence is not None else None
+        text = details_text(row.get("text"), marks=why.terms("text") if why else ())
         if pair:
-            text += f'<span class="pair">{details_text(row.get("text_pair"))}</span>'
+            text += ('<span class="pair">' + details_text(
+                row.get("text_pair"), marks=why.terms("text_pair") if why else ()) + "</span>")
         flagged = bool(row["flagged"])
         cells = [cell(fmt_count(row["rank"]), sort=row["rank"], cls="num"),
                  cell(label_text(row["id"])),
@@ -559,6 +566,8 @@ def issues_section(audit: TextAudit, *, top: int) -> str:
                  cell(label_text(row["suggested_label"])),
                  cell(_prob(row["suggested_prob"]), sort=row["suggested_prob"], cls="num"),
                  cell("yes" if flagged else "", cls="flag" if flagged else None)]
+        if evidence is not None:
+            cells.insert(3, cell(evidence_block(why) if why else "", raw=True, cls="why"))
         if "consensus_label" in frame.columns:
             cells.append(cell(label_text(row["consensus_label"])))
         if datalab:
@@ -573,5 +582,32 @@ def issues_section(audit: TextAudit, *, top: int) -> str:
             f"{fmt_count(len(audit.frame))} items, most suspect first"
             + (f" (ranked by {esc(audit.rank_by)})" if audit.rank_by else "")
             + ". Click a column header to sort; long texts open on click.</p>")
+    if evidence is not None:
+        note += _evidence_note(audit.frame)
     return note + controls + issues_table(headers, kinds, body)
+
+
+def _evidence_note(frame: pd.DataFrame) -> str:
+    """What the evidence column shows, and how many items have a conflicting duplicate."""
+    every = [e for e in map(cell_evidence, frame["evidence"].tolist()) if e is not None]
+    duplicated = sum(bool(e.duplicate_of) or any(p.startswith("duplicate of") for p in e.parts)
+                     for e in every)
+    return (
+        '<p class="note" id="evidence-note">Evidence, beside each flagged item\'s text: the '
+        "words of the item that push the model most toward the suggested label and away from "
+        "the given one (highlighted in the text; from a model that never saw the item, since "
+        "each fold's model scores only the items it was not trained on), the most similar "
+        "other items that carry the suggested label, and, in red, near-identical items "
+        "(cosine ≥ 0.95 after normalising the text) that carry another label: "
+        f'<b id="evidence-duplicates">{fmt_count(duplicated)}</b> of the '
+        f"{fmt_count(len(every))} items with evidence have one.</p>")
+
+
+def _evidence_column(frame: pd.DataFrame) -> list[Evidence | None] | None:
+    """Each row's evidence, or None when the table has no evidence for any of these rows (an
+    older scan, ``--no-evidence``): then the table has no evidence column at all."""
+    if "evidence" not in frame.columns:
+        return None
+    evidence = [cell_evidence(value) for value in frame["evidence"].tolist()]
+    return evidence if any(e is not None for e in evidence) else None
 

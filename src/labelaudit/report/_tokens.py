@@ -21,7 +21,7 @@ from labelaudit.report._html import (
     table,
 )
 from labelaudit.report._load import TokenAudit
-from labelaudit.tokens import spans_from_tags
+from labelaudit.tokens import format_evidence, spans_from_tags
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -113,17 +113,54 @@ def mark_spans(tokens: Sequence[str], tags: Sequence[str], *, scheme: str,
     return " ".join(out)
 
 
+def marked_snippet(snippet: str) -> str:
+    """A snippet of evidence as escaped HTML, its ``[[...]]`` occurrence highlighted.
+
+    >>> marked_snippet("in [[Rome <b>]] today")
+    'in <mark class="ev">Rome &lt;b&gt;</mark> today'
+    """
+    before, sep, rest = snippet.partition("[[")
+    inside, end, after = rest.partition("]]")
+    if not sep or not end:
+        return esc(snippet)
+    return f'{esc(before)}<mark class="ev">{esc(inside)}</mark>{esc(after)}'
+
+
+def evidence_html(evidence: object) -> str:
+    """Why a span is flagged, as HTML: how often its text carries each tag across the data,
+    then up to 3 sentences where it carries the suggested tag (empty without evidence)."""
+    if not isinstance(evidence, dict):
+        text = format_evidence(evidence)  # a CSV cell: the readable line as it is
+        return f'<div class="evidence">{esc(text)}</div>' if text else ""
+    counts = sorted(((str(t), int(n)) for t, n in (evidence.get("same_form_counts") or {})
+                     .items() if n is not None and n == n), key=lambda item: (-item[1], item[0]))
+    shown = (f'is tagged {", ".join(f"{t} {n}" for t, n in counts)} in the data' if counts
+             else "is not found as one span in the data")
+    found = evidence.get("examples")
+    examples = [] if found is None else list(found)
+    items = "".join(
+        f'<li>#{esc(x["id"])}{" (training)" if x.get("in") == "training" else ""} '
+        f'<span class="snip">{marked_snippet(str(x["snippet"]))}</span></li>' for x in examples)
+    like = (f'; <span class="ev-like">where it is {esc(examples[0].get("tag"))}:</span>'
+            f'<ol class="ev-nb">{items}</ol>' if examples else "")
+    return (f'<div class="evidence"><span class="lab">why</span> “{esc(evidence.get("form"))}”'
+            f" {esc(shown)}{like}</div>")
+
+
 def _issue_lines(issues: Sequence[dict], tokens: Sequence[str]) -> str:
-    lines = []
+    lines, said = [], None
     for x in issues:
         given = " + ".join(str(s["type"]) for s in x.get("given", [])) or "O"
         suggested = " + ".join(str(s["type"]) for s in x.get("suggested", [])) or "O"
         text = " ".join(tokens[x["start"]: x["end"]])
         rule = ", rule" if x.get("source") == "rule" else ""
-        lines.append(f'<span class="tag kind">{esc(x["kind"])}</span> “{esc(text)}”: '
+        why = evidence_html(x.get("evidence"))
+        lines.append(f'<div><span class="tag kind">{esc(x["kind"])}</span> “{esc(text)}”: '
                      f'{esc(given)} → {esc(suggested)} <span class="muted">score '
-                     f"{esc(fmt_num(x.get('score')))}{rule}</span>")
-    return "<br>".join(lines)
+                     f"{esc(fmt_num(x.get('score')))}{rule}</span>"
+                     + (why if why != said else "") + "</div>")  # a span's evidence once
+        said = why or said
+    return "".join(lines)
 
 
 def token_sentences_section(audit: TokenAudit, *, top: int) -> str:
@@ -172,10 +209,14 @@ def _issue_rows(issues: pd.DataFrame, *, top: int) -> str:
                  cell(str(r.get("given", ""))), cell(str(r.get("suggested", ""))),
                  cell(fmt_num(r.get("score")), sort=r.get("score"), cls="num"),
                  cell(str(r.get("detail", "")))]
+        if "evidence" in shown:
+            cells.append(cell(evidence_html(r["evidence"]), raw=True, cls="why"))
         rows.append(filter_row([str(r["kind"])], cells))
     counts = Counter(str(k) for k in shown["kind"])
     return (f'<p class="note">The {fmt_count(len(shown))} most suspect of '
             f"{fmt_count(len(issues))} issues.</p>" + filters("issue type", counts, every="all",
                                                          placeholder="token, id…")
-            + issues_table(["rank", "id", "kind", "text", "given", "suggested", "score", "detail"],
-                     ["num", "text", "text", "text", "text", "text", "num", "text"], rows))
+            + issues_table(["rank", "id", "kind", "text", "given", "suggested", "score", "detail"]
+                           + (["evidence"] if "evidence" in shown else []),
+                           ["num", "text", "text", "text", "text", "text", "num", "text"]
+                           + (["text"] if "evidence" in shown else []), rows))

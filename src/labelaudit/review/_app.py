@@ -30,16 +30,19 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from labelaudit._errors import InvalidParameterError, LabelAuditError, MissingExtraError
+from labelaudit.review._evidence import hide_items, stored_evidence
 from labelaudit.review._protocol import NONE_OF_THESE, UNSURE
 from labelaudit.review._results import review_results
 from labelaudit.review._store import (
     Reviewer,
     ReviewStore,
+    answered_item,
     as_store,
     hash_token,
     next_item,
     progress,
     record_answer,
+    unanswered_ids,
 )
 
 COOKIE = "labelaudit_review"
@@ -373,7 +376,7 @@ def _review_routes(app: Any, pages: _Pages, fastapi: Any) -> None:
     store, config = pages.store, pages.config
 
     @app.get("/")
-    def review_page(request: Request) -> Any:
+    def review_page(request: Request, after: str = "") -> Any:
         reviewer, token_hash = pages.session(request)
         if reviewer is None:
             return pages.unauthorised()
@@ -385,6 +388,8 @@ def _review_routes(app: Any, pages: _Pages, fastapi: Any) -> None:
             "reviewer": reviewer, "progress": done,
             "logout_csrf": pages.form_csrf(reviewer, token_hash, "logout"),
             "percent": int(math.floor(100 * done.share_complete)),
+            "answered": (_answered_panel(store, reviewer.reviewer_pk, int(after))
+                         if after.isdigit() and not config.show_label else None),
         }
         if assignment.state != "item" or assignment.item is None:
             return pages.page("state.html", state=assignment.state,
@@ -394,8 +399,12 @@ def _review_routes(app: Any, pages: _Pages, fastapi: Any) -> None:
         options = [{"value": option, "key": keys.get(option, str(n) if n <= 9 else ""),
                     "label": option.capitalize() if option in keys else option}
                    for n, option in enumerate(config.options, start=1)]
+        # the evidence names the suggested label: beside the item only where the given label
+        # is shown too; a blind reviewer sees it after answering (``after``), never before
+        evidence = _evidence_of(item) if config.show_label else None
         return pages.page(
             "item.html", item=item, options=options, show_label=config.show_label,
+            evidence=evidence,
             csrf=pages.form_csrf(reviewer, token_hash, f"answer:{item['item_pk']}"),
             qualification_index=assignment.qualification_index,
             qualification_total=assignment.qualification_total,
@@ -412,8 +421,9 @@ def _review_routes(app: Any, pages: _Pages, fastapi: Any) -> None:
             return pages.message("Request refused", "The form was not valid (CSRF check). "
                                  "Reload the page and answer again.", 403)
         outcome = record_answer(store, reviewer.reviewer_pk, item, answer)
-        if outcome.recorded:
-            return RedirectResponse("/", status_code=303)
+        if outcome.recorded:  # a blind review shows the answered item's evidence next
+            return RedirectResponse("/" if config.show_label else f"/?after={item}",
+                                    status_code=303)
         return pages.message("Answer not recorded", outcome.message,
                              _REFUSED_ANSWER_CODES[outcome.status])
 
@@ -438,6 +448,29 @@ def _review_routes(app: Any, pages: _Pages, fastapi: Any) -> None:
     @app.get("/favicon.ico")
     def favicon() -> Any:
         return Response(status_code=204)
+
+
+def _evidence_of(item: Any) -> dict[str, Any] | None:
+    """An item row's evidence (None for none, or a project file this labelaudit could not
+    bring up to date, which lacks the column)."""
+    return stored_evidence(item["evidence"]) if "evidence" in item.keys() else None
+
+
+def _answered_panel(store: ReviewStore, reviewer_pk: int, item_pk: int,
+                    ) -> dict[str, Any] | None:
+    """What a blind reviewer sees after answering ``item_pk``: its text, their answer and its
+    evidence, without neighbours or duplicates that are items they have still to answer
+    (their labels would give those away). None unless they answered it and it has evidence."""
+    found = answered_item(store, reviewer_pk, item_pk)
+    if found is None:  # not answered (yet): showing it would lead the answer
+        return None
+    item, answer = found
+    evidence = _evidence_of(item)
+    if evidence is None:
+        return None
+    text = str(item["text"])
+    return {"text": text if len(text) <= 160 else text[:159] + "…", "answer": answer,
+            "evidence": hide_items(evidence, unanswered_ids(store, reviewer_pk))}
 
 
 def _fmt(value: Any, digits: int = 2) -> str:

@@ -28,7 +28,9 @@ from xml.sax.saxutils import quoteattr
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit._validation import check_choice
-from labelaudit.io import atomic_path, read_table, text_keys, write_json
+from labelaudit.io import atomic_path, evidence_text, read_table, text_keys, write_json
+from labelaudit.review._evidence import stored_evidence
+from labelaudit.review._protocol import ProjectConfig
 from labelaudit.review._store import ReviewStore, as_store, record_answer
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -46,7 +48,10 @@ _ROOT_HINT = "the Label Studio root, the address its start page opens at, such a
              "http://localhost:8080"
 
 
-def _items(store: ReviewStore, kinds: Iterable[str]) -> list[dict[str, Any]]:
+def _items(store: ReviewStore, kinds: Iterable[str], *, predictions: bool = True,
+           ) -> list[dict[str, Any]]:
+    """The items of ``kinds`` as dicts, in queue order; ``evidence``: what exports carry."""
+    config = store.config
     frame = store.items_frame()
     frame = frame[frame["kind"].isin(list(kinds))]
     order = {"review": 0, "sentinel": 1, "qualification": 2}
@@ -57,6 +62,7 @@ def _items(store: ReviewStore, kinds: Iterable[str]) -> list[dict[str, Any]]:
                  for k, v in row.items()}
         if clean["rank"] is not None:
             clean["rank"] = int(clean["rank"])
+        clean["evidence"] = _evidence(clean, config, predictions)
         records.append(clean)
     return records
 
@@ -85,12 +91,31 @@ def label_studio_config(store: ReviewStore | str | Path) -> str:
         lines.append('  <Text name="text_pair" value="$text_pair"/>')
     if config.show_label:
         lines.append('  <Header value="Given label: $given_label"/>')
+    if _shows_evidence(config):  # read-only: no control names it in toName
+        lines += ['  <Header value="Why the detector flagged it"/>',
+                  '  <Text name="evidence" value="$evidence" selectionEnabled="false"/>']
     lines.append('  <Choices name="label" toName="text" choice="single" showInline="true">')
     for number, option in enumerate(config.options, start=1):
         hotkey = f' hotkey="{number}"' if number <= 9 else ""
         lines.append(f"    <Choice value={quoteattr(option)}{hotkey}/>")
     lines += ["  </Choices>", "</View>"]
     return "\n".join(lines)
+
+
+def _shows_evidence(config: ProjectConfig) -> bool:
+    """Whether exports show reviewers the scan's evidence: only where they see the given label.
+
+    The evidence names the suggested label, and another tool cannot hold it back until an
+    answer is submitted (the review app can), so a blind review exports none of it."""
+    return config.show_label
+
+
+def _evidence(item: dict[str, Any], config: ProjectConfig, predictions: bool) -> str | None:
+    """The readable evidence an export carries for ``item``: None where the protocol shows
+    none; "" for an item without any (a sentinel), or when suggestions are left out."""
+    if not _shows_evidence(config):
+        return None
+    return (evidence_text(stored_evidence(item.get("evidence"))) or "") if predictions else ""
 
 
 # a file name that says another format than the one written is a mistake, not a wish
@@ -123,7 +148,9 @@ def export_items(store: ReviewStore | str | Path, path: str | Path, *,
     kinds : iterable of str
         Which items: ``review``, ``sentinel``, ``qualification``.
     predictions : bool
-        Include the detector's suggested label and its probability; False for a blind review.
+        Include the detector's suggested label and its probability, and, in a review that
+        shows the given label, the scan's evidence as read-only text (``data.evidence``, a CSV
+        ``evidence`` column; a blind review exports none); False for a blind review.
     label_config : path, optional
         Also write the Label Studio labeling config (XML, :func:`label_studio_config`) here.
 
@@ -135,7 +162,7 @@ def export_items(store: ReviewStore | str | Path, path: str | Path, *,
     store = as_store(store)
     path = Path(path)
     _check_suffix(path, to)
-    items = _items(store, kinds)
+    items = _items(store, kinds, predictions=predictions)
     if to == "csv":
         with atomic_path(path) as tmp:
             _csv_frame(items, predictions).to_csv(tmp, index=False, encoding="utf-8")
@@ -157,6 +184,8 @@ def _label_studio_task(item: dict[str, Any], predictions: bool) -> dict[str, Any
             "given_label": item["given_label"]}
     if item["text_pair"] is not None:
         data["text_pair"] = item["text_pair"]
+    if item["evidence"] is not None:  # shown read-only by label_studio_config's <Text>
+        data["evidence"] = item["evidence"]
     task: dict[str, Any] = {"data": data}
     if _suggests(item, predictions):
         task["predictions"] = [{
@@ -192,10 +221,11 @@ def _argilla_record(item: dict[str, Any], predictions: bool) -> dict[str, Any]:
 def _csv_frame(items: list[dict[str, Any]], predictions: bool) -> pd.DataFrame:
     import pandas as pd
     columns = ["kind", "item_id", "text", "text_pair", "given_label", "suggested_label",
-               "suggested_prob", "score", "rank"]
+               "suggested_prob", "score", "rank", "evidence"]
     frame = pd.DataFrame(items, columns=columns)
-    if frame["text_pair"].isna().all():
-        frame = frame.drop(columns="text_pair")
+    for column in ("text_pair", "evidence"):
+        if frame[column].isna().all():
+            frame = frame.drop(columns=column)
     frame["rank"] = frame["rank"].astype("Int64")  # empty for known items, not 1.0
     if not predictions:
         frame = frame.drop(columns=["suggested_label", "suggested_prob"])
@@ -718,7 +748,8 @@ def push_items(store: ReviewStore | str | Path, *, url: str, project: str,
                        "push to a new project: give another title")
         sent |= {_key(t["data"]) for t in there}  # ours, though a failed push did not record it
     tasks = [t for t in (_label_studio_task(item, predictions)
-                         for item in _items(store, ("review", "sentinel")))
+                         for item in _items(store, ("review", "sentinel"),
+                                            predictions=predictions))
              if _key(t["data"]) not in sent]
     for task in tasks:
         task["data"][REVIEW_KEY] = store.review_id

@@ -19,7 +19,8 @@ import numpy as np
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows
 from labelaudit._validation import check_int
-from labelaudit.io import encode_labels, read_table
+from labelaudit.io import encode_labels, read_evidence, read_table
+from labelaudit.review._evidence import evidence_json
 from labelaudit.review._protocol import ProjectConfig, check_majority
 from labelaudit.review._store import ReviewStore
 
@@ -141,8 +142,10 @@ def init_review(
     ----------
     scan : DataFrame or path
         A scan output or its file (``id, text, [text_pair,] label``, ``rank`` or ``score_*``,
-        optionally ``suggested_label, suggested_prob, loss, flagged``), taken in ``rank`` order,
-        else by ascending score. Without ``id``, ids are 0-based row numbers, as in ``scan``.
+        optionally ``suggested_label, suggested_prob, loss, flagged, evidence``), taken in
+        ``rank`` order, else by ascending score. Without ``id``, ids are 0-based row numbers,
+        as in ``scan``. Each review item keeps its ``evidence`` (shown to reviewers as the
+        protocol allows); known-answer items have none.
     db : path
         The project file to create.
     top : int, optional
@@ -333,6 +336,26 @@ def _label_set(frame: pd.DataFrame, known: pd.DataFrame, labels: Sequence[Any] |
     return classes
 
 
+def _evidence_column(review: pd.DataFrame) -> list[str | None]:
+    """Each review item's evidence as JSON text (None without); a readable string from a CSV
+    does not say the given label, so ``against`` is filled with it."""
+    if "evidence" not in review.columns:
+        return [None] * len(review)
+    column = []
+    for value, given, item in zip(review["evidence"], review["label"], review["id"],
+                                  strict=True):
+        try:
+            evidence = read_evidence(value)
+        except InvalidInputError as error:
+            raise InvalidInputError(
+                f"the scan file's 'evidence' of item {item} has {error}; re-run "
+                "`labelaudit scan --out` rather than editing its output") from None
+        if evidence is not None and evidence.get("against") is None:
+            evidence["against"] = str(given)
+        column.append(evidence_json(evidence))
+    return column
+
+
 def _items_table(review: pd.DataFrame, known: pd.DataFrame, n_qualification: int,
                  has_pair: bool, score: str | None) -> pd.DataFrame:
     """The rows of the project's ``items`` table: review items, qualification, sentinels."""
@@ -352,6 +375,7 @@ def _items_table(review: pd.DataFrame, known: pd.DataFrame, n_qualification: int
                            if "suggested_prob" in review.columns else np.nan),
         "score": review[score].astype(float).to_numpy() if score else np.nan,
         "rank": review["rank"].astype(int).to_numpy(),
+        "evidence": _evidence_column(review),
     })
     parts = [items]
     for kind, block in (("qualification", known.iloc[:n_qualification]),

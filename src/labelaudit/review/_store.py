@@ -49,6 +49,7 @@ CREATE TABLE items (
     suggested_prob REAL,
     score REAL,
     rank INTEGER,
+    evidence TEXT,
     UNIQUE (kind, item_id)
 );
 CREATE INDEX items_kind_position ON items (kind, position);
@@ -85,6 +86,10 @@ CREATE TABLE views (
     PRIMARY KEY (item_pk, reviewer_pk)
 );
 """
+
+# columns added to ``items`` after SCHEMA_VERSION 1 was released: (name, type); opening an
+# older project adds them (ReviewStore.open), so the version stays 1 and old files open
+_ADDED_COLUMNS = (("evidence", "TEXT"),)
 
 
 def hash_token(token: str) -> str:
@@ -159,7 +164,8 @@ class ReviewStore:
             conn.executemany("INSERT INTO project (key, value) VALUES (?, ?)",
                              [(k, json.dumps(v)) for k, v in meta.items()])
             columns = ["item_id", "kind", "position", "text", "text_pair", "given_label",
-                       "known_label", "suggested_label", "suggested_prob", "score", "rank"]
+                       "known_label", "suggested_label", "suggested_prob", "score", "rank",
+                       "evidence"]
             rows = items.reindex(columns=columns).astype(object)
             rows = rows.where(pd.notna(rows), None)
             conn.executemany(
@@ -183,7 +189,20 @@ class ReviewStore:
         except sqlite3.DatabaseError as exc:
             raise InvalidInputError(
                 f"{store.path}: not a labelaudit review database ({exc})") from None
+        store._add_missing_columns()
         return store
+
+    def _add_missing_columns(self) -> None:
+        """Bring a project made by an earlier labelaudit up to date: columns added since
+        (``items.evidence``) are added, empty; a file it cannot write is read as it is."""
+        with closing(self.connect()) as conn:
+            have = {row["name"] for row in conn.execute("PRAGMA table_info(items)")}
+            for column, kind in _ADDED_COLUMNS:
+                if column not in have:
+                    try:
+                        conn.execute(f"ALTER TABLE items ADD COLUMN {column} {kind}")
+                    except sqlite3.OperationalError:  # read-only: readers allow its absence
+                        pass
 
     def connect(self) -> sqlite3.Connection:
         """A new connection: autocommit mode, WAL, ``synchronous=FULL``, 30 s busy wait."""
@@ -601,6 +620,24 @@ def record_answer(store: ReviewStore, reviewer_pk: int, item_pk: int, answer: st
         elif item["kind"] == "sentinel" and status == "active":
             status = _check_sentinels(db, store, reviewer_pk, now)
     return AnswerOutcome("recorded", status)
+
+
+def answered_item(store: ReviewStore, reviewer_pk: int, item_pk: int,
+                  ) -> tuple[sqlite3.Row, str] | None:
+    """An item this reviewer has answered, with their answer; None if they have not."""
+    with closing(store.connect()) as conn:
+        row = conn.execute("SELECT i.*, a.answer AS answer FROM items i JOIN answers a USING "
+                           "(item_pk) WHERE i.item_pk = ? AND a.reviewer_pk = ?",
+                           (item_pk, reviewer_pk)).fetchone()
+    return None if row is None else (row, str(row["answer"]))
+
+
+def unanswered_ids(store: ReviewStore, reviewer_pk: int) -> set[str]:
+    """The ids of every item (any kind) this reviewer has not answered yet."""
+    with closing(store.connect()) as conn:
+        return {str(r[0]) for r in conn.execute(
+            "SELECT item_id FROM items i WHERE NOT EXISTS (SELECT 1 FROM answers a WHERE "
+            "a.item_pk = i.item_pk AND a.reviewer_pk = ?)", (reviewer_pk,))}
 
 
 def progress(store: ReviewStore, reviewer_pk: int | None = None) -> Progress:

@@ -108,6 +108,7 @@ class ScanOptions:
     screen: int = 2000
     datalab: bool = False
     datalab_features: Literal["tfidf", "embed"] | None = None
+    evidence: bool = True
     engine: Literal["local", "ray"] = "local"
     ray_address: str | None = None
     checkpoint_dir: str | Path | None = None

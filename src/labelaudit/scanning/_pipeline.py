@@ -34,6 +34,7 @@ from labelaudit.io import (
 from labelaudit.models import (
     DEFAULT_SCORERS,
     TrainingDynamics,
+    WordCollector,
     datalab_features,
     default_progress,
     fold_checkpoints,
@@ -42,6 +43,7 @@ from labelaudit.models import (
     ray_session,
     training_dynamics,
 )
+from labelaudit.scanning._evidence import Evidence, build_evidence
 from labelaudit.scanning._options import (
     DEFAULT_METHOD,
     DEFAULT_METHODS,
@@ -128,6 +130,8 @@ class MemberFit:
     mode: str
     screened: dict[str, float] = field(default_factory=dict)
     dynamics: TrainingDynamics | None = None
+    words: WordCollector | None = None
+    embeddings: np.ndarray | None = None
 
     @classmethod
     def given(cls, probs: np.ndarray) -> MemberFit:
@@ -156,7 +160,8 @@ def fit_members(train: TextDataset, target: TextDataset | None, labels: np.ndarr
             run = member_pred_probs(train, target, scorers=scorers, n_folds=o.n_folds,
                                     n_seeds=o.n_seeds, random_state=o.random_state,
                                     progress=progress, sweep=o.sweep, keep=o.keep,
-                                    engine=o.engine, store=store, **shared)
+                                    engine=o.engine, store=store, explain=o.evidence,
+                                    **shared)
     # Repeats of one scorer (n_seeds) are averaged first; the weights and temperatures
     # are then fitted per scorer, not per repeat.
     scorer_probs = run.per_scorer()
@@ -171,7 +176,7 @@ def fit_members(train: TextDataset, target: TextDataset | None, labels: np.ndarr
         seconds=dict(run.seconds),
         mode=("fit-on-train, score-on-test" if target is not None
               else f"{run.n_folds}-fold cross-fit"),
-        screened=screened, dynamics=dynamics)
+        screened=screened, dynamics=dynamics, words=run.words, embeddings=run.embeddings)
 
 
 def screen_sample(labels: np.ndarray, *, size: int, random_state: int | None) -> np.ndarray:
@@ -277,6 +282,13 @@ def scan_frame(frame: pd.DataFrame, options: ScanOptions) -> ScanResult:
                                     progress=shown)
         found = datalab_issues(scored.labels, probs, features, ids=scored.ids,
                                classes=inputs.train.classes, random_state=o.random_state or 0)
+    evidence: Evidence | None = None
+    if o.evidence:
+        evidence = build_evidence(scored.texts, scored.text_pairs, words=fit.words,
+                                  embeddings=fit.embeddings)
+        evidence.records_of(np.flatnonzero(flagged), ids=scored.ids, texts=scored.texts,
+                            text_pairs=scored.text_pairs, labels=scored.labels,
+                            classes=inputs.train.classes, pred_probs=probs)
     return ScanResult(
         ids=scored.ids, texts=scored.texts, text_pairs=scored.text_pairs, labels=scored.labels,
         classes=inputs.train.classes, pred_probs=probs, member_probs=fit.member_probs,
@@ -286,6 +298,6 @@ def scan_frame(frame: pd.DataFrame, options: ScanOptions) -> ScanResult:
         member_seconds=fit.seconds, screened=fit.screened, mode=fit.mode,
         extra=extra_columns(inputs.frame, [o.text, o.text_pair, o.label, o.annotations,
                                            inputs.id_column]) if o.keep_columns else None,
-        datalab=found, dynamics=fit.dynamics,
+        datalab=found, dynamics=fit.dynamics, evidence=evidence,
     )
 

@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from labelaudit._errors import LabelAuditWarning
+from labelaudit._errors import InvalidParameterError, LabelAuditWarning, format_values
 from labelaudit.detect import per_item_loss, suggest_labels
-from labelaudit.io import SET_THRESHOLD, ResultFiles, format_label_set, write_table
+from labelaudit.io import SET_THRESHOLD, ResultFiles, evidence_text, format_label_set, write_table
+from labelaudit.scanning._evidence import Evidence, conflicting_groups
 from labelaudit.scanning._options import DEFAULT_METHOD
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -28,7 +29,7 @@ GIVEN_PROBS = "given pred_probs"
 # Columns ``to_frame`` writes (besides ``score_*``); a kept input column of one of these
 # names, or starting with ``score_``, is renamed ``input_<name>``.
 OUTPUT_COLUMNS = ("id", "text", "text_pair", "label", "suggested_label", "suggested_prob",
-                  "given_prob", "loss", "rank", "consensus_label", "flagged")
+                  "given_prob", "loss", "rank", "consensus_label", "flagged", "evidence")
 
 
 class ChanceLevelWarning(LabelAuditWarning):
@@ -85,6 +86,8 @@ class ScanResult(ScannedTexts, ResultFiles):
     datalab, dynamics : DatalabIssues, TrainingDynamics or None
         Datalab's near-duplicate, outlier and non-IID findings (``datalab=True``), and the
         ``dynamics`` member's held-out AUM, confidence and variability (``dynamics_*``).
+    evidence : Evidence or None
+        Why items are flagged (:meth:`explain`); None with ``evidence=False``.
     """
 
     labels: np.ndarray
@@ -100,6 +103,7 @@ class ScanResult(ScannedTexts, ResultFiles):
     extra: pd.DataFrame | None = None
     datalab: Any = None
     dynamics: TrainingDynamics | None = None
+    evidence: Evidence | None = None
 
     @property
     def accuracy(self) -> float:
@@ -122,18 +126,22 @@ class ScanResult(ScannedTexts, ResultFiles):
 
     def to_table(self, n_rows: int = 20) -> pd.DataFrame:
         """The ``n_rows`` most suspect items of :meth:`to_frame` with the columns a person
-        reads first: ``rank, id, label, suggested_label, suggested_prob, loss, flagged, text``."""
-        return self.to_frame().head(n_rows)[["rank", "id", "label", "suggested_label",
-                                             "suggested_prob", "loss", "flagged", "text"]]
+        reads first: ``rank, id, label, suggested_label, suggested_prob, loss, flagged, text``
+        and the ``evidence`` line."""
+        columns = ["rank", "id", "label", "suggested_label", "suggested_prob", "loss",
+                   "flagged", "text"] + (["evidence"] if self.evidence is not None else [])
+        return self.to_frame(readable=True).head(n_rows)[columns]
 
-    def to_frame(self) -> pd.DataFrame:
+    def to_frame(self, *, readable: bool = False) -> pd.DataFrame:
         """One row per item, most suspect first: ``id, text, [text_pair,] label,
-        suggested_label, suggested_prob, given_prob, loss, rank, score_<method>..., flagged``,
-        then the :attr:`datalab`, :attr:`dynamics` and :attr:`extra` columns (a clashing one
-        renamed ``input_<name>``). ``loss`` is the ensemble's ``-log p(label)``, the FML
-        ``loss`` method is ``score_loss_<scorer>``; ``score_*`` is lower = more suspect;
-        ``score_crowdlab`` is CROWDLAB's consensus quality where the consensus is the given
-        label, minus 2 where not, so those items rank first."""
+        suggested_label, suggested_prob, given_prob, loss, rank, score_<method>..., flagged,
+        evidence``, then the :attr:`datalab`, :attr:`dynamics` and :attr:`extra` columns (a
+        clashing one renamed ``input_<name>``). ``loss`` is the ensemble's ``-log p(label)``,
+        the FML ``loss`` method is ``score_loss_<scorer>``; ``score_*`` is lower = more
+        suspect; ``score_crowdlab`` is CROWDLAB's consensus quality where the consensus is
+        the given label, minus 2 where not, so those items rank first. ``evidence`` is
+        :meth:`explain`'s dict for a flagged item (``readable``: its line, as CSV holds it),
+        else None; absent with ``evidence=False``."""
         import pandas as pd
 
         frame = pd.DataFrame(item_columns(self.ids, self.texts, self.text_pairs, self.labels,
@@ -145,6 +153,11 @@ class ScanResult(ScannedTexts, ResultFiles):
         if self.consensus_labels is not None:
             frame["consensus_label"] = self.classes[self.consensus_labels]
         frame["flagged"] = self.flagged
+        if self.evidence is not None:
+            said = dict(zip(np.flatnonzero(self.flagged).tolist(),
+                            self._records(np.flatnonzero(self.flagged)), strict=True))
+            frame["evidence"] = [evidence_text(said.get(i)) if readable else said.get(i)
+                                 for i in range(len(frame))]
         if self.datalab is not None:
             frame = pd.concat([frame, self.datalab.to_frame()], axis=1)
         if self.dynamics is not None:
@@ -152,6 +165,50 @@ class ScanResult(ScannedTexts, ResultFiles):
         if self.extra is not None and len(self.extra.columns):
             frame = pd.concat([frame, _renamed(self.extra, frame.columns)], axis=1)
         return frame.iloc[order].reset_index(drop=True)
+
+    def write(self, path: str | Path) -> Path:
+        """The table of :meth:`to_frame` to ``path`` (CSV, TSV, JSONL, JSON or Parquet by
+        its suffix; the evidence as a line in CSV and TSV, structured elsewhere)."""
+        readable = Path(path).suffix.lower() in (".csv", ".tsv")
+        return write_table(self.to_frame(readable=readable), path)
+
+    def explain(self, item_id: object) -> dict[str, Any]:
+        """Why item ``item_id`` (an id of :attr:`ids`, or its text) ranks where it does:
+        ``toward`` (the suggested label) and ``against`` (the given one), ``words`` (terms of
+        the item pushing the ``words_from`` member's out-of-fold model toward the
+        suggested label, with their weight and side), ``neighbours`` (the 3 most similar
+        items with the suggested label) and ``duplicate_of`` (items with the same or nearly
+        the same text and another label). Any ranked item, flagged or not.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from labelaudit import scan
+        >>> rows = [("good fun film", "pos"), ("bad dull film", "neg")] * 10
+        >>> frame = pd.DataFrame(rows, columns=["text", "label"])
+        >>> frame.loc[0, "label"] = "neg"
+        >>> found = scan(frame, scorers=["tfidf"]).explain(0)
+        >>> found["toward"], found["duplicate_of"][0]["label"]
+        ('pos', 'pos')
+        """
+        if self.evidence is None:
+            raise InvalidParameterError(
+                "this scan ran with evidence=False (--no-evidence): scan again without it to "
+                "explain its items", param="item_id")
+        matches = np.flatnonzero(self.ids == item_id) if len(self.ids) else np.array([])
+        if not len(matches):
+            matches = np.flatnonzero(np.asarray(self.ids).astype(str) == str(item_id))
+        if not len(matches):
+            raise InvalidParameterError(
+                f"item id {item_id!r} is not in this scan's result ({len(self.ids)} items; "
+                f"ids such as {format_values(list(self.ids[:3]))})", param="item_id")
+        return self._records(matches[:1])[0]
+
+    def _records(self, positions: np.ndarray) -> list[dict[str, Any]]:
+        assert self.evidence is not None  # noqa: S101 - the callers checked
+        return self.evidence.records_of(
+            positions, ids=self.ids, texts=self.texts, text_pairs=self.text_pairs,
+            labels=self.labels, classes=self.classes, pred_probs=self.pred_probs)
 
     def report(self, path: str | Path, **options: Any) -> Path:
         """Write the self-contained HTML audit report of this scan to ``path``; options as
@@ -174,10 +231,29 @@ class ScanResult(ScannedTexts, ResultFiles):
             weights={k: (v, self.temperatures.get(k), self.member_seconds.get(k))
                      for k, v in self.weights.items()},
             screened=self.screened, seconds=self.seconds,
-            extra_lines=tuple(f"datalab: {line}" for line in self.datalab.summary()
-                              .splitlines()) if self.datalab is not None else ())
+            extra_lines=self._evidence_lines() + (tuple(
+                f"datalab: {line}" for line in self.datalab.summary().splitlines())
+                if self.datalab is not None else ()))
         weak = chance_note(self.accuracy, self.majority_rate) if len(self.labels) else ""
         return format_scan_summary(facts, weak)
+
+
+    def _evidence_lines(self) -> tuple[str, ...]:
+        """What the summary says of the evidence: where it has no words, and conflicting
+        duplicates."""
+        if self.evidence is None:
+            return ()
+        lines = []
+        if self.evidence.words is None:
+            why = ("the probabilities are yours (pred_probs)" if self.mode == GIVEN_PROBS
+                   else "no TF-IDF member ran")
+            lines.append(f"evidence: neighbours and duplicates only, no words ({why})")
+        groups, conflicting = conflicting_groups(self.evidence.groups, self.labels)
+        if conflicting:
+            lines.append(f"duplicates: {conflicting} of {groups} groups of identical texts "
+                         "(lower-cased, punctuation dropped) carry different labels; the "
+                         "evidence of their items names them")
+        return tuple(lines)
 
 
 def score_column(method: str, first: str) -> str:
@@ -390,9 +466,10 @@ class LabelSetScanResult(ScannedTexts):
 def result_table(result: Any, *, rows: int | None = None, sep: str | None = None) -> pd.DataFrame:
     """The table a scan's result writes: every item (``rows`` None), or the ``rows`` most
     suspect (:meth:`ScanResult.to_table`; for label sets every item when ``rows`` is 0),
-    label sets as lists or as text joined by ``sep``."""
+    label sets as lists or as text joined by ``sep`` (evidence as text with ``sep``)."""
     if not isinstance(result, LabelSetScanResult):
-        return result.to_frame() if rows is None else result.to_table(rows)
+        return result.to_frame(readable=sep is not None) if rows is None \
+            else result.to_table(rows)
     frame = result.to_frame(sep=sep)
     return frame.head(rows) if rows else frame
 

@@ -44,7 +44,7 @@ def scan(
     learning_rate: float | None = None, devices: Sequence[str] | None = None,
     progress: bool | None = None,
     sweep: int = 0, keep: int | None = None, screen: int = 2000, datalab: bool = False,
-    datalab_features: Literal["tfidf", "embed"] | None = None,
+    datalab_features: Literal["tfidf", "embed"] | None = None, evidence: bool = True,
     engine: Literal["local", "ray"] = "local", ray_address: str | None = None,
     checkpoint_dir: str | Path | None = None, resume: bool = True,
     label_sep: str | None = None, out: str | Path | None = None, chunk_size: int = 100_000,
@@ -124,6 +124,12 @@ def scan(
     datalab, datalab_features
         Also run cleanlab's Datalab (:func:`labelaudit.detect.datalab_issues`): near
         duplicates, outliers, non-IID, on TF-IDF (default) or the embed member's features.
+    evidence
+        Why each flagged item is flagged (:meth:`ScanResult.explain`, the output's
+        ``evidence`` column): its words that push the first TF-IDF member's out-of-fold
+        model toward the suggested label, its 3 nearest items with that label, and items
+        with the same (or nearly the same) text and another label. With ``pred_probs``
+        there is no member: neighbours and duplicates only.
     progress, engine, ray_address
         Progress bars on stderr (default: when stderr is a terminal or in Jupyter). Fit the
         folds in this process (one per GPU with ``devices``) or as Ray tasks (the ``scale``

@@ -194,7 +194,8 @@ def small_scan(runner: Any, plan: _Plan, *, out: Path | str) -> tuple[Stats, dic
         cache_dir=cast(Any, embed.cache_dir) if default else None, engine=runner.name))
     del frame
     screened = {**screened, **result.screened}
-    table = result.to_frame()
+    # CSV and TSV hold the evidence as a line, the others as structured values
+    table = result.to_frame(readable=str(out).split("?")[0].lower().endswith((".csv", ".tsv")))
     scores = Scores(result.pred_probs, dict(result.member_probs), dict(result.weights),
                     dict(result.temperatures), result.scores, ranks(result.order), result.flagged,
                     result.flag_rule, result.n_issues_estimate, result.accuracy,

@@ -36,11 +36,15 @@ from labelaudit.tokens import (
     consistency_issues,
     decode_tags,
     encode_tags,
+    format_evidence,
     format_issue_table,
     invalid_sequence_issues,
+    issue_evidence,
+    issue_forms,
     issues_to_frame,
     read_tokens,
     span_issues,
+    surface_index,
     tag_consistency,
     tag_issues,
     token_classes,
@@ -77,6 +81,10 @@ class TokenScanResult:
         Span, tag and rule issues of each sentence, most suspect first.
     scorer : str
         What produced the probabilities.
+    evidence : list of tuple of dict, or None
+        Why each issue is flagged, one dict per issue of ``issues`` (see
+        :func:`labelaudit.tokens.issue_evidence`); None when the scan ran with
+        ``evidence=False``.
     """
 
     dataset: TokenDataset
@@ -89,6 +97,7 @@ class TokenScanResult:
     suggested_tags: list[list[str]]
     issues: list[tuple[TokenIssue, ...]]
     scorer: str
+    evidence: list[tuple[dict, ...]] | None = None
 
     def ranking(self) -> np.ndarray:
         """Sentence indices, most suspect first (worst token, then soft-min, then order)."""
@@ -98,8 +107,10 @@ class TokenScanResult:
     def to_records(self) -> list[dict]:
         """One JSON-ready record per sentence, most suspect first: ``id, doc, rank, tokens,
         tags, suggested_tags`` (tags in the input scheme), ``score`` (worst token),
-        ``score_softmin``, ``token_scores`` (``log p(given tag)``), ``issues``, ``scheme``."""
+        ``score_softmin``, ``token_scores`` (``log p(given tag)``), ``issues`` (each with its
+        ``evidence`` unless the scan ran without), ``scheme``."""
         ds = self.dataset
+        evidence = self.evidence
         return [{
             "id": ds.ids[i],
             "doc": int(ds.documents[i]),
@@ -110,7 +121,9 @@ class TokenScanResult:
             "score": float(f"{self.sentence_scores[i]:.6g}"),
             "score_softmin": float(f"{self.sentence_scores_softmin[i]:.6g}"),
             "token_scores": [float(f"{s:.5g}") for s in self.token_scores[i]],
-            "issues": [issue.to_dict(ds.tokens[i]) for issue in self.issues[i]],
+            "issues": [issue.to_dict(ds.tokens[i])
+                       | ({} if evidence is None else {"evidence": evidence[i][j]})
+                       for j, issue in enumerate(self.issues[i])],
             "scheme": ds.scheme,
         } for rank, i in enumerate(self.ranking(), start=1)]
 
@@ -138,7 +151,8 @@ class TokenScanResult:
 
     def issue_frame(self) -> pd.DataFrame:
         """One row per issue, most suspect first: ``id, rank, sentence_score, kind, source,
-        start, end, text, given, suggested, score, detail`` (spans as ``TYPE[start:end]``)."""
+        start, end, text, given, suggested, score, detail`` (spans as ``TYPE[start:end]``),
+        then ``evidence`` (a dict) unless the scan ran without."""
         return issues_to_frame(self.to_records())
 
     def token_frame(self) -> pd.DataFrame:
@@ -234,6 +248,7 @@ class TokenScanOptions:
     progress: bool = False
     engine: Engine = "local"
     ray_address: str | None = None
+    evidence: bool = True
 
     def checked(self) -> TokenScanOptions:
         """The options, each rule checked once (each error names its options)."""
@@ -259,7 +274,7 @@ def scan_tokens(
     rules: bool = True, consistency_min_count: int = 3, consistency_max_share: float = 0.34,
     softmin_temperature: float = 0.05, cache: bool = True, cache_dir: str | None = None,
     epochs: int = 3, batch_size: int = 16, progress: bool = False, engine: Engine = "local",
-    ray_address: str | None = None,
+    ray_address: str | None = None, evidence: bool = True,
 ) -> TokenScanResult:
     """Find label errors in token-tagged data at the token, span and sentence level.
 
@@ -293,6 +308,11 @@ def scan_tokens(
         Temperature of the soft-min sentence score (above 0).
     engine, ray_address
         ``"ray"``: every fold a Ray task, as in :func:`labelaudit.scan`.
+    evidence
+        Say why each issue is flagged (:func:`labelaudit.tokens.issue_evidence`): the tokens
+        around it, how often its surface form carries each tag across the data (the training
+        data too with ``score``) and up to 3 other sentences where it carries the suggested
+        tag; from one index of surface forms built once per scan. False leaves it out.
 
     Returns
     -------
@@ -344,9 +364,9 @@ def run_scan_tokens(dataset: TokenDataset, options: TokenScanOptions) -> TokenSc
         probs = runs[0] if len(runs) == 1 else _ensemble(runs, encode_tags(audited, classes))
     labels = encode_tags(audited, classes)
     suggested = [decode_tags(p, classes, spans=audited.scheme != "plain") for p in probs]
-    find = span_issues if audited.scheme != "plain" else tag_issues  # then the rules' issues
+    find = span_issues if audited.scheme != "plain" else tag_issues
     issues = [find(audited.iob2_tags[i], suggested[i], p, classes) for i, p in enumerate(probs)]
-    if o.rules:
+    if o.rules:  # the rules' issues, after the model's
         for i, tags in enumerate(audited.tags):
             issues[i].extend(invalid_sequence_issues(tags, scheme=audited.scheme))
         counts = tag_consistency([audited] if score is None else [dataset, audited])
@@ -354,14 +374,20 @@ def run_scan_tokens(dataset: TokenDataset, options: TokenScanOptions) -> TokenSc
                 audited, counts, min_count=o.consistency_min_count,
                 max_share=o.consistency_max_share)):
             issues[i].extend(found)
+    ranked = [tuple(sorted(x, key=lambda issue: (issue.score, issue.start))) for x in issues]
+    evidence = None
+    if o.evidence:
+        indexed = [audited] if score is None else [dataset, audited]
+        index = surface_index(indexed, forms=sorted(issue_forms(indexed, ranked)))
+        evidence = [tuple(issue_evidence(index, i, x) for x in found)
+                    for i, found in enumerate(ranked)]
     return TokenScanResult(
         dataset=audited, classes=classes, pred_probs=probs, labels=labels,
         token_scores=token_scores(labels, probs),
         sentence_scores=sentence_scores(labels, probs, method="min"),
         sentence_scores_softmin=sentence_scores(labels, probs, method="softmin",
                                                 temperature=o.softmin_temperature),
-        suggested_tags=suggested, scorer=name, issues=[
-            tuple(sorted(x, key=lambda issue: (issue.score, issue.start))) for x in issues])
+        suggested_tags=suggested, scorer=name, issues=ranked, evidence=evidence)
 
 
 def _ensemble(runs: list[list[np.ndarray]], labels: list[np.ndarray]) -> list[np.ndarray]:
@@ -413,17 +439,21 @@ def write_token_scan(result: TokenScanResult, out: str | None = None, *, format:
                      show: int | None = 20) -> None:
     """Write ``result`` to ``out`` (atomically) or stdout: records (``jsonl``), the text view
     of the ``show`` most suspect sentences (``table``; all with 0 or None), or the table of
-    issues (:func:`labelaudit.io.emit`; CSV in a ``.txt`` file)."""
+    issues (:func:`labelaudit.io.emit`; CSV in a ``.txt`` file), its ``evidence`` a dict in
+    JSON and Parquet and one line (:func:`labelaudit.tokens.format_evidence`) in the others."""
     records = result.to_records()
     if format == "jsonl":
         text = "".join(_json_line(r) for r in records)
     elif format == "table":
         text = format_issue_table(records, top=show or None) + "\n"
-    elif out and Path(out).suffix.lower() == ".txt":
-        text = issues_to_frame(records).to_csv(index=False)
     else:
-        emit(issues_to_frame(records), out, format=None if out else format)
-        return
+        frame = issues_to_frame(records)
+        if "evidence" in frame and format not in ("json", "jsonl", "parquet"):
+            frame["evidence"] = frame["evidence"].map(format_evidence)
+        if not (out and Path(out).suffix.lower() == ".txt"):
+            emit(frame, out, format=None if out else format)
+            return
+        text = frame.to_csv(index=False)
     if not out:
         sys.stdout.write(text)
         return

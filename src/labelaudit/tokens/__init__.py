@@ -10,6 +10,11 @@ from labelaudit.tokens._dataset import encode_tags as encode_tags
 from labelaudit.tokens._dataset import read_conll as read_conll
 from labelaudit.tokens._dataset import read_token_jsonl as read_token_jsonl
 from labelaudit.tokens._dataset import token_classes as token_classes
+from labelaudit.tokens._evidence import SurfaceIndex as SurfaceIndex
+from labelaudit.tokens._evidence import format_evidence as format_evidence
+from labelaudit.tokens._evidence import issue_evidence as issue_evidence
+from labelaudit.tokens._evidence import issue_forms as issue_forms
+from labelaudit.tokens._evidence import surface_index as surface_index
 from labelaudit.tokens._issues import ISSUE_KINDS as ISSUE_KINDS
 from labelaudit.tokens._issues import TokenIssue
 from labelaudit.tokens._issues import consistency_issues as consistency_issues

@@ -12,6 +12,7 @@ import numpy as np
 
 from labelaudit._errors import InvalidParameterError
 from labelaudit.tokens._dataset import TokenDataset
+from labelaudit.tokens._evidence import format_evidence
 from labelaudit.tokens._schemes import (
     Scheme,
     Span,
@@ -349,18 +350,25 @@ def format_issue_table(records: Sequence[dict], *, top: int | None = 20) -> str:
         lines.append(f"#{record.get('rank', '?')}  sentence {record['id']}  "
                      f"score {float(record['score']):.3g}")
         lines.append("    " + mark_sentence(tokens, regions))
+        said = ""
         for i in issues:
             text = " ".join(tokens[i["start"] : i["end"]])
             lines.append(f"    {i['kind']:<17} {float(i['score']):<9.3g} {i['source']:<5}  "
                          f"{text}: {i['detail']}")
+            why = format_evidence(i.get("evidence"))
+            if why and why != said:  # the span's evidence once, under its first issue
+                lines.append(f"      why: {why}")
+            said = why or said
     return "\n".join(lines)
 
 
 def issues_to_frame(records: Sequence[dict]) -> pd.DataFrame:
     """One row per issue: ``id, rank, sentence_score, kind, source, start, end, text, given,
-    suggested, score, detail``, most suspect issue first."""
+    suggested, score, detail``, then ``evidence`` where the issues carry it, most suspect
+    issue first."""
     import pandas as pd
     rows = []
+    evidence = any("evidence" in i for r in records for i in r.get("issues", []))
     for r in records:
         for i in r.get("issues", []):
             spans = {side: " ".join(f"{s['type']}[{s['start']}:{s['end']}]" for s in i[side])
@@ -369,8 +377,9 @@ def issues_to_frame(records: Sequence[dict]) -> pd.DataFrame:
                 "id": r["id"], "rank": r.get("rank"), "sentence_score": r["score"],
                 "kind": i["kind"], "source": i["source"], "start": i["start"], "end": i["end"],
                 "text": " ".join(r["tokens"][i["start"] : i["end"]]), **spans,
-                "score": i["score"], "detail": i["detail"]})
+                "score": i["score"], "detail": i["detail"]}
+                        | ({"evidence": i.get("evidence")} if evidence else {}))
     frame = pd.DataFrame(rows, columns=["id", "rank", "sentence_score", "kind", "source",
                                         "start", "end", "text", "given", "suggested", "score",
-                                        "detail"])
+                                        "detail"] + (["evidence"] if evidence else []))
     return frame.sort_values(["score", "rank"], kind="stable", ignore_index=True)
