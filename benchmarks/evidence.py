@@ -4,14 +4,17 @@ For each dev data set under the data root (``../shared/data``, as
 :mod:`benchmarks.detection`; a missing one is skipped):
 
 - **duplicates**: groups of items whose normalised text (lower-cased, punctuation dropped;
-  pairs: both sides) is identical, and how many of them carry different labels;
+  pairs: both sides) is identical, and how many of them carry different labels; and the
+  pairs of items that are nearly identical (cosine at least 0.95 on the evidence's neighbour
+  features) with different labels, what the evidence names as ``duplicate_of`` besides;
 - **cost** (``--cost-sets``, default the IMDB dev half): the default scan with and without
   evidence (``evidence=False``, the CLI's ``--no-evidence``), each in its own process,
   ``--repeats`` times in alternating order; wall time of each and the ratio;
 - **examples**: from the scan with evidence, the flagged items in rank order, the first
   three verified errors and the first three false alarms, with their evidence line.
 
-Writes ``benchmarks/results/evidence.md`` and ``evidence.json``. The truth columns are read
+Writes ``benchmarks/results/evidence.md`` and ``evidence.json`` (a set whose cost this run
+does not measure keeps the figures of the file's earlier run). The truth columns are read
 only to pick the examples.
 """
 
@@ -32,7 +35,14 @@ from benchmarks.detection import DEFAULT_DATA, DEFAULT_RESULTS, DEV_SETS, DevSet
 
 def duplicates(spec: DevSet, root: Path) -> dict[str, Any] | None:
     """Groups of identical normalised texts in ``spec``, and those with several labels."""
-    from labelaudit.scanning._evidence import conflicting_groups, duplicate_groups
+    import numpy as np
+
+    from labelaudit.scanning._evidence import (
+        NEAR_DUPLICATE,
+        conflicting_groups,
+        duplicate_groups,
+        neighbour_features,
+    )
 
     loaded = _load(spec, root)
     if loaded is None:
@@ -42,8 +52,15 @@ def duplicates(spec: DevSet, root: Path) -> dict[str, Any] | None:
     groups = duplicate_groups(frame[spec.text].astype(str).tolist(), pairs)
     labels = frame["label"].astype(str).astype("category").cat.codes.to_numpy()
     several, conflicting = conflicting_groups(groups, labels)
+    features = neighbour_features(frame[spec.text].astype(str).tolist(), pairs)
+    near = 0
+    for start in range(0, len(frame), 512):
+        similar = (features[start:start + 512] @ features.T).toarray()
+        rows, cols = np.nonzero(similar >= NEAR_DUPLICATE)
+        later = cols > rows + start  # each pair once, never an item with itself
+        near += int((labels[rows[later] + start] != labels[cols[later]]).sum())
     return {"set": spec.name, "items": len(frame), "duplicate_groups": several,
-            "conflicting_groups": conflicting}
+            "conflicting_groups": conflicting, "near_conflicting_pairs": near}
 
 
 def _cpu_seconds() -> float:
@@ -110,9 +127,10 @@ def cost(spec: DevSet, root: Path, repeats: int) -> dict[str, Any] | None:
 def markdown(dupes: list[dict[str, Any]], costs: list[dict[str, Any]], command: str) -> str:
     lines = [f"`{command}`", "", "## Duplicates (identical after lower-casing and dropping "
              "punctuation)", "", "| data | items | groups of duplicates | with different "
-             "labels |", "|---|---|---|---|"]
+             "labels | pairs identical or nearly so (cosine >= 0.95) with different labels |",
+             "|---|---|---|---|---|"]
     lines += [f"| {d['set']} | {d['items']:,} | {d['duplicate_groups']} | "
-              f"{d['conflicting_groups']} |" for d in dupes]
+              f"{d['conflicting_groups']} | {d['near_conflicting_pairs']} |" for d in dupes]
     lines += ["", "## Cost of the evidence (default scan, each run its own process)", "",
               "| data | flagged | wall: without / with evidence | ratio | CPU: without / "
               "with | ratio | peak MB without / with |", "|---|---|---|---|---|---|---|"]
@@ -120,6 +138,8 @@ def markdown(dupes: list[dict[str, Any]], costs: list[dict[str, Any]], command: 
               f"{c['seconds_with']:.1f} s | {c['ratio']:.2f}x | {c['cpu_seconds_without']:.1f} s"
               f" / {c['cpu_seconds_with']:.1f} s | {c['cpu_ratio']:.2f}x | "
               f"{c['peak_mb_without']:.0f} / {c['peak_mb_with']:.0f} |" for c in costs]
+    lines += ["", *(f"Measured by `{c.get('command', 'python -m benchmarks.evidence')}` "
+                    f"({c['set']})." for c in costs)]
     for c in costs:
         for kind, rows in c["examples"].items():
             lines += ["", f"### {c['set']}: the first {len(rows)} {kind} among the flagged", ""]
@@ -142,6 +162,13 @@ def main(argv: list[str] | None = None) -> int:
     costs = [c for c in (cost(s, args.data, args.repeats) for s in specs
                          if s.name in args.cost_sets) if c is not None]
     command = "python -m benchmarks.evidence " + " ".join(argv or sys.argv[1:])
+    for c in costs:
+        c["command"] = command.strip()
+    earlier = args.results / "evidence.json"
+    if earlier.exists():  # the sets measured before and not now keep their figures
+        measured = {c["set"] for c in costs}
+        costs += [c for c in json.loads(earlier.read_text(encoding="utf-8")).get("cost", [])
+                  if c["set"] not in measured]
     args.results.mkdir(parents=True, exist_ok=True)
     text = markdown(dupes, costs, command.strip())
     (args.results / "evidence.md").write_text(text, encoding="utf-8")

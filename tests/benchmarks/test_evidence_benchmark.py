@@ -32,9 +32,12 @@ def test_counts_duplicates_and_times_both_scans(tmp_path, capsys):
     assert main(["--data", str(tmp_path / "data"), "--results", str(results)]) == 0
     saved = json.loads((results / "evidence.json").read_text())
     assert saved["duplicates"] == [{"set": "imdb_dev", "items": 60, "duplicate_groups": 1,
-                                    "conflicting_groups": 1}]
+                                    "conflicting_groups": 1, "near_conflicting_pairs": 1}]
     cost = saved["cost"][0]
     assert cost["seconds_with"] > 0 and cost["cpu_seconds_without"] > 0
     errors = cost["examples"]["verified errors"]
     assert errors and errors[0]["id"] == "r0" and errors[0]["evidence"].startswith("toward 0: ")
-    assert "| imdb_dev | 60 | 1 | 1 |" in (results / "evidence.md").read_text()
+    assert "| imdb_dev | 60 | 1 | 1 | 1 |" in (results / "evidence.md").read_text()
+    assert main(["--data", str(tmp_path / "data"), "--results", str(results),
+                 "--cost-sets"]) == 0  # duplicates only: the cost measured before stays
+    assert json.loads((results / "evidence.json").read_text())["cost"] == saved["cost"]

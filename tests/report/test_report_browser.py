@@ -8,7 +8,7 @@ import io
 import shutil
 
 import pytest
-from tests.browser import ARGS, CHROMIUM, needs_chromium
+from tests.browser import ARGS, CHROMIUM, needs_chromium, opened_page
 
 pytestmark = [needs_chromium, pytest.mark.heavy]
 playwright_api = pytest.importorskip("playwright.sync_api",
@@ -96,32 +96,20 @@ def test_report_in_a_browser(tmp_path, make_scan_frame):
 def test_report_shows_evidence_in_a_browser(tmp_path, make_reviews):
     result = scan(make_reviews(), scorers=["tfidf"], progress=False)
     out = result.report(tmp_path / "report.html", top=10)
-    executable = str(CHROMIUM if CHROMIUM.exists() else shutil.which("chromium"))
-    problems: list[str] = []
-    with playwright_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=executable, headless=True, args=ARGS,
-                                     timeout=60_000)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.set_default_timeout(15_000)
-            page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-            page.on("pageerror", lambda e: problems.append(str(e)))
-            page.goto(out.resolve().as_uri(), wait_until="load")
-            assert page.get_attribute("html", "data-ready") == "1"
-            top = page.locator("#issues-table tbody tr").first
-            assert top.locator("td").nth(1).inner_text() == "1"  # the planted error first
-            block = top.locator(".evidence")
-            assert block.is_visible()
-            assert block.locator(".ev-words").inner_text().startswith("toward neg (given pos): ")
-            assert top.locator("td.text mark.ev").first.is_visible()
-            marks = [m.lower() for m in top.locator("td.text mark.ev").all_inner_texts()]
-            assert any("awful" in m or "waste" in m or "boring" in m for m in marks)
-            assert "<b>" in top.locator("td.text").inner_text()  # the text's tag shown as text
-            duplicate = block.locator(".ev-dup")
-            assert duplicate.is_visible()
-            assert duplicate.inner_text().startswith("duplicate of #3, labelled neg")
-            assert block.locator("ol.ev-nb li").count() == 3
-            assert page.locator("#evidence-note").is_visible()
-        finally:
-            browser.close()
+    with opened_page(out) as (page, problems):
+        assert page.get_attribute("html", "data-ready") == "1"
+        top = page.locator("#issues-table tbody tr").first
+        assert top.locator("td").nth(1).inner_text() == "1"  # the planted error first
+        block = top.locator(".evidence")
+        assert block.is_visible()
+        assert block.locator(".ev-words").inner_text().startswith("toward neg (given pos): ")
+        assert top.locator("td.text mark.ev").first.is_visible()
+        marks = [m.lower() for m in top.locator("td.text mark.ev").all_inner_texts()]
+        assert any("awful" in m or "waste" in m or "boring" in m for m in marks)
+        assert "<b>" in top.locator("td.text").inner_text()  # the text's tag shown as text
+        duplicate = block.locator(".ev-dup")
+        assert duplicate.is_visible()
+        assert duplicate.inner_text().startswith("duplicate of #3, labelled neg")
+        assert block.locator("ol.ev-nb li").count() == 3
+        assert page.locator("#evidence-note").is_visible()
     assert problems == []

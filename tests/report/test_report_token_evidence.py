@@ -3,12 +3,10 @@ carries each tag and the sentences where it carries the suggested one."""
 
 from __future__ import annotations
 
-import shutil
-
 import numpy as np
 import pandas as pd
 import pytest
-from tests.browser import ARGS, CHROMIUM, needs_chromium
+from tests.browser import needs_chromium, opened_page
 
 from labelaudit.report import render_report, write_report
 from labelaudit.scanning import scan_tokens
@@ -60,27 +58,13 @@ def test_an_issue_table_shows_its_evidence_column(tmp_path):
 @needs_chromium
 @pytest.mark.heavy
 def test_token_evidence_in_a_browser(tmp_path):
-    playwright_api = pytest.importorskip("playwright.sync_api",
-                                         reason="the browser test needs the playwright package")
     out = write_report(_result(), tmp_path / "report.html")
-    executable = str(CHROMIUM if CHROMIUM.exists() else shutil.which("chromium"))
-    problems: list[str] = []
-    with playwright_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=executable, headless=True, args=ARGS,
-                                     timeout=60_000)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.set_default_timeout(15_000)
-            page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-            page.on("pageerror", lambda e: problems.append(str(e)))
-            page.goto(out.resolve().as_uri(), wait_until="load")
-            top = page.locator("#issues-table tbody tr").first
-            block = top.locator(".evidence").first
-            assert block.is_visible()
-            assert block.inner_text().startswith("why “Rome” is tagged LOC 2, ORG 1")
-            assert block.locator("ol.ev-nb li").count() == 2
-            assert block.locator("mark.ev").first.inner_text() == "Rome"
-            assert "<i>today</i>" in block.inner_text()  # shown as text
-        finally:
-            browser.close()
+    with opened_page(out) as (page, problems):
+        top = page.locator("#issues-table tbody tr").first
+        block = top.locator(".evidence").first
+        assert block.is_visible()
+        assert block.inner_text().startswith("why “Rome” is tagged LOC 2, ORG 1")
+        assert block.locator("ol.ev-nb li").count() == 2
+        assert block.locator("mark.ev").first.inner_text() == "Rome"
+        assert "<i>today</i>" in block.inner_text()  # shown as text
     assert problems == []
