@@ -394,8 +394,9 @@ def flag(args: argparse.Namespace, dest: str) -> str:
 
 
 def show_progress(args: argparse.Namespace) -> bool:
-    """Progress bars only on a terminal and without --quiet."""
-    return not getattr(args, "quiet", False) and sys.stderr.isatty()
+    """Progress unless --quiet: bars on a terminal, plain lines on stderr elsewhere (see
+    :func:`labelaudit.models.progress_bar`)."""
+    return not getattr(args, "quiet", False)
 
 
 def tag_scheme(args: argparse.Namespace) -> Scheme | None:

@@ -386,7 +386,8 @@ def select_models(
     model, cache_dir : str, optional
         Encoder and embedding cache of the ``embed`` scorer.
     workers, engine, ray_address, progress
-        As for :func:`labelaudit.consistency_check.consistency` (``progress`` default: a tty).
+        As for :func:`labelaudit.consistency_check.consistency` (``progress`` default: on,
+        bars on a terminal, lines elsewhere).
 
     Returns
     -------

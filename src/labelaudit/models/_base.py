@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import copy
+import sys
+import threading
+import time
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -154,9 +158,21 @@ class TrainsOnGpu:
 
 
 def default_progress() -> bool:
-    """Progress bars by default: on a terminal, or in a Jupyter kernel."""
-    import sys
+    """Progress by default wherever stderr goes (the library's ``progress=None``, the CLI
+    without ``--quiet``): :func:`progress_bar` draws bars on a terminal or in a Jupyter
+    kernel and prints plain lines elsewhere (a file, a pipe, ``nohup``, CI). Off only when
+    there is no stderr at all (``pythonw``).
 
+    Examples
+    --------
+    >>> default_progress()
+    True
+    """
+    return sys.stderr is not None
+
+
+def _draws_bars() -> bool:
+    """Whether stderr shows tqdm bars: a terminal, or a Jupyter kernel."""
     if sys.stderr is not None and hasattr(sys.stderr, "isatty") and sys.stderr.isatty():
         return True
     shell = sys.modules.get("IPython")
@@ -169,15 +185,98 @@ def default_progress() -> bool:
     return ip is not None and "IPKernelApp" in getattr(ip, "config", {})
 
 
-def progress_bar(total: int, desc: str, *, unit: str, enabled: bool) -> Any:
-    """A transient tqdm bar on stderr; a silent one (``update`` does nothing) when not
-    ``enabled``. Use it as a context manager.
+def progress_bar(total: int | None, desc: str, *, unit: str, enabled: bool,
+                 interval: float = 30.0, clock: Callable[[], float] = time.monotonic) -> Any:
+    """Progress of one stage (``total`` steps of ``unit``, None when unknown) on stderr.
+    Use it as a context manager; ``update(n)`` says ``n`` more steps finished.
+
+    Not ``enabled``: silent. On a terminal or in a Jupyter kernel: a
+    transient tqdm bar. Elsewhere (a file, a pipe, ``nohup``, CI): plain lines such as
+    ``labelaudit [2:41] cross-fitting 5 folds (tfidf): 3/5 folds``, one when the stage
+    starts, then one when a step finishes but at most one every ``interval`` seconds, and
+    one when a stage of ``interval`` seconds or more ends, so its last state shows. The
+    time in brackets is the stage's elapsed time (minutes:seconds, or hours:minutes:seconds),
+    measured by ``clock``.
 
     Examples
     --------
+    >>> import contextlib, sys
+    >>> with contextlib.redirect_stderr(sys.stdout), progress_bar(
+    ...         3, "folds", unit=" folds", enabled=True, interval=0, clock=lambda: 0.0) as bar:
+    ...     bar.update(1)
+    labelaudit [0:00] folds: 0/3 folds
+    labelaudit [0:00] folds: 1/3 folds
     >>> with progress_bar(3, "folds", unit=" folds", enabled=False) as bar:
     ...     bar.update(1)
     """
-    from tqdm.auto import tqdm
+    if not enabled:
+        return _ProgressLines(total, desc, unit=unit, interval=interval, clock=clock,
+                              shown=False)
+    if _draws_bars():
+        from tqdm.auto import tqdm
 
-    return tqdm(total=total, desc=desc, unit=unit, disable=not enabled, leave=False)
+        return tqdm(total=total, desc=desc, unit=unit, leave=False)
+    return _ProgressLines(total, desc, unit=unit, interval=interval, clock=clock, shown=True)
+
+
+class _ProgressLines:
+    """The part of tqdm's surface that our stages use (``update``, ``set_postfix_str``,
+    ``close``, a context manager) as plain lines on stderr; see :func:`progress_bar`."""
+
+    def __init__(self, total: int | None, desc: str, *, unit: str, interval: float,
+                 clock: Callable[[], float], shown: bool) -> None:
+        self.total, self.desc, self.unit, self.n = total, desc, unit, 0
+        self._interval, self._clock, self._shown = interval, clock, shown
+        self._postfix = ""
+        self._lock = threading.Lock()
+        self._closed = False
+        self._started = self._said = clock() if shown else 0.0
+        self._said_n: int | None = None
+        if shown:
+            self._say(self._started)
+
+    def update(self, n: int = 1) -> None:
+        if not self._shown:
+            return
+        with self._lock:
+            self.n += n
+            now = self._clock()
+            if now - self._said >= self._interval:
+                self._say(now)
+
+    def set_postfix_str(self, s: str = "", refresh: bool = True) -> None:
+        self._postfix = str(s)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._shown and not self._closed:
+                now = self._clock()
+                if now - self._started >= self._interval and self._said_n != self.n:
+                    self._say(now)
+            self._closed = True
+
+    def __enter__(self) -> _ProgressLines:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _say(self, now: float) -> None:
+        count = f"{self.n:,}" if self.total is None else f"{self.n:,}/{self.total:,}"
+        postfix = f", {self._postfix}" if self._postfix else ""
+        print(f"labelaudit [{_elapsed(now - self._started)}] {self.desc}: {count}{self.unit}"
+              f"{postfix}", file=sys.stderr, flush=True)
+        self._said, self._said_n = now, self.n
+
+
+def _elapsed(seconds: float) -> str:
+    """``m:ss`` under an hour, ``h:mm:ss`` from one.
+
+    Examples
+    --------
+    >>> _elapsed(161.7), _elapsed(3725)
+    ('2:41', '1:02:05')
+    """
+    minutes, secs = divmod(int(max(seconds, 0.0)), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"

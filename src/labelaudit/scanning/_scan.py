@@ -131,9 +131,10 @@ def scan(
         with the same (or nearly the same) text and another label. With ``pred_probs``
         there is no member: neighbours and duplicates only.
     progress, engine, ray_address
-        Progress bars on stderr (default: when stderr is a terminal or in Jupyter). Fit the
-        folds in this process (one per GPU with ``devices``) or as Ray tasks (the ``scale``
-        extra) on a local Ray or the cluster at ``ray_address``; same result.
+        Progress on stderr (default on: bars on a terminal or in Jupyter, plain lines
+        elsewhere, at most one per stage every 30 s; False: none). Fit the folds in this
+        process (one per GPU with ``devices``) or as Ray tasks (the ``scale`` extra) on a
+        local Ray or the cluster at ``ray_address``; same result.
     checkpoint_dir, resume
         Save every finished fold there and take those of an interrupted run of the same
         scan (``resume=False`` starts over); removed when the scan succeeds.

@@ -37,7 +37,7 @@ from labelaudit.engine import (
     writer_for,
 )
 from labelaudit.io import TextDataset, prepare_text_dataset
-from labelaudit.models import DEFAULT_SCORERS, EmbedScorer, default_progress
+from labelaudit.models import DEFAULT_SCORERS, EmbedScorer, default_progress, progress_bar
 from labelaudit.scanning._options import (
     DEFAULT_METHOD,
     STREAMED_SCORERS,
@@ -148,10 +148,6 @@ def stream_scan(source: Any, options: ScanOptions) -> StreamScanResult:
         seconds=time.perf_counter() - started, peak_rss_mb=_peak_rss_mb())
 
 
-def _bar(total: int | None, desc: str, *, unit: str, enabled: bool) -> Any:
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, desc=desc, unit=unit, disable=not enabled, leave=False)
 
 
 def _scorers(names: list[str], options: EmbedOptions) -> list[Any]:
@@ -223,7 +219,8 @@ def _encode_on_ray(runner: Any, plan: _Plan, frame: pd.DataFrame,
                                       plan, size=plan.options.screen)
     running = members if members is not None else list(DEFAULT_SCORERS)
     if "embed" in running and plan.embed.cache_dir is not False:
-        with _bar(len(frame), "embedding (Ray actors)", unit=" rows", enabled=plan.progress) as bar:
+        with progress_bar(len(frame), "embedding (Ray actors)", unit=" rows",
+                          enabled=plan.progress) as bar:
             runner.embedded(columns, plan.embed, n_rows=len(frame), folder=None,
                             progress=bar.update, keep=False)
     return members, screened
@@ -239,7 +236,7 @@ def hashed_scan(runner: Any, plan: _Plan, options: HashingOptions, checkpoint: C
     collector = Collector(plan.columns, options, plan.n_folds, plan.seed,
                           put=store.put if store is not None else _discard,
                           exact_folds=plan.options.n_folds is not None)
-    with _bar(None, "hashing", unit=" rows", enabled=plan.progress) as bar:
+    with progress_bar(None, "hashing", unit=" rows", enabled=plan.progress) as bar:
         for chunk in runner.hashed(plan.columns, options):
             collector.add(chunk)
             bar.update(chunk.n_rows)
@@ -296,7 +293,7 @@ def _member(name: str, what: str, fit: Callable[[list[int]], Iterable[FoldPredic
         probs[saved.rows] = saved.probs
     todo = [f for f in range(plan.n_folds) if f not in done]
     if todo:
-        with _bar(len(todo), f"fitting {len(todo)} folds ({what})", unit=" folds",
+        with progress_bar(len(todo), f"fitting {len(todo)} folds ({what})", unit=" folds",
                   enabled=plan.progress) as bar:
             for prediction in fit(todo):
                 checkpoint.save(prediction, name)
@@ -307,7 +304,7 @@ def _member(name: str, what: str, fit: Callable[[list[int]], Iterable[FoldPredic
 
 def _embeddings(runner: Any, plan: _Plan, n_items: int, checkpoint: Checkpoint) -> Any:
     """Every row's embedding, in input order (through the embedding cache)."""
-    with _bar(n_items, "embedding", unit=" rows", enabled=plan.progress) as bar:
+    with progress_bar(n_items, "embedding", unit=" rows", enabled=plan.progress) as bar:
         return runner.embedded(plan.columns, plan.embed, n_rows=n_items,
                                folder=checkpoint.scratch("embed"), progress=bar.update)
 
@@ -343,7 +340,7 @@ def _write(runner: Any, plan: _Plan, checkpoint: Checkpoint, labels: np.ndarray,
     sorter = RankSorter(checkpoint.scratch("sort"), part_size=plan.options.chunk_size)
     extras: dict[str, str] | None = None
     offset = 0
-    with _bar(len(labels), "writing", unit=" rows", enabled=plan.progress) as bar:
+    with progress_bar(len(labels), "writing", unit=" rows", enabled=plan.progress) as bar:
         for frame in runner.frames():
             if extras is None:  # the input's columns a scan does not read, in input order
                 kept = [n for n in map(str, frame.columns) if n not in columns.needed] \
