@@ -101,3 +101,21 @@ def test_result_table_is_every_item_or_the_table_view():
     multi = scan(sets, scorers=["tfidf"], label_sep="|")
     assert result_table(multi, sep="|")["label"].str.contains("|", regex=False).any()
     assert len(result_table(multi, rows=4)) == 4 and len(result_table(multi, rows=0)) == 18
+
+
+def test_the_screen_skips_classes_its_sample_holds_once():
+    """With many classes the screening sample holds some classes once, or more classes than
+    items: those are left out of the screen instead of failing the scan."""
+    import numpy as np
+    import pandas as pd
+
+    from labelaudit import scan
+    from labelaudit.scanning._pipeline import screen_sample
+
+    rng = np.random.default_rng(0)
+    labels = np.repeat(np.arange(60), 5)
+    frame = pd.DataFrame({"text": [f"key{c} word{rng.integers(30)}" for c in labels],
+                          "label": [f"c{c}" for c in labels]})
+    result = scan(frame, screen=70, progress=False, evidence=False)
+    assert len(result.labels) == 300 and set(result.weights) <= {"tfidf", "tfidf-char"}
+    assert screen_sample(labels, size=40, random_state=0).size == 40  # 60 classes > 40

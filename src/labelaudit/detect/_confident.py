@@ -36,9 +36,9 @@ def confident_learning(labels: np.ndarray, pred_probs: np.ndarray, *,
                        n_jobs: int | None = None) -> ConfidentLearning:
     """Run cleanlab's ``find_label_issues`` and ``num_label_issues``.
 
-    ``n_jobs`` goes to ``find_label_issues``. None: cleanlab's process pool, or one process
-    when Ray runs here (``fork`` can copy a lock a Ray thread holds: the child hangs) or
-    processes are not forked (cleanlab's pool reads globals only a forked child has).
+    ``n_jobs`` goes to ``find_label_issues``. None: one process. cleanlab's pool forks this
+    process, and a fork copies the locks that other threads hold (Ray's, OpenMP's, torch's):
+    a child then hangs for ever; the result is the same either way.
 
     References
     ----------
@@ -56,7 +56,7 @@ def confident_learning(labels: np.ndarray, pred_probs: np.ndarray, *,
     find_label_issues = import_cleanlab("cleanlab.filter").find_label_issues
 
     labels, pred_probs = check_pred_probs(labels, pred_probs)
-    if n_jobs is None and (_ray_running() or not _forks()):
+    if n_jobs is None:
         n_jobs = 1
     is_issue = np.asarray(find_label_issues(labels, pred_probs, n_jobs=n_jobs),
                           dtype=bool)
@@ -65,21 +65,6 @@ def confident_learning(labels: np.ndarray, pred_probs: np.ndarray, *,
     span = ranked.max(initial=0) - ranked.min(initial=0) + 1.0
     scores = np.where(is_issue, ranked - span, ranked)
     return ConfidentLearning(is_issue, scores, int(num_label_issues(labels, pred_probs)))
-
-
-def _forks() -> bool:
-    """Whether this process starts new processes by forking (cleanlab's pool needs it)."""
-    import multiprocessing
-
-    return multiprocessing.get_start_method(allow_none=False) == "fork"
-
-
-def _ray_running() -> bool:
-    """Whether this process is connected to Ray (without importing it)."""
-    import sys
-
-    ray = sys.modules.get("ray")
-    return bool(ray is not None and getattr(ray, "is_initialized", lambda: False)())
 
 
 # cleanlab's tolerances (cleanlab.internal.constants): a class is confident when its

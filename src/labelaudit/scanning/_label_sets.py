@@ -101,7 +101,7 @@ def _estimate_issues(label_sets: np.ndarray, pred_probs: np.ndarray) -> int:
         warnings.simplefilter("ignore")
         found = find_label_issues(labels=_label_lists(label_sets),
                                   pred_probs=np.clip(pred_probs, _EPS, 1 - _EPS),
-                                  multi_label=True)
+                                  multi_label=True, n_jobs=1)  # no fork: see confident_learning
     return int(np.sum(found))
 
 

@@ -181,7 +181,7 @@ def fit_members(train: TextDataset, target: TextDataset | None, labels: np.ndarr
 
 def screen_sample(labels: np.ndarray, *, size: int, random_state: int | None) -> np.ndarray:
     """Sorted positions of a stratified sample of ``size`` items (plain random when a
-    class has a single item).
+    class has a single item, or there are more classes than ``size``).
 
     Examples
     --------
@@ -191,7 +191,10 @@ def screen_sample(labels: np.ndarray, *, size: int, random_state: int | None) ->
     from sklearn.model_selection import train_test_split
 
     counts = np.bincount(labels)
-    stratify = labels if counts[counts > 0].min() >= 2 else None
+    present = int((counts > 0).sum())
+    # stratified when every class has two items and both parts can hold each class once
+    stratify = labels if counts[counts > 0].min() >= 2 and min(
+        size, len(labels) - size) >= present else None
     sample, _ = train_test_split(np.arange(len(labels)), train_size=size,
                                  random_state=random_state, stratify=stratify)
     return np.sort(sample)
@@ -206,6 +209,12 @@ def screen_members(train: TextDataset, scorers: list, *, size: int | None,
     part = train
     if size is not None:
         sample = screen_sample(train.labels, size=size, random_state=random_state)
+        # a class the sample holds once cannot be held out and learned: left out of the
+        # screen (with many classes, 2,000 items hold some only once)
+        counts = np.bincount(train.labels[sample])
+        sample = sample[counts[train.labels[sample]] >= 2]
+        if len(np.unique(train.labels[sample])) < 2:  # nothing left to screen on
+            return list(scorers), {}
         part = TextDataset(ids=train.ids[sample], texts=[train.texts[i] for i in sample],
                            text_pairs=None if train.text_pairs is None
                            else [train.text_pairs[i] for i in sample],
