@@ -55,6 +55,8 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.scale_cost import _tree_pss_mb  # the process tree's PSS, sampled
+
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = REPO.parent / "shared" / "data"
 DEFAULT_RESULTS = REPO / "benchmarks" / "results"
@@ -216,39 +218,6 @@ def _cached(name: str, data_root: Path, seed: int) -> tuple[Path, Path]:
 
 
 # --------------------------------------------------------------------------- measuring
-def _children() -> dict[int, list[int]]:
-    tree: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as handle:
-                    ppid = int(handle.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            tree.setdefault(ppid, []).append(int(entry))
-    return tree
-
-
-def _pss_kb(pid: int) -> int:
-    try:
-        with open(f"/proc/{pid}/smaps_rollup") as handle:
-            for line in handle:
-                if line.startswith("Pss:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-
-def _tree_mb(root: int) -> float:
-    tree, todo, total = _children(), [root], 0
-    while todo:
-        pid = todo.pop()
-        total += _pss_kb(pid)
-        todo.extend(tree.get(pid, []))
-    return total / 1024.0
-
-
 def measured(command: list[str], *, timeout: float, max_gb: float) -> dict[str, Any]:
     """Run ``command`` (which prints one JSON line last), sampling its process tree's
     memory; stopped past ``timeout`` seconds or ``max_gb``."""
@@ -260,7 +229,7 @@ def measured(command: list[str], *, timeout: float, max_gb: float) -> dict[str, 
 
     def sample() -> None:
         while process.poll() is None:
-            peak[0] = max(peak[0], _tree_mb(process.pid))
+            peak[0] = max(peak[0], _tree_pss_mb(process.pid))
             elapsed = time.perf_counter() - started
             if peak[0] > max_gb * 1024 or elapsed > timeout:
                 why = "timeout" if elapsed > timeout else "memory"
