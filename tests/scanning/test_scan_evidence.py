@@ -77,7 +77,7 @@ def test_an_item_never_explains_itself():
     features = leaky.prepare(TextDataset(np.arange(len(frame)), frame["text"].tolist(), None,
                                          labels, np.array(["food", "sport"])))
     leaky.fit(features, labels, n_classes=2)
-    said = leaky.explain(features[[0]], labels[[0]], leaky.predict_proba(features[[0]]))
+    _, said = leaky.predict_explained(features[[0]], labels[[0]])
     assert any("zqxv" in str(t) for t in said.terms[0, 0])  # what a leak would show
 
 
@@ -97,13 +97,13 @@ class _Spy(Scorer):
     def predict_proba(self, features):
         return np.full((len(features), self.n_classes_), 1 / self.n_classes_)
 
-    def explain(self, features, labels, probs):
+    def predict_explained(self, features, labels):
         n = len(features)
         terms = np.full((n, 1, 1), None, dtype=object)
         terms[:, 0, 0] = ["seen" if i in self.seen_ else "unseen" for i in features[:, 0]]
-        return HeldOutWords(classes=np.array([[1 - y] for y in labels]), terms=terms,
-                            weights=np.ones((n, 1, 1), np.float32),
-                            pair=np.zeros((n, 1, 1), bool))
+        return self.predict_proba(features), HeldOutWords(
+            classes=np.array([[1 - y] for y in labels]), terms=terms,
+            weights=np.ones((n, 1, 1), np.float32), pair=np.zeros((n, 1, 1), bool))
 
 
 def test_each_items_words_come_from_the_fold_that_held_it_out():
@@ -128,7 +128,7 @@ def test_words_match_a_refit_without_the_item():
     features = scorer.prepare(data)
     train = folds != folds[5]
     model = TfidfScorer().fit(features[train], result.labels[train], n_classes=2)
-    words = model.explain(features[[5]], result.labels[[5]], model.predict_proba(features[[5]]))
+    _, words = model.predict_explained(features[[5]], result.labels[[5]])
     assert [w["term"] for w in record["words"]] == [t for t in words.terms[0, 0] if t]
 
 

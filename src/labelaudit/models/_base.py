@@ -98,7 +98,7 @@ class Scorer(ABC):
     """
 
     name: str = "scorer"
-    #: whether :meth:`explain` gives the words behind a fitted model's predictions
+    #: whether :meth:`predict_explained` gives the words behind a model's predictions
     explains: bool = False
 
     @abstractmethod
@@ -113,10 +113,11 @@ class Scorer(ABC):
     def predict_proba(self, features: Any) -> Any:
         """Probabilities of shape (n_samples, n_classes)."""
 
-    def explain(self, features: Any, labels: np.ndarray, probs: np.ndarray) -> HeldOutWords | None:
-        """On a fitted model: the words behind its ``probs`` of the items ``features`` (given
-        ``labels``), or None for a model that cannot say (the default)."""
-        return None
+    def predict_explained(self, features: Any, labels: np.ndarray,
+                          ) -> tuple[Any, HeldOutWords | None]:
+        """On a fitted model: :meth:`predict_proba` of ``features`` and the words behind it
+        (the items' given ``labels``), or None for a model that cannot say (the default)."""
+        return self.predict_proba(features), None
 
     def join_predictions(self, parts: list[tuple[np.ndarray, Any]], n_samples: int, *,
                          n_classes: int) -> Any:

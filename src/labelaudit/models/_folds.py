@@ -660,7 +660,8 @@ def crossfit_pred_probs(
     """Out-of-sample probabilities, each fold scored by a model fitted on the others,
     joined by :meth:`~Scorer.join_predictions`. Folds run as Ray tasks, at once on the
     scorer's :meth:`~Scorer.fold_devices`, or in turn, saved to and resumed from ``store``.
-    ``words`` collects each fold model's :meth:`~Scorer.explain` of the items it held out
+    ``words`` collects each fold model's :meth:`~Scorer.predict_explained` words of the
+    items it held out
     (a fold resumed from ``store`` is fitted again when its words were not saved)."""
     folds = np.unique(fold_ids)
     parts = []
@@ -692,9 +693,8 @@ def crossfit_pred_probs(
             train = np.flatnonzero(fold_ids != fold)
             model = scorer.clone().fit(take(features, train), take(labels, train),
                                        n_classes=n_classes)
-            probs = model.predict_proba(take(features, held_out))
-            said = None if words is None else model.explain(
-                take(features, held_out), take(labels, held_out), probs)
+            probs, said = _predicted(model, take(features, held_out), take(labels, held_out),
+                                     explain=words is not None)
             parts.append((held_out, probs))
             if words is not None:
                 words.add(held_out, said)
@@ -711,9 +711,15 @@ def _fit_fold(shared: tuple[Scorer, Any, Any, int, bool], device: str | None,
     scorer, features, labels, n_classes, explain = shared
     model = scorer.on_device(device) if device is not None else scorer.clone()
     model.fit(take(features, train), take(labels, train), n_classes=n_classes)
-    probs = model.predict_proba(take(features, held_out))
-    return probs, (model.explain(take(features, held_out), take(labels, held_out), probs)
-                   if explain else None)
+    return _predicted(model, take(features, held_out), take(labels, held_out),
+                      explain=explain)
+
+
+def _predicted(model: Scorer, features: Any, labels: Any, *,
+               explain: bool) -> tuple[Any, HeldOutWords | None]:
+    """A fitted model's probabilities of ``features`` and, if ``explain``, its words."""
+    return model.predict_explained(features, labels) if explain \
+        else (model.predict_proba(features), None)
 
 
 def _task_folds(scorer: Scorer, features: Any, labels: Any, fold_ids: np.ndarray, *,
@@ -762,10 +768,11 @@ def fit_score_pred_probs(
     words: WordCollector | None = None,
 ) -> Any:
     """Fit on one split and predict another (the test-set audit); ``words`` collects the
-    model's :meth:`~Scorer.explain` of the scored items (given ``score_labels``)."""
+    model's :meth:`~Scorer.predict_explained` words of the scored items (``score_labels``)."""
     model = scorer.clone().fit(train_features, train_labels, n_classes=n_classes)
     rows = np.arange(len(score_features))
-    probs = model.predict_proba(score_features)
-    if words is not None and score_labels is not None:
-        words.add(rows, model.explain(score_features, score_labels, probs))
+    probs, said = _predicted(model, score_features, score_labels,
+                             explain=words is not None and score_labels is not None)
+    if words is not None:
+        words.add(rows, said)  # None (no labels to explain against) adds nothing
     return scorer.join_predictions([(rows, probs)], len(score_features), n_classes=n_classes)

@@ -178,16 +178,21 @@ class TfidfScorer(Scorer):
         return self
 
     def predict_proba(self, features: Any) -> np.ndarray:
-        proba = self.model_.predict_proba(self._transform(features, fit=False))
+        return self._proba(self._transform(features, fit=False))
+
+    def _proba(self, matrix: Any) -> np.ndarray:
+        proba = self.model_.predict_proba(matrix)
         return full_proba(proba, self.model_.classes_, self.n_classes_)
 
-    def explain(self, features: Any, labels: np.ndarray, probs: np.ndarray, *,
-                n_terms: int = 5, n_tried: int = 3) -> HeldOutWords:
-        """For each item, its ``n_tried`` likeliest classes other than the given one, and
-        the ``n_terms`` n-grams whose coefficient difference times TF-IDF value pushes
-        most toward each: ``x_j * (w_class,j - w_given,j)`` is the term's part of the
-        log-odds of the class against the given label."""
+    def predict_explained(self, features: Any, labels: np.ndarray, *, n_terms: int = 5,
+                          n_tried: int = 3) -> tuple[np.ndarray, HeldOutWords]:
+        """The probabilities, and for each item its ``n_tried`` likeliest classes other
+        than the given one and the ``n_terms`` n-grams whose coefficient difference times
+        TF-IDF value pushes most toward each: ``x_j * (w_class,j - w_given,j)`` is the
+        term's part of the log-odds of the class against the given label. The items'
+        features are transformed once for both."""
         matrix = self._transform(features, fit=False).tocsr()
+        probs = self._proba(matrix)
         n, n_classes = len(labels), probs.shape[1]
         fitted = np.asarray(self.model_.classes_, dtype=int)
         coef = np.asarray(self.model_.coef_)
@@ -228,7 +233,7 @@ class TfidfScorer(Scorer):
             terms[row[keep], slot, at] = names[col[keep]]
             pushes[row[keep], slot, at] = push[keep]
             pair[row[keep], slot, at] = col[keep] >= first
-        return HeldOutWords(classes=tried, terms=terms, weights=pushes, pair=pair)
+        return probs, HeldOutWords(classes=tried, terms=terms, weights=pushes, pair=pair)
 
 
 class MiniBatchSoftmax:

@@ -124,16 +124,16 @@ class Evidence:
                    labels: np.ndarray, classes: np.ndarray,
                    pred_probs: np.ndarray) -> list[dict[str, Any]]:
         """The evidence of the items at ``positions`` (kept in :attr:`records`): the dicts
-        of the scan output's ``evidence`` column (README, "Why an item is flagged")."""
+        of the scan output's ``evidence`` column (README, "How `scan` ranks items", 6)."""
         wanted = [int(p) for p in positions if int(p) not in self.records]
-        suggested = suggest_labels(labels, pred_probs)[0]
         for start in range(0, len(wanted), _CHUNK):
             chunk = wanted[start:start + _CHUNK]
+            suggested = suggest_labels(labels[chunk], pred_probs[chunk])[0]
             similar = self.features[chunk] @ self.features.T
             similar = similar.toarray() if hasattr(similar, "toarray") else np.asarray(similar)
-            for row, position in zip(similar, chunk, strict=True):
+            for row, position, toward in zip(similar, chunk, suggested, strict=True):
                 self.records[position] = self._record(
-                    position, row, suggested[position], ids=ids, texts=texts,
+                    position, row, toward, ids=ids, texts=texts,
                     text_pairs=text_pairs, labels=labels, classes=classes)
         return [self.records[int(p)] for p in positions]
 
