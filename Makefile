@@ -70,5 +70,19 @@ lint: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/vermin --no-tips --violations --eval-annotations -t=3.11- src
 
+# The sdist, then the wheel built from that sdist (python -m build's default; --sdist --wheel
+# would build both from the tree), in dist/. The old egg-info goes first: setuptools puts every
+# file its SOURCES.txt lists into a new sdist, which would hide a file missing from package-data.
+.PHONY: wheel
+wheel: $(STAMP)
+	rm -rf src/labelaudit.egg-info
+	$(BIN)/python -m build --outdir dist/
+
+# The documentation site (docs/, mkdocs.yml) into site/, strictly: a broken link or anchor, a
+# missing API reference or a tutorial cell that fails stops it. Open site/index.html.
+.PHONY: docs
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict -d site
+
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info

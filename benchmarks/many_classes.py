@@ -17,14 +17,21 @@ Sets (``--sets``):
   0.05 (so rows are not copies), then 5 % uniform flips.
 
 Candidates (``--candidates``): TF-IDF member configurations (:data:`CANDIDATES`), ``default``
-(the default scan: its members at their defaults), and ``peer``, the plain scikit-learn +
-cleanlab recipe: ``cross_val_predict`` (5 folds) of TF-IDF word 1-2 grams +
+(the default scan: its members at their defaults), ``fast`` (the scan's ``preset="fast"``:
+the word member alone), ``default-dense`` and ``fast-dense`` (the same keeping every class's
+probability, ``top_classes`` = the class count: above 256 classes the scan keeps each
+item's 32 likeliest, and these are the dense computation to compare with), ``cli-default``
+and ``cli-fast`` (``labelaudit scan DATA --id id --out issues.parquet [--preset fast]`` as a
+user runs it, evidence included, scored from the file it writes), and ``peer``, the plain
+scikit-learn + cleanlab recipe:
+``cross_val_predict`` (5 folds) of TF-IDF word 1-2 grams +
 ``LogisticRegression(C=10, max_iter=1000)`` (lbfgs) and cleanlab's low-memory
 ``find_label_issues`` (cleanlab 2.9 spells ``low_memory=True`` as
 ``cleanlab.experimental.label_issues_batched.find_label_issues_batched``), ranked by
 self-confidence. Every (set, candidate) runs in a fresh subprocess:
 ``labelaudit.scan(frame, scorers=[member], evidence=False, progress=False)`` (5 folds), or
-``labelaudit.scan(frame, evidence=False, progress=False)`` for ``default``, measured for
+``labelaudit.scan(frame, evidence=False, progress=False)`` for ``default`` (with
+``preset="fast"`` for ``fast``), measured for
 wall time, peak memory (the proportional set size summed over the process and its
 children, sampled every 0.2 s) and the average precision (AP) of the ranking against the
 planted flips. A run is stopped at ``--timeout`` seconds or ``--max-gb`` and reported as
@@ -78,6 +85,14 @@ CANDIDATES: dict[str, tuple[str, dict[str, Any]]] = {
     "char-auto": ("tfidf-char", {}),
     "char-present": ("tfidf-char", {"solver": "newton-cg"}),
 }
+#: Candidates that are whole scans: the default members, or a preset's.
+PRESET_CANDIDATES = ("default", "fast")
+#: The same scans keeping every class's probability (``top_classes`` = the class count):
+#: the dense computation the top-k rows are compared with where both fit.
+DENSE_CANDIDATES = ("default-dense", "fast-dense")
+#: The scans as a user runs them: ``labelaudit scan DATA --id id --out issues.parquet``
+#: (``--preset fast`` for ``cli-fast``), evidence included, through the CLI's ``main``.
+CLI_CANDIDATES = ("cli-default", "cli-fast")
 
 
 # --------------------------------------------------------------------------- data
@@ -218,12 +233,15 @@ def _cached(name: str, data_root: Path, seed: int) -> tuple[Path, Path]:
 
 
 # --------------------------------------------------------------------------- measuring
-def measured(command: list[str], *, timeout: float, max_gb: float) -> dict[str, Any]:
+def measured(command: list[str], *, timeout: float, max_gb: float,
+             threads: int | None = None) -> dict[str, Any]:
     """Run ``command`` (which prints one JSON line last), sampling its process tree's
-    memory; stopped past ``timeout`` seconds or ``max_gb``."""
+    memory; stopped past ``timeout`` seconds or ``max_gb``; ``threads``: its
+    ``LABELAUDIT_THREADS`` (None: as this process's environment says)."""
     started = time.perf_counter()
+    env = dict(os.environ, **({} if threads is None else {"LABELAUDIT_THREADS": str(threads)}))
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, cwd=REPO, start_new_session=True)
+                               text=True, cwd=REPO, start_new_session=True, env=env)
     peak = [0.0]
     stopped: list[str] = []
 
@@ -274,8 +292,14 @@ def run_ours(spec: dict[str, Any]) -> dict[str, Any]:
     frame = pd.read_parquet(spec["data"])
     flipped = np.load(spec["truth"])
     started = time.perf_counter()
-    if spec["candidate"] == "default":
-        result = labelaudit.scan(frame, id="id", evidence=False, progress=False)
+    if spec["candidate"] in CLI_CANDIDATES:
+        return _run_cli(spec, frame, flipped)
+    if spec["candidate"] in (*PRESET_CANDIDATES, *DENSE_CANDIDATES):
+        preset = spec["candidate"].split("-")[0]
+        dense = {"top_classes": int(frame["label"].nunique())} if "-dense" in spec[
+            "candidate"] else {}
+        result = labelaudit.scan(frame, id="id", preset=None if preset == "default" else preset,
+                                 evidence=False, progress=False, **dense)
     else:
         name, options = CANDIDATES[spec["candidate"]]
         member = SCORERS[name](**options)
@@ -287,6 +311,29 @@ def run_ours(spec: dict[str, Any]) -> dict[str, Any]:
     return {"scan_seconds": round(seconds, 1), "ap": round(_ap(flipped[rows], score), 4),
             "accuracy": round(float((result.pred_probs.argmax(1) == result.labels).mean()), 4),
             "members": sorted(result.member_probs)}
+
+
+def _run_cli(spec: dict[str, Any], frame: Any, flipped: np.ndarray) -> dict[str, Any]:
+    """``labelaudit scan`` as a user runs it (its ``main``), scored from its output file."""
+    import pandas as pd
+
+    from labelaudit.cli import main as cli
+
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "issues.parquet"
+        preset = ["--preset", "fast"] if spec["candidate"] == "cli-fast" else []
+        started = time.perf_counter()
+        code = cli(["scan", spec["data"], "--id", "id", "--out", str(out), "--quiet", *preset])
+        seconds = time.perf_counter() - started
+        if code != 0:
+            raise SystemExit(f"labelaudit scan exited {code}")
+        table = pd.read_parquet(out, columns=["id", "score_ensemble", "given_prob",
+                                              "suggested_prob", "flagged"])
+    rows = pd.Index(frame["id"]).get_indexer(table["id"].to_numpy())
+    return {"scan_seconds": round(seconds, 1),
+            "ap": round(_ap(flipped[rows], table["score_ensemble"].to_numpy()), 4),
+            "accuracy": round(float((table["given_prob"] > table["suggested_prob"]).mean()), 4),
+            "n_flagged": int(table["flagged"].sum())}
 
 
 def run_peer(spec: dict[str, Any]) -> dict[str, Any]:
@@ -318,10 +365,11 @@ def run_peer(spec: dict[str, Any]) -> dict[str, Any]:
             "n_flagged": int(np.sum(issues))}
 
 
-def _one(kind: str, spec: dict[str, Any], *, timeout: float, max_gb: float) -> dict[str, Any]:
+def _one(kind: str, spec: dict[str, Any], *, timeout: float, max_gb: float,
+         threads: int | None) -> dict[str, Any]:
     env_command = [sys.executable, "-m", "benchmarks.many_classes", f"--run-{kind}",
                    json.dumps(spec)]
-    return measured(env_command, timeout=timeout, max_gb=max_gb)
+    return measured(env_command, timeout=timeout, max_gb=max_gb, threads=threads)
 
 
 # --------------------------------------------------------------------------- tables
@@ -346,8 +394,12 @@ def write_results(rows: list[dict[str, Any]], results: Path, command: str) -> No
     tmp.replace(path)
     lines = ["# The TF-IDF member at many classes (issue 43)", "",
              "Each row one fresh process: `labelaudit.scan(frame, scorers=[member], "
-             "evidence=False, progress=False)` (5 folds; `default`: the default scan), or "
-             "the scikit-learn + cleanlab recipe (`peer`). Seconds are the whole process "
+             "evidence=False, progress=False)` (5 folds; `default`, `fast`: the default "
+             "scan and `preset='fast'`; `-dense`: the same keeping every class's "
+             "probability; `cli-`: `labelaudit scan DATA --id id --out issues.parquet` "
+             "as a user runs it, evidence included), or the scikit-learn + cleanlab recipe "
+             "(`peer`), with `LABELAUDIT_THREADS` = `--threads` (rows since it was added: "
+             "2). Seconds are the whole process "
              "(imports and reading the set included), scan seconds the call alone (the "
              "peer: cross_val_predict and cleanlab), peak GB the summed PSS of the process "
              "tree, AP the average precision of the ranking against the planted 5 % flips.",
@@ -375,10 +427,15 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"comma-separated: ROWSxCLASSES, noisywikihow, noisywikihow-ROWS "
                              f"(default {DEFAULT_SETS})")
     parser.add_argument("--candidates", default="present,auto,peer",
-                        help="comma-separated: " + ", ".join([*CANDIDATES, "default", "peer"]))
+                        help="comma-separated: " + ", ".join(
+                            [*CANDIDATES, *PRESET_CANDIDATES, *DENSE_CANDIDATES,
+                             *CLI_CANDIDATES, "peer"]))
     parser.add_argument("--timeout", type=float, default=1200.0)
     parser.add_argument("--max-gb", type=float, default=16.0)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--threads", type=int, default=os.cpu_count() or 1,
+                        help="LABELAUDIT_THREADS of each run (default: the cores; left to "
+                        "itself a scan counts the load of the run before it as busy cores)")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--results", type=Path, default=DEFAULT_RESULTS)
     parser.add_argument("--run-ours", help=argparse.SUPPRESS)
@@ -393,7 +450,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so a killed run stops its child
     candidates = [c for c in args.candidates.split(",") if c]
-    unknown = sorted(set(candidates) - {*CANDIDATES, "default", "peer"})
+    unknown = sorted(set(candidates) - {*CANDIDATES, *PRESET_CANDIDATES, *DENSE_CANDIDATES,
+                                        *CLI_CANDIDATES, "peer"})
     if unknown:
         parser.error(f"--candidates: unknown {unknown}")
     command = "python -m benchmarks.many_classes " + " ".join(
@@ -405,8 +463,8 @@ def main(argv: list[str] | None = None) -> int:
         for candidate in candidates:
             spec = {"data": str(data), "truth": str(truth), "candidate": candidate}
             result = _one("peer" if candidate == "peer" else "ours", spec,
-                          timeout=args.timeout, max_gb=args.max_gb)
-            row = {"set": name, "candidate": candidate, **result}
+                          timeout=args.timeout, max_gb=args.max_gb, threads=args.threads)
+            row = {"set": name, "candidate": candidate, "threads": args.threads, **result}
             rows.append(row)
             if "error" in result:
                 print(f"{name:<22}{candidate:<16}  {result['error']}", flush=True)

@@ -1,4 +1,5 @@
-"""The README's Python tour works as written, and every call it names exists."""
+"""The Python tour (README.md, docs/getting-started.md) works as written, and every call that
+getting-started lists for the other commands exists."""
 
 from __future__ import annotations
 

@@ -41,16 +41,16 @@ def test_flips_move_labels_to_another_class_and_classes_share_words():
 
 def test_a_run_writes_the_table_and_json_with_its_command(tmp_path, capsys):
     results = tmp_path / "results"
-    assert main(["--sets", "400x25", "--candidates", "auto,centroid",
+    assert main(["--sets", "400x25", "--candidates", "auto,centroid,fast",
                  "--results", str(results), "--timeout", "300"]) == 0
     saved = json.loads((results / "many_classes.json").read_text())
     runs = {(r["set"], r["candidate"]): r for r in saved["runs"]}
-    assert set(runs) == {("400x25", "auto"), ("400x25", "centroid")}
+    assert set(runs) == {("400x25", "auto"), ("400x25", "centroid"), ("400x25", "fast")}
     for run in runs.values():
         assert "error" not in run, run
         assert 0.0 <= run["ap"] <= 1.0 and run["seconds"] > 0 and run["peak_gb"] > 0
     assert saved["commands"] == ["python -m benchmarks.many_classes --sets 400x25 "
-                                 "--candidates auto,centroid --results "
+                                 "--candidates auto,centroid,fast --results "
                                  f"{results} --timeout 300"]
     table = (results / "many_classes.md").read_text()
     assert "| 400x25 | auto |" in table and "400x25" in capsys.readouterr().out
@@ -62,3 +62,15 @@ def test_a_run_past_its_timeout_is_reported_as_stopped(tmp_path):
                  "--timeout", "0.5"]) == 0
     run = json.loads((results / "many_classes.json").read_text())["runs"][0]
     assert run["error"].startswith("stopped (timeout)")
+
+
+def test_the_cli_and_dense_candidates_score_the_same_scan(tmp_path):
+    results = tmp_path / "results"
+    assert main(["--sets", "400x25", "--candidates", "fast-dense,cli-fast",
+                 "--results", str(results), "--timeout", "300"]) == 0
+    runs = {r["candidate"]: r for r in
+            json.loads((results / "many_classes.json").read_text())["runs"]}
+    assert "error" not in runs["cli-fast"] and "error" not in runs["fast-dense"], runs
+    # 25 classes are dense either way: the CLI's file ranks as the scan in memory
+    assert abs(runs["cli-fast"]["ap"] - runs["fast-dense"]["ap"]) < 1e-3
+    assert runs["cli-fast"]["n_flagged"] > 0

@@ -184,3 +184,23 @@ def test_scan_tokens_with_folds_as_ray_tasks_gives_the_local_result(local_ray, t
     assert on_tasks == [1]
     for a, b in zip(local.pred_probs, on_ray.pred_probs, strict=True):
         np.testing.assert_allclose(a, b, atol=1e-4)
+
+
+def test_many_classes_on_ray_keep_their_top_classes_and_reserve_memory(local_ray,
+                                                                       monkeypatch):
+    from tests.scanning.test_scan_top_classes import many_class_frame
+
+    from labelaudit.detect import TopKProbs
+    from labelaudit.models import _folds
+
+    asked: list[dict] = []
+    real = _folds.ray_fold_resources
+    monkeypatch.setattr(_folds, "ray_fold_resources",
+                        lambda *a, **k: (asked.append(real(*a, **k)), asked[-1])[1])
+    frame = many_class_frame(n=600, n_classes=30).drop(columns=["is_error"])
+    local = scan(frame, scorers=["tfidf"], top_classes=4, evidence=False)
+    on_ray = scan(frame, scorers=["tfidf"], top_classes=4, evidence=False, engine="ray")
+    assert isinstance(on_ray.pred_probs, TopKProbs)
+    np.testing.assert_allclose(on_ray.scores["ensemble"], local.scores["ensemble"],
+                               atol=1e-6)
+    assert asked and asked[0]["memory"] > 0  # the fold's memory, by its class count

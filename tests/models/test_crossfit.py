@@ -119,3 +119,21 @@ def test_scan_refuses_an_unknown_engine_and_a_stray_ray_address():
         scan(frame, scorers=["tfidf"], engine="spark")
     with pytest.raises(InvalidParameterError, match="engine='ray'"):
         scan(frame, scorers=["tfidf"], ray_address="auto")
+
+
+def test_a_ray_fold_reserves_memory_by_its_class_count():
+    from labelaudit._errors import InvalidInputError
+    from labelaudit.models import TfidfScorer
+    from labelaudit.models._folds import ray_fold_resources
+
+    cluster = {"CPU": 16.0, "memory": 64e9}
+    few = ray_fold_resources(TfidfScorer(), cluster, n_items=160_000, n_classes=20)
+    many = ray_fold_resources(TfidfScorer(), cluster, n_items=160_000, n_classes=5000)
+    assert many["memory"] > 5 * few["memory"] and many["num_cpus"] == 1
+    # the weights stay within the feature cap's budget however many classes there are
+    assert ray_fold_resources(TfidfScorer(), cluster, n_items=160_000,
+                              n_classes=50_000)["memory"] < 4e9
+    assert "memory" not in ray_fold_resources(TfidfScorer(), cluster)  # size not known
+    with pytest.raises(InvalidInputError, match="largest Ray node"):
+        ray_fold_resources(TfidfScorer(), cluster, n_items=160_000, n_classes=5000,
+                           node_memory=1e9)

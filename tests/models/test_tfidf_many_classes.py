@@ -118,3 +118,77 @@ def test_adagrad_member_explains_its_ranking():
     item = int(np.asarray(result.ids)[np.argsort(result.scores[result.rank_by])[0]])
     found = result.explain(item)
     assert found["words"] and found["toward"] != found["against"]
+
+
+def _objective(model, matrix, labels, C):
+    """Mean log loss plus |W|^2 / (2 C n): what both solvers minimise."""
+    proba = np.asarray(model.predict_proba(matrix), dtype=np.float64)
+    n = matrix.shape[0]
+    coef = np.asarray(model.coef_, dtype=np.float64)
+    return (-np.log(proba[np.arange(n), np.searchsorted(model.classes_, labels)]).mean()
+            + np.square(coef).sum() / (2 * C * n))
+
+
+def test_adagrad_at_its_defaults_reaches_newton_cgs_objective():
+    texts, labels, _ = _intents(40, 12, flip_rate=0.05, seed=2)
+    data = TextDataset(np.arange(len(texts)), texts, None, labels, np.arange(40))
+    exact = TfidfScorer(solver="newton-cg")
+    exact.fit(exact.prepare(data), labels, n_classes=40)
+    fast = TfidfScorer(solver="adagrad")
+    fast.fit(fast.prepare(data), labels, n_classes=40)
+    matrix = exact._transform(exact.prepare(data), fit=False)
+    optimum = _objective(exact.model_, matrix, labels, exact.C)
+    reached = _objective(fast.model_, matrix, labels, fast.C)
+    assert optimum <= reached + 1e-6  # newton-cg is the converged optimum
+    assert reached < optimum * 1.02
+
+
+def test_adagrad_under_a_strong_penalty_matches_newton_cg():
+    # the penalty shrinks unused rows to nothing between batches: the scale fold path
+    texts, labels, _ = _intents(25, 8)
+    data = TextDataset(np.arange(len(texts)), texts, None, labels, np.arange(25))
+    exact = TfidfScorer(solver="newton-cg", C=0.05)
+    exact.fit(exact.prepare(data), labels, n_classes=25)
+    fast = TfidfScorer(solver="adagrad", C=0.05, tol=1e-6, max_iter=3000)
+    fast.fit(fast.prepare(data), labels, n_classes=25)
+    features = exact.prepare(data)
+    fast_probs = fast.predict_proba(features)
+    assert np.isfinite(fast_probs).all()
+    assert np.abs(fast_probs - exact.predict_proba(features)).max() < 0.02
+
+
+def test_adagrad_gives_the_same_model_on_one_thread_or_two(monkeypatch):
+    import scipy.sparse as sp
+
+    texts, labels, _ = _intents(30, 10)
+    scorer = TfidfScorer()
+    data = TextDataset(np.arange(len(texts)), texts, None, labels, np.arange(30))
+    matrix = sp.csr_matrix(scorer._transform(scorer.prepare(data), fit=True))
+    fitted = []
+    for threads in ("1", "2"):
+        monkeypatch.setenv("LABELAUDIT_THREADS", threads)
+        fitted.append(MiniBatchSoftmax(batch_size=64, max_iter=5).fit(matrix, labels))
+    assert fitted[0].n_iter_ == fitted[1].n_iter_
+    np.testing.assert_allclose(fitted[0].weights_, fitted[1].weights_, atol=1e-5)
+    np.testing.assert_allclose(fitted[0].intercept_, fitted[1].intercept_, atol=1e-5)
+
+
+def test_the_vocabulary_is_capped_by_the_class_count(monkeypatch):
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    from labelaudit.models import _tfidf
+
+    assert TfidfScorer().feature_cap(1000) == 200_000  # the default caps nothing here
+    assert TfidfScorer().feature_cap(5000) == _tfidf.WEIGHT_BUDGET // (4 * 5000)
+    assert TfidfScorer(max_features=None).feature_cap(20, n_texts=2) == (
+        _tfidf.WEIGHT_BUDGET // (4 * 20 * 2))
+    assert TfidfScorer().feature_cap(MANY_CLASSES) == 200_000  # <= 20 classes: unchanged
+    monkeypatch.setattr(_tfidf, "WEIGHT_BUDGET", 4 * 30 * 12)  # 12 features at 30 classes
+    fitted = _fit(TfidfScorer(), 30)
+    assert fitted.max_features_ == 12
+    vocabulary = fitted.vectorizers_[0].vocabulary_
+    assert len(vocabulary) == 12 and fitted.model_.coef_.shape == (30, 12)
+    texts, _, _ = _intents(30, 6)
+    frequent = TfidfVectorizer(ngram_range=(1, 2), token_pattern=r"(?u)\b\w+\b",
+                               max_features=12).fit(texts).vocabulary_
+    assert set(vocabulary) == set(frequent)  # the most frequent terms are kept

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from labelaudit._errors import InvalidInputError, MissingExtraError
+from labelaudit._html_table import result_html
 from labelaudit._validation import check_choice
 from labelaudit.agreement._text import _records
 from labelaudit.io import Annotations, format_items, to_annotations
@@ -55,6 +56,10 @@ class Aggregation:
         for j, cls in enumerate(self.classes):
             frame[f"prob_{cls}"] = self.probs[:, j]
         return frame
+
+    def _repr_html_(self) -> str:
+        """The aggregated labels in a notebook, one row per item."""
+        return result_html(self, header=f"{self.method}: {len(self.items):,} items")
 
     def annotators_frame(self) -> pd.DataFrame:
         """One row per annotator: ``annotator, quality`` (empty without annotator ids)."""

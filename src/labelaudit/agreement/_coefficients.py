@@ -187,7 +187,10 @@ def krippendorff_alpha(
         Numeric value of each category (column; default ``0, 1, 2, ...``); the column order
         is the order for ``"ordinal"``.
 
-    Returns NaN when there is no expected disagreement (a single category used).
+    Returns
+    -------
+    float
+        Alpha; NaN when there is no expected disagreement (a single category used).
 
     References
     ----------

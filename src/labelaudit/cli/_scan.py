@@ -130,6 +130,10 @@ def add_parser(subparsers, parents) -> None:
                    help="leave out the evidence column (why each flagged item is flagged: its "
                    "words toward the suggested label, out of fold; its 3 nearest items with "
                    "that label; conflicting duplicates)")
+    p.add_argument("--top-classes", type=cli.at_least(2), metavar="K",
+                   help="keep each item's K likeliest classes' probabilities instead of "
+                   "every class's (default: all up to 256 classes, 32 above; memory then "
+                   "grows with the items, not items x classes)")
     p.add_argument("--datalab-features", choices=["tfidf", "embed"],
                    help="features for --datalab: TF-IDF reduced to 256 dimensions (default) "
                    "or the embed member's sentence embeddings")
@@ -147,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
         max_length=args.max_length, batch_size=args.batch_size, learning_rate=args.learning_rate,
         devices=args.devices, progress=cli.show_progress(args), sweep=args.sweep,
         keep=args.keep, datalab=args.datalab, datalab_features=args.datalab_features,
-        evidence=args.evidence,
+        evidence=args.evidence, top_classes=args.top_classes,
         engine=args.engine or "local", ray_address=args.ray_address,
         checkpoint_dir=args.checkpoint_dir, resume=args.resume, label_sep=args.label_sep,
         out=args.out, chunk_size=args.chunk_size, overwrite=args.overwrite)

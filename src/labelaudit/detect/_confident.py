@@ -9,7 +9,8 @@ import numpy as np
 
 from labelaudit._errors import InvalidInputError
 from labelaudit.detect._cleanlab import import_cleanlab
-from labelaudit.detect._scores import check_pred_probs, label_quality_scores
+from labelaudit.detect._scores import Probs, check_pred_probs, label_quality_scores
+from labelaudit.detect._topk import TopKProbs
 
 
 @dataclass(frozen=True)
@@ -31,7 +32,7 @@ class ConfidentLearning:
     n_issues: int
 
 
-def confident_learning(labels: np.ndarray, pred_probs: np.ndarray, *,
+def confident_learning(labels: np.ndarray, pred_probs: Probs, *,
                        ranked_by: str = "self_confidence",
                        n_jobs: int | None = None) -> ConfidentLearning:
     """Run cleanlab's ``find_label_issues`` and ``num_label_issues``.
@@ -39,6 +40,11 @@ def confident_learning(labels: np.ndarray, pred_probs: np.ndarray, *,
     ``n_jobs`` goes to ``find_label_issues``. None: one process. cleanlab's pool forks this
     process, and a fork copies the locks that other threads hold (Ray's, OpenMP's, torch's):
     a child then hangs for ever; the result is the same either way.
+
+    A :class:`TopKProbs` (many classes) goes through cleanlab's low-memory confident
+    learning instead, ``LabelInspector`` (what ``find_label_issues_batched`` runs), its
+    batches the kept classes with the rest spread evenly: it flags the
+    ``num_label_issues`` items of lowest self-confidence.
 
     References
     ----------
@@ -58,13 +64,34 @@ def confident_learning(labels: np.ndarray, pred_probs: np.ndarray, *,
     labels, pred_probs = check_pred_probs(labels, pred_probs)
     if n_jobs is None:
         n_jobs = 1
-    is_issue = np.asarray(find_label_issues(labels, pred_probs, n_jobs=n_jobs),
-                          dtype=bool)
+    if isinstance(pred_probs, TopKProbs):
+        is_issue, n_issues = _low_memory(pred_probs)
+    else:
+        is_issue = np.asarray(find_label_issues(labels, pred_probs, n_jobs=n_jobs),
+                              dtype=bool)
+        n_issues = int(num_label_issues(labels, pred_probs))
     ranked = label_quality_scores(labels, pred_probs, method=ranked_by)
     # Flagged items sit below every unflagged one, keeping cleanlab's order among them.
     span = ranked.max(initial=0) - ranked.min(initial=0) + 1.0
     scores = np.where(is_issue, ranked - span, ranked)
-    return ConfidentLearning(is_issue, scores, int(num_label_issues(labels, pred_probs)))
+    return ConfidentLearning(is_issue, scores, n_issues)
+
+
+def _low_memory(probs: TopKProbs) -> tuple[np.ndarray, int]:
+    """cleanlab's ``LabelInspector`` over batches of rows made dense: its flags and count."""
+    batched = import_cleanlab("cleanlab.experimental.label_issues_batched")
+    inspector = batched.LabelInspector(num_class=probs.n_classes, verbose=False, n_jobs=1)
+    n = len(probs)
+    step = max(1, (1 << 22) // probs.n_classes)
+    blocks = [np.arange(start, min(n, start + step)) for start in range(0, n, step)]
+    for rows in blocks:
+        inspector.update_confident_thresholds(probs.labels[rows], probs.dense(rows))
+    for rows in blocks:
+        inspector.score_label_quality(probs.labels[rows], probs.dense(rows))
+    is_issue = np.zeros(n, dtype=bool)
+    if n:
+        is_issue[inspector.get_label_issues()] = True
+    return is_issue, int(inspector.get_num_issues(silent=True)) if n else 0
 
 
 # cleanlab's tolerances (cleanlab.internal.constants): a class is confident when its

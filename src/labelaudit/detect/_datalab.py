@@ -24,6 +24,7 @@ from labelaudit._errors import (
     LabelAuditError,
     format_rows,
 )
+from labelaudit._html_table import result_html
 from labelaudit.detect._cleanlab import import_cleanlab
 from labelaudit.detect._scores import check_pred_probs
 
@@ -126,6 +127,10 @@ class DatalabIssues:
         if "non_iid" in self.issue_types and self.non_iid_p_value is not None:
             columns["non_iid_p_value"] = np.full(len(self.ids), float(self.non_iid_p_value))
         return pd.DataFrame(columns, index=pd.RangeIndex(len(self.ids)))
+
+    def _repr_html_(self) -> str:
+        """The findings in a notebook, one row per item."""
+        return result_html(self)
 
     def summary(self) -> str:
         """A line per issue type run."""

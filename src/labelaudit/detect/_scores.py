@@ -21,12 +21,13 @@ misclassified and out-of-distribution examples. Northcutt et al. (2021), Confide
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
 from labelaudit.detect._cleanlab import import_cleanlab
+from labelaudit.detect._topk import TopKProbs
 
 if TYPE_CHECKING:  # the verdicts are computed above this module, which they import
     from labelaudit.detect._confident import ConfidentLearning
@@ -35,9 +36,18 @@ if TYPE_CHECKING:  # the verdicts are computed above this module, which they imp
 _EPS = 1e-12
 
 
-def check_pred_probs(labels: np.ndarray, pred_probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Validate ``labels`` (n_samples,) and ``pred_probs`` (n_samples, n_classes)."""
+Probs = np.ndarray | TopKProbs  # dense rows, or each item's likeliest classes
+
+
+def check_pred_probs(labels: np.ndarray, pred_probs: Probs) -> tuple[np.ndarray, Any]:
+    """Validate ``labels`` (n_samples,) and ``pred_probs`` (n_samples, n_classes), dense or a
+    :class:`TopKProbs` of the same labels."""
     labels = np.asarray(labels)
+    if isinstance(pred_probs, TopKProbs):
+        if not np.array_equal(labels, pred_probs.labels):
+            raise InvalidInputError("labels differ from the labels the probabilities were "
+                                    "kept for (TopKProbs.labels)")
+        return pred_probs.labels, pred_probs
     pred_probs = np.asarray(pred_probs, dtype=float)
     if pred_probs.ndim != 2:
         raise InvalidInputError(
@@ -58,7 +68,7 @@ def check_pred_probs(labels: np.ndarray, pred_probs: np.ndarray) -> tuple[np.nda
     return labels.astype(np.int64), pred_probs
 
 
-def per_item_loss(labels: np.ndarray, pred_probs: np.ndarray) -> np.ndarray:
+def per_item_loss(labels: np.ndarray, pred_probs: Probs) -> np.ndarray:
     """Cross-entropy of the given label, ``-log p(label | x)``, shape (n_samples,).
 
     Examples
@@ -73,44 +83,55 @@ class Predictions(NamedTuple):
     """What a ranking method reads (arrays checked by :func:`check_pred_probs`)."""
 
     labels: np.ndarray  # the given labels, class indices
-    pred_probs: np.ndarray  # out-of-sample probabilities (a scan's: the ensemble's)
-    first_member: np.ndarray  # the first member's probabilities (``loss``)
+    pred_probs: Probs  # out-of-sample probabilities (a scan's: the ensemble's)
+    first_member: Probs  # the first member's probabilities (``loss``)
     confident: ConfidentLearning | None = None  # cleanlab's verdict on pred_probs
     crowd: CrowdLab | None = None  # CROWDLAB's verdict, with annotators' votes
 
 
-def _given(labels: np.ndarray, probs: np.ndarray) -> np.ndarray:
+def given_probs(labels: np.ndarray, probs: Probs) -> np.ndarray:
+    """Each item's probability of its label in ``labels`` (a :class:`TopKProbs`: of the
+    given labels it was kept for)."""
+    if isinstance(probs, TopKProbs):
+        return probs.given
     return probs[np.arange(len(labels)), labels]
 
 
-def _log_given(labels: np.ndarray, probs: np.ndarray) -> np.ndarray:
-    return np.log(np.clip(_given(labels, probs), _EPS, 1.0))
+def _log_given(labels: np.ndarray, probs: Probs) -> np.ndarray:
+    return np.log(np.clip(given_probs(labels, probs), _EPS, 1.0))
 
 
 def _self_confidence(p: Predictions) -> np.ndarray:
-    if len(p.labels) == 0:  # cleanlab refuses empty labels
-        return _given(p.labels, p.pred_probs)
+    if len(p.labels) == 0 or isinstance(p.pred_probs, TopKProbs):
+        # cleanlab refuses empty labels; its self-confidence is the given probability
+        return given_probs(p.labels, p.pred_probs)
     rank = import_cleanlab("cleanlab.rank")
     return np.asarray(rank.get_label_quality_scores(p.labels, p.pred_probs,
                                                     method="self_confidence"), dtype=float)
 
 
 def _margin(p: Predictions) -> np.ndarray:
-    return _given(p.labels, p.pred_probs) - _given(_best_other(p.labels, p.pred_probs),
-                                                   p.pred_probs)
+    return given_probs(p.labels, p.pred_probs) - best_other(p.labels, p.pred_probs)[1]
 
 
-def _best_other(labels: np.ndarray, probs: np.ndarray) -> np.ndarray:
+def best_other(labels: np.ndarray, probs: Probs) -> tuple[np.ndarray, np.ndarray]:
+    """Each item's most probable class other than its label, and that probability."""
+    if isinstance(probs, TopKProbs):
+        return probs.best_other()
     others = probs.copy()
     others[np.arange(len(labels)), labels] = -np.inf
-    return others.argmax(axis=1)
+    classes = others.argmax(axis=1)
+    return classes, probs[np.arange(len(labels)), classes]
 
 
 def _entropy(p: Predictions) -> np.ndarray:
     n_classes = p.pred_probs.shape[1]
     if n_classes < 2:
         return np.ones(len(p.labels))
-    entropy = -(p.pred_probs * np.log(np.clip(p.pred_probs, _EPS, 1.0))).sum(axis=1)
+    if isinstance(p.pred_probs, TopKProbs):
+        entropy = p.pred_probs.entropy()
+    else:
+        entropy = -(p.pred_probs * np.log(np.clip(p.pred_probs, _EPS, 1.0))).sum(axis=1)
     return 1.0 - entropy / np.log(n_classes)
 
 
@@ -136,7 +157,7 @@ RANKING_METHODS: dict[str, Callable[[Predictions], np.ndarray]] = {
 }
 
 
-def label_quality_scores(labels: np.ndarray, pred_probs: np.ndarray, *,
+def label_quality_scores(labels: np.ndarray, pred_probs: Probs, *,
                          method: str = "loss") -> np.ndarray:
     """How likely each given label (class indices, (n_samples,)) is correct under the
     out-of-sample ``pred_probs`` (n_samples, n_classes), lower = more suspect, by a
@@ -156,7 +177,7 @@ def label_quality_scores(labels: np.ndarray, pred_probs: np.ndarray, *,
     return RANKING_METHODS[method](Predictions(labels, pred_probs, pred_probs))
 
 
-def suggest_labels(labels: np.ndarray, pred_probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def suggest_labels(labels: np.ndarray, pred_probs: Probs) -> tuple[np.ndarray, np.ndarray]:
     """The most probable label other than the given one, and its probability.
 
     Examples
@@ -165,5 +186,4 @@ def suggest_labels(labels: np.ndarray, pred_probs: np.ndarray) -> tuple[np.ndarr
     (array([2]), array([0.3]))
     """
     labels, pred_probs = check_pred_probs(labels, pred_probs)
-    suggested = _best_other(labels, pred_probs)
-    return suggested, _given(suggested, pred_probs)
+    return best_other(labels, pred_probs)

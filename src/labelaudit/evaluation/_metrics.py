@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows
+from labelaudit._html_table import result_html
 from labelaudit._validation import check_choice, check_fraction, check_int
 
 if TYPE_CHECKING:
@@ -192,6 +193,10 @@ class PrecisionRecallCurve:
             "precision": self.precision,
             "recall": self.recall,
         })
+
+    def _repr_html_(self) -> str:
+        """The curve's points in a notebook."""
+        return result_html(self, header=f"{self.n_errors:,} errors among {self.n_items:,} items")
 
     def area(self) -> float:
         """Area under the curve by the trapezoidal rule (what :func:`aupr_score` returns)."""
@@ -473,6 +478,10 @@ class DetectionReport(HeadlineMetrics):
         """The fields as a one-row DataFrame."""
         import pandas as pd
         return pd.DataFrame([self.to_dict()])
+
+    def _repr_html_(self) -> str:
+        """The metrics in a notebook, as one row."""
+        return result_html(self)
 
 
 def detection_report(is_error: ArrayLike, scores: ArrayLike, *, unknown: Unknown | None = None,

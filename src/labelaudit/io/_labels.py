@@ -85,7 +85,7 @@ def label_problem(values: pd.Series | np.ndarray, *, column: str) -> tuple[np.nd
     if lists.any():
         return rows, (f"column {column} holds label sets (multi-label) in {{rows}}, e.g. "
                       f"{example}; this takes one label per item (a string or an integer): "
-                      "`labelaudit scan` audits label sets (README, Multi-label data)")
+                      "`labelaudit scan` audits label sets (docs/concepts/multi-label.md)")
     return rows, (f"column {column} holds objects, not labels, in {{rows}}, e.g. {example}; "
                   "give one label per item (a string or an integer)")
 

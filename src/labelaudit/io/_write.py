@@ -20,6 +20,7 @@ from typing import IO, TYPE_CHECKING, Any
 import numpy as np
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError, plain_value
+from labelaudit._html_table import result_html
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -335,6 +336,10 @@ class ResultFiles:
         if Path(path).suffix.lower() == ".json" and hasattr(self, "to_dict"):
             return write_json(self.to_dict(), path)
         return write_table(self.file_frame(), path)
+
+    def _repr_html_(self: Any) -> str:
+        """The result in a notebook: its summary line over its table, flagged rows first."""
+        return result_html(self)
 
 
 def emit_report(frame: pd.DataFrame, document: dict, text: str, out: str | Path | None = None,

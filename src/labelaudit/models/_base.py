@@ -51,6 +51,15 @@ class HeldOutWords:
     pair: np.ndarray  # (n, m, k) bool
 
 
+def concat_words(parts: list[HeldOutWords | None]) -> HeldOutWords | None:
+    """The :class:`HeldOutWords` of consecutive blocks of items as one (None if any is)."""
+    if not parts or any(p is None for p in parts):
+        return None
+    kept = [p for p in parts if p is not None]
+    return HeldOutWords(**{name: np.concatenate([getattr(p, name) for p in kept])
+                           for name in ("classes", "terms", "weights", "pair")})
+
+
 class WordCollector:
     """Gathers :class:`HeldOutWords` fold by fold for the ``n_items`` items of one member
     (``member``): each item's words come from the one fold model that did not see it."""
@@ -137,6 +146,12 @@ class Scorer(ABC):
     def fold_gpus(self) -> int:
         """GPUs one fold's fit wants when folds run as Ray tasks: 0 (the default), or 1
         for a scorer that trains on a GPU."""
+        return 0
+
+    def fold_memory(self, n_items: int, n_classes: int) -> int:
+        """Bytes one fold's fit on ``n_items`` items of ``n_classes`` classes holds at its
+        peak, which a Ray task reserves so a node runs no more folds at once than its
+        memory takes; 0 (the default): not known, nothing reserved."""
         return 0
 
     def on_device(self, device: str) -> Scorer:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from labelaudit._errors import InvalidInputError
+from labelaudit._html_table import result_html
 from labelaudit._validation import check_choice, check_int, check_number
 from labelaudit.io import TextDataset
 from labelaudit.models._base import Scorer
@@ -65,6 +66,10 @@ class TrainingDynamics:
         import pandas as pd
         return pd.DataFrame({"aum": self.aum, "confidence": self.confidence,
                              "variability": self.variability})
+
+    def _repr_html_(self) -> str:
+        """The per-item statistics in a notebook, in item order."""
+        return result_html(self, header=f"{len(self.aum):,} items over {self.n_epochs} epochs")
 
 
 def training_dynamics(labels: np.ndarray, epoch_logits: np.ndarray) -> TrainingDynamics:

@@ -29,10 +29,21 @@ from labelaudit._errors import (
     format_values,
 )
 from labelaudit._validation import check_choice, check_int, shown
+from labelaudit.detect import TopKProbs
 from labelaudit.io import atomic_path
-from labelaudit.models._base import HeldOutWords, Scorer, WordCollector, progress_bar, take
+from labelaudit.models._base import (
+    HeldOutWords,
+    Scorer,
+    WordCollector,
+    concat_words,
+    progress_bar,
+    take,
+)
 
 Engine = Literal["local", "ray"]
+#: Probabilities a model predicts at once when only each item's top classes are kept
+#: (rows of ``n_classes`` in blocks of this many entries: 32 MB of float64).
+TOP_K_BLOCK = 1 << 22
 # A worker process's own state for its life (set by _start_worker in that process only):
 # the shared object and its slot.
 _WORKER: dict[str, Any] = {}
@@ -355,13 +366,15 @@ def _digest_into(h: Any, value: Any) -> None:
 
 
 def fold_key(scorer: Any, features: Any, labels: Any, fold_ids: np.ndarray,
-             n_classes: int) -> str:
-    """What identifies one cross-fit: scorer kind and options, features, labels, folds."""
+             n_classes: int, top_k: int | None = None) -> str:
+    """What identifies one cross-fit: scorer kind and options, features, labels, folds,
+    and the classes kept per item (``top_k``; None: all)."""
     h = hashlib.sha256()
     options = sorted((k, v) for k, v in vars(scorer).items()
                      if not k.startswith("_") and not k.endswith("_"))
-    _digest_into(h, [type(scorer).__qualname__, scorer.name, n_classes,
-                     [[k, v] for k, v in options]])
+    kind: list[Any] = [type(scorer).__qualname__, scorer.name, n_classes,
+                       [[k, v] for k, v in options]]
+    _digest_into(h, kind if top_k is None else [*kind, ["top_k", top_k]])
     for part in (features, labels, fold_ids):
         _digest_into(h, part)
     return h.hexdigest()[:24]
@@ -380,7 +393,7 @@ class FoldStore:
         return self.folder / f"{key}_fold_{int(fold)}.npz"
 
     def load(self, key: str, fold: int, *, words: bool = False,
-             ) -> tuple[np.ndarray, np.ndarray, HeldOutWords | None] | None:
+             ) -> tuple[np.ndarray, Any, HeldOutWords | None] | None:
         """A finished fold's held-out rows, probabilities and (``words``) the words that
         explain them, or None (also when ``words`` were asked for and not saved)."""
         path = self._path(key, fold)
@@ -392,7 +405,11 @@ class FoldStore:
                     terms[terms == ""] = None
                     said = HeldOutWords(classes=saved["classes"], terms=terms,
                                         weights=saved["weights"], pair=saved["pair"])
-                found = saved["rows"], saved["probs"], said
+                probs: Any = saved["probs"] if "probs" in saved else TopKProbs(
+                    labels=saved["top_labels"], given=saved["top_given"],
+                    classes=saved["top_classes"], probs=saved["top_probs"],
+                    n_classes=int(saved["top_n_classes"]))
+                found = saved["rows"], probs, said
         except (OSError, ValueError, KeyError):
             return None  # not there, or damaged: fitted again
         try:
@@ -404,16 +421,24 @@ class FoldStore:
 
     def save(self, key: str, fold: int, rows: np.ndarray, probs: Any,
              words: HeldOutWords | None = None) -> None:
-        """Keep one fold's held-out predictions (array outputs only) and the words that
-        explain them, atomically."""
-        if not isinstance(probs, np.ndarray):
+        """Keep one fold's held-out predictions (arrays, or a
+        :class:`~labelaudit.detect.TopKProbs`; nothing else) and the words that explain
+        them, atomically."""
+        if isinstance(probs, TopKProbs):
+            kept: dict[str, Any] = {
+                "top_labels": probs.labels, "top_given": probs.given,
+                "top_classes": probs.classes, "top_probs": probs.probs,
+                "top_n_classes": np.asarray(probs.n_classes)}
+        elif isinstance(probs, np.ndarray):
+            kept = {"probs": probs}
+        else:
             return
         said: dict[str, Any] = {} if words is None else {
             "classes": words.classes, "weights": words.weights, "pair": words.pair,
             "terms": np.where(words.terms == None, "", words.terms).astype(str)}  # noqa: E711
         path = own_checkpoint_file(self.folder, self._path(key, fold).name)
         with atomic_path(path, record=False) as tmp, open(tmp, "wb") as f:
-            np.savez(f, **{"rows": np.asarray(rows), "probs": probs, **said})
+            np.savez(f, **{"rows": np.asarray(rows), **kept, **said})
 
     def remove(self) -> None:
         """Delete the checkpoints (see :func:`release_checkpoint_folder`)."""
@@ -655,14 +680,16 @@ def group_folds(
 def crossfit_pred_probs(
     scorer: Scorer, features: Any, labels: Any, fold_ids: np.ndarray, *,
     n_classes: int, engine: Engine = "local", store: FoldStore | None = None,
-    progress: bool = False, words: WordCollector | None = None,
+    progress: bool = False, words: WordCollector | None = None, top_k: int | None = None,
 ) -> Any:
     """Out-of-sample probabilities, each fold scored by a model fitted on the others,
     joined by :meth:`~Scorer.join_predictions`. Folds run as Ray tasks, at once on the
     scorer's :meth:`~Scorer.fold_devices`, or in turn, saved to and resumed from ``store``.
     ``words`` collects each fold model's :meth:`~Scorer.predict_explained` words of the
     items it held out
-    (a fold resumed from ``store`` is fitted again when its words were not saved)."""
+    (a fold resumed from ``store`` is fitted again when its words were not saved).
+    ``top_k``: keep each item's ``top_k`` likeliest classes
+    (:class:`~labelaudit.detect.TopKProbs`) instead of every class's probability."""
     folds = np.unique(fold_ids)
     parts = []
     on_ray = engine == "ray" and len(folds) > 1
@@ -673,14 +700,15 @@ def crossfit_pred_probs(
                       unit=" folds", enabled=progress) as bar:
         if on_ray:
             parts = _ray_folds(scorer, features, labels, fold_ids, n_classes=n_classes,
-                               bar=bar, words=words)
-            return scorer.join_predictions(parts, len(labels), n_classes=n_classes)
+                               bar=bar, words=words, top_k=top_k)
+            return _joined(scorer, parts, len(labels), n_classes=n_classes, top_k=top_k)
         if len(devices) > 1 and len(folds) > 1:
             # one worker process per device, taking folds in turn: a device never holds two
             parts = _task_folds(scorer, features, labels, fold_ids, n_classes=n_classes,
-                                bar=bar, words=words, engine="local", slots=list(devices))
-            return scorer.join_predictions(parts, len(labels), n_classes=n_classes)
-        key = fold_key(scorer, features, labels, fold_ids, n_classes) if store else ""
+                                bar=bar, words=words, top_k=top_k, engine="local",
+                                slots=list(devices))
+            return _joined(scorer, parts, len(labels), n_classes=n_classes, top_k=top_k)
+        key = fold_key(scorer, features, labels, fold_ids, n_classes, top_k) if store else ""
         for fold in folds:
             held_out = np.flatnonzero(fold_ids == fold)
             saved = store.load(key, fold, words=words is not None) if store else None
@@ -694,41 +722,66 @@ def crossfit_pred_probs(
             model = scorer.clone().fit(take(features, train), take(labels, train),
                                        n_classes=n_classes)
             probs, said = _predicted(model, take(features, held_out), take(labels, held_out),
-                                     explain=words is not None)
+                                     explain=words is not None, top_k=top_k,
+                                     n_classes=n_classes)
             parts.append((held_out, probs))
             if words is not None:
                 words.add(held_out, said)
             if store:
                 store.save(key, fold, held_out, probs, said)
             bar.update(1)
-    return scorer.join_predictions(parts, len(labels), n_classes=n_classes)
+    return _joined(scorer, parts, len(labels), n_classes=n_classes, top_k=top_k)
 
 
-def _fit_fold(shared: tuple[Scorer, Any, Any, int, bool], device: str | None,
+def _joined(scorer: Scorer, parts: list[tuple[np.ndarray, Any]], n_samples: int, *,
+            n_classes: int, top_k: int | None) -> Any:
+    """The folds' predictions in item order: :meth:`Scorer.join_predictions`, or with
+    ``top_k`` :meth:`TopKProbs.join <labelaudit.detect.TopKProbs.join>`."""
+    if top_k is None:
+        return scorer.join_predictions(parts, n_samples, n_classes=n_classes)
+    return TopKProbs.join(parts, n_samples)
+
+
+def _fit_fold(shared: tuple[Scorer, Any, Any, int, bool, int | None], device: str | None,
               train: np.ndarray, held_out: np.ndarray) -> tuple[Any, Any]:
     """One fold task: fit on ``train`` on ``device`` (a Ray task's GPU is ``cuda:0``, by
     ``CUDA_VISIBLE_DEVICES``), predict ``held_out`` and, if asked, explain it."""
-    scorer, features, labels, n_classes, explain = shared
+    scorer, features, labels, n_classes, explain, top_k = shared
     model = scorer.on_device(device) if device is not None else scorer.clone()
     model.fit(take(features, train), take(labels, train), n_classes=n_classes)
     return _predicted(model, take(features, held_out), take(labels, held_out),
-                      explain=explain)
+                      explain=explain, top_k=top_k, n_classes=n_classes)
 
 
-def _predicted(model: Scorer, features: Any, labels: Any, *,
-               explain: bool) -> tuple[Any, HeldOutWords | None]:
-    """A fitted model's probabilities of ``features`` and, if ``explain``, its words."""
-    return model.predict_explained(features, labels) if explain \
-        else (model.predict_proba(features), None)
+def _predicted(model: Scorer, features: Any, labels: Any, *, explain: bool,
+               top_k: int | None = None, n_classes: int = 0,
+               ) -> tuple[Any, HeldOutWords | None]:
+    """A fitted model's probabilities of ``features`` and, if ``explain``, its words; with
+    ``top_k``, each item's ``top_k`` likeliest of the ``n_classes`` classes
+    (:class:`~labelaudit.detect.TopKProbs`), predicted a block of rows at a time so no
+    dense (items x classes) array is ever whole."""
+    if top_k is None:
+        return model.predict_explained(features, labels) if explain \
+            else (model.predict_proba(features), None)
+    labels = np.asarray(labels)
+    n = len(labels)
+    step = max(1, TOP_K_BLOCK // max(1, n_classes))
+    parts, said = [], []
+    for start in range(0, max(n, 1), step):
+        rows = np.arange(start, min(n, start + step))
+        probs, words = _predicted(model, take(features, rows), labels[rows], explain=explain)
+        parts.append((rows, TopKProbs.from_dense(probs, labels[rows], k=top_k)))
+        said.append(words)
+    return TopKProbs.join(parts, n), (concat_words(said) if explain else None)
 
 
 def _task_folds(scorer: Scorer, features: Any, labels: Any, fold_ids: np.ndarray, *,
-                n_classes: int, bar: Any, words: WordCollector | None,
+                n_classes: int, bar: Any, words: WordCollector | None, top_k: int | None,
                 **where: Any) -> list[tuple[np.ndarray, Any]]:
     """Every fold a task of :func:`run_tasks` (``where``: engine, slots, Ray resources)."""
     tasks = [(np.flatnonzero(fold_ids != fold), np.flatnonzero(fold_ids == fold))
              for fold in np.unique(fold_ids)]
-    shared = (scorer.clone(), features, labels, n_classes, words is not None)
+    shared = (scorer.clone(), features, labels, n_classes, words is not None, top_k)
     done = run_tasks(_fit_fold, tasks, shared=shared, on_result=lambda *_: bar.update(1),
                      **where)
     for (_, held_out), (_, said) in zip(tasks, done, strict=True):
@@ -737,8 +790,14 @@ def _task_folds(scorer: Scorer, features: Any, labels: Any, fold_ids: np.ndarray
     return [(held_out, p) for (_, held_out), (p, _) in zip(tasks, done, strict=True)]
 
 
-def ray_fold_resources(scorer: Scorer, cluster: dict[str, float]) -> dict[str, float]:
-    """One fold's Ray resources: one CPU, and a GPU for :meth:`Scorer.fold_gpus` if any.
+def ray_fold_resources(scorer: Scorer, cluster: dict[str, float], *, n_items: int = 0,
+                       n_classes: int = 0, node_memory: float | None = None,
+                       ) -> dict[str, float]:
+    """One fold's Ray resources: one CPU, a GPU for :meth:`Scorer.fold_gpus` if any, and
+    the memory :meth:`Scorer.fold_memory` says a fit of ``n_items`` training items of
+    ``n_classes`` classes holds (Ray's ``memory``: a node then runs only the folds its
+    memory takes at once). A fold larger than the largest node (``node_memory`` bytes)
+    is refused before any task starts.
 
     Examples
     --------
@@ -747,32 +806,50 @@ def ray_fold_resources(scorer: Scorer, cluster: dict[str, float]) -> dict[str, f
     {'num_cpus': 1, 'num_gpus': 0}
     """
     gpus = 1 if scorer.fold_gpus() and cluster.get("GPU", 0) >= 1 else 0
-    return {"num_cpus": 1, "num_gpus": gpus}
+    resources: dict[str, float] = {"num_cpus": 1, "num_gpus": gpus}
+    needs = scorer.fold_memory(n_items, n_classes) if n_items else 0
+    if needs:
+        if node_memory is not None and needs > node_memory:
+            raise InvalidInputError(
+                f"one fold of the {scorer.name} member ({n_items:,} items, {n_classes:,} "
+                f"classes) needs about {needs / 1e9:.1f} GB, more than the largest Ray "
+                f"node's {node_memory / 1e9:.1f} GB: add a larger node, or keep fewer "
+                "features (max_features)")
+        resources["memory"] = float(needs)
+    return resources
 
 
 def _ray_folds(scorer: Scorer, features: Any, labels: Any, fold_ids: np.ndarray, *,
-               n_classes: int, bar: Any,
-               words: WordCollector | None) -> list[tuple[np.ndarray, Any]]:
+               n_classes: int, bar: Any, words: WordCollector | None,
+               top_k: int | None) -> list[tuple[np.ndarray, Any]]:
     """Every fold a Ray task over the cluster's CPUs and GPUs."""
     import ray
 
-    resources = ray_fold_resources(scorer, ray.cluster_resources())
+    nodes = [n.get("Resources", {}).get("memory") for n in ray.nodes() if n.get("Alive")]
+    largest = max((float(m) for m in nodes if m), default=None)
+    n_train = len(fold_ids) - int(np.bincount(fold_ids).min())  # the largest training part
+    resources = ray_fold_resources(scorer, ray.cluster_resources(), n_items=n_train,
+                                   n_classes=n_classes, node_memory=largest)
     return _task_folds(scorer, features, labels, fold_ids, n_classes=n_classes, bar=bar,
-                       words=words, engine="ray", ray_resources=resources,
+                       words=words, top_k=top_k, engine="ray", ray_resources=resources,
                        ray_slot="cuda:0" if resources["num_gpus"] else None)
 
 
 def fit_score_pred_probs(
     scorer: Scorer, train_features: Any, train_labels: Any, score_features: Any, *,
     n_classes: int, score_labels: np.ndarray | None = None,
-    words: WordCollector | None = None,
+    words: WordCollector | None = None, top_k: int | None = None,
 ) -> Any:
     """Fit on one split and predict another (the test-set audit); ``words`` collects the
-    model's :meth:`~Scorer.predict_explained` words of the scored items (``score_labels``)."""
+    model's :meth:`~Scorer.predict_explained` words of the scored items (``score_labels``);
+    ``top_k`` (with ``score_labels``) as in :func:`crossfit_pred_probs`."""
     model = scorer.clone().fit(train_features, train_labels, n_classes=n_classes)
     rows = np.arange(len(score_features))
+    top_k = top_k if score_labels is not None else None
     probs, said = _predicted(model, score_features, score_labels,
-                             explain=words is not None and score_labels is not None)
+                             explain=words is not None and score_labels is not None,
+                             top_k=top_k, n_classes=n_classes)
     if words is not None:
         words.add(rows, said)  # None (no labels to explain against) adds nothing
-    return scorer.join_predictions([(rows, probs)], len(score_features), n_classes=n_classes)
+    return _joined(scorer, [(rows, probs)], len(score_features), n_classes=n_classes,
+                   top_k=top_k)

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
-from labelaudit.detect import ensemble_pred_probs
+from labelaudit.detect import Probs, TopKProbs, ensemble_pred_probs, given_probs, mean_probs
 from labelaudit.io import TextDataset
 from labelaudit.models._base import Scorer, WordCollector
 from labelaudit.models._dynamics import DynamicsScorer, mean_epoch_probs, recording
@@ -65,19 +65,19 @@ class MemberProbs:
     (``explain=True``) the ``words`` of the first member that explains its predictions, and
     the first ``embed`` member's ``embeddings`` of the scored items."""
 
-    probs: dict[str, np.ndarray]
+    probs: dict[str, Probs]
     n_folds: int
     seconds: dict[str, float] = field(default_factory=dict)
     epoch_logits: dict[str, np.ndarray] = field(default_factory=dict)
     words: WordCollector | None = None
     embeddings: np.ndarray | None = None
 
-    def per_scorer(self) -> dict[str, np.ndarray]:
+    def per_scorer(self) -> dict[str, Probs]:
         """Each scorer's repeats averaged, as FME averages seeds."""
-        runs: dict[str, list[np.ndarray]] = {}
+        runs: dict[str, list[Probs]] = {}
         for key, probs in self.probs.items():
             runs.setdefault(key.split("#")[0], []).append(probs)
-        return {name: np.mean(r, axis=0) for name, r in runs.items()}
+        return {name: mean_probs(r) for name, r in runs.items()}
 
 
 def member_keys(scorers: Sequence[str | Scorer]) -> list[str]:
@@ -124,9 +124,9 @@ def sweep_scorers(base: Scorer, n_configs: int, *, random_state: int | None = 0,
                                 random_state=int(grid[i][2])) for i in sorted(picks)]
 
 
-def keep_best(probs: dict[str, np.ndarray], labels: np.ndarray, keep: int) -> list[str]:
+def keep_best(probs: dict[str, Probs], labels: np.ndarray, keep: int) -> list[str]:
     """The ``keep`` members with the lowest out-of-sample log loss (as Chong et al. select)."""
-    loss = {k: float(-np.mean(np.log(np.clip(p[np.arange(len(labels)), labels], 1e-12, 1))))
+    loss = {k: float(-np.mean(np.log(np.clip(given_probs(labels, p), 1e-12, 1))))
             for k, p in probs.items()}
     return sorted(loss, key=lambda k: (loss[k], k))[:keep]
 
@@ -136,24 +136,27 @@ def member_pred_probs(
     scorers: Sequence[str | Scorer] = DEFAULT_SCORERS, n_folds: int | None = None,
     n_seeds: int = 1, random_state: int | None = 0, progress: bool = False, sweep: int = 0,
     keep: int | None = None, engine: Engine = "local", store: FoldStore | None = None,
-    explain: bool = False, **options: Any,
+    explain: bool = False, top_classes: int | None = None, **options: Any,
 ) -> MemberProbs:
     """Out-of-sample probabilities of each scorer (a name made with ``options``, or a
     :class:`Scorer`) and seed repeat: cross-fitted on the same folds of ``train``, or fitted
     on ``train`` to score ``target``. With ``sweep``, each ``finetune`` member runs
     :func:`sweep_scorers` configurations and the ``keep`` best stay as its repeats (FME).
-    ``explain``: keep what explains the ranking (:attr:`MemberProbs.words`, ``embeddings``)."""
+    ``explain``: keep what explains the ranking (:attr:`MemberProbs.words`, ``embeddings``).
+    ``top_classes``: keep each item's ``top_classes`` likeliest classes
+    (:class:`~labelaudit.detect.TopKProbs`, the scored items' labels needed) instead of
+    dense rows (None; a dynamics member's are made sparse after its epochs are averaged)."""
     if train.labels is None:
         raise InvalidInputError("the dataset has no labels to cross-fit on")
     _check_before_encoding(train, target, scorers, n_folds=n_folds, random_state=random_state,
                            engine=engine, **options)
     n_classes = len(train.classes)
-    members: dict[str, np.ndarray] = {}
+    members: dict[str, Probs] = {}
     folds_used = DEFAULT_FOLDS if n_folds is None else n_folds
     if sweep:
         return _swept(train, target, scorers, n_folds=n_folds, random_state=random_state,
                       progress=progress, sweep=sweep, keep=keep, engine=engine, store=store,
-                      explain=explain, **options)
+                      explain=explain, top_classes=top_classes, **options)
     seconds: dict[str, float] = {}
     epoch_logits: dict[str, np.ndarray] = {}
     words: WordCollector | None = None
@@ -180,19 +183,23 @@ def member_pred_probs(
             if isinstance(seeded, DynamicsScorer):  # predicts every epoch's held-out logits
                 seeded = recording(seeded)
             said = words if explaining and seed == 0 else None
+            top_k = None if recorded or scored.labels is None else top_classes
             if target_features is not None:
                 out = fit_score_pred_probs(seeded, train_features, train.labels,
                                            target_features, n_classes=n_classes,
-                                           score_labels=scored.labels, words=said)
+                                           score_labels=scored.labels, words=said,
+                                           top_k=top_k)
             else:
                 folds = make_folds(train.labels, n_folds=n_folds, random_state=state,
                                    classes=train.classes)
                 folds_used = int(folds.max()) + 1
                 out = crossfit_pred_probs(seeded, train_features, train.labels, folds,
                                           n_classes=n_classes, engine=engine, store=store,
-                                          progress=progress, words=said)
+                                          progress=progress, words=said, top_k=top_k)
             if recorded:
                 epoch_logits[name], out = out, mean_epoch_probs(out)
+                if top_classes is not None and scored.labels is not None:
+                    out = TopKProbs.from_dense(out, scored.labels, k=top_classes)
             members[name] = out
         seconds[key] = time.perf_counter() - started
     return MemberProbs(members, folds_used, seconds, epoch_logits, words, embeddings)
@@ -216,7 +223,7 @@ def _check_before_encoding(train: TextDataset, target: TextDataset | None,
 def _swept(train: TextDataset, target: TextDataset | None, scorers: Sequence[str | Scorer], *,
            n_folds: int | None, random_state: int | None, progress: bool, sweep: int,
            keep: int | None, engine: Engine, store: FoldStore | None, explain: bool,
-           **options: Any) -> MemberProbs:
+           top_classes: int | None, **options: Any) -> MemberProbs:
     """Members, each fine-tuning one replaced by the best ``keep`` (default 3) of a sweep."""
     keep = min(3, sweep) if keep is None else keep
     if keep < 1 or keep > sweep:
@@ -228,7 +235,7 @@ def _swept(train: TextDataset, target: TextDataset | None, scorers: Sequence[str
     if not tuned:
         raise InvalidParameterError("sweep tunes the finetune scorer: add it to the scorers",
                                     param="sweep")
-    members: dict[str, np.ndarray] = {}
+    members: dict[str, Probs] = {}
     seconds: dict[str, float] = {}
     epoch_logits: dict[str, np.ndarray] = {}
     words: WordCollector | None = None
@@ -241,7 +248,7 @@ def _swept(train: TextDataset, target: TextDataset | None, scorers: Sequence[str
                                     random_state=random_state, progress=progress,
                                     engine=engine, store=store,
                                     explain=explain and (words is None or embeddings is None),
-                                    **options)
+                                    top_classes=top_classes, **options)
             words = words or run.words
             embeddings = embeddings if embeddings is not None else run.embeddings
             members[key] = run.probs[next(iter(run.probs))]
@@ -251,12 +258,12 @@ def _swept(train: TextDataset, target: TextDataset | None, scorers: Sequence[str
             seconds[key] = time.perf_counter() - started
             continue
         base = make_scorer("finetune", **options) if isinstance(given, str) else given
-        swept: dict[str, np.ndarray] = {}
+        swept: dict[str, Probs] = {}
         for c, config in enumerate(sweep_scorers(base, sweep, random_state=random_state)):
             # the same folds as every other member; each configuration keeps its own seed
             run = member_pred_probs(train, target, scorers=[config], n_folds=n_folds,
                                     random_state=random_state, progress=progress,
-                                    engine=engine, store=store)
+                                    engine=engine, store=store, top_classes=top_classes)
             swept[f"config{c}"] = run.probs[next(iter(run.probs))]
             folds_used = run.n_folds
         labels = (target if target is not None else train).labels
@@ -276,4 +283,6 @@ def cross_val_pred_probs(
     :func:`labelaudit.scan` does."""
     members = member_pred_probs(data, scorers=scorers, n_folds=n_folds,
                                 random_state=random_state, progress=progress, **options)
-    return ensemble_pred_probs(list(members.per_scorer().values()), data.labels).pred_probs
+    probs = ensemble_pred_probs(list(members.per_scorer().values()), data.labels).pred_probs
+    assert isinstance(probs, np.ndarray)  # noqa: S101 - no top_classes: dense rows
+    return probs

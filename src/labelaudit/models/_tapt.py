@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
+from labelaudit._html_table import result_html
 from labelaudit._validation import check_fraction, check_int, check_number
 from labelaudit.io import (
     check_output_folder,
@@ -72,6 +73,10 @@ class TaptResult:
     first_losses: list[float] = field(default_factory=list)
     last_losses: list[float] = field(default_factory=list)
     n_batches: list[int] = field(default_factory=list)
+
+    def _repr_html_(self) -> str:
+        """The losses per epoch in a notebook."""
+        return result_html(self)
 
     def summary(self) -> str:
         """Texts, epochs, time and folder; per epoch its first, last and mean batch loss."""

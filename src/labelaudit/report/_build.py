@@ -84,6 +84,13 @@ class AuditReport:
         head = f"wrote {path} ({self.n_bytes / 1024:,.0f} KB)" if path else self.title
         return f"{head}: {fmt_count(self.n_items)} {what}, {fmt_count(self.n_flagged)} {flagged}"
 
+    def _repr_html_(self) -> str:
+        """The page in a notebook, in a sandboxed ``<iframe srcdoc>``: its styles and script
+        stay inside the frame."""
+        return (f'<iframe srcdoc="{esc(self.html)}" sandbox="allow-scripts" '
+                f'title="{esc(self.title)}" style="width:100%;height:640px;'
+                'border:1px solid rgba(128,128,128,0.4)"></iframe>')
+
 
 def _html_path(path: str | Path) -> Path:
     target = Path(path)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError, plain_value
+from labelaudit.detect import Probs, mean_probs
 from labelaudit.io import json_lines, read_table
 from labelaudit.report._evidence import evidence_problem
 from labelaudit.tokens import issues_to_frame
@@ -163,12 +164,12 @@ def text_audit_from_result(result: ScanResult, where: str) -> TextAudit:
     """A :class:`~labelaudit.scanning.ScanResult` as a :class:`TextAudit`, with its members."""
     frame = result.to_frame()
     frame["model_agrees"] = (result.pred_probs.argmax(axis=1) == result.labels)[result.order]
-    runs: dict[str, list[np.ndarray]] = {}
+    runs: dict[str, list[Probs]] = {}
     for key, member in result.member_probs.items():
         runs.setdefault(key.split("#")[0], []).append(member)
     members = []
     for name in dict.fromkeys([*result.weights, *runs]):
-        probs: np.ndarray | None = np.mean(runs[name], axis=0) if name in runs else None
+        probs = mean_probs(runs[name]) if name in runs else None
         seconds = result.member_seconds.get(name)
         if seconds is None:
             parts = [v for k, v in result.member_seconds.items() if k.split("#")[0] == name]

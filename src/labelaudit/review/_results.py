@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows
+from labelaudit._html_table import result_html
 from labelaudit._validation import check_choice
 from labelaudit.agreement import fleiss_kappa
 from labelaudit.evaluation import verified_precision
@@ -503,6 +504,15 @@ class AppliedVerdicts:
         actions = self.corrected["review_action"].value_counts()
         return {a: int(actions.get(a, 0))
                 for a in ("relabelled", "flagged", "kept", "confirmed", "pending")}
+
+    def _repr_html_(self) -> str:
+        """The corrected table in a notebook, the rows the review changed first, then the
+        others it decided (in the order of :meth:`action_counts`), then the rest."""
+        order = {action: i for i, action in enumerate(self.action_counts())}
+        reviewed = self.corrected.sort_values(
+            "review_action", key=lambda a: a.map(lambda x: order.get(x, len(order))),
+            kind="stable").reset_index(drop=True)
+        return result_html(self, reviewed, header=str(self))
 
     def __str__(self) -> str:
         n = self.action_counts()

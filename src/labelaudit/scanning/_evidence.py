@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from labelaudit._errors import plain_value
-from labelaudit.detect import suggest_labels
+from labelaudit.detect import Probs, suggest_labels
 from labelaudit.models import WordCollector
 
 N_WORDS = 5
@@ -122,9 +122,9 @@ class Evidence:
     def records_of(self, positions: Sequence[int] | np.ndarray, *, ids: np.ndarray,
                    texts: Sequence[str], text_pairs: Sequence[str] | None,
                    labels: np.ndarray, classes: np.ndarray,
-                   pred_probs: np.ndarray) -> list[dict[str, Any]]:
+                   pred_probs: Probs) -> list[dict[str, Any]]:
         """The evidence of the items at ``positions`` (kept in :attr:`records`): the dicts
-        of the scan output's ``evidence`` column (README, "How `scan` ranks items", 6)."""
+        of the scan output's ``evidence`` column (docs/concepts/how-scan-ranks.md, 6)."""
         wanted = [int(p) for p in positions if int(p) not in self.records]
         for start in range(0, len(wanted), _CHUNK):
             chunk = wanted[start:start + _CHUNK]

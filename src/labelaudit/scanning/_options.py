@@ -109,6 +109,7 @@ class ScanOptions:
     datalab: bool = False
     datalab_features: Literal["tfidf", "embed"] | None = None
     evidence: bool = True
+    top_classes: int | None = None
     engine: Literal["local", "ray"] = "local"
     ray_address: str | None = None
     checkpoint_dir: str | Path | None = None
@@ -365,6 +366,8 @@ def check_options(data: Any, options: ScanOptions) -> ScanOptions:
     check_flagging(options.top, options.threshold)
     check_int(options.n_seeds, "n_seeds", minimum=1)
     check_int(options.screen, "screen", minimum=0)
+    if options.top_classes is not None:
+        check_int(options.top_classes, "top_classes", minimum=2)
     if options.n_folds is not None:
         check_int(options.n_folds, "n_folds", minimum=2)
     if options.datalab_features is not None:
@@ -400,7 +403,7 @@ def _check_given_probs(options: ScanOptions) -> None:
         return
     given = options.given("scorers", "preset", "model", *_TUNING, "sweep", "keep",
                           "long_texts", "pair_mode", "score", "n_seeds", "weights", "engine",
-                          "checkpoint_dir")
+                          "checkpoint_dir", "top_classes")
     if given:
         raise InvalidParameterError(
             f"pred_probs= replaces labelaudit's models, so {_named(given)} cannot be given "

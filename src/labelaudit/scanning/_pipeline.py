@@ -14,12 +14,16 @@ from labelaudit._errors import InvalidInputError
 from labelaudit.detect import (
     RANKING_METHODS,
     Predictions,
+    Probs,
+    TopKProbs,
     annotation_matrix,
     check_pred_probs,
     confident_learning,
     crowdlab,
     datalab_issues,
     ensemble_pred_probs,
+    given_probs,
+    resolve_top_classes,
 )
 from labelaudit.io import (
     CLASS_NAMES,
@@ -59,7 +63,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
     Data: TypeAlias = pd.DataFrame | str | Path | datasets.Dataset | datasets.DatasetDict
-    Probs: TypeAlias = np.ndarray | pd.DataFrame | str | Path
+    GivenProbs: TypeAlias = np.ndarray | pd.DataFrame | str | Path  # the user's
 
 # Why ``score`` must be other items than ``data``, the end of the refusal and the warning.
 SCORE_SPLIT_WHY = ("the scored items are ranked by models fitted on all of the data, so "
@@ -122,8 +126,8 @@ def read_inputs(train_frame: pd.DataFrame, options: ScanOptions) -> Inputs:
 class MemberFit:
     """What the members gave: the ensemble's probabilities and how it was made."""
 
-    pred_probs: np.ndarray
-    member_probs: dict[str, np.ndarray]
+    pred_probs: Probs
+    member_probs: dict[str, Probs]
     weights: dict[str, float]
     temperatures: dict[str, float]
     seconds: dict[str, float]
@@ -161,6 +165,8 @@ def fit_members(train: TextDataset, target: TextDataset | None, labels: np.ndarr
                                     n_seeds=o.n_seeds, random_state=o.random_state,
                                     progress=progress, sweep=o.sweep, keep=o.keep,
                                     engine=o.engine, store=store, explain=o.evidence,
+                                    top_classes=resolve_top_classes(o.top_classes,
+                                                                    len(train.classes)),
                                     **shared)
     # Repeats of one scorer (n_seeds) are averaged first; the weights and temperatures
     # are then fitted per scorer, not per repeat.
@@ -236,24 +242,26 @@ def screen_members(train: TextDataset, scorers: list, *, size: int | None,
 
 
 def method_scores(
-    labels: np.ndarray, pred_probs: np.ndarray, first_member: np.ndarray,
+    labels: np.ndarray, pred_probs: Probs, first_member: Probs,
     crowd_votes: np.ndarray | None, methods: list[str], *, n_jobs: int | None = None,
 ) -> tuple[dict[str, np.ndarray], int, np.ndarray | None]:
     """Every method's scores (:data:`labelaudit.detect.RANKING_METHODS`), cleanlab's
     estimated error count, CROWDLAB's consensus (``n_jobs``: cleanlab's)."""
     cl = confident_learning(labels, pred_probs, n_jobs=n_jobs)
-    crowd = None if crowd_votes is None else crowdlab(labels, pred_probs, crowd_votes)
+    crowd = None if crowd_votes is None else crowdlab(  # CROWDLAB reads every class
+        labels, pred_probs.dense() if isinstance(pred_probs, TopKProbs) else pred_probs,
+        crowd_votes)
     labels, pred_probs = check_pred_probs(labels, pred_probs)
     seen = Predictions(labels, pred_probs, check_pred_probs(labels, first_member)[1], cl, crowd)
     scores = {method: RANKING_METHODS[method](seen) for method in methods}
     return scores, cl.n_issues, None if crowd is None else crowd.consensus_labels
 
 
-def flag_items(labels: np.ndarray, pred_probs: np.ndarray, ranking: np.ndarray, n_issues: int,
+def flag_items(labels: np.ndarray, pred_probs: Probs, ranking: np.ndarray, n_issues: int,
                *, top: int | None, threshold: float | None) -> tuple[np.ndarray, str]:
     """Which items are flagged, and the rule that says so."""
     if threshold is not None:
-        flagged = pred_probs[np.arange(len(labels)), labels] < threshold
+        flagged = given_probs(labels, pred_probs) < threshold
         return flagged, f"given-label probability < {threshold}"
     count = n_issues if top is None else min(top, len(labels))
     flagged = np.zeros(len(labels), dtype=bool)
@@ -289,7 +297,8 @@ def scan_frame(frame: pd.DataFrame, options: ScanOptions) -> ScanResult:
                                     method=o.datalab_features or "tfidf", model=o.first_model,
                                     cache_dir=o.cache_dir, random_state=o.random_state or 0,
                                     progress=shown)
-        found = datalab_issues(scored.labels, probs, features, ids=scored.ids,
+        dense = probs.dense() if isinstance(probs, TopKProbs) else probs  # Datalab reads all
+        found = datalab_issues(scored.labels, dense, features, ids=scored.ids,
                                classes=inputs.train.classes, random_state=o.random_state or 0)
     evidence: Evidence | None = None
     if o.evidence:

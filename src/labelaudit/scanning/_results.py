@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from labelaudit._errors import InvalidParameterError, LabelAuditWarning, format_values
-from labelaudit.detect import per_item_loss, suggest_labels
+from labelaudit._html_table import mapping_frame, result_html
+from labelaudit.detect import Probs, TopKProbs, given_probs, per_item_loss, suggest_labels
 from labelaudit.io import SET_THRESHOLD, ResultFiles, evidence_text, format_label_set, write_table
 from labelaudit.scanning._evidence import Evidence, conflicting_groups
 from labelaudit.scanning._options import DEFAULT_METHOD
@@ -67,7 +68,8 @@ class ScanResult(ScannedTexts, ResultFiles):
         Given labels as indices into ``classes`` (the user's label values).
     pred_probs, member_probs : ndarray, and dict of str to ndarray (n_samples, n_classes)
         Out-of-sample probabilities of the ensemble (or the user's own), and of each
-        member (``#seed`` for repeats).
+        member (``#seed`` for repeats); above 256 classes (``top_classes``) each item's
+        likeliest classes only, as :class:`labelaudit.detect.TopKProbs`.
     weights, temperatures : dict of str to float
         Each scorer's ensemble weight (seed repeats averaged first) and the temperature it
         was scaled by before averaging (1 = unchanged).
@@ -92,8 +94,8 @@ class ScanResult(ScannedTexts, ResultFiles):
 
     labels: np.ndarray
     classes: np.ndarray
-    pred_probs: np.ndarray
-    member_probs: dict[str, np.ndarray]
+    pred_probs: Probs
+    member_probs: dict[str, Probs]
     weights: dict[str, float]
     temperatures: dict[str, float]
     mode: str = field(default="cross-fit")
@@ -172,6 +174,18 @@ class ScanResult(ScannedTexts, ResultFiles):
         readable = Path(path).suffix.lower() in (".csv", ".tsv")
         return write_table(self.to_frame(readable=readable), path)
 
+    def _repr_html_(self) -> str:
+        """The items in a notebook, flagged first, then by rank, in the columns of
+        :meth:`to_table` (the others named below); a line of the summary's facts above."""
+        n_flagged = int(self.flagged.sum())
+        header = (f"{len(self.labels):,} items, {len(self.classes)} classes; flagged "
+                  f"{n_flagged:,} ({n_flagged / max(len(self.labels), 1):.1%}; "
+                  f"{self.flag_rule}); cleanlab estimates {self.n_issues_estimate:,} label "
+                  f"errors; out-of-sample accuracy {self.accuracy:.3f}; ranked by {self.rank_by}")
+        return result_html(self, self.to_frame(readable=True), header=header, columns=(
+            "rank", "id", "label", "suggested_label", "suggested_prob", "loss", "flagged",
+            "text", "text_pair", "evidence"))
+
     def explain(self, item_id: object) -> dict[str, Any]:
         """Why item ``item_id`` (an id of :attr:`ids`, or its text) ranks where it does:
         ``toward`` (the suggested label) and ``against`` (the given one), ``words`` (terms of
@@ -231,12 +245,21 @@ class ScanResult(ScannedTexts, ResultFiles):
             weights={k: (v, self.temperatures.get(k), self.member_seconds.get(k))
                      for k, v in self.weights.items()},
             screened=self.screened, seconds=self.seconds,
-            extra_lines=self._evidence_lines() + (tuple(
+            extra_lines=self._kept_lines() + self._evidence_lines() + (tuple(
                 f"datalab: {line}" for line in self.datalab.summary().splitlines())
                 if self.datalab is not None else ()))
         weak = chance_note(self.accuracy, self.majority_rate) if len(self.labels) else ""
         return format_scan_summary(facts, weak)
 
+
+    def _kept_lines(self) -> tuple[str, ...]:
+        """With many classes, how many were kept per item and how much mass they left out."""
+        if not isinstance(self.pred_probs, TopKProbs):
+            return ()
+        kept, rest = self.pred_probs.classes.shape[1], self.pred_probs.rest
+        return (f"probabilities: each item's {kept} likeliest of {len(self.classes)} classes "
+                f"(top_classes); the rest held at most {rest.max(initial=0):.3g} of an item's "
+                f"mass (mean {rest.mean() if len(rest) else 0:.2g}), taken as spread evenly",)
 
     def _evidence_lines(self) -> tuple[str, ...]:
         """What the summary says of the evidence: where it has no words, and conflicting
@@ -269,7 +292,7 @@ def ranks(order: np.ndarray) -> np.ndarray:
 
 
 def item_columns(ids: Any, texts: Any, text_pairs: Any, labels: np.ndarray,
-                 classes: np.ndarray, pred_probs: np.ndarray) -> dict[str, Any]:
+                 classes: np.ndarray, pred_probs: Probs) -> dict[str, Any]:
     """The output's first columns, in every scan's order: ``id, text, [text_pair,] label,
     suggested_label, suggested_prob, given_prob, loss``."""
     suggested, suggested_prob = suggest_labels(labels, pred_probs)
@@ -278,7 +301,7 @@ def item_columns(ids: Any, texts: Any, text_pairs: Any, labels: np.ndarray,
         columns["text_pair"] = text_pairs
     columns.update(label=classes[labels], suggested_label=classes[suggested],
                    suggested_prob=suggested_prob,
-                   given_prob=pred_probs[np.arange(len(labels)), labels],
+                   given_prob=given_probs(labels, pred_probs),
                    loss=per_item_loss(labels, pred_probs))
     return columns
 
@@ -321,7 +344,7 @@ def chance_note(accuracy: float, majority: float) -> str:
             "models' mistakes, not label errors")
 
 
-def _accuracy(labels: np.ndarray, pred_probs: np.ndarray) -> float:
+def _accuracy(labels: np.ndarray, pred_probs: Probs) -> float:
     return float((pred_probs.argmax(axis=1) == labels).mean())
 
 
@@ -334,7 +357,7 @@ def _near_chance(accuracy: float, majority: float) -> bool:
     return accuracy < majority + 0.05
 
 
-def warn_if_chance_level(labels: np.ndarray, pred_probs: np.ndarray, *,
+def warn_if_chance_level(labels: np.ndarray, pred_probs: Probs, *,
                          given: bool = False) -> None:
     """Warn when the probabilities do no better than the most common class (``given``: yours)."""
     if len(labels) == 0:
@@ -445,6 +468,10 @@ class LabelSetScanResult(ScannedTexts):
         suffix = Path(path).suffix.lower()
         sep = (self.label_sep or "|") if suffix in (".csv", ".tsv") else None
         return write_table(self.to_frame(sep=sep), path)
+
+    def _repr_html_(self) -> str:
+        """The items in a notebook, flagged first, then by rank (sets joined by ", ")."""
+        return result_html(self, self.to_frame(sep=", "))
 
     def summary(self) -> str:
         n = len(self.ids)
@@ -610,6 +637,10 @@ class StreamScanResult:
             peak_rss_mb=self.peak_rss_mb)
         weak = chance_note(self.accuracy, self.majority_rate) if self.n_items else ""
         return format_scan_summary(facts, weak)
+
+    def _repr_html_(self) -> str:
+        """The scan's facts in a notebook (its items are in the file :attr:`out`)."""
+        return result_html(self, mapping_frame({**vars(self), "out": str(self.out)}))
 
 
 def _peak_rss_mb() -> float:

@@ -23,14 +23,14 @@ from labelaudit.scanning._results import LabelSetScanResult, ScanResult, StreamS
 from labelaudit.scanning._streaming import stream_scan
 
 if TYPE_CHECKING:  # pragma: no cover
-    from labelaudit.scanning._pipeline import Data, Probs
+    from labelaudit.scanning._pipeline import Data, GivenProbs
 
 
 def scan(
     data: Data, *, text: str = "text", label: str = "label",
     text_pair: str | None = None, id: str | None = None,  # noqa: A002 - mirrors the CLI flag
     split: str | None = None, score: Data | None = None,
-    pred_probs: Probs | None = None, classes: Sequence[object] | None = None,
+    pred_probs: GivenProbs | None = None, classes: Sequence[object] | None = None,
     keep_columns: bool = True,
     scorers: Sequence[str | Scorer] | None = None, preset: str | None = None,
     methods: Sequence[str] | None = None, rank_by: str | None = None,
@@ -45,7 +45,8 @@ def scan(
     progress: bool | None = None,
     sweep: int = 0, keep: int | None = None, screen: int = 2000, datalab: bool = False,
     datalab_features: Literal["tfidf", "embed"] | None = None, evidence: bool = True,
-    engine: Literal["local", "ray"] = "local", ray_address: str | None = None,
+    top_classes: int | None = None, engine: Literal["local", "ray"] = "local",
+    ray_address: str | None = None,
     checkpoint_dir: str | Path | None = None, resume: bool = True,
     label_sep: str | None = None, out: str | Path | None = None, chunk_size: int = 100_000,
     overwrite: bool = False, tfidf: Literal["auto", "memory", "hashing"] = "auto",
@@ -130,6 +131,14 @@ def scan(
         model toward the suggested label, its 3 nearest items with that label, and items
         with the same (or nearly the same) text and another label. With ``pred_probs``
         there is no member: neighbours and duplicates only.
+    top_classes
+        Keep each item's ``top_classes`` likeliest classes (and its given label's
+        probability) instead of every class's, so memory grows with the items, not items x
+        classes (:class:`labelaudit.detect.TopKProbs`: every ranking, the suggested label
+        and the flags exact but entropy, the members' temperatures and cleanlab's counts,
+        which take the rest as spread evenly). None (default): all classes up to 256, the
+        32 likeliest above; a number at least the class count keeps all. Not with
+        ``pred_probs`` (yours, used as given).
     progress, engine, ray_address
         Progress on stderr (default on: bars on a terminal or in Jupyter, plain lines
         elsewhere, at most one per stage every 30 s; False: none). Fit the folds in this
@@ -142,8 +151,9 @@ def scan(
         The label column holds label sets as text (``"sports|politics"``); a column of
         lists needs no ``label_sep``. Multi-label data runs :func:`scan_label_sets`.
     out : path or URI, optional
-        Stream the scan (README, "Big data"): read files in chunks of ``chunk_size`` rows
-        and write every item, most suspect first, to this file or folder of Parquet parts.
+        Stream the scan (docs/commands/scale.md, "Big data"): read files in chunks of
+        ``chunk_size`` rows and write every item, most suspect first, to this file or
+        folder of Parquet parts.
         Up to ``hashing_threshold`` items (default 200,000) this is the scan in memory;
         above, out of core. An option that needs every item in memory is refused first.
     chunk_size, tfidf, hashing_threshold, hashing, embed, overwrite

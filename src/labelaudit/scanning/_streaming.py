@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
-from labelaudit.detect import ensemble_pred_probs
+from labelaudit.detect import Probs, ensemble_pred_probs
 from labelaudit.engine import (
     Checkpoint,
     Collector,
@@ -372,8 +372,8 @@ class Scores:
     """The output's columns besides the input's own, as :class:`ScanResult` names them;
     ``rank`` is 1 for the most suspect (by ``ensemble``, stable for ties)."""
 
-    pred_probs: np.ndarray
-    member_probs: dict[str, np.ndarray]
+    pred_probs: Probs
+    member_probs: dict[str, Probs]
     weights: dict[str, float]
     temperatures: dict[str, float]
     scores: dict[str, np.ndarray]

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError
+from labelaudit._html_table import result_html
 from labelaudit._validation import check_fraction, check_int, check_number
 from labelaudit.detect import ensemble_pred_probs, sentence_scores, token_scores
 from labelaudit.evaluation import evaluate_tokens, read_token_issues
@@ -142,6 +143,12 @@ class TokenScanResult:
             "n_issues": len(self.issues[i]),
             "issues": ",".join(sorted({x.kind for x in self.issues[i]})),
         } for rank, i in enumerate(self.ranking(), start=1)])
+
+    def _repr_html_(self) -> str:
+        """The sentences in a notebook, most suspect first."""
+        with_issues = sum(1 for found in self.issues if found)
+        return result_html(self, header=f"{len(self.sentence_scores):,} sentences, "
+                           f"{with_issues:,} with issues; scored by {self.scorer}")
 
     def write(self, path: str | Path) -> Path:
         """What ``labelaudit scan-tokens --out PATH`` writes, atomically: records (``.jsonl``),
@@ -394,6 +401,7 @@ def _ensemble(runs: list[list[np.ndarray]], labels: list[np.ndarray]) -> list[np
     """Several scorers' token probabilities ensembled over all tokens, one array per sentence."""
     lengths = np.cumsum([len(y) for y in labels])[:-1]
     flat = ensemble_pred_probs([np.vstack(r) for r in runs], np.concatenate(labels)).pred_probs
+    assert isinstance(flat, np.ndarray)  # noqa: S101 - dense members give dense rows
     return np.split(flat, lengths)
 
 

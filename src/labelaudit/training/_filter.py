@@ -266,7 +266,9 @@ def _scan_filter(frame: pd.DataFrame, dataset: Any, o: TrainOptions, settings: d
     assert isinstance(result, ScanResult)  # noqa: S101 - train reads one label per item
     flagged = np.asarray(result.flagged, dtype=bool)
     labels = np.asarray(dataset.labels).copy()
-    share = noise_share(result.labels, result.pred_probs)
+    share = (noise_share(result.labels, result.pred_probs)
+             if isinstance(result.pred_probs, np.ndarray)  # many classes: CL's own count
+             else result.n_issues_estimate / max(1, len(result.labels)))
     _check_signal(share)
     expected = min(share, NOISE_RATE_CAP)
     n_flagged, done = int(flagged.sum()), "dropped" if mode == "drop" else "relabelled"

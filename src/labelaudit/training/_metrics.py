@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from labelaudit._errors import InvalidInputError, InvalidParameterError, format_rows
+from labelaudit._html_table import mapping_frame, result_html
 from labelaudit.engine import first_rows_hold_label_sets
 from labelaudit.io import (
     SET_THRESHOLD,
@@ -58,6 +59,10 @@ class TrainMetrics:
                   if self.n_unseen else "")
         return (f"top-1 {self.top1:.4f}  top-5 {self.top5:.4f}  macro-F1 {self.macro_f1:.4f} "
                 f"on {self.n_eval} items{unseen}")
+
+    def _repr_html_(self) -> str:
+        """The metrics in a notebook, as one row."""
+        return result_html(self, mapping_frame(self.to_dict()))
 
 
 def read_eval_table(data: pd.DataFrame | str | Path, *, label: str = "label",

@@ -206,7 +206,8 @@ def train(
     method : str
         ``base`` (cross-entropy), ``mixup``, ``data-parameters``, ``sr``, ``co-teaching``,
         ``cnlcu``, ``seal``; ``filter`` (a cross-fitted scan flags items, then ``base``) and
-        ``filter[-relabel][-iterate][+METHOD]`` (README, "Detect-then-train"); or ``auto``:
+        ``filter[-relabel][-iterate][+METHOD]`` (docs/commands/train.md,
+        "Detect-then-train"); or ``auto``:
         the winner of :func:`choose_method`'s screen on 3 held-out fifths of each class.
     backbone : {"head", "finetune"}
         ``head``: a small network over frozen sentence embeddings of ``model`` (default
