@@ -52,17 +52,15 @@ import argparse
 import json
 import os
 import signal
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from benchmarks.scale_cost import _tree_pss_mb  # the process tree's PSS, sampled
+from benchmarks.scale_cost import measured  # time and peak memory of one run
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = REPO.parent / "shared" / "data"
@@ -233,49 +231,6 @@ def _cached(name: str, data_root: Path, seed: int) -> tuple[Path, Path]:
 
 
 # --------------------------------------------------------------------------- measuring
-def measured(command: list[str], *, timeout: float, max_gb: float,
-             threads: int | None = None) -> dict[str, Any]:
-    """Run ``command`` (which prints one JSON line last), sampling its process tree's
-    memory; stopped past ``timeout`` seconds or ``max_gb``; ``threads``: its
-    ``LABELAUDIT_THREADS`` (None: as this process's environment says)."""
-    started = time.perf_counter()
-    env = dict(os.environ, **({} if threads is None else {"LABELAUDIT_THREADS": str(threads)}))
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, cwd=REPO, start_new_session=True, env=env)
-    peak = [0.0]
-    stopped: list[str] = []
-
-    def sample() -> None:
-        while process.poll() is None:
-            peak[0] = max(peak[0], _tree_pss_mb(process.pid))
-            elapsed = time.perf_counter() - started
-            if peak[0] > max_gb * 1024 or elapsed > timeout:
-                why = "timeout" if elapsed > timeout else "memory"
-                stopped.append(f"stopped ({why}) at {elapsed:.0f} s, {peak[0] / 1024:.1f} GB")
-                os.killpg(process.pid, 9)
-                return
-            time.sleep(0.2)
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
-    try:
-        out, err = process.communicate()
-    except BaseException:  # interrupted (Ctrl-C, or SIGTERM: see main): stop the run too
-        os.killpg(process.pid, 9)
-        raise
-    sampler.join()
-    seconds = time.perf_counter() - started
-    if stopped or process.returncode != 0:
-        tail = " ".join(err.strip().splitlines()[-1:]) if err.strip() else ""
-        return {"error": stopped[0] if stopped else f"exit {process.returncode}: {tail}",
-                "seconds": round(seconds, 1), "peak_gb": round(peak[0] / 1024, 2)}
-    result = json.loads(out.strip().splitlines()[-1])
-    warned = [line for line in err.splitlines() if "Warning" in line]
-    result.update(seconds=round(seconds, 1), peak_gb=round(peak[0] / 1024, 2),
-                  warnings=sorted(set(warned))[:3])
-    return result
-
-
 def _ap(flipped: np.ndarray, scores: np.ndarray) -> float:
     from sklearn.metrics import average_precision_score
 

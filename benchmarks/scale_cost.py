@@ -98,11 +98,15 @@ def _tree_pss_mb(root: int) -> float:
     return total / 1024.0
 
 
-def measured(command: list[str], *, timeout: float, max_gb: float) -> dict[str, Any]:
-    """Run ``command`` (which prints one JSON line last) and sample its memory tree."""
+def measured(command: list[str], *, timeout: float, max_gb: float,
+             threads: int | None = None) -> dict[str, Any]:
+    """Run ``command`` (which prints one JSON line last), sampling its process tree's
+    memory; stopped past ``timeout`` seconds or ``max_gb``; ``threads``: its
+    ``LABELAUDIT_THREADS`` (None: as this process's environment says)."""
     started = time.perf_counter()
+    env = dict(os.environ, **({} if threads is None else {"LABELAUDIT_THREADS": str(threads)}))
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, cwd=REPO, start_new_session=True)
+                               text=True, cwd=REPO, start_new_session=True, env=env)
     peak = [0.0]
     stopped: list[str] = []
 
@@ -111,22 +115,29 @@ def measured(command: list[str], *, timeout: float, max_gb: float) -> dict[str, 
             peak[0] = max(peak[0], _tree_pss_mb(process.pid))
             elapsed = time.perf_counter() - started
             if peak[0] > max_gb * 1024 or elapsed > timeout:
-                stopped.append(f"stopped at {elapsed:.0f}s, {peak[0] / 1024:.1f} GB")
+                why = "timeout" if elapsed > timeout else "memory"
+                stopped.append(f"stopped ({why}) at {elapsed:.0f} s, {peak[0] / 1024:.1f} GB")
                 os.killpg(process.pid, 9)
                 return
             time.sleep(0.2)
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
-    out, err = process.communicate()
+    try:
+        out, err = process.communicate()
+    except BaseException:  # interrupted (Ctrl-C, or SIGTERM: see main): stop the run too
+        os.killpg(process.pid, 9)
+        raise
     sampler.join()
     seconds = time.perf_counter() - started
     if stopped or process.returncode != 0:
         tail = " ".join(err.strip().splitlines()[-1:]) if err.strip() else ""
         return {"error": stopped[0] if stopped else f"exit {process.returncode}: {tail}",
-                "seconds": seconds, "peak_mb": peak[0]}
+                "seconds": round(seconds, 1), "peak_gb": round(peak[0] / 1024, 2)}
     result = json.loads(out.strip().splitlines()[-1])
-    result.update(seconds=seconds, peak_mb=peak[0])
+    warned = [line for line in err.splitlines() if "Warning" in line]
+    result.update(seconds=round(seconds, 1), peak_gb=round(peak[0] / 1024, 2),
+                  warnings=sorted(set(warned))[:3])
     return result
 
 
@@ -214,7 +225,7 @@ def _row(name: str, rows: int, result: dict[str, Any], base: float | None = None
         return f"{name:<24}{rows:>9,}  {result['error']}"
     ratio = f"{result['seconds'] / base:8.1f}x" if base else " " * 9
     return (f"{name:<24}{rows:>9,}{result['seconds']:>9.1f}{ratio}"
-            f"{result['peak_mb'] / 1024:>9.2f}{result['ap']:>8.4f}{result['accuracy']:>8.3f}")
+            f"{result['peak_gb']:>9.2f}{result['ap']:>8.4f}{result['accuracy']:>8.3f}")
 
 
 HEADER = (f"{'run':<24}{'rows':>9}{'seconds':>9}{'vs 10k':>9}{'peak GB':>9}{'AP':>8}"
@@ -307,7 +318,7 @@ def peers(sizes: list[int], ours: dict[tuple[str, int], dict[str, Any]], *, time
         mine = ours.get(("hashing", rows))
         if mine and "error" not in mine and "error" not in result:
             print(f"{'':<24}ours / peer: time {mine['seconds'] / result['seconds']:.2f}x, "
-                  f"memory {mine['peak_mb'] / result['peak_mb']:.2f}x, "
+                  f"memory {mine['peak_gb'] / result['peak_gb']:.2f}x, "
                   f"AP {mine['ap'] - result['ap']:+.4f}")
 
 

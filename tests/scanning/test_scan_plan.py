@@ -119,3 +119,25 @@ def test_the_screen_skips_classes_its_sample_holds_once():
     result = scan(frame, screen=70, progress=False, evidence=False)
     assert len(result.labels) == 300 and set(result.weights) <= {"tfidf", "tfidf-char"}
     assert screen_sample(labels, size=40, random_state=0).size == 40  # 60 classes > 40
+
+
+def test_the_screen_names_itself_and_its_few_folds_warn_nothing(capsys):
+    """The screen's fold lines follow a line that says they are the screen's, and a sample
+    too small for five folds takes fewer without a FoldWarning that would read as the
+    data's (every class of the data holds five items)."""
+    import numpy as np
+
+    from labelaudit.models import FoldWarning
+
+    rng = np.random.default_rng(0)
+    labels = np.repeat(np.arange(60), 5)
+    frame = pd.DataFrame({"text": [f"key{c} word{rng.integers(30)}" for c in labels],
+                          "label": [f"c{c}" for c in labels]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FoldWarning)
+        scan(frame, screen=150, progress=True, evidence=False)
+    lines = capsys.readouterr().err.splitlines()
+    said = [i for i, line in enumerate(lines) if "screening 2 members on" in line]
+    assert said and "of the 300 items: 0/2 members" in lines[said[0]]
+    assert "cross-fitting 2 folds (tfidf)" in lines[said[0] + 1]
+    assert any("cross-fitting 5 folds (tfidf)" in line for line in lines[said[0] + 2:])

@@ -82,8 +82,7 @@ def _low_memory(probs: TopKProbs) -> tuple[np.ndarray, int]:
     batched = import_cleanlab("cleanlab.experimental.label_issues_batched")
     inspector = batched.LabelInspector(num_class=probs.n_classes, verbose=False, n_jobs=1)
     n = len(probs)
-    step = max(1, (1 << 22) // probs.n_classes)
-    blocks = [np.arange(start, min(n, start + step)) for start in range(0, n, step)]
+    blocks = TopKProbs.blocks(n, probs.n_classes)
     for rows in blocks:
         inspector.update_confident_thresholds(probs.labels[rows], probs.dense(rows))
     for rows in blocks:

@@ -19,7 +19,9 @@ from labelaudit._errors import InvalidInputError, InvalidParameterError
 DENSE_CLASSES = 256
 #: Classes kept per item above :data:`DENSE_CLASSES`.
 TOP_CLASSES = 32
-_ROWS = 1 << 22  # entries per block when rows are expanded (dense rows, mixing)
+#: Entries (rows x their width) one block holds where rows are expanded or predicted a
+#: block at a time (:meth:`TopKProbs.blocks`): 32 MB of float64.
+BLOCK_ENTRIES = 1 << 22
 
 
 @dataclass(frozen=True, eq=False)
@@ -63,6 +65,19 @@ class TopKProbs:
     classes: np.ndarray
     probs: np.ndarray
     n_classes: int
+
+    @staticmethod
+    def blocks(n: int, width: int) -> list[np.ndarray]:
+        """The rows ``0..n-1`` in blocks of at most :data:`BLOCK_ENTRIES` entries when each
+        row is ``width`` wide (at least one row a block).
+
+        Examples
+        --------
+        >>> [len(rows) for rows in TopKProbs.blocks(5, BLOCK_ENTRIES // 2)]
+        [2, 2, 1]
+        """
+        step = max(1, BLOCK_ENTRIES // max(1, width))
+        return [np.arange(start, min(n, start + step)) for start in range(0, n, step)]
 
     @classmethod
     def from_dense(cls, probs: np.ndarray, labels: np.ndarray, *, k: int) -> TopKProbs:
@@ -218,12 +233,10 @@ class TopKProbs:
         k = first.classes.shape[1] if k is None else k
         n = len(first)
         width = sum(m.classes.shape[1] for m in members)
-        step = max(1, _ROWS // max(1, width * max(m.classes.shape[1] for m in members)))
         classes = np.full((n, k), -1, dtype=np.int32)
         probs = np.zeros((n, k))
         spreads = [m.spread() for m in members]
-        for start in range(0, n, step):
-            rows = slice(start, min(n, start + step))
+        for rows in TopKProbs.blocks(n, width * max(m.classes.shape[1] for m in members)):
             candidates = np.concatenate([m.classes[rows] for m in members], axis=1)
             # each candidate once per row: later copies of a class are dropped
             order = np.argsort(candidates, axis=1, kind="stable")
@@ -246,7 +259,7 @@ class TopKProbs:
                          classes=classes, probs=probs, n_classes=first.n_classes)
 
 
-def _prob_of(member: TopKProbs, rows: slice, candidates: np.ndarray,
+def _prob_of(member: TopKProbs, rows: np.ndarray, candidates: np.ndarray,
              spread: np.ndarray) -> np.ndarray:
     """``member``'s probability of each candidate class of the items at ``rows``."""
     listed = member.classes[rows]

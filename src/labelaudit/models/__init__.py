@@ -35,6 +35,7 @@ from labelaudit.models._encoder import (  # noqa: F401
 )
 from labelaudit.models._finetune import FinetuneScorer
 from labelaudit.models._folds import (  # noqa: F401
+    DEFAULT_FOLDS,
     CheckpointWarning,
     Engine,
     FoldStore,

@@ -41,9 +41,6 @@ from labelaudit.models._base import (
 )
 
 Engine = Literal["local", "ray"]
-#: Probabilities a model predicts at once when only each item's top classes are kept
-#: (rows of ``n_classes`` in blocks of this many entries: 32 MB of float64).
-TOP_K_BLOCK = 1 << 22
 # A worker process's own state for its life (set by _start_worker in that process only):
 # the shared object and its slot.
 _WORKER: dict[str, Any] = {}
@@ -765,10 +762,8 @@ def _predicted(model: Scorer, features: Any, labels: Any, *, explain: bool,
             else (model.predict_proba(features), None)
     labels = np.asarray(labels)
     n = len(labels)
-    step = max(1, TOP_K_BLOCK // max(1, n_classes))
     parts, said = [], []
-    for start in range(0, max(n, 1), step):
-        rows = np.arange(start, min(n, start + step))
+    for rows in TopKProbs.blocks(n, n_classes) or [np.arange(0)]:  # none: one empty block
         probs, words = _predicted(model, take(features, rows), labels[rows], explain=explain)
         parts.append((rows, TopKProbs.from_dense(probs, labels[rows], k=top_k)))
         said.append(words)

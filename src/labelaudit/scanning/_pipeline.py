@@ -36,6 +36,7 @@ from labelaudit.io import (
     warn_overlap,
 )
 from labelaudit.models import (
+    DEFAULT_FOLDS,
     DEFAULT_SCORERS,
     TrainingDynamics,
     WordCollector,
@@ -44,6 +45,7 @@ from labelaudit.models import (
     fold_checkpoints,
     member_keys,
     member_pred_probs,
+    progress_bar,
     ray_session,
     training_dynamics,
 )
@@ -225,12 +227,18 @@ def screen_members(train: TextDataset, scorers: list, *, size: int | None,
                            text_pairs=None if train.text_pairs is None
                            else [train.text_pairs[i] for i in sample],
                            labels=train.labels[sample], classes=train.classes)
-    # a sample's smallest class may hold fewer items than the folds the whole data takes
+    # a sample's smallest class may hold fewer items than the folds the whole data takes:
+    # the screen then takes fewer, without a warning that would read as the data's
     counts = np.bincount(np.asarray(part.labels))
-    if n_folds is not None:
-        n_folds = int(min(n_folds, max(2, counts[counts > 0].min())))
-    run = member_pred_probs(part, scorers=scorers, n_folds=n_folds,
-                            random_state=random_state, progress=progress, **options)
+    n_folds = int(min(DEFAULT_FOLDS if n_folds is None else n_folds,
+                      max(2, counts[counts > 0].min())))
+    # a stage of its own, so the fold lines that follow read as the screen's
+    with progress_bar(len(scorers), f"screening {len(scorers)} members on {len(part.ids):,} "
+                      f"of the {len(train.ids):,} items", unit=" members",
+                      enabled=progress) as bar:
+        run = member_pred_probs(part, scorers=scorers, n_folds=n_folds,
+                                random_state=random_state, progress=progress, **options)
+        bar.update(len(scorers))
     probs = run.per_scorer()
     weight = dict(zip(probs, ensemble_pred_probs(list(probs.values()), part.labels)
                       .weights.tolist(), strict=True))
