@@ -91,6 +91,8 @@ DENSE_CANDIDATES = ("default-dense", "fast-dense")
 #: The scans as a user runs them: ``labelaudit scan DATA --id id --out issues.parquet``
 #: (``--preset fast`` for ``cli-fast``), evidence included, through the CLI's ``main``.
 CLI_CANDIDATES = ("cli-default", "cli-fast")
+#: Every name ``--candidates`` takes.
+ALL_CANDIDATES = (*CANDIDATES, *PRESET_CANDIDATES, *DENSE_CANDIDATES, *CLI_CANDIDATES, "peer")
 
 
 # --------------------------------------------------------------------------- data
@@ -382,9 +384,7 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"comma-separated: ROWSxCLASSES, noisywikihow, noisywikihow-ROWS "
                              f"(default {DEFAULT_SETS})")
     parser.add_argument("--candidates", default="present,auto,peer",
-                        help="comma-separated: " + ", ".join(
-                            [*CANDIDATES, *PRESET_CANDIDATES, *DENSE_CANDIDATES,
-                             *CLI_CANDIDATES, "peer"]))
+                        help="comma-separated: " + ", ".join(ALL_CANDIDATES))
     parser.add_argument("--timeout", type=float, default=1200.0)
     parser.add_argument("--max-gb", type=float, default=16.0)
     parser.add_argument("--seed", type=int, default=0)
@@ -405,8 +405,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so a killed run stops its child
     candidates = [c for c in args.candidates.split(",") if c]
-    unknown = sorted(set(candidates) - {*CANDIDATES, *PRESET_CANDIDATES, *DENSE_CANDIDATES,
-                                        *CLI_CANDIDATES, "peer"})
+    unknown = sorted(set(candidates) - set(ALL_CANDIDATES))
     if unknown:
         parser.error(f"--candidates: unknown {unknown}")
     command = "python -m benchmarks.many_classes " + " ".join(

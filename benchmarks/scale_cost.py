@@ -125,7 +125,8 @@ def measured(command: list[str], *, timeout: float, max_gb: float,
     sampler.start()
     try:
         out, err = process.communicate()
-    except BaseException:  # interrupted (Ctrl-C, or SIGTERM: see main): stop the run too
+    except BaseException:  # interrupted (Ctrl-C, or SIGTERM where the caller's main makes
+        # it an exit, as many_classes' does): stop the run too
         os.killpg(process.pid, 9)
         raise
     sampler.join()

@@ -27,6 +27,7 @@ from labelaudit.detect._scores import (  # noqa: F401
     Probs,
     best_other,
     check_pred_probs,
+    dense_probs,
     given_probs,
     label_quality_scores,
     per_item_loss,

@@ -97,6 +97,13 @@ def given_probs(labels: np.ndarray, probs: Probs) -> np.ndarray:
     return probs[np.arange(len(labels)), labels]
 
 
+def dense_probs(probs: Probs) -> np.ndarray:
+    """Every class's probability of every item, for what reads them all (CROWDLAB,
+    Datalab): a :class:`TopKProbs` made dense (its rest spread evenly), dense rows as
+    they are."""
+    return probs.dense() if isinstance(probs, TopKProbs) else probs
+
+
 def _log_given(labels: np.ndarray, probs: Probs) -> np.ndarray:
     return np.log(np.clip(given_probs(labels, probs), _EPS, 1.0))
 

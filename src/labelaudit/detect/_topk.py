@@ -276,11 +276,6 @@ def _rows_only(axis: int) -> None:
         raise InvalidParameterError("TopKProbs reduces rows only (axis=1)", param="axis")
 
 
-def top_k_parts(probs: np.ndarray, labels: np.ndarray, k: int | None) -> np.ndarray | TopKProbs:
-    """Dense ``probs`` as they are (``k`` None), else their :class:`TopKProbs`."""
-    return probs if k is None else TopKProbs.from_dense(probs, labels, k=k)
-
-
 def resolve_top_classes(top_classes: int | None, n_classes: int) -> int | None:
     """How many classes a scan keeps per item: None keeps every one (dense rows).
     ``top_classes`` None: all up to :data:`DENSE_CLASSES` classes, :data:`TOP_CLASSES`

@@ -144,7 +144,7 @@ class TfidfScorer(Scorer):
         cap = max(1, WEIGHT_BUDGET // (4 * max(n_classes, 1) * n_texts))
         return cap if self.max_features is None else min(self.max_features, cap)
 
-    def fold_memory(self, n_items: int, n_classes: int, *, n_texts: int = 1) -> int:
+    def fold_memory(self, n_items: int, n_classes: int) -> int:
         """Bytes one fold's fit holds at most (the Ray memory plan): the weights twice
         (``4 n_classes`` bytes a feature, at the :meth:`feature_cap`: the model and its
         copy while predicting), the items' sparse rows (about 1 KB an item for words,
@@ -158,7 +158,7 @@ class TfidfScorer(Scorer):
         >>> round(TfidfScorer().fold_memory(160_000, 5000) / 1e9, 1)
         2.6
         """
-        features = self.feature_cap(n_classes, n_texts=n_texts) * n_texts
+        features = self.feature_cap(n_classes)
         per_item = 8192 if self.analyzer == "char_wb" else 1024
         return int(2 * 4 * features * n_classes + per_item * n_items + (256 << 20))
 
@@ -399,6 +399,12 @@ class MiniBatchSoftmax:
         last = np.zeros(n_features, dtype=np.int64)  # the batch each row is shrunk to
         penalty, rate = 1.0 / (self.C * n), self.learning_rate
 
+        def pending(rows: Any) -> np.ndarray:
+            """The shrinkage the penalty owes ``rows`` for the batches that skipped them
+            since each was last used: ``(1 - step_j * penalty) ** batches``."""
+            kept = np.maximum(1.0 - rate / np.sqrt(squares[rows]) * penalty, 0.0)
+            return np.power(kept, step - last[rows])
+
         def residual(piece: tuple, row_scale: np.ndarray, m: int) -> tuple[np.ndarray, float]:
             """Some of the batch's items: the batch's mean loss's gradient in their logits
             (their rows times scale * V, plus the bias), and their summed loss."""
@@ -442,9 +448,7 @@ class MiniBatchSoftmax:
                 total = 0.0
                 for b in rng.permutation(len(batches)):
                     rows, forward, backward, m = batches[b]
-                    # the rows' pending shrinkage, for the batches that skipped them
-                    kept = np.maximum(1.0 - rate / np.sqrt(squares[rows]) * penalty, 0.0)
-                    scale[rows] *= np.power(kept, step - last[rows])
+                    scale[rows] *= pending(rows)
                     row_scale = scale[rows].astype(np.float32)
                     if pool is None:
                         proba, lost = residual(forward[0], row_scale, m)
@@ -474,8 +478,7 @@ class MiniBatchSoftmax:
         finally:
             if pool is not None:
                 pool.shutdown()
-        kept = np.maximum(1.0 - rate / np.sqrt(squares) * penalty, 0.0)
-        stored *= (scale * np.power(kept, step - last)).astype(np.float32)[:, None]
+        stored *= (scale * pending(slice(None))).astype(np.float32)[:, None]
         self.weights_, self.intercept_ = stored, bias
         return self
 

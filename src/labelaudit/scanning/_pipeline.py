@@ -15,12 +15,12 @@ from labelaudit.detect import (
     RANKING_METHODS,
     Predictions,
     Probs,
-    TopKProbs,
     annotation_matrix,
     check_pred_probs,
     confident_learning,
     crowdlab,
     datalab_issues,
+    dense_probs,
     ensemble_pred_probs,
     given_probs,
     resolve_top_classes,
@@ -256,9 +256,8 @@ def method_scores(
     """Every method's scores (:data:`labelaudit.detect.RANKING_METHODS`), cleanlab's
     estimated error count, CROWDLAB's consensus (``n_jobs``: cleanlab's)."""
     cl = confident_learning(labels, pred_probs, n_jobs=n_jobs)
-    crowd = None if crowd_votes is None else crowdlab(  # CROWDLAB reads every class
-        labels, pred_probs.dense() if isinstance(pred_probs, TopKProbs) else pred_probs,
-        crowd_votes)
+    crowd = None if crowd_votes is None else crowdlab(labels, dense_probs(pred_probs),
+                                                      crowd_votes)
     labels, pred_probs = check_pred_probs(labels, pred_probs)
     seen = Predictions(labels, pred_probs, check_pred_probs(labels, first_member)[1], cl, crowd)
     scores = {method: RANKING_METHODS[method](seen) for method in methods}
@@ -305,8 +304,7 @@ def scan_frame(frame: pd.DataFrame, options: ScanOptions) -> ScanResult:
                                     method=o.datalab_features or "tfidf", model=o.first_model,
                                     cache_dir=o.cache_dir, random_state=o.random_state or 0,
                                     progress=shown)
-        dense = probs.dense() if isinstance(probs, TopKProbs) else probs  # Datalab reads all
-        found = datalab_issues(scored.labels, dense, features, ids=scored.ids,
+        found = datalab_issues(scored.labels, dense_probs(probs), features, ids=scored.ids,
                                classes=inputs.train.classes, random_state=o.random_state or 0)
     evidence: Evidence | None = None
     if o.evidence:
